@@ -1,0 +1,446 @@
+//! One running language server: the JSON-RPC transport over its stdio.
+//!
+//! Three tasks serve each server. The reader routes responses to the pending map,
+//! answers every server-to-client request through the [`Handler`] (unsupported
+//! methods get `MethodNotFound`, never silence), and passes notifications to the
+//! handler in arrival order. The writer drains an unbounded queue into stdin, so
+//! no caller ever waits behind another. The stderr task keeps the last lines in a
+//! ring buffer. Every pending request ends by its response, its timeout, its
+//! future being dropped (which sends `$/cancelRequest`), or the server exiting
+//! (which fails it with the stderr tail).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::process::Command;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::codec::{FramedRead, FramedWrite};
+
+use crate::error::ClientError;
+use crate::framing::{DEFAULT_MAX_BODY, Frame, LspCodec};
+use crate::message::{Message, RequestId, ResponseError};
+use crate::process;
+use crate::stderr::StderrRing;
+
+/// Receives what the server sends on its own initiative.
+pub trait Handler: Send + Sync + 'static {
+    /// Answers a server-to-client request. Runs on the reader task: keep it quick.
+    fn request(&self, method: &str, params: Value) -> Result<Value, ResponseError>;
+    /// Observes a notification, in the order the server sent them.
+    fn notification(&self, method: &str, params: Value);
+}
+
+/// How to start a server.
+#[derive(Debug, Clone)]
+pub struct SpawnConfig {
+    /// A short name for messages, such as `pyright`.
+    pub name: String,
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub cwd: PathBuf,
+    pub env: Vec<(String, String)>,
+    pub max_body: usize,
+}
+
+impl SpawnConfig {
+    pub fn new(name: impl Into<String>, program: impl Into<PathBuf>, cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            name: name.into(),
+            program: program.into(),
+            args: Vec::new(),
+            cwd: cwd.into(),
+            env: Vec::new(),
+            max_body: DEFAULT_MAX_BODY,
+        }
+    }
+}
+
+enum Outgoing {
+    Frame(Vec<u8>),
+    Close,
+}
+
+type Reply = Result<Value, ResponseError>;
+
+#[derive(Debug, Clone)]
+struct ExitInfo {
+    code: Option<i32>,
+    stderr_tail: String,
+}
+
+struct Inner {
+    name: String,
+    tx: mpsc::UnboundedSender<Outgoing>,
+    pending: Mutex<HashMap<i64, oneshot::Sender<Reply>>>,
+    next_id: AtomicI64,
+    stderr: Arc<StderrRing>,
+    exit: watch::Receiver<Option<ExitInfo>>,
+    pgid: Option<u32>,
+    kill: Mutex<Option<oneshot::Sender<()>>>,
+}
+
+/// A handle to one server. Cloning shares the server; dropping the last handle
+/// kills its process group.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("name", &self.inner.name).field("pid", &self.inner.pgid).finish()
+    }
+}
+
+const STDERR_BYTES: usize = 16 * 1024;
+const STDERR_TAIL_LINES: usize = 12;
+
+impl Client {
+    /// Starts the server process with piped stdio in its own process group.
+    pub async fn spawn(config: SpawnConfig, handler: Arc<dyn Handler>) -> Result<Client, ClientError> {
+        let mut cmd = Command::new(&config.program);
+        cmd.args(&config.args)
+            .current_dir(&config.cwd)
+            .envs(config.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let spawn_err = |source| ClientError::Spawn { program: config.program.display().to_string(), source };
+        let mut child = process::spawn_group(cmd).await.map_err(spawn_err)?;
+        let pgid = child.id();
+        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(spawn_err(std::io::Error::other("stdio was not piped")));
+        };
+        let (kill_tx, kill_rx) = oneshot::channel::<()>();
+        let (code_tx, code_rx) = watch::channel::<Option<Option<i32>>>(None);
+        tokio::spawn(async move {
+            let status = tokio::select! {
+                s = child.wait() => s.ok(),
+                _ = kill_rx => {
+                    if let Some(pgid) = pgid { process::kill_group(pgid); }
+                    child.wait().await.ok()
+                }
+            };
+            // Helpers the server forked live in its group: take them with it.
+            if let Some(pgid) = pgid {
+                process::kill_group(pgid);
+            }
+            let _ = code_tx.send(Some(status.and_then(|s| s.code())));
+        });
+        Ok(Self::connect(config.name, stdout, stdin, Some(stderr), pgid, Some(kill_tx), Some(code_rx), config.max_body, handler))
+    }
+
+    /// Connects to a server over arbitrary streams, for in-memory tests.
+    pub fn over_streams(
+        name: impl Into<String>,
+        reader: impl AsyncRead + Unpin + Send + 'static,
+        writer: impl AsyncWrite + Unpin + Send + 'static,
+        handler: Arc<dyn Handler>,
+    ) -> Client {
+        Self::connect(name.into(), reader, writer, None::<tokio::io::Empty>, None, None, None, DEFAULT_MAX_BODY, handler)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn connect(
+        name: String,
+        reader: impl AsyncRead + Unpin + Send + 'static,
+        writer: impl AsyncWrite + Unpin + Send + 'static,
+        stderr: Option<impl AsyncRead + Unpin + Send + 'static>,
+        pgid: Option<u32>,
+        kill: Option<oneshot::Sender<()>>,
+        code_rx: Option<watch::Receiver<Option<Option<i32>>>>,
+        max_body: usize,
+        handler: Arc<dyn Handler>,
+    ) -> Client {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let (exit_tx, exit_rx) = watch::channel(None);
+        let ring = Arc::new(StderrRing::new(STDERR_BYTES));
+        let inner = Arc::new(Inner {
+            name: name.clone(),
+            tx,
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicI64::new(1),
+            stderr: ring.clone(),
+            exit: exit_rx,
+            pgid,
+            kill: Mutex::new(kill),
+        });
+        tokio::spawn(write_loop(writer, rx));
+        let stderr_done = stderr.map(|stderr| {
+            let (done_tx, done_rx) = oneshot::channel::<()>();
+            let ring = ring.clone();
+            let name = name.clone();
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    tracing::debug!(target: "sightline_lsp::stderr", "{name}: {line}");
+                    ring.push_line(&line);
+                }
+                let _ = done_tx.send(());
+            });
+            done_rx
+        });
+        let weak = Arc::downgrade(&inner);
+        tokio::spawn(async move {
+            read_loop(&name, reader, max_body, &weak, handler.as_ref()).await;
+            // Let the stderr reader drain and the exit status arrive so that the
+            // error names them; both are bounded by the process going away.
+            if let Some(done) = stderr_done {
+                let _ = tokio::time::timeout(Duration::from_secs(2), done).await;
+            }
+            let mut code = None;
+            if let Some(mut rx) = code_rx {
+                let waited = tokio::time::timeout(Duration::from_secs(2), rx.wait_for(|c| c.is_some())).await;
+                if let Ok(Ok(c)) = waited {
+                    code = c.flatten();
+                }
+            }
+            let info = ExitInfo { code, stderr_tail: ring.tail(STDERR_TAIL_LINES) };
+            tracing::debug!("{name} exited (status {:?})", info.code);
+            let _ = exit_tx.send(Some(info));
+            // Dropping every sender fails every pending request.
+            if let Some(inner) = weak.upgrade()
+                && let Ok(mut pending) = inner.pending.lock()
+            {
+                pending.clear();
+            }
+        });
+        Client { inner }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The server's process id (also its process group id).
+    pub fn pid(&self) -> Option<u32> {
+        self.inner.pgid
+    }
+
+    pub fn is_alive(&self) -> bool {
+        self.inner.exit.borrow().is_none()
+    }
+
+    /// Resolves when the server has exited or closed its stdout.
+    pub async fn exited(&self) {
+        let mut rx = self.inner.exit.clone();
+        let _ = rx.wait_for(|e| e.is_some()).await;
+    }
+
+    pub fn stderr_tail(&self, lines: usize) -> String {
+        self.inner.stderr.tail(lines)
+    }
+
+    fn exited_error(&self) -> ClientError {
+        let info = self.inner.exit.borrow().clone();
+        let (code, stderr_tail) = match info {
+            Some(i) => (i.code, i.stderr_tail),
+            None => (None, self.inner.stderr.tail(STDERR_TAIL_LINES)),
+        };
+        ClientError::ServerExited { server: self.inner.name.clone(), code, stderr_tail }
+    }
+
+    /// Sends a notification.
+    pub fn notify(&self, method: &str, params: impl Serialize) -> Result<(), ClientError> {
+        let params = serde_json::to_value(params).unwrap_or(Value::Null);
+        tracing::trace!("-> {} {method} {params}", self.inner.name);
+        let frame = Message::Notification { method: method.to_owned(), params }.encode();
+        self.inner.tx.send(Outgoing::Frame(frame)).map_err(|_| self.exited_error())
+    }
+
+    /// Sends a request and decodes its result.
+    pub async fn request<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: impl Serialize,
+        timeout: Duration,
+    ) -> Result<R, ClientError> {
+        let params = serde_json::to_value(params).unwrap_or(Value::Null);
+        let value = self.request_value(method, params, timeout).await?;
+        serde_json::from_value(value).map_err(|e| ClientError::Decode {
+            server: self.inner.name.clone(),
+            method: method.to_owned(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// Sends a request and returns its raw result. Dropping the future before
+    /// it resolves, or running out of time, cancels the request on the server.
+    pub async fn request_value(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError> {
+        if !self.is_alive() {
+            return Err(self.exited_error());
+        }
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        // Register before writing, so the response cannot overtake the entry.
+        if let Ok(mut pending) = self.inner.pending.lock() {
+            pending.insert(id, tx);
+        }
+        let mut guard = CancelGuard { inner: &self.inner, id, armed: true };
+        tracing::trace!("-> {} #{id} {method} {params}", self.inner.name);
+        let frame = Message::Request { id: RequestId::Number(id), method: method.to_owned(), params }.encode();
+        if self.inner.tx.send(Outgoing::Frame(frame)).is_err() {
+            guard.armed = false;
+            return Err(self.exited_error());
+        }
+        let outcome = tokio::time::timeout(timeout, rx).await;
+        match outcome {
+            Ok(Ok(reply)) => {
+                guard.armed = false;
+                reply.map_err(|error| ClientError::Response {
+                    server: self.inner.name.clone(),
+                    method: method.to_owned(),
+                    error,
+                })
+            }
+            Ok(Err(_)) => {
+                guard.armed = false;
+                // The exit info is published before the pending map is drained.
+                Err(self.exited_error())
+            }
+            Err(_) => Err(ClientError::Timeout {
+                server: self.inner.name.clone(),
+                method: method.to_owned(),
+                after: timeout,
+            }),
+        }
+    }
+
+    /// The orderly exit: `shutdown`, `exit`, close stdin, wait `grace`, then kill
+    /// the process group whatever state it is in.
+    pub async fn shutdown(&self, grace: Duration) {
+        if self.is_alive() {
+            let _ = self.request_value("shutdown", Value::Null, grace).await;
+            let _ = self.notify("exit", Value::Null);
+            // tsgo and `tsc --lsp` ignore `exit` until stdin closes.
+            let _ = self.inner.tx.send(Outgoing::Close);
+            let _ = tokio::time::timeout(grace, self.exited()).await;
+        }
+        self.kill();
+    }
+
+    /// Kills the process group now.
+    pub fn kill(&self) {
+        if let Ok(mut kill) = self.inner.kill.lock()
+            && let Some(k) = kill.take()
+        {
+            let _ = k.send(());
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Ok(mut kill) = self.kill.lock()
+            && let Some(k) = kill.take()
+            && k.send(()).is_err()
+            && let Some(pgid) = self.pgid
+        {
+            // The child task is gone (runtime shutting down): kill directly.
+            process::kill_group(pgid);
+        }
+    }
+}
+
+struct CancelGuard<'a> {
+    inner: &'a Inner,
+    id: i64,
+    armed: bool,
+}
+
+impl Drop for CancelGuard<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let removed = self.inner.pending.lock().ok().and_then(|mut p| p.remove(&self.id));
+        if removed.is_some() {
+            let frame = Message::Notification {
+                method: "$/cancelRequest".into(),
+                params: serde_json::json!({ "id": self.id }),
+            }
+            .encode();
+            let _ = self.inner.tx.send(Outgoing::Frame(frame));
+        }
+    }
+}
+
+async fn write_loop(writer: impl AsyncWrite + Unpin, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
+    let mut sink = FramedWrite::new(writer, LspCodec::default());
+    while let Some(out) = rx.recv().await {
+        match out {
+            Outgoing::Frame(body) => {
+                if sink.send(body.as_slice()).await.is_err() {
+                    break;
+                }
+            }
+            Outgoing::Close => break,
+        }
+    }
+    let _ = sink.close().await;
+}
+
+async fn read_loop(
+    name: &str,
+    reader: impl AsyncRead + Unpin,
+    max_body: usize,
+    inner: &std::sync::Weak<Inner>,
+    handler: &dyn Handler,
+) {
+    let mut frames = FramedRead::new(reader, LspCodec::new(max_body));
+    while let Some(frame) = frames.next().await {
+        let body = match frame {
+            Ok(Frame::Body(b)) => b,
+            Ok(Frame::Garbage(line)) => {
+                tracing::debug!("{name}: skipped non-protocol output: {line}");
+                continue;
+            }
+            Ok(Frame::Oversized(n)) => {
+                tracing::warn!("{name}: skipped a {n}-byte message over the size limit");
+                continue;
+            }
+            Err(e) => {
+                tracing::debug!("{name}: read error: {e}");
+                break;
+            }
+        };
+        let message = match Message::decode(&body) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!("{name}: skipped an undecodable message: {e}");
+                continue;
+            }
+        };
+        let Some(inner) = inner.upgrade() else { break };
+        match message {
+            Message::Response { id, result } => {
+                tracing::trace!("<- {name} response {id:?}");
+                let Some(id) = id.and_then(|i| i.as_number()) else { continue };
+                let tx = inner.pending.lock().ok().and_then(|mut p| p.remove(&id));
+                if let Some(tx) = tx {
+                    let _ = tx.send(result);
+                }
+            }
+            Message::Request { id, method, params } => {
+                tracing::trace!("<- {name} request {method} {params}");
+                let result = handler.request(&method, params);
+                let frame = Message::Response { id: Some(id), result }.encode();
+                let _ = inner.tx.send(Outgoing::Frame(frame));
+            }
+            Message::Notification { method, params } => {
+                tracing::trace!("<- {name} {method} {params}");
+                handler.notification(&method, params);
+            }
+        }
+    }
+}
