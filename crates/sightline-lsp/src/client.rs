@@ -52,7 +52,11 @@ pub struct SpawnConfig {
 }
 
 impl SpawnConfig {
-    pub fn new(name: impl Into<String>, program: impl Into<PathBuf>, cwd: impl Into<PathBuf>) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        program: impl Into<PathBuf>,
+        cwd: impl Into<PathBuf>,
+    ) -> Self {
         Self {
             name: name.into(),
             program: program.into(),
@@ -97,7 +101,10 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("name", &self.inner.name).field("pid", &self.inner.pgid).finish()
+        f.debug_struct("Client")
+            .field("name", &self.inner.name)
+            .field("pid", &self.inner.pgid)
+            .finish()
     }
 }
 
@@ -106,7 +113,10 @@ const STDERR_TAIL_LINES: usize = 12;
 
 impl Client {
     /// Starts the server process with piped stdio in its own process group.
-    pub async fn spawn(config: SpawnConfig, handler: Arc<dyn Handler>) -> Result<Client, ClientError> {
+    pub async fn spawn(
+        config: SpawnConfig,
+        handler: Arc<dyn Handler>,
+    ) -> Result<Client, ClientError> {
         let mut cmd = Command::new(&config.program);
         cmd.args(&config.args)
             .current_dir(&config.cwd)
@@ -114,10 +124,14 @@ impl Client {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let spawn_err = |source| ClientError::Spawn { program: config.program.display().to_string(), source };
+        let spawn_err = |source| ClientError::Spawn {
+            program: config.program.display().to_string(),
+            source,
+        };
         let mut child = process::spawn_group(cmd).await.map_err(spawn_err)?;
         let pgid = child.id();
-        let (Some(stdin), Some(stdout), Some(stderr)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             return Err(spawn_err(std::io::Error::other("stdio was not piped")));
         };
@@ -137,7 +151,17 @@ impl Client {
             }
             let _ = code_tx.send(Some(status.and_then(|s| s.code())));
         });
-        Ok(Self::connect(config.name, stdout, stdin, Some(stderr), pgid, Some(kill_tx), Some(code_rx), config.max_body, handler))
+        Ok(Self::connect(
+            config.name,
+            stdout,
+            stdin,
+            Some(stderr),
+            pgid,
+            Some(kill_tx),
+            Some(code_rx),
+            config.max_body,
+            handler,
+        ))
     }
 
     /// Connects to a server over arbitrary streams, for in-memory tests.
@@ -147,7 +171,17 @@ impl Client {
         writer: impl AsyncWrite + Unpin + Send + 'static,
         handler: Arc<dyn Handler>,
     ) -> Client {
-        Self::connect(name.into(), reader, writer, None::<tokio::io::Empty>, None, None, None, DEFAULT_MAX_BODY, handler)
+        Self::connect(
+            name.into(),
+            reader,
+            writer,
+            None::<tokio::io::Empty>,
+            None,
+            None,
+            None,
+            DEFAULT_MAX_BODY,
+            handler,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -200,12 +234,17 @@ impl Client {
             }
             let mut code = None;
             if let Some(mut rx) = code_rx {
-                let waited = tokio::time::timeout(Duration::from_secs(2), rx.wait_for(|c| c.is_some())).await;
+                let waited =
+                    tokio::time::timeout(Duration::from_secs(2), rx.wait_for(|c| c.is_some()))
+                        .await;
                 if let Ok(Ok(c)) = waited {
                     code = c.flatten();
                 }
             }
-            let info = ExitInfo { code, stderr_tail: ring.tail(STDERR_TAIL_LINES) };
+            let info = ExitInfo {
+                code,
+                stderr_tail: ring.tail(STDERR_TAIL_LINES),
+            };
             tracing::debug!("{name} exited (status {:?})", info.code);
             let _ = exit_tx.send(Some(info));
             // Dropping every sender fails every pending request.
@@ -247,15 +286,26 @@ impl Client {
             Some(i) => (i.code, i.stderr_tail),
             None => (None, self.inner.stderr.tail(STDERR_TAIL_LINES)),
         };
-        ClientError::ServerExited { server: self.inner.name.clone(), code, stderr_tail }
+        ClientError::ServerExited {
+            server: self.inner.name.clone(),
+            code,
+            stderr_tail,
+        }
     }
 
     /// Sends a notification.
     pub fn notify(&self, method: &str, params: impl Serialize) -> Result<(), ClientError> {
         let params = serde_json::to_value(params).unwrap_or(Value::Null);
         tracing::trace!("-> {} {method} {params}", self.inner.name);
-        let frame = Message::Notification { method: method.to_owned(), params }.encode();
-        self.inner.tx.send(Outgoing::Frame(frame)).map_err(|_| self.exited_error())
+        let frame = Message::Notification {
+            method: method.to_owned(),
+            params,
+        }
+        .encode();
+        self.inner
+            .tx
+            .send(Outgoing::Frame(frame))
+            .map_err(|_| self.exited_error())
     }
 
     /// Sends a request and decodes its result.
@@ -276,7 +326,12 @@ impl Client {
 
     /// Sends a request and returns its raw result. Dropping the future before
     /// it resolves, or running out of time, cancels the request on the server.
-    pub async fn request_value(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, ClientError> {
+    pub async fn request_value(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, ClientError> {
         if !self.is_alive() {
             return Err(self.exited_error());
         }
@@ -286,9 +341,18 @@ impl Client {
         if let Ok(mut pending) = self.inner.pending.lock() {
             pending.insert(id, tx);
         }
-        let mut guard = CancelGuard { inner: &self.inner, id, armed: true };
+        let mut guard = CancelGuard {
+            inner: &self.inner,
+            id,
+            armed: true,
+        };
         tracing::trace!("-> {} #{id} {method} {params}", self.inner.name);
-        let frame = Message::Request { id: RequestId::Number(id), method: method.to_owned(), params }.encode();
+        let frame = Message::Request {
+            id: RequestId::Number(id),
+            method: method.to_owned(),
+            params,
+        }
+        .encode();
         if self.inner.tx.send(Outgoing::Frame(frame)).is_err() {
             guard.armed = false;
             return Err(self.exited_error());
@@ -363,7 +427,12 @@ impl Drop for CancelGuard<'_> {
         if !self.armed {
             return;
         }
-        let removed = self.inner.pending.lock().ok().and_then(|mut p| p.remove(&self.id));
+        let removed = self
+            .inner
+            .pending
+            .lock()
+            .ok()
+            .and_then(|mut p| p.remove(&self.id));
         if removed.is_some() {
             let frame = Message::Notification {
                 method: "$/cancelRequest".into(),
@@ -425,7 +494,9 @@ async fn read_loop(
         match message {
             Message::Response { id, result } => {
                 tracing::trace!("<- {name} response {id:?}");
-                let Some(id) = id.and_then(|i| i.as_number()) else { continue };
+                let Some(id) = id.and_then(|i| i.as_number()) else {
+                    continue;
+                };
                 let tx = inner.pending.lock().ok().and_then(|mut p| p.remove(&id));
                 if let Some(tx) = tx {
                     let _ = tx.send(result);
@@ -434,7 +505,11 @@ async fn read_loop(
             Message::Request { id, method, params } => {
                 tracing::trace!("<- {name} request {method} {params}");
                 let result = handler.request(&method, params);
-                let frame = Message::Response { id: Some(id), result }.encode();
+                let frame = Message::Response {
+                    id: Some(id),
+                    result,
+                }
+                .encode();
                 let _ = inner.tx.send(Outgoing::Frame(frame));
             }
             Message::Notification { method, params } => {

@@ -44,7 +44,8 @@ pub enum ClientError {
 }
 
 fn code_text(code: Option<i32>) -> String {
-    code.map(|c| format!(" with status {c}")).unwrap_or_default()
+    code.map(|c| format!(" with status {c}"))
+        .unwrap_or_default()
 }
 
 fn tail_text(tail: &str) -> String {

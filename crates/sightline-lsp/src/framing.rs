@@ -51,7 +51,10 @@ impl Default for LspCodec {
 
 impl LspCodec {
     pub fn new(max_body: usize) -> Self {
-        Self { state: State::Headers { length: None }, max_body }
+        Self {
+            state: State::Headers { length: None },
+            max_body,
+        }
     }
 }
 
@@ -68,8 +71,7 @@ fn content_length(line: &str) -> Option<Option<usize>> {
 fn is_header(line: &str) -> bool {
     match line.split_once(':') {
         Some((name, _)) => {
-            !name.is_empty()
-                && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
         }
         None => false,
     }
@@ -187,8 +189,12 @@ mod tests {
     #[test]
     fn joined_frames_decode_in_order() {
         let mut codec = LspCodec::default();
-        let mut buf = BytesMut::from(format!("{}{}", frame("{\"a\":1}"), frame("{\"b\":2}")).as_str());
-        assert_eq!(bodies(&decode_all(&mut codec, &mut buf)), ["{\"a\":1}", "{\"b\":2}"]);
+        let mut buf =
+            BytesMut::from(format!("{}{}", frame("{\"a\":1}"), frame("{\"b\":2}")).as_str());
+        assert_eq!(
+            bodies(&decode_all(&mut codec, &mut buf)),
+            ["{\"a\":1}", "{\"b\":2}"]
+        );
         assert!(buf.is_empty());
     }
 
@@ -209,12 +215,18 @@ mod tests {
     #[test]
     fn garbage_lines_are_skipped() {
         let mut codec = LspCodec::default();
-        let text = format!("starting server...\nDebugger listening\r\n\r\n{}", frame("{}"));
+        let text = format!(
+            "starting server...\nDebugger listening\r\n\r\n{}",
+            frame("{}")
+        );
         let mut buf = BytesMut::from(text.as_str());
         let frames = decode_all(&mut codec, &mut buf);
         assert_eq!(bodies(&frames), ["{}"]);
         assert_eq!(
-            frames.iter().filter(|f| matches!(f, Frame::Garbage(_))).count(),
+            frames
+                .iter()
+                .filter(|f| matches!(f, Frame::Garbage(_)))
+                .count(),
             2
         );
     }

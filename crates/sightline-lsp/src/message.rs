@@ -36,15 +36,29 @@ impl ResponseError {
     pub const REQUEST_CANCELLED: i64 = -32800;
 
     pub fn method_not_found(method: &str) -> Self {
-        Self { code: Self::METHOD_NOT_FOUND, message: format!("unhandled method {method}"), data: None }
+        Self {
+            code: Self::METHOD_NOT_FOUND,
+            message: format!("unhandled method {method}"),
+            data: None,
+        }
     }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-    Request { id: RequestId, method: String, params: Value },
-    Notification { method: String, params: Value },
-    Response { id: Option<RequestId>, result: Result<Value, ResponseError> },
+    Request {
+        id: RequestId,
+        method: String,
+        params: Value,
+    },
+    Notification {
+        method: String,
+        params: Value,
+    },
+    Response {
+        id: Option<RequestId>,
+        result: Result<Value, ResponseError>,
+    },
 }
 
 #[derive(Deserialize)]
@@ -77,10 +91,14 @@ impl Message {
             (Some(id), Some(method)) => Message::Request { id, method, params },
             (None, Some(method)) => Message::Notification { method, params },
             (id, None) => match raw.error {
-                Some(error) => Message::Response { id, result: Err(error) },
-                None if id.is_some() => {
-                    Message::Response { id, result: Ok(raw.result.unwrap_or(Value::Null)) }
-                }
+                Some(error) => Message::Response {
+                    id,
+                    result: Err(error),
+                },
+                None if id.is_some() => Message::Response {
+                    id,
+                    result: Ok(raw.result.unwrap_or(Value::Null)),
+                },
                 None => return Err(DecodeError::Shape),
             },
         })
@@ -94,10 +112,16 @@ impl Message {
             Message::Notification { method, params } => {
                 serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params})
             }
-            Message::Response { id, result: Ok(result) } => {
+            Message::Response {
+                id,
+                result: Ok(result),
+            } => {
                 serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result})
             }
-            Message::Response { id, result: Err(error) } => {
+            Message::Response {
+                id,
+                result: Err(error),
+            } => {
                 serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error})
             }
         };
@@ -113,17 +137,44 @@ mod tests {
 
     #[test]
     fn classifies_messages() {
-        let r = Message::decode(br#"{"jsonrpc":"2.0","id":1,"method":"workspace/configuration","params":{"items":[]}}"#).unwrap();
-        assert!(matches!(r, Message::Request { id: RequestId::Number(1), .. }));
+        let r = Message::decode(
+            br#"{"jsonrpc":"2.0","id":1,"method":"workspace/configuration","params":{"items":[]}}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            r,
+            Message::Request {
+                id: RequestId::Number(1),
+                ..
+            }
+        ));
         let n = Message::decode(br#"{"jsonrpc":"2.0","method":"window/logMessage"}"#).unwrap();
-        assert!(matches!(n, Message::Notification { params: Value::Null, .. }));
+        assert!(matches!(
+            n,
+            Message::Notification {
+                params: Value::Null,
+                ..
+            }
+        ));
         let ok = Message::decode(br#"{"jsonrpc":"2.0","id":"7","result":null}"#).unwrap();
         match ok {
-            Message::Response { id: Some(id), result: Ok(Value::Null) } => assert_eq!(id.as_number(), Some(7)),
+            Message::Response {
+                id: Some(id),
+                result: Ok(Value::Null),
+            } => assert_eq!(id.as_number(), Some(7)),
             other => panic!("{other:?}"),
         }
-        let err = Message::decode(br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"nope"}}"#).unwrap();
-        assert!(matches!(err, Message::Response { result: Err(ResponseError { code: -32601, .. }), .. }));
+        let err = Message::decode(
+            br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"nope"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            err,
+            Message::Response {
+                result: Err(ResponseError { code: -32601, .. }),
+                ..
+            }
+        ));
         assert!(Message::decode(b"{\"jsonrpc\":\"2.0\"}").is_err());
         assert!(Message::decode(b"{not json").is_err());
     }

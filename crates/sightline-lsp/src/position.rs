@@ -78,7 +78,11 @@ impl LineIndex {
     /// matches how editors and `read` tools number a file.
     pub fn line_count(&self) -> usize {
         let n = self.starts.len();
-        if n > 1 && self.starts[n - 1] == self.text.len() { n - 1 } else { n }
+        if n > 1 && self.starts[n - 1] == self.text.len() {
+            n - 1
+        } else {
+            n
+        }
     }
 
     /// The text of 0-based line `line`, without its terminator.
@@ -92,7 +96,10 @@ impl LineIndex {
     pub fn to_lsp(&self, line: usize, char_col: usize, enc: Encoding) -> Option<Position> {
         let text = self.line(line)?;
         let units: u32 = text.chars().take(char_col).map(|c| enc.units(c)).sum();
-        Some(Position { line: line as u32, character: units })
+        Some(Position {
+            line: line as u32,
+            character: units,
+        })
     }
 
     /// Converts a server position into a 0-based line and 0-based character
@@ -152,10 +159,46 @@ mod tests {
     #[test]
     fn positions_inside_a_character_snap_and_past_end_clamps() {
         let idx = LineIndex::new("🙂x\nab");
-        assert_eq!(idx.from_lsp(Position { line: 0, character: 1 }, Encoding::Utf16), (0, 0));
-        assert_eq!(idx.from_lsp(Position { line: 0, character: 3 }, Encoding::Utf8), (0, 0));
-        assert_eq!(idx.from_lsp(Position { line: 0, character: 99 }, Encoding::Utf16), (0, 2));
-        assert_eq!(idx.from_lsp(Position { line: 9, character: 1 }, Encoding::Utf16), (1, 1));
+        assert_eq!(
+            idx.from_lsp(
+                Position {
+                    line: 0,
+                    character: 1
+                },
+                Encoding::Utf16
+            ),
+            (0, 0)
+        );
+        assert_eq!(
+            idx.from_lsp(
+                Position {
+                    line: 0,
+                    character: 3
+                },
+                Encoding::Utf8
+            ),
+            (0, 0)
+        );
+        assert_eq!(
+            idx.from_lsp(
+                Position {
+                    line: 0,
+                    character: 99
+                },
+                Encoding::Utf16
+            ),
+            (0, 2)
+        );
+        assert_eq!(
+            idx.from_lsp(
+                Position {
+                    line: 9,
+                    character: 1
+                },
+                Encoding::Utf16
+            ),
+            (1, 1)
+        );
         assert_eq!(idx.to_lsp(1, 99, Encoding::Utf8).unwrap().character, 2);
         assert!(idx.to_lsp(5, 0, Encoding::Utf8).is_none());
     }

@@ -46,7 +46,13 @@ pub async fn spawn_group(mut cmd: Command) -> std::io::Result<Child> {
     unsafe {
         let parent = libc::getpid();
         cmd.pre_exec(move || {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
             // The parent may have died before prctl took effect.
             if libc::getppid() != parent {
                 libc::_exit(1);
@@ -70,7 +76,9 @@ pub async fn spawn_group(mut cmd: Command) -> std::io::Result<Child> {
         // Without a spawner thread, fork here; PDEATHSIG then follows this thread.
         None => job(),
     }
-    let child = rx.await.map_err(|_| std::io::Error::other("spawner dropped the job"))??;
+    let child = rx
+        .await
+        .map_err(|_| std::io::Error::other("spawner dropped the job"))??;
     if let Some(pid) = child.id() {
         reaper_send(&format!("+{pid}\n"));
     }

@@ -13,11 +13,16 @@ pub struct StderrRing {
 
 impl StderrRing {
     pub fn new(max_bytes: usize) -> Self {
-        Self { inner: Mutex::new(VecDeque::new()), max_bytes }
+        Self {
+            inner: Mutex::new(VecDeque::new()),
+            max_bytes,
+        }
     }
 
     pub fn push_line(&self, line: &str) {
-        let Ok(mut lines) = self.inner.lock() else { return };
+        let Ok(mut lines) = self.inner.lock() else {
+            return;
+        };
         let mut line = line.to_owned();
         if line.len() > self.max_bytes {
             let mut cut = line.len() - self.max_bytes;
@@ -38,9 +43,16 @@ impl StderrRing {
 
     /// The last `n` lines, joined with newlines.
     pub fn tail(&self, n: usize) -> String {
-        let Ok(lines) = self.inner.lock() else { return String::new() };
+        let Ok(lines) = self.inner.lock() else {
+            return String::new();
+        };
         let skip = lines.len().saturating_sub(n);
-        lines.iter().skip(skip).cloned().collect::<Vec<_>>().join("\n")
+        lines
+            .iter()
+            .skip(skip)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 

@@ -101,7 +101,10 @@ mod tests {
             "/tmp/[brackets]/@scope/x+y=z;a,b.ts",
         ] {
             let uri = path_to_uri_string(Path::new(p)).unwrap();
-            assert!(!uri.contains(' ') && !uri[7..].contains('#') && !uri.contains('?'), "{uri}");
+            assert!(
+                !uri.contains(' ') && !uri[7..].contains('#') && !uri.contains('?'),
+                "{uri}"
+            );
             assert_eq!(uri_to_path(&uri).unwrap(), PathBuf::from(p), "{uri}");
             // The typed URI must keep the same string so servers see what we sent.
             assert_eq!(path_to_uri(Path::new(p)).unwrap().as_str(), uri);
@@ -120,9 +123,18 @@ mod tests {
     fn decodes_what_servers_send() {
         // vscode-uri (pyright, typescript-language-server) writes `%3A` and
         // lower-case escapes; some servers use a `localhost` authority.
-        assert_eq!(uri_to_path("file:///a%3Ab/%c3%a9").unwrap(), PathBuf::from("/a:b/é"));
-        assert_eq!(uri_to_path("file://localhost/x/y").unwrap(), PathBuf::from("/x/y"));
-        assert_eq!(uri_to_path("file:///bad%zz").unwrap(), PathBuf::from("/bad%zz"));
+        assert_eq!(
+            uri_to_path("file:///a%3Ab/%c3%a9").unwrap(),
+            PathBuf::from("/a:b/é")
+        );
+        assert_eq!(
+            uri_to_path("file://localhost/x/y").unwrap(),
+            PathBuf::from("/x/y")
+        );
+        assert_eq!(
+            uri_to_path("file:///bad%zz").unwrap(),
+            PathBuf::from("/bad%zz")
+        );
         assert!(uri_to_path("untitled:1").is_err());
         assert!(path_to_uri_string(Path::new("rel/x.py")).is_err());
     }

@@ -39,7 +39,12 @@ fn pair() -> (Client, Arc<Recorder>, PeerRead, PeerWrite) {
     let rec = Arc::new(Recorder::default());
     let client = Client::over_streams("fake", r, w, rec.clone());
     let (pr, pw) = tokio::io::split(theirs);
-    (client, rec, FramedRead::new(pr, LspCodec::default()), FramedWrite::new(pw, LspCodec::default()))
+    (
+        client,
+        rec,
+        FramedRead::new(pr, LspCodec::default()),
+        FramedWrite::new(pw, LspCodec::default()),
+    )
 }
 
 async fn next(read: &mut PeerRead) -> Message {
@@ -59,8 +64,14 @@ async fn responses_are_routed_by_id_even_out_of_order() {
     let (client, _rec, mut read, mut write) = pair();
     let c1 = client.clone();
     let c2 = client.clone();
-    let a = tokio::spawn(async move { c1.request_value("a", Value::Null, Duration::from_secs(5)).await });
-    let b = tokio::spawn(async move { c2.request_value("b", Value::Null, Duration::from_secs(5)).await });
+    let a = tokio::spawn(async move {
+        c1.request_value("a", Value::Null, Duration::from_secs(5))
+            .await
+    });
+    let b = tokio::spawn(async move {
+        c2.request_value("b", Value::Null, Duration::from_secs(5))
+            .await
+    });
     let mut ids = Vec::new();
     for _ in 0..2 {
         if let Message::Request { id, method, .. } = next(&mut read).await {
@@ -70,7 +81,14 @@ async fn responses_are_routed_by_id_even_out_of_order() {
     // Answer in reverse order, one id as a numeric string.
     for (id, method) in ids.into_iter().rev() {
         let id = RequestId::String(id.as_number().unwrap().to_string());
-        send(&mut write, Message::Response { id: Some(id), result: Ok(json!(method)) }).await;
+        send(
+            &mut write,
+            Message::Response {
+                id: Some(id),
+                result: Ok(json!(method)),
+            },
+        )
+        .await;
     }
     assert_eq!(a.await.unwrap().unwrap(), json!("a"));
     assert_eq!(b.await.unwrap().unwrap(), json!("b"));
@@ -79,24 +97,61 @@ async fn responses_are_routed_by_id_even_out_of_order() {
 #[tokio::test]
 async fn server_requests_are_always_answered_and_notifications_kept() {
     let (_client, rec, mut read, mut write) = pair();
-    send(&mut write, Message::Request { id: RequestId::Number(1), method: "workspace/configuration".into(), params: json!({}) }).await;
-    send(&mut write, Message::Request { id: RequestId::String("x".into()), method: "custom/thing".into(), params: Value::Null }).await;
+    send(
+        &mut write,
+        Message::Request {
+            id: RequestId::Number(1),
+            method: "workspace/configuration".into(),
+            params: json!({}),
+        },
+    )
+    .await;
+    send(
+        &mut write,
+        Message::Request {
+            id: RequestId::String("x".into()),
+            method: "custom/thing".into(),
+            params: Value::Null,
+        },
+    )
+    .await;
     for _ in 0..1000 {
-        send(&mut write, Message::Notification { method: "window/logMessage".into(), params: Value::Null }).await;
+        send(
+            &mut write,
+            Message::Notification {
+                method: "window/logMessage".into(),
+                params: Value::Null,
+            },
+        )
+        .await;
     }
     match next(&mut read).await {
-        Message::Response { id: Some(RequestId::Number(1)), result: Ok(v) } => assert_eq!(v, json!([null])),
+        Message::Response {
+            id: Some(RequestId::Number(1)),
+            result: Ok(v),
+        } => assert_eq!(v, json!([null])),
         other => panic!("{other:?}"),
     }
     match next(&mut read).await {
-        Message::Response { id: Some(RequestId::String(s)), result: Err(e) } => {
+        Message::Response {
+            id: Some(RequestId::String(s)),
+            result: Err(e),
+        } => {
             assert_eq!(s, "x");
             assert_eq!(e.code, ResponseError::METHOD_NOT_FOUND);
         }
         other => panic!("{other:?}"),
     }
     // A request after the flood proves every notification was consumed in order.
-    send(&mut write, Message::Request { id: RequestId::Number(2), method: "workspace/configuration".into(), params: json!({}) }).await;
+    send(
+        &mut write,
+        Message::Request {
+            id: RequestId::Number(2),
+            method: "workspace/configuration".into(),
+            params: json!({}),
+        },
+    )
+    .await;
     assert!(matches!(next(&mut read).await, Message::Response { .. }));
     assert_eq!(rec.notes.lock().unwrap().len(), 1000);
 }
@@ -104,9 +159,14 @@ async fn server_requests_are_always_answered_and_notifications_kept() {
 #[tokio::test]
 async fn timeout_and_drop_send_cancel_request() {
     let (client, _rec, mut read, _write) = pair();
-    let err = client.request_value("slow", Value::Null, Duration::from_millis(50)).await.unwrap_err();
+    let err = client
+        .request_value("slow", Value::Null, Duration::from_millis(50))
+        .await
+        .unwrap_err();
     assert!(matches!(err, ClientError::Timeout { .. }), "{err}");
-    let Message::Request { id, .. } = next(&mut read).await else { panic!() };
+    let Message::Request { id, .. } = next(&mut read).await else {
+        panic!()
+    };
     match next(&mut read).await {
         Message::Notification { method, params } => {
             assert_eq!(method, "$/cancelRequest");
@@ -116,8 +176,13 @@ async fn timeout_and_drop_send_cancel_request() {
     }
     // Dropping an in-flight future cancels it too.
     let c = client.clone();
-    let task = tokio::spawn(async move { c.request_value("dropped", Value::Null, Duration::from_secs(60)).await });
-    let Message::Request { id, .. } = next(&mut read).await else { panic!() };
+    let task = tokio::spawn(async move {
+        c.request_value("dropped", Value::Null, Duration::from_secs(60))
+            .await
+    });
+    let Message::Request { id, .. } = next(&mut read).await else {
+        panic!()
+    };
     task.abort();
     match next(&mut read).await {
         Message::Notification { method, params } => {
@@ -132,22 +197,36 @@ async fn timeout_and_drop_send_cancel_request() {
 async fn peer_exit_fails_every_pending_request() {
     let (client, _rec, mut read, write) = pair();
     let c = client.clone();
-    let pending = tokio::spawn(async move { c.request_value("never", Value::Null, Duration::from_secs(60)).await });
+    let pending = tokio::spawn(async move {
+        c.request_value("never", Value::Null, Duration::from_secs(60))
+            .await
+    });
     let _ = next(&mut read).await;
     drop(write);
     drop(read);
     let err = pending.await.unwrap().unwrap_err();
     assert!(matches!(err, ClientError::ServerExited { .. }), "{err}");
-    let again = client.request_value("after", Value::Null, Duration::from_secs(1)).await.unwrap_err();
+    let again = client
+        .request_value("after", Value::Null, Duration::from_secs(1))
+        .await
+        .unwrap_err();
     assert!(matches!(again, ClientError::ServerExited { .. }), "{again}");
 }
 
 #[tokio::test]
 async fn real_process_exit_carries_stderr_tail() {
     let mut cfg = sightline_lsp::SpawnConfig::new("crasher", "/bin/sh", "/");
-    cfg.args = vec!["-c".into(), "read line; echo 'fatal: index corrupt' >&2; exit 3".into()];
-    let client = Client::spawn(cfg, Arc::new(Recorder::default())).await.unwrap();
-    let err = client.request_value("initialize", json!({}), Duration::from_secs(10)).await.unwrap_err();
+    cfg.args = vec![
+        "-c".into(),
+        "read line; echo 'fatal: index corrupt' >&2; exit 3".into(),
+    ];
+    let client = Client::spawn(cfg, Arc::new(Recorder::default()))
+        .await
+        .unwrap();
+    let err = client
+        .request_value("initialize", json!({}), Duration::from_secs(10))
+        .await
+        .unwrap_err();
     let text = err.to_string();
     assert!(text.contains("crasher exited with status 3"), "{text}");
     assert!(text.contains("fatal: index corrupt"), "{text}");

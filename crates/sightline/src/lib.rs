@@ -1,1 +1,31 @@
-pub fn x(){}
+//! sightline: ask real language servers what a type checker knows about the
+//! files on disk now: diagnostics, definitions, references.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), sightline::ToolError> {
+//! let ws = sightline::Workspace::new(sightline::Options::default());
+//! let d = ws.diagnostics(std::path::Path::new("/repo/src/app.py")).await?;
+//! print!("{}", sightline::render::diagnostics_text(&d));
+//! ws.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+pub mod answer;
+pub mod cli;
+pub mod documents;
+pub mod error;
+pub mod install;
+pub mod pool;
+pub mod progress;
+pub mod registry;
+pub mod render;
+pub mod roots;
+pub mod server;
+pub mod state;
+pub mod validate;
+pub mod workspace;
+
+pub use answer::{Diagnostics, Finding, Loc, LocKind, Locations, Severity};
+pub use error::ToolError;
+pub use progress::Progress;
+pub use workspace::{Options, Workspace};

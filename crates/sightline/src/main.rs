@@ -1,1 +1,29 @@
-fn main(){}
+//! The `sightline` binary: logging to stderr, the runtime, and the CLI.
+
+use clap::Parser;
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let cli = sightline::cli::Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!("cannot start the async runtime: {e}");
+            std::process::exit(sightline::cli::EXIT_FAILED);
+        }
+    };
+    let status = runtime.block_on(sightline::cli::run(cli));
+    // Dropping the runtime could wait on blocking tasks (the stdin reader of
+    // `batch`); the servers are already shut down, so leave now.
+    std::process::exit(status);
+}

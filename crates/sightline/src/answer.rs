@@ -1,0 +1,85 @@
+//! The engine's answers, in agent coordinates: paths, 1-based lines and 1-based
+//! character columns. Rendering to text or JSON happens in `render`.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+/// One diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct Finding {
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    pub severity: Severity,
+    pub message: String,
+    pub source: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+}
+
+/// The diagnostics of one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Diagnostics {
+    /// The file as the caller named it (absolute).
+    pub file: PathBuf,
+    /// The workspace root the file was checked under.
+    pub root: PathBuf,
+    pub diagnostics: Vec<Finding>,
+    /// Lines such as `pyright was still analysing after 5.0 s; ...`.
+    pub notes: Vec<String>,
+}
+
+impl Diagnostics {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|f| f.severity == Severity::Error)
+    }
+}
+
+/// One place in a file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Loc {
+    pub path: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    /// The source line, trimmed.
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LocKind {
+    Definitions,
+    References,
+}
+
+/// The answer to a definition or references question.
+#[derive(Debug, Clone, Serialize)]
+pub struct Locations {
+    pub kind: LocKind,
+    pub root: PathBuf,
+    pub locations: Vec<Loc>,
+}

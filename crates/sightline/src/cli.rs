@@ -1,0 +1,304 @@
+//! The command line: argument parsing, the spinner, and turning answers into
+//! stdout text and exit codes. `main` only wires this up.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use clap::{Parser, Subcommand};
+
+use crate::error::ToolError;
+use crate::progress::Progress;
+use crate::render;
+use crate::workspace::{Options, Workspace};
+
+/// Exit status: the command answered.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: the diagnostics contain an error.
+pub const EXIT_FINDINGS: i32 = 1;
+/// Exit status: bad input, an unsupported file, or no server available.
+pub const EXIT_FAILED: i32 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sightline",
+    version,
+    about = "Ask real language servers what a type checker knows about your files on disk now",
+    after_help = "Exit status: 0 answered, 1 diagnostics contain an error, 2 bad input or no server available.\n\
+                  Logs go to stderr; set RUST_LOG=debug (or trace) for more.\n\
+                  Servers missing from PATH are installed from npm into $SIGHTLINE_DATA_DIR unless SIGHTLINE_DISABLE_LSP_DOWNLOAD=1."
+)]
+pub struct Cli {
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The workspace directory; files outside every project marker but inside it are served under it.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the errors and warnings of FILE as it is on disk now.
+    Diagnostics {
+        /// The file to check.
+        file: PathBuf,
+    },
+    /// Print where the symbol at FILE:LINE:COL is defined (1-based line and character column).
+    Definition {
+        /// The position, as FILE:LINE:COL with the column on the symbol itself.
+        position: String,
+    },
+    /// Print every use of the symbol at FILE:LINE:COL across the workspace.
+    References {
+        /// The position, as FILE:LINE:COL with the column on the symbol itself.
+        position: String,
+        /// Also list the declaration itself.
+        #[arg(long)]
+        include_declaration: bool,
+    },
+    /// Answer many questions with warm servers: one command per stdin line
+    /// (`diagnostics FILE`, `definition FILE:LINE:COL`, `references FILE:LINE:COL`),
+    /// each answer followed by an empty line (one JSON line with --json).
+    Batch,
+}
+
+/// Parses `FILE:LINE:COL` from the right, so a path may itself hold colons.
+pub fn parse_position(spec: &str) -> Result<(PathBuf, usize, usize), ToolError> {
+    let bad = || ToolError::BadInput(format!("expected FILE:LINE:COL, got `{spec}`"));
+    let mut parts = spec.rsplitn(3, ':');
+    let col = parts.next().ok_or_else(bad)?;
+    let line = parts.next().ok_or_else(bad)?;
+    let file = parts.next().filter(|f| !f.is_empty()).ok_or_else(bad)?;
+    let num = |s: &str, what: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| ToolError::BadInput(format!("{what} must be a number, got `{s}`")))
+    };
+    Ok((PathBuf::from(file), num(line, "line")?, num(col, "column")?))
+}
+
+/// People type relative paths; the tools themselves require absolute ones.
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_owned())
+    }
+}
+
+/// One answer, rendered, with its exit status.
+pub struct Rendered {
+    pub text: String,
+    pub status: i32,
+}
+
+pub async fn answer(ws: &Workspace, command: &Command, json: bool) -> Rendered {
+    let fail = |e: ToolError| Rendered {
+        text: if json {
+            format!("{}\n", render::error_json(&e))
+        } else {
+            render::error_text(&e)
+        },
+        status: EXIT_FAILED,
+    };
+    match command {
+        Command::Diagnostics { file } => match ws.diagnostics(&absolute(file)).await {
+            Ok(d) => Rendered {
+                text: if json {
+                    format!("{}\n", render::diagnostics_json(&d))
+                } else {
+                    render::diagnostics_text(&d)
+                },
+                status: if d.has_errors() {
+                    EXIT_FINDINGS
+                } else {
+                    EXIT_OK
+                },
+            },
+            Err(e) => fail(e),
+        },
+        Command::Definition { position } | Command::References { position, .. } => {
+            let (file, line, col) = match parse_position(position) {
+                Ok(p) => p,
+                Err(e) => return fail(e),
+            };
+            let file = absolute(&file);
+            let result = match command {
+                Command::References {
+                    include_declaration,
+                    ..
+                } => ws.references(&file, line, col, *include_declaration).await,
+                _ => ws.definition(&file, line, col).await,
+            };
+            match result {
+                Ok(l) => Rendered {
+                    text: if json {
+                        format!("{}\n", render::locations_json(&l))
+                    } else {
+                        render::locations_text(&l)
+                    },
+                    status: EXIT_OK,
+                },
+                Err(e) => fail(e),
+            }
+        }
+        Command::Batch => fail(ToolError::BadInput("batch cannot be nested".into())),
+    }
+}
+
+/// Reads commands from stdin until EOF, answering each in turn.
+pub async fn batch(ws: &Workspace, json: bool) -> i32 {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut worst = EXIT_OK;
+    while let Some(line) = rx.recv().await {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let (verb, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim().to_owned();
+        let command = match verb {
+            "diagnostics" => Some(Command::Diagnostics {
+                file: PathBuf::from(rest),
+            }),
+            "definition" => Some(Command::Definition { position: rest }),
+            "references" => Some(Command::References {
+                position: rest,
+                include_declaration: false,
+            }),
+            _ => None,
+        };
+        let rendered = match command {
+            Some(c) => answer(ws, &c, json).await,
+            None => {
+                let e = ToolError::BadInput(format!(
+                    "unknown command `{verb}`; use diagnostics, definition or references"
+                ));
+                Rendered {
+                    text: if json {
+                        format!("{}\n", render::error_json(&e))
+                    } else {
+                        render::error_text(&e)
+                    },
+                    status: EXIT_FAILED,
+                }
+            }
+        };
+        worst = worst.max(rendered.status);
+        let mut out = std::io::stdout().lock();
+        let sep = if json { "" } else { "\n" };
+        if write!(out, "{}{sep}", rendered.text)
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            break;
+        }
+    }
+    worst
+}
+
+/// A spinner per job on stderr while installs and starts run.
+#[derive(Default)]
+pub struct Spinner {
+    bars: Mutex<HashMap<String, indicatif::ProgressBar>>,
+}
+
+impl Progress for Spinner {
+    fn begin(&self, key: &str, title: &str) {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
+            bar.set_style(style);
+        }
+        bar.set_message(title.to_owned());
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        if bar.is_hidden() {
+            // Not a terminal: still say what is happening, once.
+            tracing::info!("{title}");
+        }
+        if let Ok(mut bars) = self.bars.lock() {
+            bars.insert(key.to_owned(), bar);
+        }
+    }
+    fn update(&self, key: &str, message: &str) {
+        if let Ok(bars) = self.bars.lock()
+            && let Some(bar) = bars.get(key)
+        {
+            bar.set_message(message.to_owned());
+        }
+    }
+    fn end(&self, key: &str, message: &str) {
+        let bar = self.bars.lock().ok().and_then(|mut b| b.remove(key));
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+            if key.starts_with("install") {
+                bar.println(message);
+            }
+        }
+        tracing::info!("{message}");
+    }
+}
+
+pub async fn run(cli: Cli) -> i32 {
+    let options = Options {
+        root: cli.root.clone(),
+        progress: Arc::new(Spinner::default()),
+        ..Options::default()
+    };
+    let ws = Workspace::new(options);
+    let status = match &cli.command {
+        Command::Batch => {
+            tokio::select! {
+                s = batch(&ws, cli.json) => s,
+                _ = tokio::signal::ctrl_c() => EXIT_FAILED,
+            }
+        }
+        command => {
+            let r = tokio::select! {
+                r = answer(&ws, command, cli.json) => r,
+                _ = tokio::signal::ctrl_c() => Rendered { text: String::new(), status: EXIT_FAILED },
+            };
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(r.text.as_bytes()).and_then(|()| out.flush());
+            r.status
+        }
+    };
+    ws.shutdown().await;
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn positions_parse_from_the_right() {
+        assert_eq!(
+            parse_position("/a:b/c.py:3:7").unwrap(),
+            (PathBuf::from("/a:b/c.py"), 3, 7)
+        );
+        assert_eq!(
+            parse_position("x.py:3").unwrap_err().to_string(),
+            "error: expected FILE:LINE:COL, got `x.py:3`"
+        );
+        assert_eq!(
+            parse_position("x.py:a:1").unwrap_err().to_string(),
+            "error: line must be a number, got `a`"
+        );
+    }
+}

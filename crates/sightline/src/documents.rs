@@ -1,0 +1,145 @@
+//! The server's copy of each file, kept equal to disk: before a question, every
+//! file it touches is compared by content hash with what the server holds; a
+//! changed file gets `didChange` with the full text and the next version, an
+//! unseen one `didOpen`. Few documents stay open, because servers re-check every
+//! open document after each change.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::json;
+use sightline_lsp::uri::path_to_uri_string;
+use sightline_lsp::{Client, LineIndex};
+
+use crate::registry::language_id;
+
+/// Documents kept open per server; the least recently used beyond this close.
+pub const MAX_OPEN: usize = 8;
+
+#[derive(Debug, Clone)]
+pub struct Doc {
+    pub version: i32,
+    hash: u64,
+    pub index: Arc<LineIndex>,
+    /// Server message count when the document was opened.
+    pub opened_seq: u64,
+    /// Server message count when the latest content was sent.
+    pub changed_seq: u64,
+    /// Pushes the file had had when the latest content was sent.
+    pub pushes_at_change: u64,
+    last_used: Instant,
+}
+
+#[derive(Debug, Default)]
+pub struct Documents {
+    docs: HashMap<PathBuf, Doc>,
+}
+
+fn hash_of(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// What a sync did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Synced {
+    Unchanged,
+    Opened,
+    Changed,
+}
+
+impl Documents {
+    pub fn get(&self, path: &Path) -> Option<&Doc> {
+        self.docs.get(path)
+    }
+
+    pub fn open_paths(&self) -> Vec<PathBuf> {
+        self.docs.keys().cloned().collect()
+    }
+
+    /// Makes the server's copy of `path` equal to `text`. `seq` and `pushes`
+    /// are the server's message count and the file's push count right now.
+    pub fn sync(
+        &mut self,
+        client: &Client,
+        path: &Path,
+        text: String,
+        seq: u64,
+        pushes: u64,
+    ) -> Result<(Doc, Synced), sightline_lsp::ClientError> {
+        let hash = hash_of(&text);
+        let uri = path_to_uri_string(path).unwrap_or_default();
+        if let Some(doc) = self.docs.get_mut(path) {
+            doc.last_used = Instant::now();
+            if doc.hash == hash && doc.index.text() == text {
+                return Ok((doc.clone(), Synced::Unchanged));
+            }
+            doc.version += 1;
+            client.notify(
+                "textDocument/didChange",
+                json!({
+                    "textDocument": { "uri": uri, "version": doc.version },
+                    "contentChanges": [{ "text": text }],
+                }),
+            )?;
+            doc.hash = hash;
+            doc.index = Arc::new(LineIndex::new(text));
+            doc.changed_seq = seq;
+            doc.pushes_at_change = pushes;
+            return Ok((doc.clone(), Synced::Changed));
+        }
+        self.evict(client, MAX_OPEN.saturating_sub(1))?;
+        client.notify(
+            "textDocument/didOpen",
+            json!({
+                "textDocument": { "uri": uri, "languageId": language_id(path), "version": 1, "text": text },
+            }),
+        )?;
+        let doc = Doc {
+            version: 1,
+            hash,
+            index: Arc::new(LineIndex::new(text)),
+            opened_seq: seq,
+            changed_seq: seq,
+            pushes_at_change: pushes,
+            last_used: Instant::now(),
+        };
+        self.docs.insert(path.to_owned(), doc.clone());
+        Ok((doc, Synced::Opened))
+    }
+
+    /// Closes a document that no longer exists on disk.
+    pub fn close(
+        &mut self,
+        client: &Client,
+        path: &Path,
+    ) -> Result<(), sightline_lsp::ClientError> {
+        if self.docs.remove(path).is_some() {
+            let uri = path_to_uri_string(path).unwrap_or_default();
+            client.notify(
+                "textDocument/didClose",
+                json!({ "textDocument": { "uri": uri } }),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn evict(&mut self, client: &Client, keep: usize) -> Result<(), sightline_lsp::ClientError> {
+        while self.docs.len() > keep {
+            let Some(oldest) = self
+                .docs
+                .iter()
+                .min_by_key(|(_, d)| d.last_used)
+                .map(|(p, _)| p.clone())
+            else {
+                break;
+            };
+            self.close(client, &oldest)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,197 @@
+//! The exact text of the tool contract (DESIGN §1), and the JSON form the CLI
+//! prints with `--json`.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::answer::{Diagnostics, LocKind, Locations};
+use crate::error::ToolError;
+
+/// Long results stop here, then one line `... and N more`.
+pub const CAP: usize = 50;
+
+/// A path relative to the workspace root, or absolute when outside it.
+pub fn shown(root: &Path, path: &Path) -> String {
+    match path.strip_prefix(root) {
+        Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+        _ => path.display().to_string(),
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    match n {
+        0 => format!("no {many}"),
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
+pub fn diagnostics_text(d: &Diagnostics) -> String {
+    let path = sightline_lsp::uri::normalize(&d.file);
+    let mut out = format!(
+        "{}: {}\n",
+        shown(&d.root, &path),
+        plural(d.diagnostics.len(), "diagnostic", "diagnostics")
+    );
+    for note in &d.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    for f in d.diagnostics.iter().take(CAP) {
+        out.push_str(&format!(
+            "{}:{} {}: {} [{}]\n",
+            f.line,
+            f.column,
+            f.severity.as_str(),
+            f.message,
+            f.source
+        ));
+    }
+    if d.diagnostics.len() > CAP {
+        out.push_str(&format!("... and {} more\n", d.diagnostics.len() - CAP));
+    }
+    out
+}
+
+pub fn locations_text(l: &Locations) -> String {
+    let (one, many) = match l.kind {
+        LocKind::Definitions => ("definition", "definitions"),
+        LocKind::References => ("reference", "references"),
+    };
+    let mut out = format!("{}\n", plural(l.locations.len(), one, many));
+    for loc in l.locations.iter().take(CAP) {
+        out.push_str(&format!(
+            "{}:{}:{} {}\n",
+            shown(&l.root, &loc.path),
+            loc.line,
+            loc.column,
+            loc.text
+        ));
+    }
+    if l.locations.len() > CAP {
+        out.push_str(&format!("... and {} more\n", l.locations.len() - CAP));
+    }
+    out
+}
+
+pub fn error_text(e: &ToolError) -> String {
+    format!("{e}\n")
+}
+
+pub fn diagnostics_json(d: &Diagnostics) -> Value {
+    let path = sightline_lsp::uri::normalize(&d.file);
+    json!({
+        "path": shown(&d.root, &path),
+        "file": path,
+        "root": d.root,
+        "count": d.diagnostics.len(),
+        "diagnostics": d.diagnostics,
+        "notes": d.notes,
+    })
+}
+
+pub fn locations_json(l: &Locations) -> Value {
+    let locations: Vec<Value> = l
+        .locations
+        .iter()
+        .map(|loc| json!({ "path": shown(&l.root, &loc.path), "file": loc.path, "line": loc.line, "column": loc.column, "text": loc.text }))
+        .collect();
+    json!({ "kind": l.kind, "root": l.root, "count": l.locations.len(), "locations": locations })
+}
+
+pub fn error_json(e: &ToolError) -> Value {
+    let text = e.to_string();
+    let message = text
+        .split_once(": ")
+        .map(|(_, m)| m.to_owned())
+        .unwrap_or(text);
+    json!({ "error": { "kind": e.kind(), "message": message } })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::answer::{Finding, Loc, Severity};
+
+    fn finding(line: usize, sev: Severity, msg: &str) -> Finding {
+        Finding {
+            line,
+            column: 5,
+            end_line: line,
+            end_column: 9,
+            severity: sev,
+            message: msg.into(),
+            source: "pyright".into(),
+            code: None,
+        }
+    }
+
+    #[test]
+    fn diagnostics_header_and_lines() {
+        let mut d = Diagnostics {
+            file: PathBuf::from("/nonexistent-root/src/runner.py"),
+            root: PathBuf::from("/nonexistent-root"),
+            diagnostics: vec![
+                finding(14, Severity::Warning, "\"requests\" is not accessed"),
+                finding(27, Severity::Error, "\"widget\" is not defined"),
+            ],
+            notes: vec![],
+        };
+        insta::assert_snapshot!(diagnostics_text(&d), @r#"
+        src/runner.py: 2 diagnostics
+        14:5 warning: "requests" is not accessed [pyright]
+        27:5 error: "widget" is not defined [pyright]
+        "#);
+        d.diagnostics.truncate(1);
+        d.notes
+            .push("pyright was still analysing after 5.0 s; results may be incomplete".into());
+        insta::assert_snapshot!(diagnostics_text(&d), @r#"
+        src/runner.py: 1 diagnostic
+        note: pyright was still analysing after 5.0 s; results may be incomplete
+        14:5 warning: "requests" is not accessed [pyright]
+        "#);
+        d.diagnostics.clear();
+        d.notes.clear();
+        assert_eq!(diagnostics_text(&d), "src/runner.py: no diagnostics\n");
+    }
+
+    #[test]
+    fn locations_cap_at_fifty() {
+        let root = PathBuf::from("/r");
+        let locations = (1..=53)
+            .map(|i| Loc {
+                path: root.join("a.py"),
+                line: i,
+                column: 1,
+                text: format!("f({i})"),
+            })
+            .collect();
+        let l = Locations {
+            kind: LocKind::References,
+            root: root.clone(),
+            locations,
+        };
+        let text = locations_text(&l);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "53 references");
+        assert_eq!(lines[1], "a.py:1:1 f(1)");
+        assert_eq!(lines.len(), 52);
+        assert_eq!(lines[51], "... and 3 more");
+        let outside = Locations {
+            kind: LocKind::Definitions,
+            root,
+            locations: vec![Loc {
+                path: PathBuf::from("/usr/lib/x.pyi"),
+                line: 3,
+                column: 5,
+                text: "def f(): ...".into(),
+            }],
+        };
+        assert_eq!(
+            locations_text(&outside),
+            "1 definition\n/usr/lib/x.pyi:3:5 def f(): ...\n"
+        );
+    }
+}

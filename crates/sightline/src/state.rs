@@ -1,0 +1,254 @@
+//! What a server tells us on its own initiative, kept for the engine: pushed
+//! diagnostics, dynamically registered pull providers, readiness signals. It is
+//! also the [`Handler`] that answers every server-to-client request.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use sightline_lsp::protocol::{Diagnostic, PublishDiagnosticsParams};
+use sightline_lsp::uri::{normalize, path_to_uri_string, uri_to_path};
+use sightline_lsp::{Handler, ResponseError};
+use tokio::sync::watch;
+
+use crate::registry::ServerSpec;
+
+/// One push for a file, with the order it arrived in.
+#[derive(Debug, Clone)]
+pub struct Push {
+    pub version: Option<i32>,
+    /// The value of [`Inner::seq`] when it arrived.
+    pub seq: u64,
+    pub at: Instant,
+    pub items: Vec<Diagnostic>,
+    /// How many pushes this file has had in all, this one included.
+    pub count: u64,
+}
+
+#[derive(Debug, Default)]
+pub struct Inner {
+    /// Counts every message from the server, so that "after our change" can be
+    /// told by arrival order when a server sends no versions.
+    pub seq: u64,
+    pub pushes: HashMap<PathBuf, Push>,
+    /// Dynamically registered pull providers: registration id → identifier.
+    pub pull_registrations: HashMap<String, Option<String>>,
+    /// The server logged that it has enumerated the workspace.
+    pub indexed: bool,
+    /// Work-done progress tokens that have begun and not ended.
+    pub progress: HashSet<String>,
+    /// Bumped by `workspace/diagnostic/refresh`.
+    pub refreshes: u64,
+}
+
+pub struct ServerState {
+    pub spec: &'static ServerSpec,
+    pub root: PathBuf,
+    inner: Mutex<Inner>,
+    changed: watch::Sender<u64>,
+}
+
+impl ServerState {
+    pub fn new(spec: &'static ServerSpec, root: PathBuf) -> Self {
+        ServerState {
+            spec,
+            root,
+            inner: Mutex::new(Inner::default()),
+            changed: watch::channel(0).0,
+        }
+    }
+
+    /// Runs `f` on the state under its lock.
+    pub fn with<T>(&self, f: impl FnOnce(&mut Inner) -> T) -> T {
+        match self.inner.lock() {
+            Ok(mut g) => f(&mut g),
+            Err(poisoned) => f(&mut poisoned.into_inner()),
+        }
+    }
+
+    /// A receiver that wakes on every change of state.
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    fn bump(&self) {
+        self.changed.send_modify(|v| *v += 1);
+    }
+
+    /// The settings answered to `workspace/configuration` for one section.
+    fn configuration(&self, section: Option<&str>) -> Value {
+        match section {
+            // pyright asks for `python`; point it at the project's virtualenv.
+            Some("python") => match find_venv_python(&self.root) {
+                Some(py) => json!({ "pythonPath": py }),
+                None => Value::Null,
+            },
+            _ => Value::Null,
+        }
+    }
+}
+
+fn find_venv_python(root: &std::path::Path) -> Option<String> {
+    let mut candidates = Vec::new();
+    if let Some(v) = std::env::var_os("VIRTUAL_ENV") {
+        candidates.push(PathBuf::from(v));
+    }
+    candidates.push(root.join(".venv"));
+    candidates.push(root.join("venv"));
+    candidates
+        .into_iter()
+        .map(|v| v.join("bin").join("python"))
+        .find(|p| p.is_file())
+        .map(|p| p.display().to_string())
+}
+
+impl Handler for ServerState {
+    fn request(&self, method: &str, params: Value) -> Result<Value, ResponseError> {
+        self.with(|s| s.seq += 1);
+        let result = match method {
+            "workspace/configuration" => {
+                let items = params
+                    .get("items")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                Ok(Value::Array(
+                    items
+                        .iter()
+                        .map(|i| self.configuration(i.get("section").and_then(Value::as_str)))
+                        .collect(),
+                ))
+            }
+            "client/registerCapability" => {
+                let regs = params
+                    .get("registrations")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                self.with(|s| {
+                    for r in regs {
+                        if r.get("method").and_then(Value::as_str)
+                            == Some("textDocument/diagnostic")
+                        {
+                            let id = r.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
+                            let identifier = r
+                                .pointer("/registerOptions/identifier")
+                                .and_then(Value::as_str)
+                                .map(str::to_owned);
+                            s.pull_registrations.insert(id, identifier);
+                        }
+                    }
+                });
+                // vscode-languageserver-node servers treat an error here as fatal.
+                Ok(Value::Null)
+            }
+            "client/unregisterCapability" => {
+                let regs = params
+                    .get("unregisterations")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                self.with(|s| {
+                    for r in regs {
+                        if let Some(id) = r.get("id").and_then(Value::as_str) {
+                            s.pull_registrations.remove(id);
+                        }
+                    }
+                });
+                Ok(Value::Null)
+            }
+            "workspace/diagnostic/refresh" => {
+                self.with(|s| s.refreshes += 1);
+                Ok(Value::Null)
+            }
+            "window/workDoneProgress/create"
+            | "window/showMessageRequest"
+            | "window/showDocument" => Ok(Value::Null),
+            "workspace/workspaceFolders" => {
+                let uri = path_to_uri_string(&self.root).unwrap_or_default();
+                let name = self
+                    .root
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                Ok(json!([{ "uri": uri, "name": name }]))
+            }
+            "workspace/applyEdit" => Ok(
+                json!({ "applied": false, "failureReason": "sightline does not apply server edits" }),
+            ),
+            "workspace/semanticTokens/refresh"
+            | "workspace/inlayHint/refresh"
+            | "workspace/codeLens/refresh" => Ok(Value::Null),
+            other => Err(ResponseError::method_not_found(other)),
+        };
+        self.bump();
+        result
+    }
+
+    fn notification(&self, method: &str, params: Value) {
+        match method {
+            "textDocument/publishDiagnostics" => {
+                let Ok(p) = serde_json::from_value::<PublishDiagnosticsParams>(params) else {
+                    tracing::warn!("{}: malformed publishDiagnostics", self.spec.id);
+                    return;
+                };
+                let Ok(path) = uri_to_path(p.uri.as_str()) else {
+                    return;
+                };
+                let path = normalize(&path);
+                self.with(|s| {
+                    s.seq += 1;
+                    let count = s.pushes.get(&path).map_or(0, |p| p.count) + 1;
+                    let push = Push {
+                        version: p.version,
+                        seq: s.seq,
+                        at: Instant::now(),
+                        items: p.diagnostics,
+                        count,
+                    };
+                    s.pushes.insert(path, push);
+                });
+            }
+            "window/logMessage" => {
+                let text = params.get("message").and_then(Value::as_str).unwrap_or("");
+                tracing::debug!(target: "sightline::server_log", "{}: {text}", self.spec.id);
+                let indexed = self
+                    .spec
+                    .quirks
+                    .ready_log
+                    .is_some_and(|needle| text.contains(needle));
+                self.with(|s| {
+                    s.seq += 1;
+                    s.indexed |= indexed;
+                });
+            }
+            "$/progress" => {
+                let token = match params.get("token") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                    None => return,
+                };
+                let kind = params
+                    .pointer("/value/kind")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                self.with(|s| {
+                    s.seq += 1;
+                    match kind {
+                        "begin" => {
+                            s.progress.insert(token);
+                        }
+                        "end" => {
+                            s.progress.remove(&token);
+                        }
+                        _ => {}
+                    }
+                });
+            }
+            _ => self.with(|s| s.seq += 1),
+        }
+        self.bump();
+    }
+}

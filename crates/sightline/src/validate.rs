@@ -1,0 +1,179 @@
+//! Checks on what the caller asked, so that bad input gets one clear `error:`
+//! line and never reaches a server.
+
+use std::path::{Path, PathBuf};
+
+use sightline_lsp::LineIndex;
+use sightline_lsp::uri::normalize;
+
+use crate::error::ToolError;
+
+/// A file that passed the checks: its canonical path and its text.
+#[derive(Debug)]
+pub struct Checked {
+    pub path: PathBuf,
+    pub text: String,
+}
+
+pub fn check_file(file: &Path) -> Result<Checked, ToolError> {
+    let shown = file.display();
+    if !file.is_absolute() {
+        return Err(ToolError::BadInput(format!(
+            "file must be an absolute path, got `{shown}`"
+        )));
+    }
+    let meta = std::fs::metadata(file).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => ToolError::BadInput(format!("file not found: {shown}")),
+        _ => ToolError::BadInput(format!("cannot read {shown}: {e}")),
+    })?;
+    if meta.is_dir() {
+        return Err(ToolError::BadInput(format!(
+            "{shown} is a directory, not a file"
+        )));
+    }
+    let bytes = std::fs::read(file)
+        .map_err(|e| ToolError::BadInput(format!("cannot read {shown}: {e}")))?;
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err(ToolError::BadInput(format!(
+            "{shown} is a binary file, not source text"
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| ToolError::BadInput(format!("{shown} is not valid UTF-8 text")))?;
+    Ok(Checked {
+        path: normalize(file),
+        text,
+    })
+}
+
+fn is_symbol_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
+/// The symbols on a line: (1-based start column, name). Runs of digits are
+/// numbers, not symbols.
+pub fn symbols_on(line: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut current: Option<(usize, String)> = None;
+    for (i, c) in line.chars().enumerate() {
+        if is_symbol_char(c) {
+            current
+                .get_or_insert_with(|| (i + 1, String::new()))
+                .1
+                .push(c);
+        } else if let Some(sym) = current.take() {
+            out.push(sym);
+        }
+    }
+    out.extend(current);
+    out.retain(|(_, s)| !s.starts_with(|c: char| c.is_ascii_digit()));
+    out
+}
+
+/// Checks a 1-based line and character column against the text. The column
+/// must be on a symbol.
+pub fn check_position(
+    index: &LineIndex,
+    file: &Path,
+    line: usize,
+    column: usize,
+) -> Result<(), ToolError> {
+    let bad = |m: String| Err(ToolError::BadInput(m));
+    if line == 0 {
+        return bad("line must be 1 or more (lines are 1-based)".into());
+    }
+    let count = index.line_count();
+    if line > count {
+        let s = if count == 1 { "" } else { "s" };
+        return bad(format!(
+            "line {line} is past the end of {} ({count} line{s})",
+            file.display()
+        ));
+    }
+    if column == 0 {
+        return bad("column must be 1 or more (columns are 1-based)".into());
+    }
+    let text = index.line(line - 1).unwrap_or("");
+    let len = text.chars().count();
+    if column > len {
+        let s = if len == 1 { "" } else { "s" };
+        return bad(format!(
+            "column {column} is past the end of line {line} ({len} character{s})"
+        ));
+    }
+    let symbols = symbols_on(text);
+    let on_symbol = symbols
+        .iter()
+        .any(|(start, name)| column >= *start && column < start + name.chars().count());
+    if on_symbol {
+        return Ok(());
+    }
+    let what = match text.chars().nth(column - 1) {
+        Some(c) if c.is_whitespace() => "whitespace".to_owned(),
+        Some(c) if c.is_ascii_digit() => "a number".to_owned(),
+        Some(c) => format!("`{c}`"),
+        None => "nothing".to_owned(),
+    };
+    if symbols.is_empty() {
+        return bad(format!(
+            "line {line} column {column} is on {what}, and line {line} holds no symbols"
+        ));
+    }
+    let list: Vec<String> = symbols.iter().map(|(c, n)| format!("{c} ({n})")).collect();
+    bad(format!(
+        "line {line} column {column} is on {what}, not a symbol; symbols on this line start at columns {}",
+        list.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn symbols_are_found_by_character_column() {
+        assert_eq!(
+            symbols_on("  名前 = foo(x1, 42) # 🙂 bar"),
+            vec![
+                (3, "名前".into()),
+                (8, "foo".into()),
+                (12, "x1".into()),
+                (24, "bar".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn positions_are_checked() {
+        let idx = LineIndex::new("def f(a):\n    return a\n");
+        let f = Path::new("/x.py");
+        assert!(check_position(&idx, f, 1, 5).is_ok());
+        let e = check_position(&idx, f, 2, 1).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "error: line 2 column 1 is on whitespace, not a symbol; symbols on this line start at columns 5 (return), 12 (a)"
+        );
+        assert_eq!(
+            check_position(&idx, f, 0, 1).unwrap_err().to_string(),
+            "error: line must be 1 or more (lines are 1-based)"
+        );
+        assert_eq!(
+            check_position(&idx, f, 3, 1).unwrap_err().to_string(),
+            "error: line 3 is past the end of /x.py (2 lines)"
+        );
+        assert_eq!(
+            check_position(&idx, f, 1, 0).unwrap_err().to_string(),
+            "error: column must be 1 or more (columns are 1-based)"
+        );
+        assert_eq!(
+            check_position(&idx, f, 1, 10).unwrap_err().to_string(),
+            "error: column 10 is past the end of line 1 (9 characters)"
+        );
+        assert_eq!(
+            check_position(&idx, f, 1, 6).unwrap_err().to_string(),
+            "error: line 1 column 6 is on `(`, not a symbol; symbols on this line start at columns 1 (def), 5 (f), 7 (a)"
+        );
+    }
+}

@@ -1,0 +1,229 @@
+//! The engine's public face: the three questions of the contract, answered
+//! for files as they are on disk now. The CLI, the MCP server and Rust callers
+//! all go through [`Workspace`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sightline_lsp::protocol::Location;
+
+use crate::answer::{Diagnostics, Loc, LocKind, Locations};
+use crate::error::ToolError;
+use crate::pool::Pool;
+use crate::progress::{Progress, Silent};
+use crate::registry::{self, Budgets, ServerSpec};
+use crate::roots;
+use crate::server::LspServer;
+use crate::validate::{self, Checked};
+
+/// How a [`Workspace`] behaves.
+#[derive(Clone)]
+pub struct Options {
+    /// The directory the user works in; files outside every project marker
+    /// but inside it are served under it.
+    pub root: Option<PathBuf>,
+    pub budgets: Budgets,
+    pub progress: Arc<dyn Progress>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            root: None,
+            budgets: Budgets::default(),
+            progress: Arc::new(Silent),
+        }
+    }
+}
+
+pub struct Workspace {
+    root: Option<PathBuf>,
+    pool: Pool,
+}
+
+impl Workspace {
+    pub fn new(options: Options) -> Workspace {
+        let root = options.root.map(|r| sightline_lsp::uri::normalize(&r));
+        Workspace {
+            root,
+            pool: Pool::new(options.budgets, options.progress),
+        }
+    }
+
+    /// Finds the server and root for a checked file.
+    async fn route(&self, file: &Checked) -> Result<(&'static ServerSpec, PathBuf), ToolError> {
+        let specs = registry::servers_for(&file.path);
+        let Some(spec) = specs.first().copied() else {
+            let ext = registry::extension_of(&file.path).unwrap_or_else(|| "extension-less".into());
+            return Err(ToolError::Unsupported(format!(
+                "no language server handles {ext} files; supported: {}",
+                registry::supported_summary()
+            )));
+        };
+        let root = roots::root_for(&file.path, self.root.as_deref()).ok_or_else(|| {
+            ToolError::BadInput(format!(
+                "{} is outside every workspace: no {} above it",
+                file.path.display(),
+                roots::DEFAULT_MARKERS.join(", ")
+            ))
+        })?;
+        Ok((spec, root))
+    }
+
+    async fn server_for(&self, file: &Checked) -> Result<Arc<LspServer>, ToolError> {
+        let (spec, root) = self.route(file).await?;
+        self.pool.get(spec, &root).await
+    }
+
+    /// The diagnostics of `file` as it is on disk now.
+    pub async fn diagnostics(&self, file: &Path) -> Result<Diagnostics, ToolError> {
+        let checked = validate::check_file(file)?;
+        let server = self.server_for(&checked).await?;
+        let doc = server.sync(&checked.path, checked.text)?;
+        let (mut findings, note) = server.diagnostics(&checked.path, &doc).await?;
+        findings.sort_by(|a, b| {
+            (a.line, a.column, a.severity, &a.message, &a.source)
+                .cmp(&(b.line, b.column, b.severity, &b.message, &b.source))
+        });
+        findings.dedup_by(|a, b| {
+            a.line == b.line
+                && a.column == b.column
+                && a.message == b.message
+                && a.severity == b.severity
+        });
+        Ok(Diagnostics {
+            file: file.to_owned(),
+            root: server.root.clone(),
+            diagnostics: findings,
+            notes: note.into_iter().collect(),
+        })
+    }
+
+    /// Where the symbol at `line`:`column` (1-based, characters) is defined.
+    pub async fn definition(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+    ) -> Result<Locations, ToolError> {
+        let (server, checked, pos) = self.prepare(file, line, column, false).await?;
+        let found = server.definition(&checked.path, pos).await?;
+        let mut texts = HashMap::new();
+        Ok(self.finish(
+            &server,
+            LocKind::Definitions,
+            server.to_locs(&found, &mut texts),
+        ))
+    }
+
+    /// Every use of the symbol at `line`:`column`, across the workspace.
+    pub async fn references(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+        include_declaration: bool,
+    ) -> Result<Locations, ToolError> {
+        let (server, checked, pos) = self.prepare(file, line, column, true).await?;
+        let mut found = server
+            .references(&checked.path, pos, include_declaration)
+            .await?;
+        let mut texts = HashMap::new();
+        if server.spec.quirks.follow_import_alias {
+            found.extend(self.alias_references(&server, &found, &mut texts).await?);
+        }
+        Ok(self.finish(
+            &server,
+            LocKind::References,
+            server.to_locs(&found, &mut texts),
+        ))
+    }
+
+    async fn prepare(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+        cross_file: bool,
+    ) -> Result<(Arc<LspServer>, Checked, sightline_lsp::protocol::Position), ToolError> {
+        let checked = validate::check_file(file)?;
+        let index = sightline_lsp::LineIndex::new(checked.text.as_str());
+        validate::check_position(&index, file, line, column)?;
+        let server = self.server_for(&checked).await?;
+        let doc = server.sync(&checked.path, checked.text.clone())?;
+        server.wait_ready(&checked.path, &doc, cross_file).await?;
+        let pos = server.position(&doc, line, column).ok_or_else(|| {
+            ToolError::BadInput(format!("line {line} is past the end of {}", file.display()))
+        })?;
+        Ok((server, checked, pos))
+    }
+
+    /// pyright stops at `from m import f as g`: it lists that line among the
+    /// references of `f` but not the uses of `g`. Ask for `g`'s references too.
+    async fn alias_references(
+        &self,
+        server: &LspServer,
+        found: &[Location],
+        texts: &mut HashMap<PathBuf, Arc<sightline_lsp::LineIndex>>,
+    ) -> Result<Vec<Location>, ToolError> {
+        let mut more = Vec::new();
+        for loc in found {
+            let Ok(path) = sightline_lsp::uri::uri_to_path(loc.uri.as_str()) else {
+                continue;
+            };
+            let Some(index) = server.index_for(&path, texts) else {
+                continue;
+            };
+            let Some(alias_col) = alias_after(&index, loc) else {
+                continue;
+            };
+            let line = loc.range.end.line as usize;
+            let Some(pos) = server.position_at(&index, line, alias_col) else {
+                continue;
+            };
+            more.extend(server.references(&path, pos, false).await?);
+        }
+        Ok(more)
+    }
+
+    fn finish(&self, server: &LspServer, kind: LocKind, mut locations: Vec<Loc>) -> Locations {
+        locations.sort();
+        locations.dedup();
+        Locations {
+            kind,
+            root: server.root.clone(),
+            locations,
+        }
+    }
+
+    /// Process ids of every running server.
+    pub fn server_pids(&self) -> Vec<u32> {
+        self.pool.running().iter().filter_map(|s| s.pid()).collect()
+    }
+
+    /// Shuts every server down.
+    pub async fn shutdown(&self) {
+        self.pool.shutdown().await;
+    }
+}
+
+/// The 0-based character column of `g` when the text after `loc` reads `as g`.
+fn alias_after(index: &sightline_lsp::LineIndex, loc: &Location) -> Option<usize> {
+    let line = index.line(loc.range.end.line as usize)?;
+    // The end position is in server units; convert via the index using utf-16,
+    // the encoding pyright uses.
+    let (_, end_col) = index.from_lsp(loc.range.end, sightline_lsp::Encoding::Utf16);
+    let rest: String = line.chars().skip(end_col).collect();
+    let trimmed = rest.trim_start();
+    let after_as = trimmed.strip_prefix("as")?;
+    if !after_as.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let name = after_as.trim_start();
+    if !name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+        return None;
+    }
+    let offset = rest.chars().count() - name.chars().count();
+    Some(end_col + offset)
+}
