@@ -61,13 +61,21 @@ fn installed_bin(spec: &ServerSpec) -> PathBuf {
 }
 
 /// Looks for the executable: the project's own `node_modules/.bin` (nearest
-/// first), then PATH, then sightline's install directory.
-pub fn locate(spec: &ServerSpec, root: &Path) -> Option<PathBuf> {
+/// first), then the extra `search_path`, then PATH, then sightline's install
+/// directory.
+pub fn locate(spec: &ServerSpec, root: &Path, search_path: &[PathBuf]) -> Option<PathBuf> {
     for dir in root.ancestors() {
         let local = dir.join("node_modules").join(".bin").join(spec.command);
         if local.is_file() {
             return Some(local);
         }
+    }
+    if let Some(p) = search_path
+        .iter()
+        .map(|d| d.join(spec.command))
+        .find(|p| p.is_file())
+    {
+        return Some(p);
     }
     if let Ok(p) = which::which(spec.command) {
         return Some(p);

@@ -21,14 +21,23 @@ pub struct Pool {
     slots: Mutex<HashMap<(PathBuf, &'static str), Slot>>,
     budgets: Budgets,
     progress: Arc<dyn Progress>,
+    search_path: Vec<PathBuf>,
+    downloads: bool,
 }
 
 impl Pool {
-    pub fn new(budgets: Budgets, progress: Arc<dyn Progress>) -> Self {
+    pub fn new(
+        budgets: Budgets,
+        progress: Arc<dyn Progress>,
+        search_path: Vec<PathBuf>,
+        downloads: bool,
+    ) -> Self {
         Pool {
             slots: Mutex::new(HashMap::new()),
             budgets,
             progress,
+            search_path,
+            downloads,
         }
     }
 
@@ -77,9 +86,9 @@ impl Pool {
         spec: &'static ServerSpec,
         root: &Path,
     ) -> Result<Arc<LspServer>, ToolError> {
-        let program = match install::locate(spec, root) {
+        let program = match install::locate(spec, root, &self.search_path) {
             Some(p) => p,
-            None if install::downloads_disabled() => return Err(unavailable(spec)),
+            None if !self.downloads => return Err(unavailable(spec)),
             None => install::install(spec, self.progress.as_ref())
                 .await
                 .map_err(|e| ToolError::Unavailable(format!("{e}; {}", hint(spec))))?,

@@ -25,6 +25,11 @@ pub struct Options {
     pub root: Option<PathBuf>,
     pub budgets: Budgets,
     pub progress: Arc<dyn Progress>,
+    /// Directories searched for server executables before PATH.
+    pub search_path: Vec<PathBuf>,
+    /// Whether missing servers may be installed from npm; `None` follows
+    /// `SIGHTLINE_DISABLE_LSP_DOWNLOAD`.
+    pub downloads: Option<bool>,
 }
 
 impl Default for Options {
@@ -33,6 +38,8 @@ impl Default for Options {
             root: None,
             budgets: Budgets::default(),
             progress: Arc::new(Silent),
+            search_path: Vec::new(),
+            downloads: None,
         }
     }
 }
@@ -45,10 +52,16 @@ pub struct Workspace {
 impl Workspace {
     pub fn new(options: Options) -> Workspace {
         let root = options.root.map(|r| sightline_lsp::uri::normalize(&r));
-        Workspace {
-            root,
-            pool: Pool::new(options.budgets, options.progress),
-        }
+        let downloads = options
+            .downloads
+            .unwrap_or_else(|| !crate::install::downloads_disabled());
+        let pool = Pool::new(
+            options.budgets,
+            options.progress,
+            options.search_path,
+            downloads,
+        );
+        Workspace { root, pool }
     }
 
     /// Finds the server and root for a checked file.

@@ -1,0 +1,152 @@
+//! The `sightline` binary: the same text as the tools, `--json`, exit codes,
+//! the unavailable and unsupported answers, and `--help` everywhere.
+
+#![allow(clippy::unwrap_used)]
+
+use serde_json::Value;
+
+use super::support::{Project, run_cli, sightline_bin};
+
+fn project() -> Project {
+    Project::new(&[
+        ("pyproject.toml", ""),
+        (
+            "lib.py",
+            "def add(a: int, b: int) -> int:\n    return a + b\n",
+        ),
+        ("app.py", "from lib import add\n\nvalue: str = add(1, 2)\n"),
+        ("ok.py", "from lib import add\n\nprint(add(1, 2))\n"),
+        ("notes.xyz", "hello\n"),
+    ])
+}
+
+#[test]
+fn commands_print_the_tool_text_with_exit_codes() {
+    let p = project();
+    let app = p.path("app.py");
+    let (out, code) = run_cli(&["diagnostics", app.to_str().unwrap()], &[]);
+    assert_eq!(
+        out,
+        "app.py: 1 diagnostic\n3:14 error: Type \"int\" is not assignable to declared type \"str\" \"int\" is not assignable to \"str\" [Pyright]\n"
+    );
+    assert_eq!(code, 1, "an error in the diagnostics exits 1");
+    let (out, code) = run_cli(&["diagnostics", p.path("ok.py").to_str().unwrap()], &[]);
+    assert_eq!((out.as_str(), code), ("ok.py: no diagnostics\n", 0));
+    let (out, code) = run_cli(&["definition", &format!("{}:3:14", app.display())], &[]);
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n",
+            0
+        )
+    );
+    let (out, code) = run_cli(
+        &["references", &format!("{}:1:5", p.path("lib.py").display())],
+        &[],
+    );
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "4 references\napp.py:1:17 from lib import add\napp.py:3:14 value: str = add(1, 2)\nok.py:1:17 from lib import add\nok.py:3:7 print(add(1, 2))\n",
+            0
+        )
+    );
+}
+
+#[test]
+fn json_output_is_documented_shape() {
+    let p = project();
+    let app = p.path("app.py");
+    let (out, code) = run_cli(&["--json", "diagnostics", app.to_str().unwrap()], &[]);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["path"], "app.py");
+    assert_eq!(v["count"], 1);
+    assert_eq!(v["diagnostics"][0]["line"], 3);
+    assert_eq!(v["diagnostics"][0]["column"], 14);
+    assert_eq!(v["diagnostics"][0]["severity"], "error");
+    assert_eq!(v["diagnostics"][0]["source"], "Pyright");
+    let (out, code) = run_cli(
+        &[
+            "--json",
+            "references",
+            &format!("{}:1:5", p.path("lib.py").display()),
+        ],
+        &[],
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["kind"], "references");
+    assert_eq!(v["count"], 4);
+    assert_eq!(v["locations"][1]["path"], "app.py");
+    assert_eq!(v["locations"][1]["line"], 3);
+    assert_eq!(v["locations"][1]["column"], 14);
+    assert_eq!(v["locations"][1]["text"], "value: str = add(1, 2)");
+    let (out, code) = run_cli(&["--json", "definition", "/no/such/file.py:1:1"], &[]);
+    assert_eq!(code, 2);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["error"]["kind"], "bad_input");
+    assert_eq!(v["error"]["message"], "file not found: /no/such/file.py");
+}
+
+#[test]
+fn unavailable_server_names_what_to_install() {
+    let p = project();
+    // PATH without the servers, downloads disabled, an empty data directory.
+    let (out, code) = run_cli(
+        &["diagnostics", p.path("app.py").to_str().unwrap()],
+        &[("PATH", "/usr/bin:/bin")],
+    );
+    assert_eq!(
+        out,
+        "unavailable: no Python language server found; install it with `npm install -g pyright@1.1.414` (provides pyright-langserver), or let sightline install it (unset SIGHTLINE_DISABLE_LSP_DOWNLOAD)\n"
+    );
+    assert_eq!(code, 2);
+    let ts = Project::new(&[("package.json", "{}"), ("a.ts", "export const a = 1;\n")]);
+    let (out, code) = run_cli(
+        &["definition", &format!("{}:1:14", ts.path("a.ts").display())],
+        &[("PATH", "/usr/bin:/bin")],
+    );
+    assert_eq!(
+        out,
+        "unavailable: no TypeScript/JavaScript language server found; install it with `npm install -g typescript-language-server@5.3.0 typescript@5.9.3` (provides typescript-language-server), or let sightline install it (unset SIGHTLINE_DISABLE_LSP_DOWNLOAD)\n"
+    );
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn unsupported_extension_lists_what_is_supported() {
+    let p = project();
+    let (out, code) = run_cli(&["diagnostics", p.path("notes.xyz").to_str().unwrap()], &[]);
+    assert_eq!(
+        out,
+        "unsupported: no language server handles .xyz files; supported: .py .pyi (Python), .ts .tsx .js .jsx .mts .cts .mjs .cjs (TypeScript/JavaScript)\n"
+    );
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn malformed_positions_and_help() {
+    let (out, code) = run_cli(&["definition", "app.py:3"], &[]);
+    assert_eq!(
+        (out.as_str(), code),
+        ("error: expected FILE:LINE:COL, got `app.py:3`\n", 2)
+    );
+    for args in [
+        &["--help"][..],
+        &["diagnostics", "--help"],
+        &["definition", "--help"],
+        &["references", "--help"],
+        &["batch", "--help"],
+    ] {
+        let out = std::process::Command::new(sightline_bin())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("Usage: sightline"),
+            "{args:?}"
+        );
+    }
+}
