@@ -226,9 +226,9 @@ impl Progress for Spinner {
         }
         bar.set_message(title.to_owned());
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
-        if bar.is_hidden() {
-            // Not a terminal: still say what is happening, once.
-            tracing::info!("{title}");
+        if bar.is_hidden() && key.starts_with("install") {
+            // Not a terminal: still say what is happening, as plain lines.
+            plain(&format!("sightline: {title}"));
         }
         if let Ok(mut bars) = self.bars.lock() {
             bars.insert(key.to_owned(), bar);
@@ -244,13 +244,17 @@ impl Progress for Spinner {
     fn end(&self, key: &str, message: &str) {
         let bar = self.bars.lock().ok().and_then(|mut b| b.remove(key));
         if let Some(bar) = bar {
+            let elapsed = bar.elapsed().as_secs_f64();
             bar.finish_and_clear();
             if key.starts_with("install") {
-                bar.println(message);
+                plain(&format!("sightline: {message} ({elapsed:.1} s)"));
             }
         }
-        tracing::info!("{message}");
     }
+}
+
+fn plain(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 pub async fn run(cli: Cli) -> i32 {

@@ -150,3 +150,27 @@ fn malformed_positions_and_help() {
         );
     }
 }
+
+#[test]
+fn first_use_installs_pyright_into_the_data_dir() {
+    let p = project();
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().to_str().unwrap();
+    // No server on PATH, downloads allowed: sightline installs the pinned
+    // pyright from npm by itself, then answers.
+    let (out, code) = run_cli(
+        &["diagnostics", p.path("ok.py").to_str().unwrap()],
+        &[("PATH", "/usr/local/bin:/usr/bin:/bin"), ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", ""), ("SIGHTLINE_DATA_DIR", data_dir)],
+    );
+    assert_eq!((out.as_str(), code), ("ok.py: no diagnostics\n", 0));
+    let bin = data.path().join("servers/pyright/node_modules/.bin/pyright-langserver");
+    assert!(bin.is_file(), "{} missing", bin.display());
+    // No temporary install directory is left behind.
+    let leftovers: Vec<_> = std::fs::read_dir(data.path().join("servers"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
