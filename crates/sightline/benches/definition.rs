@@ -20,8 +20,13 @@ const LIB: &str = "def add(a: int, b: int) -> int:\n    return a + b\n";
 const APP: &str = "from lib import add\n\ntotal = add(1, 2)\nprint(total)\n";
 
 fn pyright() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/node_modules/.bin/pyright-langserver");
-    assert!(p.is_file(), "pyright-langserver missing at {}; run tools/install", p.display());
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tools/node_modules/.bin/pyright-langserver");
+    assert!(
+        p.is_file(),
+        "pyright-langserver missing at {}; run tools/install",
+        p.display()
+    );
     p
 }
 
@@ -79,14 +84,22 @@ impl Direct {
                 }
             }
         });
-        let mut d = Direct { stdin, responses: rx, child, next: 0 };
+        let mut d = Direct {
+            stdin,
+            responses: rx,
+            child,
+            next: 0,
+        };
         // Server requests are answered from the writer side, between requests.
         std::thread::spawn(move || drop(req_rx));
-        d.request("initialize", json!({
-            "processId": std::process::id(),
-            "rootUri": format!("file://{}", root.display()),
-            "capabilities": {},
-        }));
+        d.request(
+            "initialize",
+            json!({
+                "processId": std::process::id(),
+                "rootUri": format!("file://{}", root.display()),
+                "capabilities": {},
+            }),
+        );
         d.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
         d
     }
@@ -103,7 +116,10 @@ impl Direct {
         let id = self.next;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
-            let r = self.responses.recv_timeout(Duration::from_secs(60)).expect("pyright did not answer");
+            let r = self
+                .responses
+                .recv_timeout(Duration::from_secs(60))
+                .expect("pyright did not answer");
             if r["id"] == json!(id) {
                 return r;
             }
@@ -130,8 +146,10 @@ fn main() {
     // Direct client.
     let mut direct = Direct::start(&root);
     let uri = format!("file://{}", app.display());
-    direct.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
-        "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": APP}}}));
+    direct.send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+        "textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": APP}}}),
+    );
     let params = json!({"textDocument": {"uri": uri}, "position": {"line": 2, "character": 8}});
     let first = direct.request("textDocument/definition", params.clone());
     assert!(first["result"].to_string().contains("lib.py"), "{first}");
@@ -145,7 +163,11 @@ fn main() {
     drop(direct);
 
     // sightline, same server, same question.
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     let sightline_times = rt.block_on(async {
         let ws = sightline::Workspace::new(sightline::Options {
             search_path: vec![pyright().parent().unwrap().to_owned()],
@@ -170,5 +192,8 @@ fn main() {
     println!("warm definition, pyright, {ROUNDS} rounds each");
     println!("  direct client median: {:8.1} us", d.as_secs_f64() * 1e6);
     println!("  sightline median:     {:8.1} us", s.as_secs_f64() * 1e6);
-    println!("  ratio (sightline / direct): {:.2}x", s.as_secs_f64() / d.as_secs_f64());
+    println!(
+        "  ratio (sightline / direct): {:.2}x",
+        s.as_secs_f64() / d.as_secs_f64()
+    );
 }

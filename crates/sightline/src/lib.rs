@@ -23,6 +23,7 @@ pub mod roots;
 pub mod server;
 pub mod state;
 pub mod validate;
+pub mod watch;
 pub mod workspace;
 
 pub use answer::{Diagnostics, Finding, Loc, LocKind, Locations, Severity};

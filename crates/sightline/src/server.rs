@@ -28,6 +28,10 @@ const TSSERVER_ENCODING: Encoding = Encoding::Utf16;
 const SERVER_CANCELLED: i64 = -32802;
 const CONTENT_MODIFIED: i64 = -32801;
 
+/// A pull provider's last answer for one file: (file, identifier) → (resultId, items).
+type PullKey = (PathBuf, Option<String>);
+type PullResult = (Option<String>, Vec<Diagnostic>);
+
 pub struct LspServer {
     pub spec: &'static ServerSpec,
     pub root: PathBuf,
@@ -38,8 +42,10 @@ pub struct LspServer {
     static_pull: Option<Option<String>>,
     budgets: Budgets,
     docs: Mutex<Documents>,
+    /// External edits to files the server may have read from disk.
+    watch: Option<crate::watch::DiskWatch>,
     /// Pull results by (file, identifier), for `previousResultId`.
-    pulled: Mutex<HashMap<(PathBuf, Option<String>), (Option<String>, Vec<Diagnostic>)>>,
+    pulled: Mutex<HashMap<PullKey, PullResult>>,
 }
 
 impl std::fmt::Debug for LspServer {
@@ -136,6 +142,9 @@ impl LspServer {
                     .map(str::to_owned)
             });
         client.notify("initialized", json!({}))?;
+        let watch = crate::watch::DiskWatch::new(&root)
+            .map_err(|e| tracing::warn!("cannot watch {} for external edits: {e}", root.display()))
+            .ok();
         tracing::info!(
             "{} started for {} (pid {:?}, {encoding:?})",
             spec.id,
@@ -151,6 +160,7 @@ impl LspServer {
             static_pull,
             budgets,
             docs: Mutex::new(Documents::default()),
+            watch,
             pulled: Mutex::new(HashMap::new()),
         }))
     }
@@ -181,6 +191,7 @@ impl LspServer {
         let (seq, pushes) = self
             .state
             .with(|s| (s.seq, s.pushes.get(path).map_or(0, |p| p.count)));
+        self.send_disk_changes()?;
         let mut docs = self.docs();
         for other in docs.open_paths() {
             if other == path {
@@ -206,6 +217,29 @@ impl LspServer {
             );
         }
         Ok(doc)
+    }
+
+    /// Tells the server about files changed on disk since the last question.
+    fn send_disk_changes(&self) -> Result<(), ToolError> {
+        let Some(watch) = &self.watch else {
+            return Ok(());
+        };
+        let changes: Vec<Value> = watch
+            .drain()
+            .into_iter()
+            .filter(|(p, _)| self.spec.handles(p))
+            .filter_map(|(p, c)| {
+                Some(json!({ "uri": path_to_uri_string(&p).ok()?, "type": c as u8 }))
+            })
+            .collect();
+        if !changes.is_empty() {
+            tracing::debug!("{}: {} files changed on disk", self.spec.id, changes.len());
+            self.client.notify(
+                "workspace/didChangeWatchedFiles",
+                json!({ "changes": changes }),
+            )?;
+        }
+        Ok(())
     }
 
     /// The server position of a 1-based line and character column.

@@ -160,10 +160,16 @@ fn first_use_installs_pyright_into_the_data_dir() {
     // pyright from npm by itself, then answers.
     let (out, code) = run_cli(
         &["diagnostics", p.path("ok.py").to_str().unwrap()],
-        &[("PATH", "/usr/local/bin:/usr/bin:/bin"), ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", ""), ("SIGHTLINE_DATA_DIR", data_dir)],
+        &[
+            ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", ""),
+            ("SIGHTLINE_DATA_DIR", data_dir),
+        ],
     );
     assert_eq!((out.as_str(), code), ("ok.py: no diagnostics\n", 0));
-    let bin = data.path().join("servers/pyright/node_modules/.bin/pyright-langserver");
+    let bin = data
+        .path()
+        .join("servers/pyright/node_modules/.bin/pyright-langserver");
     assert!(bin.is_file(), "{} missing", bin.display());
     // No temporary install directory is left behind.
     let leftovers: Vec<_> = std::fs::read_dir(data.path().join("servers"))

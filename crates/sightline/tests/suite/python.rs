@@ -5,9 +5,7 @@
 
 use std::path::Path;
 
-use sightline::{Workspace, render};
-
-use super::support::{Project, runtime, workspace};
+use super::support::{Project, defs, diags, refs, runtime, workspace};
 
 const LIB: &str = "def add(a: int, b: int) -> int:\n    return a + b\n";
 
@@ -23,27 +21,6 @@ print(plus(5, 6), label, total, 名前, more)
 
 fn project() -> Project {
     Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)])
-}
-
-async fn defs(ws: &Workspace, file: &Path, line: usize, col: usize) -> String {
-    match ws.definition(file, line, col).await {
-        Ok(l) => render::locations_text(&l),
-        Err(e) => render::error_text(&e),
-    }
-}
-
-async fn refs(ws: &Workspace, file: &Path, line: usize, col: usize) -> String {
-    match ws.references(file, line, col, false).await {
-        Ok(l) => render::locations_text(&l),
-        Err(e) => render::error_text(&e),
-    }
-}
-
-async fn diags(ws: &Workspace, file: &Path) -> String {
-    match ws.diagnostics(file).await {
-        Ok(d) => render::diagnostics_text(&d),
-        Err(e) => render::error_text(&e),
-    }
 }
 
 #[test]
@@ -227,6 +204,31 @@ fn concurrent_first_calls_share_one_server() {
         assert!(a.starts_with("1 definition"), "{a}");
         assert_eq!(b, "lib.py: no diagnostics\n");
         assert_eq!(ws.server_pids().len(), 1);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn a_dependency_never_opened_edited_on_disk_is_seen() {
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        ("lib.py", LIB),
+        ("user.py", "from lib import add\n\nn: int = add(1, 2)\n"),
+    ]);
+    runtime().block_on(async {
+        let ws = workspace();
+        let user = p.path("user.py");
+        assert_eq!(diags(&ws, &user).await, "user.py: no diagnostics\n");
+        // pyright read lib.py from disk and caches it; no question opened it.
+        p.write(
+            "lib.py",
+            "def add(a: int, b: int) -> str:\n    return str(a + b)\n",
+        );
+        let text = diags(&ws, &user).await;
+        assert!(
+            text.starts_with("user.py: 1 diagnostic\n3:10 error: Type \"str\" is not assignable"),
+            "{text}"
+        );
         ws.shutdown().await;
     });
 }

@@ -10,7 +10,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use sightline::{Options, Workspace};
+use sightline::{Options, Workspace, render};
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -257,5 +257,29 @@ pub fn alive(pid: u32) -> bool {
             .rsplit_once(')')
             .is_some_and(|(_, a)| a.trim_start().starts_with('Z')),
         Err(_) => false,
+    }
+}
+
+/// The text a tool gives for `definition`, answer or error.
+pub async fn defs(ws: &Workspace, file: &Path, line: usize, col: usize) -> String {
+    match ws.definition(file, line, col).await {
+        Ok(l) => render::locations_text(&l),
+        Err(e) => render::error_text(&e),
+    }
+}
+
+/// The text a tool gives for `references` (declaration excluded).
+pub async fn refs(ws: &Workspace, file: &Path, line: usize, col: usize) -> String {
+    match ws.references(file, line, col, false).await {
+        Ok(l) => render::locations_text(&l),
+        Err(e) => render::error_text(&e),
+    }
+}
+
+/// The text a tool gives for `diagnostics`.
+pub async fn diags(ws: &Workspace, file: &Path) -> String {
+    match ws.diagnostics(file).await {
+        Ok(d) => render::diagnostics_text(&d),
+        Err(e) => render::error_text(&e),
     }
 }

@@ -2,11 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
-
-use sightline::{Workspace, render};
-
-use super::support::{Project, runtime, workspace};
+use super::support::{Project, defs, diags, refs, runtime, workspace};
 
 const LIB: &str = "export function add(a: number, b: number): number {\n  return a + b;\n}\n";
 
@@ -29,27 +25,6 @@ fn project() -> Project {
         ("src/lib.ts", LIB),
         ("src/app.ts", APP),
     ])
-}
-
-async fn defs(ws: &Workspace, file: &Path, line: usize, col: usize) -> String {
-    match ws.definition(file, line, col).await {
-        Ok(l) => render::locations_text(&l),
-        Err(e) => render::error_text(&e),
-    }
-}
-
-async fn refs(ws: &Workspace, file: &Path, line: usize, col: usize) -> String {
-    match ws.references(file, line, col, false).await {
-        Ok(l) => render::locations_text(&l),
-        Err(e) => render::error_text(&e),
-    }
-}
-
-async fn diags(ws: &Workspace, file: &Path) -> String {
-    match ws.diagnostics(file).await {
-        Ok(d) => render::diagnostics_text(&d),
-        Err(e) => render::error_text(&e),
-    }
 }
 
 const LIB_DEF: &str =
