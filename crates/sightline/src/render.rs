@@ -37,20 +37,28 @@ pub fn diagnostics_text(d: &Diagnostics) -> String {
     for note in &d.notes {
         out.push_str(&format!("note: {note}\n"));
     }
-    for f in d.diagnostics.iter().take(CAP) {
-        out.push_str(&format!(
-            "{}:{} {}: {} [{}]\n",
+    push_capped(&mut out, &d.diagnostics, |f| {
+        format!(
+            "{}:{} {}: {} [{}]",
             f.line,
             f.column,
             f.severity.as_str(),
             f.message,
             f.source
-        ));
-    }
-    if d.diagnostics.len() > CAP {
-        out.push_str(&format!("... and {} more\n", d.diagnostics.len() - CAP));
-    }
+        )
+    });
     out
+}
+
+/// Appends one line per item, stopping at [`CAP`] with `... and N more`.
+fn push_capped<T>(out: &mut String, items: &[T], line: impl Fn(&T) -> String) {
+    for item in items.iter().take(CAP) {
+        out.push_str(&line(item));
+        out.push('\n');
+    }
+    if items.len() > CAP {
+        out.push_str(&format!("... and {} more\n", items.len() - CAP));
+    }
 }
 
 pub fn locations_text(l: &Locations) -> String {
@@ -59,18 +67,15 @@ pub fn locations_text(l: &Locations) -> String {
         LocKind::References => ("reference", "references"),
     };
     let mut out = format!("{}\n", plural(l.locations.len(), one, many));
-    for loc in l.locations.iter().take(CAP) {
-        out.push_str(&format!(
-            "{}:{}:{} {}\n",
+    push_capped(&mut out, &l.locations, |loc| {
+        format!(
+            "{}:{}:{} {}",
             shown(&l.root, &loc.path),
             loc.line,
             loc.column,
             loc.text
-        ));
-    }
-    if l.locations.len() > CAP {
-        out.push_str(&format!("... and {} more\n", l.locations.len() - CAP));
-    }
+        )
+    });
     out
 }
 

@@ -191,10 +191,13 @@ impl LspServer {
         let (seq, pushes) = self
             .state
             .with(|s| (s.seq, s.pushes.get(path).map_or(0, |p| p.count)));
-        self.send_disk_changes()?;
+        let changed = self.send_disk_changes()?;
         let mut docs = self.docs();
+        // An open document is re-read only when the watch reported it changed,
+        // or when the watch cannot see its directory at all.
         for other in docs.open_paths() {
-            if other == path {
+            let unseen = self.watch.as_ref().is_none_or(|w| !w.covers(&other));
+            if other == path || !(unseen || changed.contains(&other)) {
                 continue;
             }
             match std::fs::read_to_string(&other) {
@@ -220,16 +223,21 @@ impl LspServer {
     }
 
     /// Tells the server about files changed on disk since the last question.
-    fn send_disk_changes(&self) -> Result<(), ToolError> {
+    /// Tells the server about files changed on disk since the last question,
+    /// and returns them.
+    fn send_disk_changes(&self) -> Result<Vec<PathBuf>, ToolError> {
         let Some(watch) = &self.watch else {
-            return Ok(());
+            return Ok(Vec::new());
         };
-        let changes: Vec<Value> = watch
+        let drained: Vec<(PathBuf, crate::watch::Change)> = watch
             .drain()
             .into_iter()
             .filter(|(p, _)| self.spec.handles(p))
+            .collect();
+        let changes: Vec<Value> = drained
+            .iter()
             .filter_map(|(p, c)| {
-                Some(json!({ "uri": path_to_uri_string(&p).ok()?, "type": c as u8 }))
+                Some(json!({ "uri": path_to_uri_string(p).ok()?, "type": *c as u8 }))
             })
             .collect();
         if !changes.is_empty() {
@@ -239,7 +247,7 @@ impl LspServer {
                 json!({ "changes": changes }),
             )?;
         }
-        Ok(())
+        Ok(drained.into_iter().map(|(p, _)| p).collect())
     }
 
     /// The server position of a 1-based line and character column.
@@ -681,6 +689,11 @@ fn tsserver_finding(d: &Value, index: &LineIndex) -> Option<Finding> {
 }
 
 impl LspServer {
+    /// The 0-based line and character column of a server position in `index`.
+    pub fn char_position(&self, index: &LineIndex, pos: Position) -> (usize, usize) {
+        index.from_lsp(pos, self.encoding)
+    }
+
     /// The server position of a 0-based line and character column of `index`.
     pub fn position_at(&self, index: &LineIndex, line: usize, column: usize) -> Option<Position> {
         index.to_lsp(line, column, self.encoding)

@@ -90,6 +90,17 @@ impl DiskWatch {
         })
     }
 
+    /// Whether changes to `path` reach [`DiskWatch::drain`]: its directory is
+    /// watched (not skipped, not past the watch limit).
+    pub fn covers(&self, path: &Path) -> bool {
+        let Some(dir) = path.parent() else {
+            return false;
+        };
+        self.inner
+            .lock()
+            .is_ok_and(|inner| inner.dirs.values().any(|d| d == dir))
+    }
+
     /// Every change queued since the last call, oldest first, one per path.
     pub fn drain(&self) -> Vec<(PathBuf, Change)> {
         let Ok(mut inner) = self.inner.lock() else {
@@ -167,6 +178,8 @@ mod tests {
         std::fs::write(root.join("pkg/a.py"), "1").unwrap();
         let w = DiskWatch::new(&root).unwrap();
         assert!(w.drain().is_empty());
+        assert!(w.covers(&root.join("pkg/a.py")));
+        assert!(!w.covers(&root.join("node_modules/x/ignored.js")));
         std::fs::write(root.join("pkg/a.py"), "2").unwrap();
         std::fs::write(root.join("b.py"), "new").unwrap();
         std::fs::write(root.join("node_modules/x/ignored.js"), "").unwrap();

@@ -65,7 +65,7 @@ impl Workspace {
     }
 
     /// Finds the server and root for a checked file.
-    async fn route(&self, file: &Checked) -> Result<(&'static ServerSpec, PathBuf), ToolError> {
+    fn route(&self, file: &Checked) -> Result<(&'static ServerSpec, PathBuf), ToolError> {
         let specs = registry::servers_for(&file.path);
         let Some(spec) = specs.first().copied() else {
             let ext = registry::extension_of(&file.path).unwrap_or_else(|| "extension-less".into());
@@ -85,7 +85,7 @@ impl Workspace {
     }
 
     async fn server_for(&self, file: &Checked) -> Result<Arc<LspServer>, ToolError> {
-        let (spec, root) = self.route(file).await?;
+        let (spec, root) = self.route(file)?;
         self.pool.get(spec, &root).await
     }
 
@@ -188,7 +188,7 @@ impl Workspace {
             let Some(index) = server.index_for(&path, texts) else {
                 continue;
             };
-            let Some(alias_col) = alias_after(&index, loc) else {
+            let Some(alias_col) = alias_after(server, &index, loc) else {
                 continue;
             };
             let line = loc.range.end.line as usize;
@@ -222,11 +222,13 @@ impl Workspace {
 }
 
 /// The 0-based character column of `g` when the text after `loc` reads `as g`.
-fn alias_after(index: &sightline_lsp::LineIndex, loc: &Location) -> Option<usize> {
+fn alias_after(
+    server: &LspServer,
+    index: &sightline_lsp::LineIndex,
+    loc: &Location,
+) -> Option<usize> {
     let line = index.line(loc.range.end.line as usize)?;
-    // The end position is in server units; convert via the index using utf-16,
-    // the encoding pyright uses.
-    let (_, end_col) = index.from_lsp(loc.range.end, sightline_lsp::Encoding::Utf16);
+    let (_, end_col) = server.char_position(index, loc.range.end);
     let rest: String = line.chars().skip(end_col).collect();
     let trimmed = rest.trim_start();
     let after_as = trimmed.strip_prefix("as")?;
