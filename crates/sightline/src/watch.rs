@@ -5,7 +5,7 @@
 //! event when the write happens, so every change made before the question is
 //! seen by it: no watcher thread, no race, no settle delay.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -40,6 +40,8 @@ pub struct DiskWatch {
 struct Inner {
     inotify: Inotify,
     dirs: HashMap<WatchDescriptor, PathBuf>,
+    /// The same directories, for `covers` on every question.
+    watched: HashSet<PathBuf>,
 }
 
 fn mask() -> WatchMask {
@@ -58,6 +60,7 @@ impl Inner {
             match self.inotify.watches().add(&d, mask()) {
                 Ok(wd) => {
                     self.dirs.insert(wd, d.clone());
+                    self.watched.insert(d.clone());
                 }
                 Err(e) => {
                     tracing::debug!("cannot watch {}: {e}", d.display());
@@ -83,6 +86,7 @@ impl DiskWatch {
         let mut inner = Inner {
             inotify: Inotify::init()?,
             dirs: HashMap::new(),
+            watched: HashSet::new(),
         };
         inner.add_tree(root);
         Ok(DiskWatch {
