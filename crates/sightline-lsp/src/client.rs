@@ -73,7 +73,12 @@ enum Outgoing {
     Close,
 }
 
-type Reply = Result<Value, ResponseError>;
+/// What ends a pending request, short of the server exiting.
+enum Reply {
+    Answer(Result<Value, ResponseError>),
+    /// A message carrying this request's id arrived but could not be read.
+    Rejected(String),
+}
 
 #[derive(Debug, Clone)]
 struct ExitInfo {
@@ -280,7 +285,8 @@ impl Client {
         self.inner.stderr.tail(lines)
     }
 
-    fn exited_error(&self) -> ClientError {
+    /// Why the server is gone: its exit status and stderr tail.
+    pub fn exited_error(&self) -> ClientError {
         let info = self.inner.exit.borrow().clone();
         let (code, stderr_tail) = match info {
             Some(i) => (i.code, i.stderr_tail),
@@ -359,12 +365,20 @@ impl Client {
         }
         let outcome = tokio::time::timeout(timeout, rx).await;
         match outcome {
-            Ok(Ok(reply)) => {
+            Ok(Ok(Reply::Answer(answer))) => {
                 guard.armed = false;
-                reply.map_err(|error| ClientError::Response {
+                answer.map_err(|error| ClientError::Response {
                     server: self.inner.name.clone(),
                     method: method.to_owned(),
                     error,
+                })
+            }
+            Ok(Ok(Reply::Rejected(detail))) => {
+                guard.armed = false;
+                Err(ClientError::Rejected {
+                    server: self.inner.name.clone(),
+                    method: method.to_owned(),
+                    detail,
                 })
             }
             Ok(Err(_)) => {
@@ -414,6 +428,32 @@ impl Drop for Inner {
             process::kill_group(pgid);
         }
     }
+}
+
+/// Fails the pending request that an unreadable message answered, when its
+/// first bytes name one, so the caller hears why instead of timing out.
+fn reject(inner: &std::sync::Weak<Inner>, head: &[u8], detail: String) {
+    let Some(id) = response_id(head) else { return };
+    let Some(inner) = inner.upgrade() else { return };
+    let tx = inner.pending.lock().ok().and_then(|mut p| p.remove(&id));
+    if let Some(tx) = tx {
+        let _ = tx.send(Reply::Rejected(detail));
+    }
+}
+
+/// The numeric id of a response from its first bytes, read without parsing
+/// the whole (possibly broken) JSON. Requests from the server carry `method`
+/// and are not responses.
+fn response_id(head: &[u8]) -> Option<i64> {
+    let text = String::from_utf8_lossy(head);
+    let start = text.find("\"id\"")? + 4;
+    if text[..start].contains("\"method\"") {
+        return None;
+    }
+    let rest = text[start..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"').unwrap_or(rest);
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 struct CancelGuard<'a> {
@@ -469,13 +509,24 @@ async fn read_loop(
     let mut frames = FramedRead::new(reader, LspCodec::new(max_body));
     while let Some(frame) = frames.next().await {
         let body = match frame {
-            Ok(Frame::Body(b)) => b,
+            Ok(Frame::Body(b)) => b.to_vec(),
             Ok(Frame::Garbage(line)) => {
-                tracing::debug!("{name}: skipped non-protocol output: {line}");
-                continue;
+                // A message printed without its header still reads as one.
+                if line.starts_with('{') && Message::decode(line.as_bytes()).is_ok() {
+                    tracing::debug!("{name}: read a message that came without a header");
+                    line.into_bytes()
+                } else {
+                    tracing::debug!("{name}: skipped non-protocol output: {line}");
+                    continue;
+                }
             }
-            Ok(Frame::Oversized(n)) => {
-                tracing::warn!("{name}: skipped a {n}-byte message over the size limit");
+            Ok(Frame::Oversized { size, head }) => {
+                tracing::warn!("{name}: skipped a {size}-byte message over the size limit");
+                reject(
+                    inner,
+                    &head,
+                    format!("it is {size} bytes, over the {max_body}-byte limit"),
+                );
                 continue;
             }
             Err(e) => {
@@ -487,6 +538,7 @@ async fn read_loop(
             Ok(m) => m,
             Err(e) => {
                 tracing::warn!("{name}: skipped an undecodable message: {e}");
+                reject(inner, &body, format!("it is not valid JSON-RPC ({e})"));
                 continue;
             }
         };
@@ -499,7 +551,7 @@ async fn read_loop(
                 };
                 let tx = inner.pending.lock().ok().and_then(|mut p| p.remove(&id));
                 if let Some(tx) = tx {
-                    let _ = tx.send(result);
+                    let _ = tx.send(Reply::Answer(result));
                 }
             }
             Message::Request { id, method, params } => {
@@ -517,5 +569,18 @@ async fn read_loop(
                 handler.notification(&method, params);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::response_id;
+
+    #[test]
+    fn finds_the_id_of_a_broken_response() {
+        assert_eq!(response_id(br#"{"jsonrpc":"2.0","id":12,"result":"xxx"#), Some(12));
+        assert_eq!(response_id(br#"{"id" : "7", "result": {"#), Some(7));
+        assert_eq!(response_id(br#"{"jsonrpc":"2.0","method":"x","id":3"#), None);
+        assert_eq!(response_id(br#"{"jsonrpc":"2.0","result":"#), None);
     }
 }

@@ -34,6 +34,13 @@ pub enum ClientError {
         method: String,
         error: ResponseError,
     },
+    /// The answer could not be read at all: over the size cap, or not JSON.
+    #[error("{server}'s answer to {method} was rejected: {detail}")]
+    Rejected {
+        server: String,
+        method: String,
+        detail: String,
+    },
     /// The answer did not have the shape the protocol promises.
     #[error("{server} sent a malformed answer to {method}: {detail}")]
     Decode {

@@ -9,6 +9,9 @@ use tokio_util::codec::{Decoder, Encoder};
 /// answer we ask for; a workspace-wide symbol dump of a big monorepo is ~5 MiB.
 pub const DEFAULT_MAX_BODY: usize = 32 * 1024 * 1024;
 
+/// How much of a skipped body is kept to identify it.
+const HEAD_BYTES: usize = 256;
+
 /// Header sections longer than this without a blank line are treated as garbage.
 const MAX_HEADER_LINE: usize = 8 * 1024;
 
@@ -17,8 +20,9 @@ const MAX_HEADER_LINE: usize = 8 * 1024;
 pub enum Frame {
     /// A complete message body.
     Body(bytes::Bytes),
-    /// A body over the size cap was skipped; the stream stays usable.
-    Oversized(usize),
+    /// A body over the size cap was skipped; the stream stays usable. `head`
+    /// holds its first bytes, enough to find the id of the request it answers.
+    Oversized { size: usize, head: Vec<u8> },
     /// A line that was not a header was skipped.
     Garbage(String),
 }
@@ -33,7 +37,11 @@ pub enum FramingError {
 enum State {
     Headers { length: Option<usize> },
     Body { length: usize },
-    Skip { remaining: usize },
+    Skip {
+        remaining: usize,
+        size: usize,
+        head: Vec<u8>,
+    },
 }
 
 /// A decoder/encoder for LSP base-protocol frames.
@@ -84,14 +92,25 @@ impl Decoder for LspCodec {
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Frame>, FramingError> {
         loop {
             match &mut self.state {
-                State::Skip { remaining } => {
+                State::Skip {
+                    remaining,
+                    size,
+                    head,
+                } => {
                     let n = (*remaining).min(src.len());
+                    let keep = n.min(HEAD_BYTES.saturating_sub(head.len()));
+                    head.extend_from_slice(&src[..keep]);
                     src.advance(n);
                     *remaining -= n;
                     if *remaining > 0 {
                         return Ok(None);
                     }
+                    let frame = Frame::Oversized {
+                        size: *size,
+                        head: std::mem::take(head),
+                    };
                     self.state = State::Headers { length: None };
+                    return Ok(Some(frame));
                 }
                 State::Body { length } => {
                     let length = *length;
@@ -117,8 +136,12 @@ impl Decoder for LspCodec {
                     if line.is_empty() {
                         if let Some(len) = length.take() {
                             if len > self.max_body {
-                                self.state = State::Skip { remaining: len };
-                                return Ok(Some(Frame::Oversized(len)));
+                                self.state = State::Skip {
+                                    remaining: len,
+                                    size: len,
+                                    head: Vec::new(),
+                                };
+                                continue;
                             }
                             self.state = State::Body { length: len };
                         }
@@ -258,7 +281,8 @@ mod tests {
         let mut frames = decode_all(&mut codec, &mut buf);
         buf.extend_from_slice(&text.as_bytes()[40..]);
         frames.extend(decode_all(&mut codec, &mut buf));
-        assert_eq!(frames[0], Frame::Oversized(100));
+        let head = "x".repeat(100).into_bytes();
+        assert_eq!(frames[0], Frame::Oversized { size: 100, head });
         assert_eq!(bodies(&frames), ["{}"]);
     }
 

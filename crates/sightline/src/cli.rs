@@ -257,6 +257,23 @@ fn plain(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
+/// Resolves on Ctrl-C or SIGTERM, so that either shuts the servers down in
+/// order before exiting.
+pub async fn interrupted() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
+}
+
 pub async fn run(cli: Cli) -> i32 {
     let options = Options {
         root: cli.root.clone(),
@@ -268,13 +285,13 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Batch => {
             tokio::select! {
                 s = batch(&ws, cli.json) => s,
-                _ = tokio::signal::ctrl_c() => EXIT_FAILED,
+                _ = interrupted() => EXIT_FAILED,
             }
         }
         command => {
             let r = tokio::select! {
                 r = answer(&ws, command, cli.json) => r,
-                _ = tokio::signal::ctrl_c() => Rendered { text: String::new(), status: EXIT_FAILED },
+                _ = interrupted() => Rendered { text: String::new(), status: EXIT_FAILED },
             };
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(r.text.as_bytes()).and_then(|()| out.flush());

@@ -128,6 +128,25 @@ impl Documents {
         Ok(())
     }
 
+    /// Closes documents not used for `idle`.
+    pub fn close_idle(
+        &mut self,
+        client: &Client,
+        idle: std::time::Duration,
+    ) -> Result<(), sightline_lsp::ClientError> {
+        let stale: Vec<PathBuf> = self
+            .docs
+            .iter()
+            .filter(|(_, d)| d.last_used.elapsed() >= idle)
+            .map(|(p, _)| p.clone())
+            .collect();
+        for path in stale {
+            tracing::debug!("closing idle document {}", path.display());
+            self.close(client, &path)?;
+        }
+        Ok(())
+    }
+
     fn evict(&mut self, client: &Client, keep: usize) -> Result<(), sightline_lsp::ClientError> {
         while self.docs.len() > keep {
             let Some(oldest) = self

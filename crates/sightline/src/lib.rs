@@ -12,6 +12,7 @@
 
 pub mod answer;
 pub mod cli;
+pub mod diagnostics;
 pub mod documents;
 pub mod error;
 pub mod install;

@@ -1,10 +1,12 @@
 //! One server per (workspace root, server id), started lazily: concurrent first
-//! calls share one start, a dead server is replaced on the next call, and all of
-//! them shut down together.
+//! calls share one start, a crashed server is restarted with back-off and
+//! reported as broken after repeated failures (then retried after a cool-down),
+//! idle servers and documents are let go, and all servers shut down together.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
@@ -15,37 +17,112 @@ use crate::progress::Progress;
 use crate::registry::{Budgets, ServerSpec, TYPESCRIPT};
 use crate::server::LspServer;
 
+type Key = (PathBuf, &'static str);
 type Slot = Arc<OnceCell<Arc<LspServer>>>;
 
+/// Recent failures of one (root, server): crashes and failed starts.
+#[derive(Default)]
+struct Health {
+    failures: Vec<Instant>,
+    last_error: String,
+}
+
+#[derive(Default)]
+struct Shared {
+    slots: Mutex<HashMap<Key, Slot>>,
+    health: Mutex<HashMap<Key, Health>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
+impl Shared {
+    fn slot(&self, key: &Key) -> Slot {
+        lock(&self.slots).entry(key.clone()).or_default().clone()
+    }
+
+    /// Forgets `slot` if it is still the one registered for `key`.
+    fn forget(&self, key: &Key, slot: &Slot) {
+        let mut slots = lock(&self.slots);
+        if slots.get(key).is_some_and(|s| Arc::ptr_eq(s, slot)) {
+            slots.remove(key);
+        }
+    }
+
+    fn record_failure(&self, key: &Key, error: String) {
+        let mut health = lock(&self.health);
+        let h = health.entry(key.clone()).or_default();
+        h.failures.push(Instant::now());
+        h.last_error = error;
+    }
+
+    /// Shuts down servers idle past their budget and closes idle documents.
+    fn reap(&self) {
+        let servers: Vec<(Key, Slot)> = lock(&self.slots)
+            .iter()
+            .map(|(k, s)| (k.clone(), s.clone()))
+            .collect();
+        for (key, slot) in servers {
+            let Some(server) = slot.get().cloned() else {
+                continue;
+            };
+            // The slot and this clone are the only holders when no call is
+            // using the server.
+            let unused = Arc::strong_count(&server) <= 2;
+            if unused && server.idle_for() >= server.budgets.idle_server {
+                tracing::info!(
+                    "{} for {} idle for {:.0} s; shutting it down",
+                    key.1,
+                    key.0.display(),
+                    server.idle_for().as_secs_f64()
+                );
+                self.forget(&key, &slot);
+                tokio::spawn(async move { server.shutdown().await });
+            } else if let Err(e) = server.close_idle_documents() {
+                tracing::debug!("{}: closing idle documents failed: {e}", key.1);
+            }
+        }
+    }
+}
+
 pub struct Pool {
-    slots: Mutex<HashMap<(PathBuf, &'static str), Slot>>,
+    shared: Arc<Shared>,
     budgets: Budgets,
+    server_budgets: HashMap<String, Budgets>,
     progress: Arc<dyn Progress>,
     search_path: Vec<PathBuf>,
     downloads: bool,
+    reaper: OnceLock<()>,
 }
 
 impl Pool {
     pub fn new(
         budgets: Budgets,
+        server_budgets: HashMap<String, Budgets>,
         progress: Arc<dyn Progress>,
         search_path: Vec<PathBuf>,
         downloads: bool,
     ) -> Self {
         Pool {
-            slots: Mutex::new(HashMap::new()),
+            shared: Arc::default(),
             budgets,
+            server_budgets,
             progress,
             search_path,
             downloads,
+            reaper: OnceLock::new(),
         }
     }
 
-    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<(PathBuf, &'static str), Slot>> {
-        match self.slots.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        }
+    pub fn budgets_for(&self, spec: &ServerSpec) -> Budgets {
+        self.server_budgets
+            .get(spec.id)
+            .copied()
+            .unwrap_or(self.budgets)
     }
 
     /// The running server for `root`, started (and installed) if needed.
@@ -54,52 +131,96 @@ impl Pool {
         spec: &'static ServerSpec,
         root: &Path,
     ) -> Result<Arc<LspServer>, ToolError> {
+        self.start_reaper();
         let key = (root.to_owned(), spec.id);
-        for _ in 0..2 {
-            let slot = self.slots().entry(key.clone()).or_default().clone();
-            let server = slot
-                .get_or_try_init(|| self.start(spec, root))
-                .await?
-                .clone();
+        let budgets = self.budgets_for(spec);
+        loop {
+            self.wait_out_failures(&key, &budgets).await?;
+            let slot = self.shared.slot(&key);
+            let started = slot
+                .get_or_try_init(|| self.start(spec, root, budgets))
+                .await;
+            let server = match started {
+                Ok(s) => s.clone(),
+                Err(e) => {
+                    // A missing server is not a failure of the server.
+                    if matches!(e, ToolError::Server(_)) {
+                        self.shared.record_failure(&key, e.to_string());
+                    }
+                    return Err(e);
+                }
+            };
             if server.is_alive() {
+                server.touch();
                 return Ok(server);
             }
-            // The server died since its last use: forget it and start anew.
-            tracing::warn!(
-                "{} for {} has exited; restarting it",
-                spec.id,
-                root.display()
-            );
-            let mut slots = self.slots();
-            if slots.get(&key).is_some_and(|s| Arc::ptr_eq(s, &slot)) {
-                slots.remove(&key);
-            }
+            // It crashed since its last use: count it, then start it anew
+            // (the loop applies the back-off, or reports it broken).
+            let why = server.exit_reason();
+            tracing::warn!("{} for {} has exited: {why}", spec.id, root.display());
+            self.shared.record_failure(&key, why);
+            self.shared.forget(&key, &slot);
         }
-        Err(ToolError::Server(format!(
-            "{} exited right after starting",
-            spec.id
-        )))
+    }
+
+    /// Waits out the back-off after recent failures, or answers that the
+    /// server is broken when it failed too often.
+    async fn wait_out_failures(&self, key: &Key, budgets: &Budgets) -> Result<(), ToolError> {
+        let wait = {
+            let mut health = lock(&self.shared.health);
+            let Some(h) = health.get_mut(key) else {
+                return Ok(());
+            };
+            let now = Instant::now();
+            h.failures
+                .retain(|t| now.duration_since(*t) < budgets.cooldown);
+            let n = h.failures.len() as u32;
+            let Some(&newest) = h.failures.last() else {
+                return Ok(());
+            };
+            if n >= budgets.max_failures.max(1) {
+                let retry = (newest + budgets.cooldown).saturating_duration_since(now);
+                return Err(ToolError::Server(format!(
+                    "{} is broken: it failed {n} times in {:.0} s; last failure: {}; sightline tries it again in {:.0} s",
+                    key.1,
+                    budgets.cooldown.as_secs_f64(),
+                    h.last_error.trim_start_matches("error: "),
+                    retry.as_secs_f64().ceil()
+                )));
+            }
+            if n < 2 {
+                return Ok(());
+            }
+            let backoff = budgets.backoff * 2u32.saturating_pow(n - 2);
+            (newest + backoff).saturating_duration_since(now)
+        };
+        if !wait.is_zero() {
+            tracing::info!("{}: waiting {:.1} s before restarting it", key.1, wait.as_secs_f64());
+            tokio::time::sleep(wait).await;
+        }
+        Ok(())
     }
 
     async fn start(
         &self,
         spec: &'static ServerSpec,
         root: &Path,
+        budgets: Budgets,
     ) -> Result<Arc<LspServer>, ToolError> {
         let program = match install::locate(spec, root, &self.search_path) {
             Some(p) => p,
-            None if !self.downloads => return Err(unavailable(spec)),
+            None if !self.downloads || spec.npm.is_empty() => return Err(unavailable(spec)),
             None => install::install(spec, self.progress.as_ref())
                 .await
                 .map_err(|e| ToolError::Unavailable(format!("{e}; {}", hint(spec))))?,
         };
         let options = initialization_options(spec, root, &program)?;
-        let key = format!("start {}", spec.id);
+        let key = format!("start {} {}", spec.id, root.display());
         self.progress.begin(
             &key,
             &format!("starting {} for {}", spec.id, root.display()),
         );
-        let result = LspServer::start(spec, root.to_owned(), program, options, self.budgets).await;
+        let result = LspServer::start(spec, root.to_owned(), program, options, budgets).await;
         match &result {
             Ok(s) => self.progress.end(
                 &key,
@@ -110,9 +231,34 @@ impl Pool {
         result
     }
 
+    /// Lets go of idle servers and documents in the background, for as long
+    /// as the pool lives.
+    fn start_reaper(&self) {
+        self.reaper.get_or_init(|| {
+            let shortest = self
+                .server_budgets
+                .values()
+                .chain([&self.budgets])
+                .map(|b| b.idle_document.min(b.idle_server))
+                .min()
+                .unwrap_or(Duration::from_secs(60));
+            let tick = (shortest / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+            let shared: Weak<Shared> = Arc::downgrade(&self.shared);
+            tokio::spawn(async move {
+                let mut interval = tokio::time::interval(tick);
+                interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    interval.tick().await;
+                    let Some(shared) = shared.upgrade() else { break };
+                    shared.reap();
+                }
+            });
+        });
+    }
+
     /// Every running server.
     pub fn running(&self) -> Vec<Arc<LspServer>> {
-        self.slots()
+        lock(&self.shared.slots)
             .values()
             .filter_map(|s| s.get().cloned())
             .collect()
@@ -120,8 +266,7 @@ impl Pool {
 
     /// Shuts every server down: `shutdown`, `exit`, then the process group.
     pub async fn shutdown(&self) {
-        let servers: Vec<_> = self
-            .slots()
+        let servers: Vec<_> = lock(&self.shared.slots)
             .drain()
             .filter_map(|(_, s)| s.get().cloned())
             .collect();
@@ -130,6 +275,9 @@ impl Pool {
 }
 
 fn hint(spec: &ServerSpec) -> String {
+    if spec.npm.is_empty() {
+        return format!("put `{}` on PATH", spec.command);
+    }
     format!(
         "install it with `{}` (provides {})",
         spec.install_command(),
@@ -138,6 +286,13 @@ fn hint(spec: &ServerSpec) -> String {
 }
 
 fn unavailable(spec: &ServerSpec) -> ToolError {
+    if spec.npm.is_empty() {
+        return ToolError::Unavailable(format!(
+            "no {} language server found; {}",
+            spec.language,
+            hint(spec)
+        ));
+    }
     ToolError::Unavailable(format!(
         "no {} language server found; {}, or let sightline install it (unset SIGHTLINE_DISABLE_LSP_DOWNLOAD)",
         spec.language,

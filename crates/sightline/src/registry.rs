@@ -22,7 +22,17 @@ pub struct Quirks {
     pub first_publish_is_partial: bool,
 }
 
-/// Wait budgets. Every number is configurable per server.
+impl Quirks {
+    /// A server that needs no special handling.
+    pub const NONE: Quirks = Quirks {
+        follow_import_alias: false,
+        ready_on_first_publish: false,
+        ready_log: None,
+        first_publish_is_partial: false,
+    };
+}
+
+/// Wait budgets and lifetime limits. Every number is configurable per server.
 #[derive(Debug, Clone, Copy)]
 pub struct Budgets {
     /// How long a diagnostics call waits for results fresh for the file on disk.
@@ -37,6 +47,21 @@ pub struct Budgets {
     pub initialize: Duration,
     /// Timeout of an ordinary request.
     pub request: Duration,
+    /// How long a whole-workspace check (`workspace/diagnostic`) may take.
+    pub full: Duration,
+    /// Documents not asked about for this long are closed.
+    pub idle_document: Duration,
+    /// A server not asked anything for this long is shut down; the next
+    /// question starts it again.
+    pub idle_server: Duration,
+    /// The wait before the second restart in a row of a crashing server; each
+    /// later restart waits twice as long.
+    pub backoff: Duration,
+    /// After this many failures within [`Budgets::cooldown`], a server is
+    /// reported as broken instead of restarted...
+    pub max_failures: u32,
+    /// ...until this much time has passed since its last failure.
+    pub cooldown: Duration,
 }
 
 impl Default for Budgets {
@@ -48,6 +73,12 @@ impl Default for Budgets {
             ready: Duration::from_secs(10),
             initialize: Duration::from_secs(45),
             request: Duration::from_secs(30),
+            full: Duration::from_secs(10),
+            idle_document: Duration::from_secs(300),
+            idle_server: Duration::from_secs(30 * 60),
+            backoff: Duration::from_millis(500),
+            max_failures: 3,
+            cooldown: Duration::from_secs(60),
         }
     }
 }
@@ -135,16 +166,31 @@ pub const TYPESCRIPT: ServerSpec = ServerSpec {
 
 pub const BUILTIN: &[&ServerSpec] = &[&PYRIGHT, &TYPESCRIPT];
 
+/// The scripted fake server shipped for tests (`sightline-fake-lsp serve`,
+/// for `.fake` files). It is not built in: callers opt in through
+/// [`crate::Options::servers`].
+pub static FAKE: ServerSpec = ServerSpec {
+    id: "fake",
+    language: "fake",
+    extensions: &[".fake"],
+    command: "sightline-fake-lsp",
+    args: &["serve"],
+    npm: &[],
+    quirks: Quirks::NONE,
+};
+
 /// The lower-cased extension with its dot, such as `.py`.
 pub fn extension_of(path: &Path) -> Option<String> {
     path.extension()
         .map(|e| format!(".{}", e.to_string_lossy().to_lowercase()))
 }
 
-/// The servers that handle a file, in priority order.
-pub fn servers_for(path: &Path) -> Vec<&'static ServerSpec> {
-    BUILTIN
+/// The servers that handle a file, in priority order: `extra` ones first,
+/// then the built-ins.
+pub fn servers_for(path: &Path, extra: &[&'static ServerSpec]) -> Vec<&'static ServerSpec> {
+    extra
         .iter()
+        .chain(BUILTIN)
         .copied()
         .filter(|s| s.handles(path))
         .collect()
@@ -177,16 +223,18 @@ mod tests {
 
     #[test]
     fn routes_by_extension() {
-        assert_eq!(servers_for(Path::new("/a/b.PY"))[0].id, "pyright");
-        assert_eq!(servers_for(Path::new("/a/b.pyi"))[0].id, "pyright");
+        assert_eq!(servers_for(Path::new("/a/b.PY"), &[])[0].id, "pyright");
+        assert_eq!(servers_for(Path::new("/a/b.pyi"), &[])[0].id, "pyright");
         for ext in ["ts", "tsx", "js", "jsx", "mts", "cts", "mjs", "cjs"] {
             assert_eq!(
-                servers_for(Path::new(&format!("/a/b.{ext}")))[0].id,
+                servers_for(Path::new(&format!("/a/b.{ext}")), &[])[0].id,
                 "typescript"
             );
         }
-        assert!(servers_for(Path::new("/a/b.xyz")).is_empty());
-        assert!(servers_for(Path::new("/a/Makefile")).is_empty());
+        assert!(servers_for(Path::new("/a/b.xyz"), &[]).is_empty());
+        assert_eq!(servers_for(Path::new("/a/b.fake"), &[&FAKE])[0].id, "fake");
+        assert!(servers_for(Path::new("/a/b.fake"), &[]).is_empty());
+        assert!(servers_for(Path::new("/a/Makefile"), &[]).is_empty());
         assert_eq!(language_id(Path::new("x.pyi")), "python");
         assert_eq!(language_id(Path::new("x.tsx")), "typescriptreact");
     }

@@ -8,44 +8,33 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use sightline_lsp::protocol::{
-    DefinitionResponse, Diagnostic, DiagnosticSeverity, DocumentDiagnosticReport, Location,
-    Position, definition_locations, message_text,
-};
+use sightline_lsp::protocol::{DefinitionResponse, Location, Position, definition_locations};
 use sightline_lsp::uri::{normalize, path_to_uri_string, uri_to_path};
 use sightline_lsp::{Client, ClientError, Encoding, LineIndex, SpawnConfig};
 
-use crate::answer::{Finding, Loc, Severity};
+use crate::answer::Loc;
+use crate::diagnostics::PullCache;
 use crate::documents::{Doc, Documents, Synced};
 use crate::error::ToolError;
 use crate::registry::{Budgets, ServerSpec};
 use crate::state::ServerState;
 
-/// tsserver's own encoding: 1-based lines and 1-based utf-16 offsets.
-const TSSERVER_ENCODING: Encoding = Encoding::Utf16;
-
-/// JSON-RPC codes a pull may fail with that mean "ask again".
-const SERVER_CANCELLED: i64 = -32802;
-const CONTENT_MODIFIED: i64 = -32801;
-
-/// A pull provider's last answer for one file: (file, identifier) → (resultId, items).
-type PullKey = (PathBuf, Option<String>);
-type PullResult = (Option<String>, Vec<Diagnostic>);
-
 pub struct LspServer {
     pub spec: &'static ServerSpec,
     pub root: PathBuf,
-    client: Client,
-    state: Arc<ServerState>,
-    encoding: Encoding,
+    pub(crate) client: Client,
+    pub(crate) state: Arc<ServerState>,
+    pub(crate) encoding: Encoding,
     /// `Some(identifier)` when the server declared pull diagnostics statically.
-    static_pull: Option<Option<String>>,
-    budgets: Budgets,
+    pub(crate) static_pull: Option<Option<String>>,
+    pub budgets: Budgets,
     docs: Mutex<Documents>,
     /// External edits to files the server may have read from disk.
     watch: Option<crate::watch::DiskWatch>,
     /// Pull results by (file, identifier), for `previousResultId`.
-    pulled: Mutex<HashMap<PullKey, PullResult>>,
+    pub(crate) pulled: PullCache,
+    /// When a call last used this server, for idle shutdown.
+    last_used: Mutex<Instant>,
 }
 
 impl std::fmt::Debug for LspServer {
@@ -161,7 +150,8 @@ impl LspServer {
             budgets,
             docs: Mutex::new(Documents::default()),
             watch,
-            pulled: Mutex::new(HashMap::new()),
+            pulled: PullCache::default(),
+            last_used: Mutex::new(Instant::now()),
         }))
     }
 
@@ -175,6 +165,33 @@ impl LspServer {
 
     pub async fn shutdown(&self) {
         self.client.shutdown(Duration::from_secs(2)).await;
+    }
+
+    /// Why the server is no longer running: exit status and stderr tail.
+    pub fn exit_reason(&self) -> String {
+        self.client.exited_error().to_string()
+    }
+
+    /// Marks the server as used now.
+    pub fn touch(&self) {
+        if let Ok(mut t) = self.last_used.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    /// How long no call has used the server.
+    pub fn idle_for(&self) -> Duration {
+        self.last_used
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// Closes documents no question has touched within the idle budget.
+    pub fn close_idle_documents(&self) -> Result<(), ToolError> {
+        let mut docs = self.docs();
+        docs.close_idle(&self.client, self.budgets.idle_document)?;
+        Ok(())
     }
 
     fn docs(&self) -> std::sync::MutexGuard<'_, Documents> {
@@ -210,6 +227,7 @@ impl LspServer {
                 Err(_) => docs.close(&self.client, &other)?,
             }
         }
+        docs.close_idle(&self.client, self.budgets.idle_document)?;
         let (doc, how) = docs.sync(&self.client, path, text, seq, pushes)?;
         if how != Synced::Unchanged {
             tracing::debug!(
@@ -222,7 +240,6 @@ impl LspServer {
         Ok(doc)
     }
 
-    /// Tells the server about files changed on disk since the last question.
     /// Tells the server about files changed on disk since the last question,
     /// and returns them.
     fn send_disk_changes(&self) -> Result<Vec<PathBuf>, ToolError> {
@@ -280,7 +297,9 @@ impl LspServer {
     }
 
     /// Waits until answers about `path` are complete, within the ready budget.
-    /// `cross_file` questions also need the whole workspace enumerated.
+    /// `cross_file` questions also need the whole workspace indexed: no
+    /// work-done progress running, no busy status, and (pyright) the
+    /// workspace enumerated.
     pub async fn wait_ready(
         &self,
         path: &Path,
@@ -296,25 +315,33 @@ impl LspServer {
                 })
                 .await;
             if !ok {
-                return Err(self.not_ready("loading its project"));
+                return Err(self.not_ready("loading its project".into()));
             }
         }
-        if cross_file
-            && quirks.ready_log.is_some()
-            && !self.wait_until(self.budgets.ready, |s| s.indexed).await
-        {
-            return Err(self.not_ready("enumerating the workspace"));
+        if !cross_file {
+            return Ok(());
+        }
+        let indexed = |s: &crate::state::Inner| {
+            s.progress.is_empty() && s.busy.is_none() && (quirks.ready_log.is_none() || s.indexed)
+        };
+        if !self.wait_until(self.budgets.ready, indexed).await {
+            let what = self.state.with(|s| {
+                if let Some(title) = s.progress.values().next() {
+                    format!("indexing ({title})")
+                } else if let Some(busy) = &s.busy {
+                    format!("indexing ({busy})")
+                } else {
+                    "enumerating the workspace".to_owned()
+                }
+            });
+            return Err(self.not_ready(what));
         }
         Ok(())
     }
 
-    fn not_ready(&self, what: &str) -> ToolError {
+    fn not_ready(&self, what: String) -> ToolError {
         if !self.is_alive() {
-            return ToolError::Server(format!(
-                "{} exited; stderr: {}",
-                self.spec.id,
-                self.client.stderr_tail(8)
-            ));
+            return self.exited();
         }
         ToolError::NotReady(format!(
             "{} was still {what} after {:.1} s; ask again shortly",
@@ -397,295 +424,6 @@ impl LspServer {
         texts.insert(path.to_owned(), index.clone());
         Some(index)
     }
-
-    // ----- diagnostics ---------------------------------------------------
-
-    /// Diagnostics for the content of `doc`, which `sync` has just sent. Returns
-    /// the findings and, when freshness could not be confirmed, a note.
-    pub async fn diagnostics(
-        &self,
-        path: &Path,
-        doc: &Doc,
-    ) -> Result<(Vec<Finding>, Option<String>), ToolError> {
-        if self.spec.quirks.first_publish_is_partial {
-            // typescript-language-server publishes no versions, skips a publish
-            // when a kind of diagnostics stays empty, and publishes syntax
-            // results before semantic ones. Its `typescript.tsserverRequest`
-            // command asks tsserver directly for the diagnostics of the
-            // content it holds now, which is exact.
-            match self.tsserver_diagnostics(path, doc).await {
-                Ok(f) => return Ok((f, None)),
-                Err(e) => tracing::debug!(
-                    "{}: sync diagnostics unavailable ({e}); waiting for pushes",
-                    self.spec.id
-                ),
-            }
-        }
-        let deadline = tokio::time::Instant::now() + self.budgets.document;
-        let mut rx = self.state.subscribe();
-        loop {
-            let providers = self.pull_identifiers();
-            if !providers.is_empty() {
-                return self.pull(path, doc, providers, deadline).await;
-            }
-            // Push: fresh when it carries our version, or, without versions,
-            // when it arrived after our change and the server has gone quiet.
-            let push = self.state.with(|s| s.pushes.get(path).cloned());
-            let mut wake_at = deadline;
-            if let Some(p) = &push {
-                let after_change = p.seq > doc.changed_seq;
-                match p.version {
-                    Some(v) if v == doc.version => {
-                        return Ok((self.findings(&p.items, &doc.index), None));
-                    }
-                    Some(_) => {}
-                    None if after_change => {
-                        let quiet_until = p.at + self.budgets.push_quiet;
-                        if Instant::now() >= quiet_until {
-                            return Ok((self.findings(&p.items, &doc.index), None));
-                        }
-                        wake_at = wake_at.min(tokio::time::Instant::from_std(quiet_until));
-                    }
-                    None => {}
-                }
-            }
-            if !self.is_alive() {
-                return Err(ToolError::Server(format!(
-                    "{} exited; stderr: {}",
-                    self.spec.id,
-                    self.client.stderr_tail(8)
-                )));
-            }
-            if tokio::time::Instant::now() >= deadline {
-                let note = self.budget_note();
-                // Only results computed after our change may be shown.
-                let items = push.filter(|p| {
-                    p.version == Some(doc.version)
-                        || (p.version.is_none() && p.seq > doc.changed_seq)
-                });
-                let findings = items
-                    .map(|p| self.findings(&p.items, &doc.index))
-                    .unwrap_or_default();
-                return Ok((findings, Some(note)));
-            }
-            let _ = tokio::time::timeout_at(wake_at, rx.changed()).await;
-        }
-    }
-
-    fn budget_note(&self) -> String {
-        format!(
-            "{} was still analysing after {:.1} s; results may be incomplete",
-            self.spec.id,
-            self.budgets.document.as_secs_f64()
-        )
-    }
-
-    fn pull_identifiers(&self) -> Vec<Option<String>> {
-        let mut ids: Vec<Option<String>> = self.static_pull.iter().cloned().collect();
-        self.state.with(|s| {
-            for id in s.pull_registrations.values() {
-                if !ids.contains(id) {
-                    ids.push(id.clone());
-                }
-            }
-        });
-        ids
-    }
-
-    async fn pull(
-        &self,
-        path: &Path,
-        doc: &Doc,
-        identifiers: Vec<Option<String>>,
-        deadline: tokio::time::Instant,
-    ) -> Result<(Vec<Finding>, Option<String>), ToolError> {
-        let pulls = identifiers
-            .into_iter()
-            .map(|id| self.pull_one(path, id, deadline));
-        let results = futures_util::future::join_all(pulls).await;
-        let mut items = Vec::new();
-        let mut note = None;
-        for r in results {
-            match r {
-                Ok(Some(mut v)) => items.append(&mut v),
-                Ok(None) => note = Some(self.budget_note()),
-                Err(e) => return Err(e),
-            }
-        }
-        Ok((self.findings(&items, &doc.index), note))
-    }
-
-    /// One pull, retried while the server cancels it for being busy. `None`
-    /// means the budget ran out.
-    async fn pull_one(
-        &self,
-        path: &Path,
-        identifier: Option<String>,
-        deadline: tokio::time::Instant,
-    ) -> Result<Option<Vec<Diagnostic>>, ToolError> {
-        let uri = path_to_uri_string(path).unwrap_or_default();
-        let key = (path.to_owned(), identifier.clone());
-        loop {
-            let previous = self
-                .pulled
-                .lock()
-                .ok()
-                .and_then(|p| p.get(&key).and_then(|(r, _)| r.clone()));
-            let mut params = json!({ "textDocument": { "uri": uri } });
-            if let Some(id) = &identifier {
-                params["identifier"] = json!(id);
-            }
-            if let Some(prev) = &previous {
-                params["previousResultId"] = json!(prev);
-            }
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            if left.is_zero() {
-                return Ok(None);
-            }
-            // The first pull blocks until analysis is done (pyright), so it
-            // gets the rest of the document budget, not just the pull budget.
-            let timeout = left;
-            let r = self
-                .client
-                .request::<DocumentDiagnosticReport>("textDocument/diagnostic", params, timeout)
-                .await;
-            match r {
-                Ok(DocumentDiagnosticReport::RelatedFullDocumentDiagnosticReport(full)) => {
-                    let report = full.full_document_diagnostic_report;
-                    if let Ok(mut p) = self.pulled.lock() {
-                        p.insert(key, (report.result_id, report.items.clone()));
-                    }
-                    return Ok(Some(report.items));
-                }
-                Ok(DocumentDiagnosticReport::RelatedUnchangedDocumentDiagnosticReport(un)) => {
-                    let cached = self.pulled.lock().ok().and_then(|mut p| {
-                        let entry = p.get_mut(&key)?;
-                        entry.0 = Some(un.unchanged_document_diagnostic_report.result_id);
-                        Some(entry.1.clone())
-                    });
-                    return Ok(Some(cached.unwrap_or_default()));
-                }
-                Err(ClientError::Response { error, .. })
-                    if error.code == SERVER_CANCELLED || error.code == CONTENT_MODIFIED =>
-                {
-                    tracing::debug!(
-                        "{}: pull cancelled by the server ({}); retrying",
-                        self.spec.id,
-                        error.message
-                    );
-                    let mut rx = self.state.subscribe();
-                    let _ = tokio::time::timeout_at(deadline, rx.changed()).await;
-                }
-                Err(ClientError::Timeout { .. }) => return Ok(None),
-                Err(e) => return Err(e.into()),
-            }
-        }
-    }
-
-    async fn tsserver_diagnostics(
-        &self,
-        path: &Path,
-        doc: &Doc,
-    ) -> Result<Vec<Finding>, ToolError> {
-        let mut findings = Vec::new();
-        for command in [
-            "syntacticDiagnosticsSync",
-            "semanticDiagnosticsSync",
-            "suggestionDiagnosticsSync",
-        ] {
-            let params = json!({
-                "command": "typescript.tsserverRequest",
-                "arguments": [command, { "file": path, "includeLinePosition": false }],
-            });
-            let v = self
-                .client
-                .request_value("workspace/executeCommand", params, self.budgets.document)
-                .await?;
-            let items = v.get("body").cloned().unwrap_or(v);
-            let Some(items) = items.as_array() else {
-                return Err(ToolError::Server(format!(
-                    "tsserver answered {command} with {items}"
-                )));
-            };
-            for d in items {
-                if let Some(f) = tsserver_finding(d, &doc.index) {
-                    findings.push(f);
-                }
-            }
-        }
-        Ok(findings)
-    }
-
-    fn findings(&self, items: &[Diagnostic], index: &LineIndex) -> Vec<Finding> {
-        items
-            .iter()
-            .map(|d| {
-                let (l, c) = index.from_lsp(d.range.start, self.encoding);
-                let (el, ec) = index.from_lsp(d.range.end, self.encoding);
-                Finding {
-                    line: l + 1,
-                    column: c + 1,
-                    end_line: el + 1,
-                    end_column: ec + 1,
-                    severity: match d.severity {
-                        Some(DiagnosticSeverity::Warning) => Severity::Warning,
-                        Some(DiagnosticSeverity::Information) => Severity::Info,
-                        Some(DiagnosticSeverity::Hint) => Severity::Hint,
-                        _ => Severity::Error,
-                    },
-                    message: fold(message_text(&d.message)),
-                    source: d.source.clone().unwrap_or_else(|| self.spec.id.to_owned()),
-                    code: d.code.as_ref().map(|c| match c {
-                        sightline_lsp::protocol::Code::Int(i) => i.to_string(),
-                        sightline_lsp::protocol::Code::String(s) => s.clone(),
-                    }),
-                }
-            })
-            .collect()
-    }
-}
-
-/// Folds a multi-line message onto one line.
-pub fn fold(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Converts one tsserver diagnostic (`start`/`end` as 1-based line and utf-16
-/// offset, `category` as a word) into a finding, the way
-/// typescript-language-server maps them when it publishes.
-fn tsserver_finding(d: &Value, index: &LineIndex) -> Option<Finding> {
-    let pos = |key: &str| -> Option<(usize, usize)> {
-        let p = d.get(key)?;
-        let line = p.get("line")?.as_u64()?.saturating_sub(1) as u32;
-        let character = p.get("offset")?.as_u64()?.saturating_sub(1) as u32;
-        Some(index.from_lsp(Position { line, character }, TSSERVER_ENCODING))
-    };
-    let (l, c) = pos("start")?;
-    let (el, ec) = pos("end").unwrap_or((l, c));
-    let severity = match d.get("category").and_then(Value::as_str) {
-        Some("warning") => Severity::Warning,
-        Some("suggestion") => Severity::Hint,
-        Some("message") => Severity::Info,
-        _ => Severity::Error,
-    };
-    Some(Finding {
-        line: l + 1,
-        column: c + 1,
-        end_line: el + 1,
-        end_column: ec + 1,
-        severity,
-        message: fold(d.get("text").and_then(Value::as_str).unwrap_or("")),
-        source: d
-            .get("source")
-            .and_then(Value::as_str)
-            .unwrap_or("typescript")
-            .to_owned(),
-        code: d.get("code").map(|c| {
-            c.as_str()
-                .map(str::to_owned)
-                .unwrap_or_else(|| c.to_string())
-        }),
-    })
 }
 
 impl LspServer {

@@ -2,7 +2,7 @@
 //! diagnostics, dynamically registered pull providers, readiness signals. It is
 //! also the [`Handler`] that answers every server-to-client request.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -37,8 +37,11 @@ pub struct Inner {
     pub pull_registrations: HashMap<String, Option<String>>,
     /// The server logged that it has enumerated the workspace.
     pub indexed: bool,
-    /// Work-done progress tokens that have begun and not ended.
-    pub progress: HashSet<String>,
+    /// Work-done progress that has begun and not ended: token → title.
+    pub progress: HashMap<String, String>,
+    /// What a server's own status notification says it is busy with
+    /// (rust-analyzer's `experimental/serverStatus`, jdtls's `language/status`).
+    pub busy: Option<String>,
     /// Bumped by `workspace/diagnostic/refresh`.
     pub refreshes: u64,
 }
@@ -234,17 +237,54 @@ impl Handler for ServerState {
                     .pointer("/value/kind")
                     .and_then(Value::as_str)
                     .unwrap_or("");
+                let title = params
+                    .pointer("/value/title")
+                    .and_then(Value::as_str)
+                    .unwrap_or("working")
+                    .to_owned();
                 self.with(|s| {
                     s.seq += 1;
                     match kind {
                         "begin" => {
-                            s.progress.insert(token);
+                            s.progress.insert(token, title);
                         }
                         "end" => {
                             s.progress.remove(&token);
                         }
                         _ => {}
                     }
+                });
+            }
+            // rust-analyzer: `quiescent` is false while it loads or indexes.
+            "experimental/serverStatus" => {
+                let quiescent = params
+                    .get("quiescent")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(true);
+                let message = params
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("loading the workspace")
+                    .to_owned();
+                self.with(|s| {
+                    s.seq += 1;
+                    s.busy = (!quiescent).then_some(message);
+                });
+            }
+            // jdtls: `Starting` until `ServiceReady` (or `Started`).
+            "language/status" => {
+                let kind = params.get("type").and_then(Value::as_str).unwrap_or("");
+                let message = params
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("starting")
+                    .to_owned();
+                self.with(|s| {
+                    s.seq += 1;
+                    s.busy = match kind {
+                        "Starting" => Some(message),
+                        _ => None,
+                    };
                 });
             }
             _ => self.with(|s| s.seq += 1),

@@ -30,6 +30,11 @@ pub struct Options {
     /// Whether missing servers may be installed from npm; `None` follows
     /// `SIGHTLINE_DISABLE_LSP_DOWNLOAD`.
     pub downloads: Option<bool>,
+    /// Servers consulted before the built-in ones, such as
+    /// [`crate::registry::FAKE`].
+    pub servers: Vec<&'static ServerSpec>,
+    /// Budgets for one server id, replacing [`Options::budgets`] for it.
+    pub server_budgets: HashMap<String, Budgets>,
 }
 
 impl Default for Options {
@@ -40,6 +45,8 @@ impl Default for Options {
             progress: Arc::new(Silent),
             search_path: Vec::new(),
             downloads: None,
+            servers: Vec::new(),
+            server_budgets: HashMap::new(),
         }
     }
 }
@@ -47,6 +54,7 @@ impl Default for Options {
 pub struct Workspace {
     root: Option<PathBuf>,
     pool: Pool,
+    servers: Vec<&'static ServerSpec>,
 }
 
 impl Workspace {
@@ -57,17 +65,32 @@ impl Workspace {
             .unwrap_or_else(|| !crate::install::downloads_disabled());
         let pool = Pool::new(
             options.budgets,
+            options.server_budgets,
             options.progress,
             options.search_path,
             downloads,
         );
-        Workspace { root, pool }
+        Workspace {
+            root,
+            pool,
+            servers: options.servers,
+        }
     }
 
-    /// Finds the server and root for a checked file.
+    /// Finds the first server and its root for a checked file.
     fn route(&self, file: &Checked) -> Result<(&'static ServerSpec, PathBuf), ToolError> {
-        let specs = registry::servers_for(&file.path);
-        let Some(spec) = specs.first().copied() else {
+        let (spec, root) = self.route_all(file)?.swap_remove(0);
+        Ok((spec, root))
+    }
+
+    /// Every server attached to a checked file, with its root, in priority
+    /// order; never empty.
+    fn route_all(
+        &self,
+        file: &Checked,
+    ) -> Result<Vec<(&'static ServerSpec, PathBuf)>, ToolError> {
+        let specs = registry::servers_for(&file.path, &self.servers);
+        if specs.is_empty() {
             let ext = registry::extension_of(&file.path).unwrap_or_else(|| "extension-less".into());
             return Err(ToolError::Unsupported(format!(
                 "no language server handles {ext} files; supported: {}",
@@ -81,7 +104,7 @@ impl Workspace {
                 roots::DEFAULT_MARKERS.join(", ")
             ))
         })?;
-        Ok((spec, root))
+        Ok(specs.into_iter().map(|s| (s, root.clone())).collect())
     }
 
     async fn server_for(&self, file: &Checked) -> Result<Arc<LspServer>, ToolError> {
@@ -89,12 +112,41 @@ impl Workspace {
         self.pool.get(spec, &root).await
     }
 
-    /// The diagnostics of `file` as it is on disk now.
+    /// The diagnostics of `file` as it is on disk now, from every server
+    /// attached to it, merged.
     pub async fn diagnostics(&self, file: &Path) -> Result<Diagnostics, ToolError> {
         let checked = validate::check_file(file)?;
-        let server = self.server_for(&checked).await?;
-        let doc = server.sync(&checked.path, checked.text)?;
-        let (mut findings, note) = server.diagnostics(&checked.path, &doc).await?;
+        let routes = self.route_all(&checked)?;
+        let answers = futures_util::future::join_all(routes.iter().map(|(spec, root)| async {
+            let server = self.pool.get(spec, root).await?;
+            let doc = server.sync(&checked.path, checked.text.clone())?;
+            let (findings, note) = server.diagnostics(&checked.path, &doc).await?;
+            Ok::<_, ToolError>((server.root.clone(), findings, note))
+        }))
+        .await;
+        let mut findings = Vec::new();
+        let mut notes = Vec::new();
+        let mut root = None;
+        let mut first_error = None;
+        let many = answers.len() > 1;
+        for (answer, (spec, _)) in answers.into_iter().zip(&routes) {
+            match answer {
+                Ok((r, mut f, note)) => {
+                    root.get_or_insert(r);
+                    findings.append(&mut f);
+                    notes.extend(note);
+                }
+                // With several servers, one that fails is a note, not the answer.
+                Err(e) if many => {
+                    notes.push(format!("{}: {e}", spec.id));
+                    first_error.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let Some(root) = root else {
+            return Err(first_error.unwrap_or_else(|| ToolError::Server("no server answered".into())));
+        };
         findings.sort_by(|a, b| {
             (a.line, a.column, a.severity, &a.message, &a.source)
                 .cmp(&(b.line, b.column, b.severity, &b.message, &b.source))
@@ -107,9 +159,9 @@ impl Workspace {
         });
         Ok(Diagnostics {
             file: file.to_owned(),
-            root: server.root.clone(),
+            root,
             diagnostics: findings,
-            notes: note.into_iter().collect(),
+            notes,
         })
     }
 
