@@ -118,9 +118,20 @@ impl Decoder for LspCodec {
                         src.reserve(length - src.len());
                         return Ok(None);
                     }
-                    let body = src.split_to(length).freeze();
+                    let mut body = src.split_to(length);
                     self.state = State::Headers { length: None };
-                    return Ok(Some(Frame::Body(body)));
+                    // A body cut short by its writer swallows the start of the
+                    // next message. When the body is not JSON and holds a
+                    // header, give the bytes from the header back, so that only
+                    // the broken message is lost.
+                    if let Some(at) = embedded_header(&body) {
+                        let rest = body.split_off(at);
+                        let mut again = BytesMut::with_capacity(rest.len() + src.len());
+                        again.extend_from_slice(&rest);
+                        again.extend_from_slice(src);
+                        *src = again;
+                    }
+                    return Ok(Some(Frame::Body(body.freeze())));
                 }
                 State::Headers { length } => {
                     let Some(nl) = src.iter().position(|&b| b == b'\n') else {
@@ -164,6 +175,18 @@ impl Decoder for LspCodec {
             }
         }
     }
+}
+
+/// Where a `Content-Length` header starts inside a body that is not JSON.
+fn embedded_header(body: &[u8]) -> Option<usize> {
+    const NEEDLE: &[u8] = b"content-length:";
+    let at = body
+        .windows(NEEDLE.len())
+        .position(|w| w.eq_ignore_ascii_case(NEEDLE))?;
+    if at == 0 || serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() {
+        return None;
+    }
+    Some(at)
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -284,6 +307,20 @@ mod tests {
         let head = "x".repeat(100).into_bytes();
         assert_eq!(frames[0], Frame::Oversized { size: 100, head });
         assert_eq!(bodies(&frames), ["{}"]);
+    }
+
+    #[test]
+    fn a_truncated_body_loses_only_itself() {
+        let mut codec = LspCodec::default();
+        let cut = r#"{"jsonrpc":"2.0","id":1,"res"#;
+        let text = format!(
+            "Content-Length: {}\r\n\r\n{cut}{}",
+            cut.len() + 30,
+            frame(r#"{"a":"content-length: 3"}"#)
+        );
+        let mut buf = BytesMut::from(text.as_str());
+        let frames = decode_all(&mut codec, &mut buf);
+        assert_eq!(bodies(&frames), [cut, r#"{"a":"content-length: 3"}"#]);
     }
 
     #[test]

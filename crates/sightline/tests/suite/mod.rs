@@ -1,6 +1,8 @@
 //! Integration suites. `support` holds the fixtures and harnesses.
 
 mod cli;
+mod fake;
+mod faults;
 mod lifecycle;
 mod python;
 mod support;

@@ -19,8 +19,8 @@ pub struct Script {
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PushMode {
-    #[default]
     None,
+    #[default]
     Versioned,
     Unversioned,
 }
@@ -39,6 +39,9 @@ pub struct Rule {
     /// Only when the document URI ends with this text.
     #[serde(default)]
     pub file: Option<String>,
+    /// Only for pulls of this provider identifier.
+    #[serde(default)]
+    pub identifier: Option<String>,
     pub actions: Vec<Action>,
 }
 
@@ -61,7 +64,8 @@ pub enum Action {
     SleepMs(u64),
     /// Writes these bytes to stdout as they are.
     Raw(String),
-    /// Answers with this text as the body of a correctly framed message.
+    /// Answers with this text as the body of a correctly framed message;
+    /// `$ID` stands for the request's id.
     RawBody(String),
     /// Answers with a body shorter than its `Content-Length` header says.
     Truncated,
@@ -104,7 +108,12 @@ impl Script {
     }
 
     /// The actions of the first rule matching this message, if any.
-    pub fn actions(&self, method: &str, run: u32, nth: u32, uri: &str) -> Option<&[Action]> {
+    pub fn actions(&self, method: &str, run: u32, nth: u32, params: &serde_json::Value) -> Option<&[Action]> {
+        let uri = params
+            .pointer("/textDocument/uri")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let identifier = params.get("identifier").and_then(Value::as_str);
         self.rules
             .iter()
             .find(|r| {
@@ -112,6 +121,7 @@ impl Script {
                     && r.run.is_none_or(|x| x == run)
                     && r.nth.is_none_or(|x| x == nth)
                     && r.file.as_deref().is_none_or(|f| uri.ends_with(f))
+                    && r.identifier.as_deref().is_none_or(|i| identifier == Some(i))
             })
             .map(|r| r.actions.as_slice())
     }

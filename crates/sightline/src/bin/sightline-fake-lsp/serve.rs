@@ -83,7 +83,7 @@ async fn run() -> i32 {
         log,
     };
     fake.log(&format!("start run {run} pid {}", std::process::id()));
-    if let Some(actions) = fake.script.actions("$spawn", run, 1, "").map(<[Action]>::to_vec) {
+    if let Some(actions) = fake.script.actions("$spawn", run, 1, &Value::Null).map(<[Action]>::to_vec) {
         for a in actions {
             fake.act(&a, None, "$spawn", "").await;
         }
@@ -99,6 +99,12 @@ async fn run() -> i32 {
         }
     }
     fake.log("stdin closed");
+    // A server that ignores the end of its input must be killed.
+    if let Some(actions) = fake.script.actions("$eof", run, 1, &Value::Null)
+        && actions.iter().any(|a| matches!(a, Action::Hang))
+    {
+        std::future::pending::<()>().await;
+    }
     drop(fake);
     let _ = writer.await;
     0
@@ -157,7 +163,7 @@ impl Fake {
                 let uri = uri_of(&params);
                 let actions = self
                     .script
-                    .actions(&method, self.run, nth, &uri)
+                    .actions(&method, self.run, nth, &params)
                     .map(<[Action]>::to_vec)
                     .unwrap_or_default();
                 let mut reply = None;
@@ -200,7 +206,7 @@ impl Fake {
                 self.update(&method, &params);
                 let actions = self
                     .script
-                    .actions(&method, self.run, nth, &uri)
+                    .actions(&method, self.run, nth, &params)
                     .map(<[Action]>::to_vec)
                     .unwrap_or_default();
                 let mut ignored = false;
@@ -240,6 +246,8 @@ impl Fake {
             Action::SleepMs(ms) => tokio::time::sleep(std::time::Duration::from_millis(*ms)).await,
             Action::Raw(text) => self.send(text.clone().into_bytes()),
             Action::RawBody(text) => {
+                let id = id.map(|i| serde_json::to_string(i).unwrap_or_default());
+                let text = text.replace("$ID", id.as_deref().unwrap_or("null"));
                 self.send(frame(text.as_bytes()));
                 return id.is_some();
             }
@@ -407,11 +415,8 @@ impl Fake {
             }
             "shutdown" => Ok(Value::Null),
             "textDocument/diagnostic" => {
-                let source = params
-                    .get("identifier")
-                    .and_then(Value::as_str)
-                    .unwrap_or("fake")
-                    .to_owned();
+                let identifier = params.get("identifier").and_then(Value::as_str);
+                let source = identifier.unwrap_or("fake").to_owned();
                 let (text, version) = match self.docs.get(&uri) {
                     Some(d) => (d.text.clone(), d.version),
                     None => (self.read(&uri).unwrap_or_default(), 0),
@@ -420,7 +425,16 @@ impl Fake {
                 if params.get("previousResultId").and_then(Value::as_str) == Some(result_id.as_str()) {
                     return Ok(json!({ "kind": "unchanged", "resultId": result_id }));
                 }
-                Ok(json!({ "kind": "full", "resultId": result_id, "items": findings(&text, &source) }))
+                let mut items = findings(&text, &source);
+                // Each provider's findings read differently, so that merged
+                // answers show every provider.
+                if let Some(id) = identifier {
+                    for item in &mut items {
+                        let message = format!("{} ({id})", item["message"].as_str().unwrap_or(""));
+                        item["message"] = json!(message);
+                    }
+                }
+                Ok(json!({ "kind": "full", "resultId": result_id, "items": items }))
             }
             "textDocument/definition" | "textDocument/references" | "textDocument/hover" => {
                 let Some(word) = self.word_at(&uri, params) else {

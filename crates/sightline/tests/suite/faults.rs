@@ -1,0 +1,450 @@
+//! One test per server fault, driven by the scripted fake server. Each checks
+//! the answer the agent gets and that the next call recovers.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::fake::{self, A_DIAGS, ALPHA_DEF, budgets, project, wait_for_log, workspace};
+use super::support::{defs, diags, refs, runtime};
+
+/// Asks for `alpha`'s definition from its use in `a.fake`.
+async fn alpha(ws: &sightline::Workspace, p: &super::support::Project) -> String {
+    defs(ws, &p.path("a.fake"), 2, 1).await
+}
+
+#[test]
+fn crash_mid_request() {
+    let p = project(json!({ "rules": [
+        { "method": "textDocument/definition", "run": 1, "actions": [{ "crash": 3 }] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(
+            alpha(&ws, &p).await,
+            "error: fake exited with status 3; stderr: fake: crashing on textDocument/definition as scripted\n"
+        );
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn crash_during_initialize() {
+    let p = project(json!({ "rules": [
+        { "method": "initialize", "run": 1, "actions": [{ "crash": 4 }] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(
+            diags(&ws, &p.path("a.fake")).await,
+            "error: fake failed to initialize: fake exited with status 4; stderr: fake: crashing on initialize as scripted\n"
+        );
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn exit_at_spawn() {
+    let p = project(json!({ "rules": [
+        { "method": "$spawn", "run": 1, "actions": [{ "crash": 7 }] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(
+            diags(&ws, &p.path("a.fake")).await,
+            "error: fake failed to initialize: fake exited with status 7; stderr: fake: crashing on $spawn as scripted\n"
+        );
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn initialize_past_its_budget() {
+    let p = project(json!({ "rules": [
+        { "method": "initialize", "run": 1, "actions": ["hang"] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(sightline::registry::Budgets {
+            initialize: Duration::from_secs(1),
+            ..budgets()
+        });
+        assert_eq!(
+            diags(&ws, &p.path("a.fake")).await,
+            "error: fake did not finish initializing within 1 s\n"
+        );
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn a_hung_request_does_not_hold_up_others_and_is_cancelled() {
+    let p = project(json!({ "rules": [
+        { "method": "textDocument/definition", "nth": 1, "actions": ["hang"] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        // Start the server first, so both calls below meet a running one.
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        let hung_done = Arc::new(AtomicBool::new(false));
+        let hung = async {
+            let answer = alpha(&ws, &p).await;
+            hung_done.store(true, Ordering::SeqCst);
+            answer
+        };
+        let other = async {
+            wait_for_log(&p, "textDocument/definition").await;
+            let answer = refs(&ws, &p.path("b.fake"), 1, 1).await;
+            // The hung call is still waiting when this one is answered.
+            assert!(!hung_done.load(Ordering::SeqCst));
+            answer
+        };
+        let (hung, other) = tokio::join!(hung, other);
+        assert_eq!(other, "2 references\na.fake:2:1 alpha ERR\nb.fake:1:1 alpha again\n");
+        assert_eq!(hung, "error: fake did not answer textDocument/definition within 3.0 s\n");
+        wait_for_log(&p, "<- $/cancelRequest").await;
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn a_dropped_call_cancels_its_request() {
+    let p = project(json!({ "rules": [
+        { "method": "textDocument/definition", "nth": 1, "actions": ["hang"] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        tokio::select! {
+            answer = alpha(&ws, &p) => panic!("the hung request was answered: {answer}"),
+            _ = wait_for_log(&p, "<- textDocument/definition") => {}
+        }
+        let log = wait_for_log(&p, "<- $/cancelRequest").await;
+        assert!(log.contains(r#"$/cancelRequest {"id":"#), "{log}");
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn malformed_header() {
+    let p = project(json!({ "rules": [
+        { "method": "textDocument/definition", "nth": 1, "actions": ["malformed_header"] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        // The body after the broken header is still a whole message on its
+        // own line, and reads as one.
+        assert_eq!(alpha(&ws, &p).await, "no definitions\n");
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn truncated_body() {
+    let p = project(json!({ "rules": [
+        { "method": "textDocument/definition", "nth": 1, "actions": [
+            "truncated",
+            { "notify": { "method": "window/logMessage", "params": { "type": 4, "message": "after the cut" } } },
+        ] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        let first = alpha(&ws, &p).await;
+        assert!(
+            first.starts_with("error: fake's answer to textDocument/definition was rejected: it is not valid JSON-RPC"),
+            "{first}"
+        );
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn invalid_json() {
+    let p = project(json!({ "rules": [
+        { "method": "textDocument/definition", "nth": 1, "actions": [
+            { "raw_body": "{\"jsonrpc\":\"2.0\",\"id\":$ID,\"result\":[{\"uri\": oops" },
+        ] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        let first = alpha(&ws, &p).await;
+        assert!(
+            first.starts_with("error: fake's answer to textDocument/definition was rejected: it is not valid JSON-RPC"),
+            "{first}"
+        );
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn fifty_megabyte_message() {
+    let p = project(json!({ "rules": [
+        { "method": "textDocument/definition", "nth": 1, "actions": [{ "oversized": 50_000_000 }] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        let first = alpha(&ws, &p).await;
+        assert!(
+            first.starts_with("error: fake's answer to textDocument/definition was rejected: it is 500000")
+                && first.ends_with("bytes, over the 33554432-byte limit\n"),
+            "{first}"
+        );
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn non_protocol_text_on_stdout() {
+    let p = project(json!({ "rules": [
+        { "method": "$spawn", "actions": [{ "raw": "Debugger listening on ws://127.0.0.1:9229\nnpm WARN config\n" }] },
+        { "method": "textDocument/definition", "nth": 1, "actions": [{ "raw": "loaded 3 plugins\r\n" }] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn a_push_for_an_old_version_is_never_returned() {
+    let p = project(json!({
+        "push": "versioned",
+        "rules": [
+            // After the edit, the server first publishes for the old text,
+            // then (later) for the new one.
+            { "method": "textDocument/didChange", "actions": [
+                { "publish": { "which": "previous", "versioned": true } },
+                { "sleep_ms": 300 },
+            ] },
+        ],
+    }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        p.write("a.fake", "def alpha\nalpha\nWARN\n");
+        assert_eq!(
+            diags(&ws, &p.path("a.fake")).await,
+            "a.fake: 1 diagnostic\n3:1 warning: found WARN [fake]\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn when_only_an_old_version_arrives_the_answer_says_so() {
+    let p = project(json!({
+        "push": "versioned",
+        "rules": [
+            { "method": "textDocument/didChange", "actions": [
+                { "publish": { "which": "previous", "versioned": true } },
+                "ignore",
+            ] },
+        ],
+    }));
+    runtime().block_on(async {
+        let ws = workspace(sightline::registry::Budgets {
+            document: Duration::from_secs(1),
+            ..budgets()
+        });
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        p.write("a.fake", "def alpha\n");
+        assert_eq!(
+            diags(&ws, &p.path("a.fake")).await,
+            "a.fake: no diagnostics\nnote: fake was still analysing after 1.0 s; results may be incomplete\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn unversioned_pushes_wait_for_quiet() {
+    let p = project(json!({
+        "push": "unversioned",
+        "rules": [
+            // After an edit, a publish for the old text comes first, then
+            // (within the quiet period) the one for the new text.
+            { "method": "textDocument/didChange", "actions": [
+                { "publish": { "which": "previous", "versioned": false } },
+                { "sleep_ms": 50 },
+            ] },
+        ],
+    }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        p.write("a.fake", "def alpha\nWARN\n");
+        assert_eq!(
+            diags(&ws, &p.path("a.fake")).await,
+            "a.fake: 1 diagnostic\n2:1 warning: found WARN [fake]\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
+/// Asks for diagnostics until the answer is `want`, within 15 s.
+async fn diags_until(ws: &sightline::Workspace, p: &super::support::Project, want: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let answer = diags(ws, &p.path("a.fake")).await;
+        if answer == want {
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "never got {want:?}; last: {answer:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[test]
+fn a_pull_registration_after_the_first_pull_is_used_next_time() {
+    let p = project(json!({
+        "push": "none",
+        "capabilities": { "diagnosticProvider": { "identifier": "first", "interFileDependencies": false, "workspaceDiagnostics": false } },
+        "rules": [
+            { "method": "textDocument/diagnostic", "nth": 1, "actions": [{ "register_pull": "second" }] },
+        ],
+    }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(
+            diags(&ws, &p.path("a.fake")).await,
+            "a.fake: 1 diagnostic\n2:7 error: found ERR (first) [first]\n"
+        );
+        wait_for_log(&p, "response String(\"fake-1\") ok null").await;
+        diags_until(
+            &ws,
+            &p,
+            "a.fake: 2 diagnostics\n2:7 error: found ERR (first) [first]\n2:7 error: found ERR (second) [second]\n",
+        )
+        .await;
+        assert!(fake::log(&p).contains(r#""identifier":"second""#));
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn the_first_pull_answers_and_slower_ones_merge_later() {
+    let p = project(json!({
+        "push": "none",
+        "capabilities": { "diagnosticProvider": { "identifier": "fast", "interFileDependencies": false, "workspaceDiagnostics": false } },
+        "rules": [
+            { "method": "initialized", "actions": [{ "register_pull": "slow" }] },
+            { "method": "textDocument/diagnostic", "identifier": "slow", "actions": [{ "delay_ms": 1500 }] },
+        ],
+    }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(
+            diags(&ws, &p.path("a.fake")).await,
+            "a.fake: 1 diagnostic\n2:7 error: found ERR (fast) [fast]\n"
+        );
+        // The slow answer lands in the background and joins later answers.
+        diags_until(
+            &ws,
+            &p,
+            "a.fake: 2 diagnostics\n2:7 error: found ERR (fast) [fast]\n2:7 error: found ERR (slow) [slow]\n",
+        )
+        .await;
+        // After an edit, the fast provider answers alone at first; the slow
+        // provider's answer for the old text is not shown.
+        p.write("a.fake", "def alpha\nERR alpha\n");
+        assert_eq!(
+            diags(&ws, &p.path("a.fake")).await,
+            "a.fake: 1 diagnostic\n2:1 error: found ERR (fast) [fast]\n"
+        );
+        diags_until(
+            &ws,
+            &p,
+            "a.fake: 2 diagnostics\n2:1 error: found ERR (fast) [fast]\n2:1 error: found ERR (slow) [slow]\n",
+        )
+        .await;
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn a_refresh_during_a_pull_pulls_again() {
+    let p = project(json!({
+        "push": "none",
+        "capabilities": { "diagnosticProvider": { "interFileDependencies": false, "workspaceDiagnostics": false } },
+        "rules": [
+            { "method": "textDocument/diagnostic", "nth": 1, "actions": [
+                { "request": { "method": "workspace/diagnostic/refresh", "params": null } },
+                { "delay_ms": 100 },
+            ] },
+        ],
+    }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        let pulls = fake::log(&p).matches("<- textDocument/diagnostic").count();
+        assert_eq!(pulls, 2, "{}", fake::log(&p));
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn a_server_that_never_answers_shutdown_is_still_killed() {
+    let p = project(json!({ "rules": [
+        { "method": "$spawn", "actions": ["spawn_child"] },
+        { "method": "shutdown", "actions": ["hang"] },
+        { "method": "exit", "actions": ["ignore"] },
+        { "method": "$eof", "actions": ["hang"] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        let mut pids = ws.server_pids();
+        pids.push(fake::child_pid(&p));
+        assert!(pids.iter().all(|&pid| super::support::alive(pid)));
+        ws.shutdown().await;
+        fake::wait_gone(&pids).await;
+    });
+}
+
+#[test]
+fn a_flood_of_a_hundred_thousand_notifications() {
+    let p = project(json!({ "rules": [
+        { "method": "textDocument/definition", "nth": 1, "actions": [
+            { "flood": { "count": 100_000, "method": "window/logMessage" } },
+        ] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(sightline::registry::Budgets {
+            request: Duration::from_secs(30),
+            ..budgets()
+        });
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn an_unknown_server_request_gets_method_not_found() {
+    let p = project(json!({ "rules": [
+        { "method": "textDocument/didOpen", "actions": [
+            { "request": { "method": "custom/somethingNew", "params": {} } },
+        ] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        wait_for_log(&p, "response String(\"fake-1\") error -32601").await;
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        ws.shutdown().await;
+    });
+}
