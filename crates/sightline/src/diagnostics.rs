@@ -142,7 +142,8 @@ impl LspServer {
             Some(_) => PushState::NotYet,
             None if p.seq <= doc.changed_seq => PushState::NotYet,
             None => {
-                let first_after_open = doc.version == 1 && p.count <= doc.pushes_at_change + 1;
+                let first_after_open =
+                    doc.opened_seq == doc.changed_seq && p.count <= doc.pushes_at_change + 1;
                 if self.spec.quirks.first_publish_is_partial && first_after_open {
                     return PushState::NotYet;
                 }

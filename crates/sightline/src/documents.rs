@@ -36,6 +36,9 @@ pub struct Doc {
 #[derive(Debug, Default)]
 pub struct Documents {
     docs: HashMap<PathBuf, Doc>,
+    /// The last version sent for each path, kept after `didClose` so that a
+    /// reopened document never reuses a version an old publish may carry.
+    versions: HashMap<PathBuf, i32>,
 }
 
 fn hash_of(text: &str) -> u64 {
@@ -79,6 +82,7 @@ impl Documents {
                 return Ok((doc.clone(), Synced::Unchanged));
             }
             doc.version += 1;
+            self.versions.insert(path.to_owned(), doc.version);
             client.notify(
                 "textDocument/didChange",
                 json!({
@@ -93,14 +97,16 @@ impl Documents {
             return Ok((doc.clone(), Synced::Changed));
         }
         self.evict(client, MAX_OPEN.saturating_sub(1))?;
+        let version = self.versions.get(path).map_or(1, |v| v + 1);
+        self.versions.insert(path.to_owned(), version);
         client.notify(
             "textDocument/didOpen",
             json!({
-                "textDocument": { "uri": uri, "languageId": language_id(path), "version": 1, "text": text },
+                "textDocument": { "uri": uri, "languageId": language_id(path), "version": version, "text": text },
             }),
         )?;
         let doc = Doc {
-            version: 1,
+            version,
             hash,
             index: Arc::new(LineIndex::new(text)),
             opened_seq: seq,

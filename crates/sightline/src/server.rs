@@ -339,6 +339,11 @@ impl LspServer {
         Ok(())
     }
 
+    /// Whether the server reports indexing work in progress right now.
+    pub fn indexing(&self) -> bool {
+        self.state.with(|s| !s.progress.is_empty() || s.busy.is_some())
+    }
+
     fn not_ready(&self, what: String) -> ToolError {
         if !self.is_alive() {
             return self.exited();

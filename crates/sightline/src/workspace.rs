@@ -194,6 +194,16 @@ impl Workspace {
         let mut found = server
             .references(&checked.path, pos, include_declaration)
             .await?;
+        // A server may announce indexing only after we asked (its progress
+        // begins just after `initialized`); then the answer may be partial:
+        // wait for the index and ask again.
+        if server.indexing() {
+            let doc = server.sync(&checked.path, checked.text.clone())?;
+            server.wait_ready(&checked.path, &doc, true).await?;
+            found = server
+                .references(&checked.path, pos, include_declaration)
+                .await?;
+        }
         let mut texts = HashMap::new();
         if server.spec.quirks.follow_import_alias {
             found.extend(self.alias_references(&server, &found, &mut texts).await?);
