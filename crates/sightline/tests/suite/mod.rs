@@ -3,6 +3,7 @@
 mod cli;
 mod fake;
 mod faults;
+mod freshness;
 mod lifecycle;
 mod python;
 mod support;
