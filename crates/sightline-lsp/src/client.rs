@@ -578,9 +578,15 @@ mod tests {
 
     #[test]
     fn finds_the_id_of_a_broken_response() {
-        assert_eq!(response_id(br#"{"jsonrpc":"2.0","id":12,"result":"xxx"#), Some(12));
+        assert_eq!(
+            response_id(br#"{"jsonrpc":"2.0","id":12,"result":"xxx"#),
+            Some(12)
+        );
         assert_eq!(response_id(br#"{"id" : "7", "result": {"#), Some(7));
-        assert_eq!(response_id(br#"{"jsonrpc":"2.0","method":"x","id":3"#), None);
+        assert_eq!(
+            response_id(br#"{"jsonrpc":"2.0","method":"x","id":3"#),
+            None
+        );
         assert_eq!(response_id(br#"{"jsonrpc":"2.0","result":"#), None);
     }
 }

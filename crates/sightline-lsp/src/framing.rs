@@ -35,8 +35,12 @@ pub enum FramingError {
 
 #[derive(Debug)]
 enum State {
-    Headers { length: Option<usize> },
-    Body { length: usize },
+    Headers {
+        length: Option<usize>,
+    },
+    Body {
+        length: usize,
+    },
     Skip {
         remaining: usize,
         size: usize,

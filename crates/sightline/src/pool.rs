@@ -195,7 +195,11 @@ impl Pool {
             (newest + backoff).saturating_duration_since(now)
         };
         if !wait.is_zero() {
-            tracing::info!("{}: waiting {:.1} s before restarting it", key.1, wait.as_secs_f64());
+            tracing::info!(
+                "{}: waiting {:.1} s before restarting it",
+                key.1,
+                wait.as_secs_f64()
+            );
             tokio::time::sleep(wait).await;
         }
         Ok(())
@@ -249,7 +253,9 @@ impl Pool {
                 interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
                 loop {
                     interval.tick().await;
-                    let Some(shared) = shared.upgrade() else { break };
+                    let Some(shared) = shared.upgrade() else {
+                        break;
+                    };
                     shared.reap();
                 }
             });

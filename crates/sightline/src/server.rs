@@ -251,8 +251,13 @@ impl LspServer {
             .into_iter()
             .filter(|(p, _)| self.spec.handles(p))
             .collect();
+        // Open documents are the server's to hold: their content comes from
+        // `didChange`, and telling pyright that one changed on disk as well
+        // makes it re-read and re-check it for nothing.
+        let open = self.docs().open_paths();
         let changes: Vec<Value> = drained
             .iter()
+            .filter(|(p, c)| *c == crate::watch::Change::Deleted || !open.contains(p))
             .filter_map(|(p, c)| {
                 Some(json!({ "uri": path_to_uri_string(p).ok()?, "type": *c as u8 }))
             })
@@ -341,7 +346,8 @@ impl LspServer {
 
     /// Whether the server reports indexing work in progress right now.
     pub fn indexing(&self) -> bool {
-        self.state.with(|s| !s.progress.is_empty() || s.busy.is_some())
+        self.state
+            .with(|s| !s.progress.is_empty() || s.busy.is_some())
     }
 
     fn not_ready(&self, what: String) -> ToolError {

@@ -85,10 +85,7 @@ impl Workspace {
 
     /// Every server attached to a checked file, with its root, in priority
     /// order; never empty.
-    fn route_all(
-        &self,
-        file: &Checked,
-    ) -> Result<Vec<(&'static ServerSpec, PathBuf)>, ToolError> {
+    fn route_all(&self, file: &Checked) -> Result<Vec<(&'static ServerSpec, PathBuf)>, ToolError> {
         let specs = registry::servers_for(&file.path, &self.servers);
         if specs.is_empty() {
             let ext = registry::extension_of(&file.path).unwrap_or_else(|| "extension-less".into());
@@ -145,7 +142,9 @@ impl Workspace {
             }
         }
         let Some(root) = root else {
-            return Err(first_error.unwrap_or_else(|| ToolError::Server("no server answered".into())));
+            return Err(
+                first_error.unwrap_or_else(|| ToolError::Server("no server answered".into()))
+            );
         };
         findings.sort_by(|a, b| {
             (a.line, a.column, a.severity, &a.message, &a.source)

@@ -31,7 +31,10 @@ pub fn project(script: Value) -> Project {
 }
 
 pub fn set_script(p: &Project, script: Value) {
-    p.write("fake-lsp.json", &serde_json::to_string_pretty(&script).unwrap());
+    p.write(
+        "fake-lsp.json",
+        &serde_json::to_string_pretty(&script).unwrap(),
+    );
 }
 
 /// Budgets short enough that a fault shows within a test, long enough for a
@@ -70,7 +73,10 @@ pub async fn wait_for_log(p: &Project, needle: &str) -> String {
         if text.contains(needle) {
             return text;
         }
-        assert!(Instant::now() < deadline, "the fake server never logged {needle:?}:\n{text}");
+        assert!(
+            Instant::now() < deadline,
+            "the fake server never logged {needle:?}:\n{text}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -79,11 +85,18 @@ pub async fn wait_for_log(p: &Project, needle: &str) -> String {
 pub async fn wait_gone(pids: &[u32]) {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
-        let left: Vec<u32> = pids.iter().copied().filter(|&p| super::support::alive(p)).collect();
+        let left: Vec<u32> = pids
+            .iter()
+            .copied()
+            .filter(|&p| super::support::alive(p))
+            .collect();
         if left.is_empty() {
             return;
         }
-        assert!(Instant::now() < deadline, "still alive after 15 s: {left:?}");
+        assert!(
+            Instant::now() < deadline,
+            "still alive after 15 s: {left:?}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

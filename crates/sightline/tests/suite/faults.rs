@@ -107,8 +107,14 @@ fn a_hung_request_does_not_hold_up_others_and_is_cancelled() {
             answer
         };
         let (hung, other) = tokio::join!(hung, other);
-        assert_eq!(other, "2 references\na.fake:2:1 alpha ERR\nb.fake:1:1 alpha again\n");
-        assert_eq!(hung, "error: fake did not answer textDocument/definition within 3.0 s\n");
+        assert_eq!(
+            other,
+            "2 references\na.fake:2:1 alpha ERR\nb.fake:1:1 alpha again\n"
+        );
+        assert_eq!(
+            hung,
+            "error: fake did not answer textDocument/definition within 3.0 s\n"
+        );
         wait_for_log(&p, "<- $/cancelRequest").await;
         assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
         ws.shutdown().await;
@@ -196,8 +202,9 @@ fn fifty_megabyte_message() {
         let ws = workspace(budgets());
         let first = alpha(&ws, &p).await;
         assert!(
-            first.starts_with("error: fake's answer to textDocument/definition was rejected: it is 500000")
-                && first.ends_with("bytes, over the 33554432-byte limit\n"),
+            first.starts_with(
+                "error: fake's answer to textDocument/definition was rejected: it is 500000"
+            ) && first.ends_with("bytes, over the 33554432-byte limit\n"),
             "{first}"
         );
         assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
@@ -303,7 +310,10 @@ async fn diags_until(ws: &sightline::Workspace, p: &super::support::Project, wan
         if answer == want {
             return;
         }
-        assert!(std::time::Instant::now() < deadline, "never got {want:?}; last: {answer:?}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never got {want:?}; last: {answer:?}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

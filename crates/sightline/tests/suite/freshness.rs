@@ -144,13 +144,20 @@ fn run(lang: Lang) {
             let answer = diags(&ws, &p.path(&main_rel)).await;
             let got = error_lines(&answer);
             if got != want || answer.contains("note:") {
-                stale.push(format!("edit {edit}: want errors on {want:?}, got {answer}"));
+                stale.push(format!(
+                    "edit {edit}: want errors on {want:?}, got {answer}"
+                ));
             }
         }
         ws.shutdown().await;
     });
     eprintln!("{}: stale answers: {} of {EDITS}", lang.ext, stale.len());
-    assert!(stale.is_empty(), "{} stale answers:\n{}", stale.len(), stale.join("\n"));
+    assert!(
+        stale.is_empty(),
+        "{} stale answers:\n{}",
+        stale.len(),
+        stale.join("\n")
+    );
 }
 
 #[test]

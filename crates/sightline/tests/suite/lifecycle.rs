@@ -129,7 +129,10 @@ fn idle_servers_shut_down_and_start_again_on_demand() {
         wait_gone(&pids).await;
         assert!(ws.server_pids().is_empty());
         assert_eq!(alpha_def(&ws, &p).await, ALPHA_DEF);
-        assert_eq!(std::fs::read_to_string(p.path("fake-lsp.runs")).unwrap(), "2");
+        assert_eq!(
+            std::fs::read_to_string(p.path("fake-lsp.runs")).unwrap(),
+            "2"
+        );
         ws.shutdown().await;
     });
 }
@@ -240,7 +243,10 @@ fn assert_all_gone(family: &[u32]) {
         if left.is_empty() {
             return;
         }
-        assert!(Instant::now() < deadline, "still alive after 15 s: {left:?}");
+        assert!(
+            Instant::now() < deadline,
+            "still alive after 15 s: {left:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }

@@ -57,7 +57,10 @@ pub enum Action {
     /// Answers with this result.
     Reply(Value),
     /// Answers with a JSON-RPC error.
-    Error { code: i64, message: String },
+    Error {
+        code: i64,
+        message: String,
+    },
     /// Answers after this many milliseconds, without blocking other messages.
     DelayMs(u64),
     /// Blocks the whole server for this many milliseconds.
@@ -74,19 +77,34 @@ pub enum Action {
     /// Answers with a result string padded to this many bytes.
     Oversized(usize),
     /// Sends this many notifications of this method first.
-    Flood { count: usize, method: String },
-    Notify { method: String, params: Value },
+    Flood {
+        count: usize,
+        method: String,
+    },
+    Notify {
+        method: String,
+        params: Value,
+    },
     /// Sends a server-to-client request; the answer is logged.
-    Request { method: String, params: Value },
+    Request {
+        method: String,
+        params: Value,
+    },
     /// Publishes the diagnostics of the document: for its current text and
     /// version, or for the text and version before the last change.
-    Publish { which: Which, versioned: bool },
+    Publish {
+        which: Which,
+        versioned: bool,
+    },
     /// Registers a pull diagnostics provider with this identifier.
     RegisterPull(String),
     /// Sends `$/progress` begin for this token.
     ProgressBegin(String),
     /// Sends `$/progress` end for this token after this many milliseconds.
-    ProgressEnd { token: String, after_ms: u64 },
+    ProgressEnd {
+        token: String,
+        after_ms: u64,
+    },
     /// Starts a `sleep` child in the server's process group.
     SpawnChild,
 }
@@ -108,7 +126,13 @@ impl Script {
     }
 
     /// The actions of the first rule matching this message, if any.
-    pub fn actions(&self, method: &str, run: u32, nth: u32, params: &serde_json::Value) -> Option<&[Action]> {
+    pub fn actions(
+        &self,
+        method: &str,
+        run: u32,
+        nth: u32,
+        params: &serde_json::Value,
+    ) -> Option<&[Action]> {
         let uri = params
             .pointer("/textDocument/uri")
             .and_then(Value::as_str)
@@ -121,7 +145,9 @@ impl Script {
                     && r.run.is_none_or(|x| x == run)
                     && r.nth.is_none_or(|x| x == nth)
                     && r.file.as_deref().is_none_or(|f| uri.ends_with(f))
-                    && r.identifier.as_deref().is_none_or(|i| identifier == Some(i))
+                    && r.identifier
+                        .as_deref()
+                        .is_none_or(|i| identifier == Some(i))
             })
             .map(|r| r.actions.as_slice())
     }

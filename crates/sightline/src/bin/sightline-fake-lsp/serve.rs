@@ -15,7 +15,10 @@ use tokio_util::codec::FramedRead;
 use crate::script::{Action, PushMode, Script, Which};
 
 pub fn main() -> i32 {
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("fake: {e}");
@@ -83,7 +86,11 @@ async fn run() -> i32 {
         log,
     };
     fake.log(&format!("start run {run} pid {}", std::process::id()));
-    if let Some(actions) = fake.script.actions("$spawn", run, 1, &Value::Null).map(<[Action]>::to_vec) {
+    if let Some(actions) = fake
+        .script
+        .actions("$spawn", run, 1, &Value::Null)
+        .map(<[Action]>::to_vec)
+    {
         for a in actions {
             fake.act(&a, None, "$spawn", "").await;
         }
@@ -223,7 +230,10 @@ impl Fake {
                     Ok(v) => format!("ok {v}"),
                     Err(e) => format!("error {} {}", e.code, e.message),
                 };
-                self.log(&format!("response {} {text}", id.map(|i| format!("{i:?}")).unwrap_or_default()));
+                self.log(&format!(
+                    "response {} {text}",
+                    id.map(|i| format!("{i:?}")).unwrap_or_default()
+                ));
             }
         }
     }
@@ -235,7 +245,13 @@ impl Fake {
     }
 
     /// Runs one scripted action; true when it took the place of the answer.
-    async fn act(&mut self, action: &Action, id: Option<&RequestId>, method: &str, uri: &str) -> bool {
+    async fn act(
+        &mut self,
+        action: &Action,
+        id: Option<&RequestId>,
+        method: &str,
+        uri: &str,
+    ) -> bool {
         match action {
             Action::Crash(code) => {
                 eprintln!("fake: crashing on {method} as scripted");
@@ -333,7 +349,9 @@ impl Fake {
     /// Keeps documents in step with the client's notifications.
     fn update(&mut self, method: &str, params: &Value) {
         let uri = uri_of(params);
-        let version = params.pointer("/textDocument/version").and_then(Value::as_i64);
+        let version = params
+            .pointer("/textDocument/version")
+            .and_then(Value::as_i64);
         match method {
             "textDocument/didOpen" => {
                 let text = params
@@ -341,7 +359,14 @@ impl Fake {
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .to_owned();
-                self.docs.insert(uri, Doc { text, version: version.unwrap_or(0), previous: None });
+                self.docs.insert(
+                    uri,
+                    Doc {
+                        text,
+                        version: version.unwrap_or(0),
+                        previous: None,
+                    },
+                );
             }
             "textDocument/didChange" => {
                 let text = params
@@ -379,7 +404,9 @@ impl Fake {
     }
 
     fn publish(&mut self, uri: &str, which: Which, versioned: bool) {
-        let Some(doc) = self.docs.get(uri) else { return };
+        let Some(doc) = self.docs.get(uri) else {
+            return;
+        };
         let (text, version) = match (which, &doc.previous) {
             (Which::Previous, Some((t, v))) => (t.as_str(), *v),
             _ => (doc.text.as_str(), doc.version),
@@ -422,7 +449,9 @@ impl Fake {
                     None => (self.read(&uri).unwrap_or_default(), 0),
                 };
                 let result_id = format!("{source}-{version}");
-                if params.get("previousResultId").and_then(Value::as_str) == Some(result_id.as_str()) {
+                if params.get("previousResultId").and_then(Value::as_str)
+                    == Some(result_id.as_str())
+                {
                     return Ok(json!({ "kind": "unchanged", "resultId": result_id }));
                 }
                 let mut items = findings(&text, &source);
@@ -449,7 +478,11 @@ impl Fake {
                     "textDocument/references" => {
                         self.occurrences(&word, if declaration { None } else { Some(false) })
                     }
-                    _ => return Ok(json!({ "contents": { "kind": "markdown", "value": format!("`{word}`") } })),
+                    _ => {
+                        return Ok(
+                            json!({ "contents": { "kind": "markdown", "value": format!("`{word}`") } }),
+                        );
+                    }
                 };
                 Ok(Value::Array(found))
             }
@@ -474,7 +507,10 @@ impl Fake {
             return None;
         }
         let start = (0..=col).rev().take_while(|&i| is_word(&chars[i])).last()?;
-        let end = (col..chars.len()).take_while(|&i| is_word(&chars[i])).last()? + 1;
+        let end = (col..chars.len())
+            .take_while(|&i| is_word(&chars[i]))
+            .last()?
+            + 1;
         Some(chars[start..end].iter().collect())
     }
 
@@ -499,7 +535,8 @@ impl Fake {
         for (uri, text) in files {
             for (n, line) in text.lines().enumerate() {
                 for col in word_columns(line, word) {
-                    let is_def = line[..line.char_indices().nth(col).map_or(line.len(), |(b, _)| b)]
+                    let is_def = line
+                        [..line.char_indices().nth(col).map_or(line.len(), |(b, _)| b)]
                         .trim_end()
                         .ends_with("def");
                     if definitions.is_none_or(|d| d == is_def) {

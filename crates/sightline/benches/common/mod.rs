@@ -1,0 +1,191 @@
+//! The direct client the benchmarks measure sightline against: blocking std
+//! I/O, hand framing, one reader thread. It answers every server request
+//! (`workspace/configuration` with nulls, everything else with `null`) and
+//! hands responses and notifications to the caller. It is the floor.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+pub fn tool(name: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tools/node_modules/.bin")
+        .join(name);
+    assert!(
+        p.is_file(),
+        "{name} missing at {}; run tools/install",
+        p.display()
+    );
+    p
+}
+
+pub fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+pub fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+pub fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+pub struct Direct {
+    stdin: Arc<Mutex<ChildStdin>>,
+    responses: mpsc::Receiver<Value>,
+    pub notifications: mpsc::Receiver<Value>,
+    child: Child,
+    next: i64,
+}
+
+fn write_frame(w: &mut impl Write, v: &Value) {
+    let body = serde_json::to_vec(v).unwrap();
+    write!(w, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+    w.write_all(&body).unwrap();
+    w.flush().unwrap();
+}
+
+impl Direct {
+    /// Starts the server and completes `initialize`/`initialized`.
+    pub fn start(program: &Path, root: &Path, capabilities: Value, init_options: Value) -> Direct {
+        let mut child = Command::new(program)
+            .arg("--stdio")
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let (ntx, nrx) = mpsc::channel();
+        let writer = stdin.clone();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            loop {
+                let mut len = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(v) = line.strip_prefix("Content-Length: ") {
+                        len = v.parse().unwrap();
+                    }
+                }
+                let mut body = vec![0; len];
+                if r.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let msg: Value = serde_json::from_slice(&body).unwrap();
+                match (msg.get("id"), msg.get("method")) {
+                    (Some(id), Some(method)) => {
+                        let result = if method == "workspace/configuration" {
+                            let n = msg["params"]["items"].as_array().map_or(0, Vec::len);
+                            Value::Array(vec![Value::Null; n])
+                        } else {
+                            Value::Null
+                        };
+                        let reply = json!({ "jsonrpc": "2.0", "id": id, "result": result });
+                        write_frame(&mut *writer.lock().unwrap(), &reply);
+                    }
+                    (Some(_), None) => {
+                        let _ = tx.send(msg);
+                    }
+                    (None, Some(_)) => {
+                        let _ = ntx.send(msg);
+                    }
+                    (None, None) => {}
+                }
+            }
+        });
+        let mut d = Direct {
+            stdin,
+            responses: rx,
+            notifications: nrx,
+            child,
+            next: 0,
+        };
+        d.request(
+            "initialize",
+            json!({
+                "processId": std::process::id(),
+                "rootUri": uri(root),
+                "workspaceFolders": [{ "uri": uri(root), "name": "bench" }],
+                "capabilities": capabilities,
+                "initializationOptions": init_options,
+            }),
+        );
+        d.notify("initialized", json!({}));
+        d
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        let v = json!({ "jsonrpc": "2.0", "method": method, "params": params });
+        write_frame(&mut *self.stdin.lock().unwrap(), &v);
+    }
+
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let v = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        write_frame(&mut *self.stdin.lock().unwrap(), &v);
+        loop {
+            let r = self
+                .responses
+                .recv_timeout(Duration::from_secs(60))
+                .expect("the server did not answer");
+            if r["id"] == json!(id) {
+                return r;
+            }
+        }
+    }
+}
+
+impl Drop for Direct {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A multi-threaded runtime like the CLI's.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// A workspace finding servers only in `tools/`.
+pub fn workspace() -> sightline::Workspace {
+    sightline::Workspace::new(sightline::Options {
+        search_path: vec![tool("pyright-langserver").parent().unwrap().to_owned()],
+        downloads: Some(false),
+        ..Default::default()
+    })
+}
+
+/// Resident memory of this process, in KiB.
+pub fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
