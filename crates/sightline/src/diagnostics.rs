@@ -227,6 +227,98 @@ impl LspServer {
         }
     }
 
+    /// The diagnostics of every file the server reports for its workspace,
+    /// through `workspace/diagnostic` within the full-check budget, with
+    /// `previousResultId`s so that unchanged files cost nothing. `None` when
+    /// the server does not offer it.
+    pub async fn workspace_diagnostics(
+        &self,
+    ) -> Result<Option<Vec<(PathBuf, Vec<Finding>)>>, ToolError> {
+        if !self.workspace_pull {
+            return Ok(None);
+        }
+        let identifier = self.static_pull.clone().flatten();
+        let previous: Vec<Value> = cache_lock(&self.pulled)
+            .iter()
+            .filter(|((_, id), _)| *id == identifier)
+            .filter_map(|((path, _), e)| {
+                Some(
+                    json!({ "uri": path_to_uri_string(path).ok()?, "value": e.result_id.clone()? }),
+                )
+            })
+            .collect();
+        let mut params = json!({ "previousResultIds": previous });
+        if let Some(id) = &identifier {
+            params["identifier"] = json!(id);
+        }
+        let answer = self
+            .client
+            .request_value("workspace/diagnostic", params, self.budgets.full)
+            .await;
+        let answer = match answer {
+            Ok(v) => v,
+            Err(ClientError::Timeout { .. }) => {
+                return Err(ToolError::NotReady(format!(
+                    "{} was still checking the workspace after {:.1} s; ask again shortly",
+                    self.spec.id,
+                    self.budgets.full.as_secs_f64()
+                )));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let reports = answer
+            .get("items")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut texts = HashMap::new();
+        let mut out = Vec::new();
+        for report in reports {
+            let Some(path) = report
+                .get("uri")
+                .and_then(Value::as_str)
+                .and_then(|u| sightline_lsp::uri::uri_to_path(u).ok())
+                .map(|p| sightline_lsp::uri::normalize(&p))
+            else {
+                continue;
+            };
+            let key = (path.clone(), identifier.clone());
+            let version = report
+                .get("version")
+                .and_then(Value::as_i64)
+                .map_or(-1, |v| v as i32);
+            let result_id = report
+                .get("resultId")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let items: Vec<Diagnostic> = match report.get("kind").and_then(Value::as_str) {
+                Some("full") => report
+                    .get("items")
+                    .cloned()
+                    .and_then(|i| serde_json::from_value(i).ok())
+                    .unwrap_or_default(),
+                _ => cache_lock(&self.pulled)
+                    .get(&key)
+                    .map(|e| e.items.clone())
+                    .unwrap_or_default(),
+            };
+            cache_lock(&self.pulled).insert(
+                key,
+                PullEntry {
+                    result_id,
+                    items: items.clone(),
+                    version,
+                },
+            );
+            let Some(index) = self.index_for(&path, &mut texts) else {
+                continue;
+            };
+            out.push((path, self.findings(&items, &index)));
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Some(out))
+    }
+
     /// Every provider's cached items for `path` at `version`.
     fn pulled_items(&self, path: &Path, version: i32) -> Vec<Diagnostic> {
         cache_lock(&self.pulled)

@@ -27,6 +27,8 @@ pub struct LspServer {
     pub(crate) encoding: Encoding,
     /// `Some(identifier)` when the server declared pull diagnostics statically.
     pub(crate) static_pull: Option<Option<String>>,
+    /// The server offers `workspace/diagnostic`.
+    pub(crate) workspace_pull: bool,
     pub budgets: Budgets,
     docs: Mutex<Documents>,
     /// External edits to files the server may have read from disk.
@@ -130,6 +132,10 @@ impl LspServer {
                     .and_then(Value::as_str)
                     .map(str::to_owned)
             });
+        let workspace_pull = caps
+            .pointer("/diagnosticProvider/workspaceDiagnostics")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
         client.notify("initialized", json!({}))?;
         let watch = crate::watch::DiskWatch::new(&root)
             .map_err(|e| tracing::warn!("cannot watch {} for external edits: {e}", root.display()))
@@ -147,6 +153,7 @@ impl LspServer {
             state,
             encoding,
             static_pull,
+            workspace_pull,
             budgets,
             docs: Mutex::new(Documents::default()),
             watch,

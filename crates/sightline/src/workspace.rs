@@ -146,22 +146,38 @@ impl Workspace {
                 first_error.unwrap_or_else(|| ToolError::Server("no server answered".into()))
             );
         };
-        findings.sort_by(|a, b| {
-            (a.line, a.column, a.severity, &a.message, &a.source)
-                .cmp(&(b.line, b.column, b.severity, &b.message, &b.source))
-        });
-        findings.dedup_by(|a, b| {
-            a.line == b.line
-                && a.column == b.column
-                && a.message == b.message
-                && a.severity == b.severity
-        });
+        tidy(&mut findings);
         Ok(Diagnostics {
             file: file.to_owned(),
             root,
             diagnostics: findings,
             notes,
         })
+    }
+
+    /// The diagnostics of every file in the workspace of `file`, from its
+    /// first server's `workspace/diagnostic` (a full check, within that
+    /// budget). A server without it answers for `file` alone.
+    pub async fn workspace_diagnostics(&self, file: &Path) -> Result<Vec<Diagnostics>, ToolError> {
+        let checked = validate::check_file(file)?;
+        let (spec, root) = self.route(&checked)?;
+        let server = self.pool.get(spec, &root).await?;
+        server.sync(&checked.path, checked.text.clone())?;
+        let Some(files) = server.workspace_diagnostics().await? else {
+            return Ok(vec![self.diagnostics(file).await?]);
+        };
+        Ok(files
+            .into_iter()
+            .map(|(path, mut findings)| {
+                tidy(&mut findings);
+                Diagnostics {
+                    file: path,
+                    root: server.root.clone(),
+                    diagnostics: findings,
+                    notes: Vec::new(),
+                }
+            })
+            .collect())
     }
 
     /// Where the symbol at `line`:`column` (1-based, characters) is defined.
@@ -280,6 +296,21 @@ impl Workspace {
     pub async fn shutdown(&self) {
         self.pool.shutdown().await;
     }
+}
+
+/// Sorts findings by position and removes duplicates: the same finding
+/// pushed and pulled, or reported by two servers, shows once.
+fn tidy(findings: &mut Vec<crate::answer::Finding>) {
+    findings.sort_by(|a, b| {
+        (a.line, a.column, a.severity, &a.message, &a.source)
+            .cmp(&(b.line, b.column, b.severity, &b.message, &b.source))
+    });
+    findings.dedup_by(|a, b| {
+        a.line == b.line
+            && a.column == b.column
+            && a.message == b.message
+            && a.severity == b.severity
+    });
 }
 
 /// The 0-based character column of `g` when the text after `loc` reads `as g`.

@@ -458,3 +458,102 @@ fn an_unknown_server_request_gets_method_not_found() {
         ws.shutdown().await;
     });
 }
+
+// ----- the engine's merging, with well-behaved fake servers ---------------
+
+#[test]
+fn the_same_finding_pushed_and_pulled_shows_once() {
+    // Pushes (versioned) and an unnamed pull provider report the same errors.
+    let p = project(json!({
+        "capabilities": { "diagnosticProvider": { "interFileDependencies": false, "workspaceDiagnostics": false } },
+    }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        let log = fake::log(&p);
+        assert!(
+            log.contains("publish version 1") && log.contains("<- textDocument/diagnostic"),
+            "{log}"
+        );
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn two_servers_on_one_file_merge_without_duplicates() {
+    // A second server for `.fake` files: the same program under another id.
+    let twin: &'static sightline::registry::ServerSpec =
+        Box::leak(Box::new(sightline::registry::ServerSpec {
+            id: "fake-twin",
+            ..sightline::registry::FAKE
+        }));
+    let p = project(json!({}));
+    p.write("a.fake", "def alpha\nalpha ERR\nWARN\n");
+    runtime().block_on(async {
+        let ws = sightline::Workspace::new(sightline::Options {
+            servers: vec![&sightline::registry::FAKE, twin],
+            search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
+            downloads: Some(false),
+            budgets: budgets(),
+            ..sightline::Options::default()
+        });
+        assert_eq!(
+            diags(&ws, &p.path("a.fake")).await,
+            "a.fake: 2 diagnostics\n2:7 error: found ERR [fake]\n3:1 warning: found WARN [fake]\n"
+        );
+        assert_eq!(ws.server_pids().len(), 2);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn a_busy_status_notification_holds_cross_file_questions() {
+    let p = project(json!({ "rules": [
+        { "method": "initialized", "actions": [
+            { "notify": { "method": "experimental/serverStatus", "params": { "health": "ok", "quiescent": false, "message": "loading crates" } } },
+        ] },
+    ] }));
+    runtime().block_on(async {
+        let ws = workspace(sightline::registry::Budgets {
+            ready: Duration::from_millis(500),
+            ..budgets()
+        });
+        assert_eq!(
+            refs(&ws, &p.path("b.fake"), 1, 1).await,
+            "not ready: fake was still indexing (loading crates) after 0.5 s; ask again shortly\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn workspace_diagnostics_cover_every_file_and_reuse_unchanged_results() {
+    let p = project(json!({
+        "push": "none",
+        "capabilities": { "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": true } },
+    }));
+    p.write("c.fake", "WARN\n");
+    let render = |all: Vec<sightline::Diagnostics>| -> String {
+        all.iter()
+            .map(sightline::render::diagnostics_text)
+            .collect()
+    };
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        let first = ws.workspace_diagnostics(&p.path("a.fake")).await.unwrap();
+        assert_eq!(
+            render(first),
+            "a.fake: 1 diagnostic\n2:7 error: found ERR [fake]\nb.fake: no diagnostics\nc.fake: 1 diagnostic\n1:1 warning: found WARN [fake]\n"
+        );
+        // A file nobody opened changes on disk; the others are unchanged.
+        p.write("c.fake", "ok\nERR\n");
+        let second = ws.workspace_diagnostics(&p.path("a.fake")).await.unwrap();
+        assert_eq!(
+            render(second),
+            "a.fake: 1 diagnostic\n2:7 error: found ERR [fake]\nb.fake: no diagnostics\nc.fake: 1 diagnostic\n2:1 error: found ERR [fake]\n"
+        );
+        let log = fake::log(&p);
+        assert!(log.contains(r#""previousResultIds":[{"#), "{log}");
+        ws.shutdown().await;
+    });
+}

@@ -441,6 +441,36 @@ impl Fake {
                 Ok(json!({ "capabilities": caps, "serverInfo": { "name": "sightline-fake-lsp" } }))
             }
             "shutdown" => Ok(Value::Null),
+            "workspace/diagnostic" => {
+                let previous: HashMap<String, String> = params
+                    .get("previousResultIds")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| {
+                        Some((
+                            p.get("uri")?.as_str()?.to_owned(),
+                            p.get("value")?.as_str()?.to_owned(),
+                        ))
+                    })
+                    .collect();
+                let mut reports = Vec::new();
+                for path in fake_files(&self.dir) {
+                    let uri = format!("file://{}", path.display());
+                    let (text, version) = match self.docs.get(&uri) {
+                        Some(d) => (d.text.clone(), Some(d.version)),
+                        None => (std::fs::read_to_string(&path).unwrap_or_default(), None),
+                    };
+                    let result_id =
+                        format!("ws-{:x}", text.len() * 31 + text.matches("ERR").count());
+                    if previous.get(&uri) == Some(&result_id) {
+                        reports.push(json!({ "kind": "unchanged", "uri": uri, "version": version, "resultId": result_id }));
+                    } else {
+                        reports.push(json!({ "kind": "full", "uri": uri, "version": version, "resultId": result_id, "items": findings(&text, "fake") }));
+                    }
+                }
+                Ok(json!({ "items": reports }))
+            }
             "textDocument/diagnostic" => {
                 let identifier = params.get("identifier").and_then(Value::as_str);
                 let source = identifier.unwrap_or("fake").to_owned();
