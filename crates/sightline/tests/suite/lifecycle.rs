@@ -34,19 +34,7 @@ fn sigkill_leaves_no_server_behind() {
     assert!(names.iter().any(|n| n.contains("pyright")), "{names:?}");
     assert!(names.iter().any(|n| n.contains("tsserver")), "{names:?}");
     s.kill();
-    // Poll for the real condition (every process gone), within a bound.
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let left: Vec<u32> = family.iter().copied().filter(|&p| alive(p)).collect();
-        if left.is_empty() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "still alive 15 s after SIGKILL: {left:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    assert_all_gone(&family);
 }
 
 #[test]
@@ -60,11 +48,7 @@ fn closing_stdin_shuts_servers_down() {
     let family: Vec<u32> = descendants(s.pid());
     assert!(!family.is_empty());
     drop(s);
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while family.iter().any(|&p| alive(p)) {
-        assert!(Instant::now() < deadline, "servers outlived a clean exit");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    assert_all_gone(&family);
 }
 
 // ----- with the scripted fake server ---------------------------------------
@@ -236,6 +220,7 @@ fn stubborn_project() -> super::support::Project {
     ] }))
 }
 
+/// Polls for the real condition (every process gone), within 15 s.
 fn assert_all_gone(family: &[u32]) {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
