@@ -74,6 +74,7 @@ pub struct Loc {
 pub enum LocKind {
     Definitions,
     References,
+    Implementations,
 }
 
 /// The answer to a definition or references question.
@@ -82,4 +83,50 @@ pub struct Locations {
     pub kind: LocKind,
     pub root: PathBuf,
     pub locations: Vec<Loc>,
+}
+
+/// A named thing in the code: a symbol of an outline or a search, or a call
+/// hierarchy item. For an incoming call, `loc` is the call site and the item
+/// is the caller.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Item {
+    pub name: String,
+    /// `function`, `class`, `method`, ... (the LSP symbol kind, in words).
+    pub kind: String,
+    pub loc: Loc,
+    /// The last line of the item's range (outlines only).
+    pub end_line: usize,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<Item>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemsKind {
+    /// `documentSymbol`: the outline of one file.
+    Outline,
+    /// `workspaceSymbol`.
+    Symbols,
+    /// `prepareCallHierarchy`.
+    CallItems,
+    IncomingCalls,
+    OutgoingCalls,
+}
+
+/// The answer to a symbol or call-hierarchy question.
+#[derive(Debug, Clone, Serialize)]
+pub struct Items {
+    pub kind: ItemsKind,
+    pub root: PathBuf,
+    /// The file of an outline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    pub items: Vec<Item>,
+}
+
+/// The answer to a hover question: the server's markdown.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hover {
+    pub root: PathBuf,
+    pub text: String,
 }

@@ -64,6 +64,11 @@ pub enum Command {
     /// (`diagnostics FILE`, `definition FILE:LINE:COL`, `references FILE:LINE:COL`),
     /// each answer followed by an empty line (one JSON line with --json).
     Batch,
+    /// Serve the tools over the Model Context Protocol on stdin/stdout
+    /// (lsp_diagnostics, lsp_definition, lsp_references and lsp). The workspace
+    /// is --root, or else the current directory; files under other project
+    /// roots are still served, each under its own root. Ends when stdin closes.
+    Mcp,
 }
 
 /// Parses `FILE:LINE:COL` from the right, so a path may itself hold colons.
@@ -148,7 +153,9 @@ pub async fn answer(ws: &Workspace, command: &Command, json: bool) -> Rendered {
                 Err(e) => fail(e),
             }
         }
-        Command::Batch => fail(ToolError::BadInput("batch cannot be nested".into())),
+        Command::Batch | Command::Mcp => fail(ToolError::BadInput(
+            "batch and mcp cannot be nested in batch".into(),
+        )),
     }
 }
 
@@ -275,6 +282,25 @@ pub async fn interrupted() {
 }
 
 pub async fn run(cli: Cli) -> i32 {
+    if let Command::Mcp = cli.command {
+        // stdout carries the protocol: progress goes to the client, logs to stderr.
+        let root = cli
+            .root
+            .clone()
+            .map(|r| absolute(&r))
+            .or_else(|| std::env::current_dir().ok());
+        let ws = Arc::new(Workspace::new(Options {
+            root,
+            ..Options::default()
+        }));
+        return tokio::select! {
+            status = crate::mcp::serve(ws.clone()) => status,
+            _ = interrupted() => {
+                ws.shutdown().await;
+                EXIT_FAILED
+            }
+        };
+    }
     let options = Options {
         root: cli.root.clone(),
         progress: Arc::new(Spinner::default()),

@@ -16,6 +16,8 @@ pub mod diagnostics;
 pub mod documents;
 pub mod error;
 pub mod install;
+pub mod mcp;
+pub mod navigation;
 pub mod pool;
 pub mod progress;
 pub mod registry;

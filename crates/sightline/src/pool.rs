@@ -211,26 +211,27 @@ impl Pool {
         root: &Path,
         budgets: Budgets,
     ) -> Result<Arc<LspServer>, ToolError> {
+        let progress = crate::progress::Tee::current(&self.progress);
         let program = match install::locate(spec, root, &self.search_path) {
             Some(p) => p,
             None if !self.downloads || spec.npm.is_empty() => return Err(unavailable(spec)),
-            None => install::install(spec, self.progress.as_ref())
+            None => install::install(spec, &progress)
                 .await
                 .map_err(|e| ToolError::Unavailable(format!("{e}; {}", hint(spec))))?,
         };
         let options = initialization_options(spec, root, &program)?;
         let key = format!("start {} {}", spec.id, root.display());
-        self.progress.begin(
+        progress.begin(
             &key,
             &format!("starting {} for {}", spec.id, root.display()),
         );
         let result = LspServer::start(spec, root.to_owned(), program, options, budgets).await;
         match &result {
-            Ok(s) => self.progress.end(
+            Ok(s) => progress.end(
                 &key,
                 &format!("{} running (pid {})", spec.id, s.pid().unwrap_or(0)),
             ),
-            Err(e) => self.progress.end(&key, &e.to_string()),
+            Err(e) => progress.end(&key, &e.to_string()),
         }
         result
     }

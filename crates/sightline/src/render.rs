@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::answer::{Diagnostics, LocKind, Locations};
+use crate::answer::{Diagnostics, Hover, Item, Items, ItemsKind, LocKind, Locations};
 use crate::error::ToolError;
 
 /// Long results stop here, then one line `... and N more`.
@@ -65,6 +65,7 @@ pub fn locations_text(l: &Locations) -> String {
     let (one, many) = match l.kind {
         LocKind::Definitions => ("definition", "definitions"),
         LocKind::References => ("reference", "references"),
+        LocKind::Implementations => ("implementation", "implementations"),
     };
     let mut out = format!("{}\n", plural(l.locations.len(), one, many));
     push_capped(&mut out, &l.locations, |loc| {
@@ -77,6 +78,73 @@ pub fn locations_text(l: &Locations) -> String {
         )
     });
     out
+}
+
+/// Symbols, call hierarchy items and calls. An outline is indented by
+/// nesting and shows line ranges; the others are `PATH:LINE:COL` lists.
+pub fn items_text(i: &Items) -> String {
+    let (one, many) = match i.kind {
+        ItemsKind::Outline | ItemsKind::Symbols => ("symbol", "symbols"),
+        ItemsKind::CallItems => ("call hierarchy item", "call hierarchy items"),
+        ItemsKind::IncomingCalls => ("incoming call", "incoming calls"),
+        ItemsKind::OutgoingCalls => ("outgoing call", "outgoing calls"),
+    };
+    if i.kind == ItemsKind::Outline {
+        let mut lines = Vec::new();
+        outline(&i.items, 0, &mut lines);
+        let file = i
+            .file
+            .as_deref()
+            .map(|f| shown(&i.root, f))
+            .unwrap_or_default();
+        let mut out = format!("{file}: {}\n", plural(lines.len(), one, many));
+        push_capped(&mut out, &lines, String::clone);
+        return out;
+    }
+    let mut out = format!("{}\n", plural(i.items.len(), one, many));
+    push_capped(&mut out, &i.items, |item| {
+        let at = format!(
+            "{}:{}:{}",
+            shown(&i.root, &item.loc.path),
+            item.loc.line,
+            item.loc.column
+        );
+        match i.kind {
+            ItemsKind::IncomingCalls => {
+                format!("{at} {} (in {} {})", item.loc.text, item.kind, item.name)
+            }
+            _ => format!("{at} {} {}", item.kind, item.name),
+        }
+    });
+    out
+}
+
+fn outline(items: &[Item], depth: usize, lines: &mut Vec<String>) {
+    for item in items {
+        let range = if item.end_line > item.loc.line {
+            format!("{}-{}", item.loc.line, item.end_line)
+        } else {
+            item.loc.line.to_string()
+        };
+        lines.push(format!(
+            "{}{} {} {range}",
+            "  ".repeat(depth),
+            item.kind,
+            item.name
+        ));
+        outline(&item.children, depth + 1, lines);
+    }
+}
+
+pub fn hover_text(h: &Hover) -> String {
+    if h.text.trim().is_empty() {
+        return "no hover information\n".into();
+    }
+    format!("{}\n", h.text.trim())
+}
+
+pub fn items_json(i: &Items) -> Value {
+    json!({ "kind": i.kind, "items": i.items })
 }
 
 pub fn error_text(e: &ToolError) -> String {

@@ -29,6 +29,8 @@ pub struct LspServer {
     pub(crate) static_pull: Option<Option<String>>,
     /// The server offers `workspace/diagnostic`.
     pub(crate) workspace_pull: bool,
+    /// The capabilities the server declared in `initialize`.
+    pub(crate) capabilities: Value,
     pub budgets: Budgets,
     docs: Mutex<Documents>,
     /// External edits to files the server may have read from disk.
@@ -70,6 +72,7 @@ fn initialize_params(root: &Path, initialization_options: Value) -> Value {
                 "didChangeWatchedFiles": { "dynamicRegistration": true, "relativePatternSupport": true },
                 "diagnostics": { "refreshSupport": true },
                 "executeCommand": { "dynamicRegistration": false },
+                "symbol": {},
             },
             "textDocument": {
                 "synchronization": { "dynamicRegistration": true, "didSave": true },
@@ -77,8 +80,10 @@ fn initialize_params(root: &Path, initialization_options: Value) -> Value {
                 "diagnostic": { "dynamicRegistration": true, "relatedDocumentSupport": false },
                 "definition": { "linkSupport": true },
                 "references": {},
+                "implementation": { "linkSupport": true },
                 "hover": { "contentFormat": ["markdown", "plaintext"] },
                 "documentSymbol": { "hierarchicalDocumentSymbolSupport": true },
+                "callHierarchy": {},
             },
         },
     })
@@ -154,6 +159,7 @@ impl LspServer {
             encoding,
             static_pull,
             workspace_pull,
+            capabilities: caps,
             budgets,
             docs: Mutex::new(Documents::default()),
             watch,
@@ -336,7 +342,22 @@ impl LspServer {
         let indexed = |s: &crate::state::Inner| {
             s.progress.is_empty() && s.busy.is_none() && (quirks.ready_log.is_none() || s.indexed)
         };
-        if !self.wait_until(self.budgets.ready, indexed).await {
+        // Tell the caller why this takes a while, when it does.
+        let waiting = (!self.state.with(|s| indexed(s)))
+            .then(crate::progress::call)
+            .flatten();
+        let key = format!("index {}", self.spec.id);
+        if let Some(p) = &waiting {
+            p.begin(
+                &key,
+                &format!("waiting for {} to finish indexing", self.spec.id),
+            );
+        }
+        let ready = self.wait_until(self.budgets.ready, indexed).await;
+        if let Some(p) = &waiting {
+            p.end(&key, if ready { "indexed" } else { "still indexing" });
+        }
+        if !ready {
             let what = self.state.with(|s| {
                 if let Some(title) = s.progress.values().next() {
                     format!("indexing ({title})")

@@ -127,10 +127,70 @@ pub fn check_position(
     ))
 }
 
+/// The 1-based column where `symbol` stands alone on `line`.
+pub fn column_of(
+    index: &LineIndex,
+    file: &Path,
+    line: usize,
+    symbol: &str,
+) -> Result<usize, ToolError> {
+    let bad = |m: String| Err(ToolError::BadInput(m));
+    if line == 0 || line > index.line_count() {
+        return check_position(index, file, line, 1).map(|()| 1);
+    }
+    let symbols = symbols_on(index.line(line - 1).unwrap_or(""));
+    let at: Vec<usize> = symbols
+        .iter()
+        .filter(|(_, name)| name == symbol)
+        .map(|(c, _)| *c)
+        .collect();
+    let list = || {
+        symbols
+            .iter()
+            .map(|(c, n)| format!("{c} ({n})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match at.as_slice() {
+        [one] => Ok(*one),
+        [] if symbols.is_empty() => bad(format!(
+            "`{symbol}` is not on line {line}, which holds no symbols"
+        )),
+        [] => bad(format!(
+            "`{symbol}` is not on line {line}; symbols on this line start at columns {}",
+            list()
+        )),
+        many => bad(format!(
+            "`{symbol}` is on line {line} {} times, at columns {}; give `column` instead",
+            many.len(),
+            many.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn symbols_are_found_by_name() {
+        let index = LineIndex::new("x = add(add, 1)\nprint(x)\n");
+        let f = Path::new("/p/a.py");
+        assert_eq!(column_of(&index, f, 2, "print").unwrap(), 1);
+        assert_eq!(
+            column_of(&index, f, 1, "add").unwrap_err().to_string(),
+            "error: `add` is on line 1 2 times, at columns 5, 9; give `column` instead"
+        );
+        assert_eq!(
+            column_of(&index, f, 2, "y").unwrap_err().to_string(),
+            "error: `y` is not on line 2; symbols on this line start at columns 1 (print), 7 (x)"
+        );
+        assert!(column_of(&index, f, 9, "x").is_err());
+    }
 
     #[test]
     fn symbols_are_found_by_character_column() {

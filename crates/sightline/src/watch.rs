@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
 /// Directories never watched: dependencies, build output, VCS data, caches.
-const SKIPPED: &[&str] = &[
+pub const SKIPPED: &[&str] = &[
     "node_modules",
     ".git",
     "target",

@@ -5,6 +5,8 @@ mod fake;
 mod faults;
 mod freshness;
 mod lifecycle;
+mod mcp;
+mod mcp_driver;
 mod python;
 mod support;
 mod typescript;

@@ -14,7 +14,8 @@ mod serve;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match args.first().map(String::as_str) {
-        Some("serve") | None => serve::main(),
+        // `--stdio` lets the fake stand in for a real server command.
+        Some("serve" | "--stdio") | None => serve::main(),
         Some("host") => host::main(&args[1..]),
         Some(other) => {
             eprintln!("sightline-fake-lsp: unknown mode {other}; use `serve` or `host FILE`");

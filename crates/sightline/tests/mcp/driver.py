@@ -1,0 +1,191 @@
+"""Drives `sightline mcp` with the official MCP Python SDK, for the Rust tests.
+
+Reads one JSON command per line on stdin and writes one JSON result per line
+on stdout. Several sessions (each its own `sightline mcp` process) can be open
+at once. Commands:
+
+  {"cmd": "open", "session": S, "command": BIN, "args": [...], "cwd": DIR,
+   "env": {...}, "errlog": FILE}              -> {"server", "protocol", "pid"}
+  {"cmd": "list", "session": S}                -> {"tools": [...]} (schemas checked)
+  {"cmd": "call", "session": S, "tool": T, "args": {...}, "progress": bool}
+                                               -> {"text", "isError", "progress"}
+                                                  or {"protocol_error": {...}}
+  {"cmd": "cancel", "session": S, "tool": T, "args": {...}, "file": F,
+   "started": TEXT, "cancelled": TEXT}         -> {"cancelled": id}
+  {"cmd": "close", "session": S}               -> {"closed": S}
+"""
+
+import json
+import os
+import sys
+import time
+from contextlib import AsyncExitStack
+
+import anyio
+import jsonschema
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
+
+
+def children_named(name):
+    """Pids of this process's children whose command line mentions `name`."""
+    me = str(os.getpid())
+    out = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        ppid = stat.rsplit(")", 1)[1].split()[1]
+        if ppid == me and name in cmdline:
+            out.add(int(entry))
+    return out
+
+
+async def wait_for_text(path, text, seconds=30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as f:
+                if text in f.read():
+                    return
+        except OSError:
+            pass
+        await anyio.sleep(0.02)
+    raise TimeoutError(f"{text!r} never appeared in {path}")
+
+
+def texts(result):
+    return "".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+class Driver:
+    def __init__(self, tg):
+        self.tg = tg
+        self.sessions = {}
+
+    async def open(self, cmd):
+        """Each session lives in a task of its own, so that sessions can be
+        closed in any order (anyio scopes must exit in the task and order
+        they were entered)."""
+        ready, close, done = anyio.Event(), anyio.Event(), anyio.Event()
+        state = {}
+
+        async def run():
+            try:
+                async with AsyncExitStack() as stack:
+                    errlog = stack.enter_context(open(cmd["errlog"], "w"))
+                    params = StdioServerParameters(
+                        command=cmd["command"], args=cmd.get("args", []), env=cmd.get("env"), cwd=cmd.get("cwd")
+                    )
+                    before = children_named("sightline")
+                    read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+                    session = await stack.enter_async_context(ClientSession(read, write))
+                    state["init"] = await session.initialize()
+                    state["pids"] = children_named("sightline") - before
+                    state["session"] = session
+                    ready.set()
+                    await close.wait()
+            except Exception as e:
+                state["error"] = e
+            finally:
+                ready.set()
+                done.set()
+
+        self.tg.start_soon(run)
+        await ready.wait()
+        if "error" in state:
+            raise state["error"]
+        self.sessions[cmd["session"]] = (state["session"], (close, done))
+        init, pids = state["init"], state["pids"]
+        return {
+            "server": init.serverInfo.name,
+            "protocol": init.protocolVersion,
+            "tools": init.capabilities.tools is not None,
+            "pid": pids.pop() if len(pids) == 1 else None,
+        }
+
+    async def list(self, cmd):
+        session, _ = self.sessions[cmd["session"]]
+        listed = await session.list_tools()
+        tools = []
+        for tool in listed.tools:
+            # The input schema must itself be a valid JSON Schema.
+            jsonschema.validators.validator_for(tool.inputSchema).check_schema(tool.inputSchema)
+            tools.append(tool.model_dump(mode="json", exclude_none=True))
+        return {"tools": tools}
+
+    async def call(self, cmd):
+        session, _ = self.sessions[cmd["session"]]
+        progress = []
+
+        async def on_progress(value, total, message):
+            progress.append(message)
+
+        try:
+            result = await session.call_tool(
+                cmd["tool"], cmd.get("args", {}), progress_callback=on_progress if cmd.get("progress") else None
+            )
+        except McpError as e:
+            return {"protocol_error": {"code": e.error.code, "message": e.error.message}}
+        return {"text": texts(result), "isError": bool(result.isError), "progress": progress}
+
+    async def cancel(self, cmd):
+        """Starts a call, waits until `started` shows in `file`, sends
+        notifications/cancelled for it, and waits until `cancelled` shows."""
+        session, _ = self.sessions[cmd["session"]]
+        request_id = session._request_id  # the id the SDK gives the next request
+        scope = anyio.CancelScope()
+
+        async def run():
+            with scope:
+                try:
+                    await session.call_tool(cmd["tool"], cmd.get("args", {}))
+                except Exception:
+                    pass
+
+        self.tg.start_soon(run)
+        await wait_for_text(cmd["file"], cmd["started"])
+        await session.send_notification(
+            types.ClientNotification(
+                types.CancelledNotification(
+                    params=types.CancelledNotificationParams(requestId=request_id, reason="test cancels it")
+                )
+            )
+        )
+        await wait_for_text(cmd["file"], cmd["cancelled"])
+        scope.cancel()
+        return {"cancelled": request_id}
+
+    async def close(self, cmd):
+        _, (close, done) = self.sessions.pop(cmd["session"])
+        close.set()
+        await done.wait()
+        return {"closed": cmd["session"]}
+
+
+async def main():
+    async with anyio.create_task_group() as tg:
+        driver = Driver(tg)
+        while True:
+            line = await anyio.to_thread.run_sync(sys.stdin.readline)
+            if not line:
+                break
+            cmd = json.loads(line)
+            try:
+                result = await getattr(driver, cmd["cmd"])(cmd)
+            except Exception as e:  # reported to the test, which fails on it
+                result = {"exception": f"{type(e).__name__}: {e}"}
+            print(json.dumps(result), flush=True)
+        for name in list(driver.sessions):
+            await driver.close({"session": name})
+        tg.cancel_scope.cancel()
+
+
+anyio.run(main)

@@ -1,0 +1,176 @@
+//! A harness around `tests/mcp/driver.py`, which drives `sightline mcp` with
+//! the official MCP Python SDK (pinned in `tools/requirements.txt`). Each
+//! command gets exactly one answer; dropping the harness with an answer
+//! unread fails the test.
+
+#![allow(clippy::unwrap_used, dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::support::{path_with_tools, repo_root, sightline_bin};
+
+pub fn python() -> PathBuf {
+    let p = repo_root().join("tools/.venv/bin/python");
+    assert!(
+        p.is_file(),
+        "the MCP Python SDK is not installed at {}; run `tools/install` (the README's test command `scripts/test` does this)",
+        p.display()
+    );
+    p
+}
+
+pub struct McpDriver {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    _data: tempfile::TempDir,
+    data: PathBuf,
+    logs: tempfile::TempDir,
+}
+
+/// The answer to a tool call.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Answer {
+    pub text: String,
+    pub is_error: bool,
+    pub progress: Vec<String>,
+}
+
+impl McpDriver {
+    pub fn start() -> McpDriver {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/driver.py");
+        let mut child = Command::new(python())
+            .arg(script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let data = tempfile::tempdir().unwrap();
+        McpDriver {
+            stdin: child.stdin.take(),
+            child,
+            lines: rx,
+            data: data.path().to_owned(),
+            _data: data,
+            logs: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends one command and returns its one answer.
+    pub fn send(&mut self, command: Value) -> Value {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{command}").unwrap();
+        stdin.flush().unwrap();
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the MCP driver did not answer within 120 s");
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert!(
+            answer.get("exception").is_none(),
+            "the MCP client failed: {answer}"
+        );
+        answer
+    }
+
+    /// The stderr log of one session's `sightline mcp`.
+    pub fn log_path(&self, session: &str) -> PathBuf {
+        self.logs.path().join(format!("{session}.log"))
+    }
+
+    pub fn log(&self, session: &str) -> String {
+        std::fs::read_to_string(self.log_path(session)).unwrap_or_default()
+    }
+
+    /// Starts `sightline mcp` in `cwd` with the pinned servers on PATH.
+    pub fn open(&mut self, session: &str, cwd: &Path) -> Value {
+        self.open_with(session, cwd, &path_with_tools())
+    }
+
+    pub fn open_with(&mut self, session: &str, cwd: &Path, path: &str) -> Value {
+        let errlog = self.log_path(session);
+        self.send(json!({
+            "cmd": "open",
+            "session": session,
+            "command": sightline_bin(),
+            "args": ["mcp"],
+            "cwd": cwd,
+            "errlog": errlog,
+            "env": {
+                "PATH": path,
+                "SIGHTLINE_DATA_DIR": self.data,
+                "SIGHTLINE_DISABLE_LSP_DOWNLOAD": "1",
+                "RUST_LOG": "sightline=info,sightline_lsp=debug",
+            },
+        }))
+    }
+
+    pub fn call(&mut self, session: &str, tool: &str, args: Value) -> Answer {
+        self.call_with(session, tool, args, false)
+    }
+
+    pub fn call_with(&mut self, session: &str, tool: &str, args: Value, progress: bool) -> Answer {
+        let a = self.send(json!({
+            "cmd": "call", "session": session, "tool": tool, "args": args, "progress": progress,
+        }));
+        assert!(a.get("protocol_error").is_none(), "{tool} {a}");
+        Answer {
+            text: a["text"].as_str().unwrap().to_owned(),
+            is_error: a["isError"].as_bool().unwrap(),
+            progress: a["progress"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap_or("").to_owned())
+                .collect(),
+        }
+    }
+
+    /// A call the server must reject as malformed; returns the JSON-RPC error.
+    pub fn protocol_error(&mut self, session: &str, tool: &str, args: Value) -> Value {
+        let a = self.send(json!({ "cmd": "call", "session": session, "tool": tool, "args": args }));
+        a.get("protocol_error")
+            .cloned()
+            .unwrap_or_else(|| panic!("{tool} was not rejected: {a}"))
+    }
+
+    pub fn close(&mut self, session: &str) {
+        self.send(json!({ "cmd": "close", "session": session }));
+    }
+}
+
+impl Drop for McpDriver {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait();
+        let unread: Vec<String> = self.lines.try_iter().collect();
+        if !std::thread::panicking() {
+            assert!(
+                unread.is_empty(),
+                "the MCP driver said what nobody read: {unread:?}"
+            );
+            assert!(status.is_ok_and(|s| s.success()), "the MCP driver failed");
+        }
+    }
+}
