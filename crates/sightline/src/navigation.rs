@@ -111,16 +111,17 @@ impl LspServer {
         })
     }
 
+    /// One request with the ordinary budget.
+    async fn ask(&self, method: &str, params: Value) -> Result<Value, ToolError> {
+        Ok(self
+            .client
+            .request_value(method, params, self.budgets.request)
+            .await?)
+    }
+
     pub async fn hover(&self, path: &Path, pos: Position) -> Result<String, ToolError> {
         self.require("hoverProvider", "hover")?;
-        let v = self
-            .client
-            .request_value(
-                "textDocument/hover",
-                Self::at(path, pos),
-                self.budgets.request,
-            )
-            .await?;
+        let v = self.ask("textDocument/hover", Self::at(path, pos)).await?;
         Ok(hover_markdown(v.get("contents").unwrap_or(&Value::Null)))
     }
 
@@ -145,10 +146,7 @@ impl LspServer {
         self.require("documentSymbolProvider", "documentSymbol")?;
         let params =
             json!({ "textDocument": { "uri": path_to_uri_string(path).unwrap_or_default() } });
-        let v = self
-            .client
-            .request_value("textDocument/documentSymbol", params, self.budgets.request)
-            .await?;
+        let v = self.ask("textDocument/documentSymbol", params).await?;
         let mut texts = Texts::new();
         Ok(v.as_array()
             .map(|a| {
@@ -197,12 +195,7 @@ impl LspServer {
     pub async fn workspace_symbols(&self, query: &str) -> Result<Vec<Item>, ToolError> {
         self.require("workspaceSymbolProvider", "workspaceSymbol")?;
         let v = self
-            .client
-            .request_value(
-                "workspace/symbol",
-                json!({ "query": query }),
-                self.budgets.request,
-            )
+            .ask("workspace/symbol", json!({ "query": query }))
             .await?;
         let mut texts = Texts::new();
         let mut out = Vec::new();
@@ -252,12 +245,7 @@ impl LspServer {
     ) -> Result<Vec<Value>, ToolError> {
         self.require("callHierarchyProvider", "the call hierarchy")?;
         let v = self
-            .client
-            .request_value(
-                "textDocument/prepareCallHierarchy",
-                Self::at(path, pos),
-                self.budgets.request,
-            )
+            .ask("textDocument/prepareCallHierarchy", Self::at(path, pos))
             .await?;
         Ok(v.as_array().cloned().unwrap_or_default())
     }
@@ -283,12 +271,7 @@ impl LspServer {
         texts: &mut Texts,
     ) -> Result<Vec<Item>, ToolError> {
         let v = self
-            .client
-            .request_value(
-                "callHierarchy/incomingCalls",
-                json!({ "item": item }),
-                self.budgets.request,
-            )
+            .ask("callHierarchy/incomingCalls", json!({ "item": item }))
             .await?;
         let mut out = Vec::new();
         for call in v.as_array().into_iter().flatten() {
@@ -328,12 +311,7 @@ impl LspServer {
         texts: &mut Texts,
     ) -> Result<Vec<Item>, ToolError> {
         let v = self
-            .client
-            .request_value(
-                "callHierarchy/outgoingCalls",
-                json!({ "item": item }),
-                self.budgets.request,
-            )
+            .ask("callHierarchy/outgoingCalls", json!({ "item": item }))
             .await?;
         Ok(v.as_array()
             .into_iter()
