@@ -1,29 +1,38 @@
-//! Finding a server's executable, and installing it from npm into sightline's
-//! data directory when it is missing and downloads are allowed.
+//! Finding a server's executable, and installing it into sightline's data
+//! directory when it is missing and installs are allowed: npm and PyPI
+//! packages at pinned versions, or the toolchain command that provides it.
 //!
 //! An install runs under an exclusive file lock, so concurrent installs of one
-//! server (two sightline processes, or two calls in one) happen once. It goes
-//! into a temporary directory that is renamed into place only once the
-//! executable is there, so a failed or killed install leaves nothing half-done.
+//! server (two sightline processes, or two calls in one) happen once. npm
+//! installs go into a temporary directory renamed into place; a PyPI
+//! virtualenv (whose scripts hold absolute paths) is built in place and
+//! counts only once its completion marker is written. Either way a failed or
+//! killed install leaves nothing that is taken for a server.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use crate::progress::Progress;
-use crate::registry::ServerSpec;
+use crate::registry::{Install, ServerSpec};
 
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
     #[error(
-        "npm is not on PATH, so {server} cannot be installed; install Node.js and npm, or run `{command}` by hand"
+        "{tool} is not on PATH, so {server} cannot be installed; install {tool}, or run `{command}` by hand"
     )]
-    NpmMissing { server: String, command: String },
+    ToolMissing {
+        tool: String,
+        server: String,
+        command: String,
+    },
     #[error("installing {server} failed (`{command}`): {tail}")]
     Failed {
         server: String,
         command: String,
         tail: String,
     },
+    #[error("{server} is not installed automatically; {command}")]
+    Manual { server: String, command: String },
     #[error("installing {server}: {source}")]
     Io {
         server: String,
@@ -50,14 +59,30 @@ pub fn downloads_disabled() -> bool {
 }
 
 fn install_dir(spec: &ServerSpec) -> PathBuf {
-    data_dir().join("servers").join(spec.id)
+    data_dir().join("servers").join(spec.id.replace(' ', "-"))
 }
 
-fn installed_bin(spec: &ServerSpec) -> PathBuf {
-    install_dir(spec)
-        .join("node_modules")
-        .join(".bin")
-        .join(spec.command)
+/// Where an install of `spec` puts its executable.
+pub fn installed_bin(spec: &ServerSpec) -> PathBuf {
+    let dir = install_dir(spec);
+    match spec.install {
+        Install::Pypi { .. } => dir.join("venv").join("bin").join(spec.command),
+        Install::Toolchain(_) => dir.join("bin").join(spec.command),
+        _ => dir.join("node_modules").join(".bin").join(spec.command),
+    }
+}
+
+/// A PyPI install counts once this marker exists.
+fn pypi_marker(spec: &ServerSpec) -> PathBuf {
+    install_dir(spec).join("complete")
+}
+
+fn is_installed(spec: &ServerSpec, bin: &Path) -> bool {
+    bin.is_file()
+        && match spec.install {
+            Install::Pypi { .. } => pypi_marker(spec).is_file(),
+            _ => true,
+        }
 }
 
 /// Looks for the executable: the project's own `node_modules/.bin` (nearest
@@ -77,15 +102,52 @@ pub fn locate(spec: &ServerSpec, root: &Path, search_path: &[PathBuf]) -> Option
     {
         return Some(p);
     }
-    if let Ok(p) = which::which(spec.command) {
+    if let Ok(p) = which::which(spec.command)
+        && !is_rustup_proxy_without_component(spec, &p)
+    {
         return Some(p);
     }
     let installed = installed_bin(spec);
-    installed.is_file().then_some(installed)
+    is_installed(spec, &installed).then_some(installed)
 }
 
-/// Installs the server's pinned npm packages into the data directory and
-/// returns the executable.
+/// rustup puts a `rust-analyzer` proxy on PATH that fails until the
+/// component is added; that is not a server.
+fn is_rustup_proxy_without_component(spec: &ServerSpec, found: &Path) -> bool {
+    if spec.command != "rust-analyzer" || !found.to_string_lossy().contains(".cargo/bin") {
+        return false;
+    }
+    !std::process::Command::new("rustup")
+        .args(["which", "rust-analyzer"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The version of a located executable, when it can be told without running
+/// it: from the npm package it belongs to, or from sightline's PyPI marker.
+pub fn version_of(spec: &ServerSpec, bin: &Path) -> Option<String> {
+    if bin == installed_bin(spec)
+        && let Install::Pypi { version, .. } = spec.install
+    {
+        return Some(version.to_owned());
+    }
+    let real = std::fs::canonicalize(bin).ok()?;
+    for dir in real.ancestors().skip(1).take(4) {
+        let manifest = dir.join("package.json");
+        if let Ok(text) = std::fs::read_to_string(&manifest)
+            && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+            && let Some(version) = v.get("version").and_then(|v| v.as_str())
+        {
+            return Some(version.to_owned());
+        }
+    }
+    None
+}
+
+/// Installs the server into the data directory and returns the executable.
 pub async fn install(
     spec: &'static ServerSpec,
     progress: &dyn Progress,
@@ -95,38 +157,109 @@ pub async fn install(
         server: spec.id.to_owned(),
         source,
     };
-    let npm = which::which("npm").map_err(|_| InstallError::NpmMissing {
+    let tool = match spec.install {
+        Install::Npm(_) => "npm",
+        Install::Pypi { .. } => "python3",
+        Install::Toolchain(argv) => argv[0],
+        Install::Path | Install::Download(_) => {
+            return Err(InstallError::Manual {
+                server: spec.id.to_owned(),
+                command,
+            });
+        }
+    };
+    let program = which::which(tool).map_err(|_| InstallError::ToolMissing {
+        tool: tool.to_owned(),
         server: spec.id.to_owned(),
         command: command.clone(),
     })?;
     let servers = data_dir().join("servers");
     std::fs::create_dir_all(&servers).map_err(io)?;
-    let lock_path = servers.join(format!(".{}.lock", spec.id));
+    let lock_path = servers.join(format!(".{}.lock", spec.id.replace(' ', "-")));
     let lock = tokio::task::spawn_blocking(move || lock_exclusive(&lock_path))
         .await
         .map_err(|e| io(std::io::Error::other(e)))?
         .map_err(io)?;
     let bin = installed_bin(spec);
-    if bin.is_file() {
+    if is_installed(spec, &bin) {
         // Another process finished the same install while we waited.
         drop(lock);
         return Ok(bin);
     }
     let key = format!("install {}", spec.id);
-    let pkgs: Vec<String> = spec
-        .npm
-        .iter()
-        .map(|p| format!("{}@{}", p.name, p.version))
-        .collect();
     progress.begin(
         &key,
-        &format!(
-            "installing {} into {}",
-            pkgs.join(" "),
-            install_dir(spec).display()
-        ),
+        &format!("installing {} into {}", what(spec), install_dir(spec).display()),
     );
-    let tmp = servers.join(format!(".{}.tmp-{}", spec.id, std::process::id()));
+    let result = match spec.install {
+        Install::Npm(_) => install_npm(spec, &program, &servers).await,
+        Install::Pypi { .. } => install_pypi(spec, &program).await,
+        _ => install_toolchain(spec).await,
+    };
+    match &result {
+        Ok(p) => progress.end(&key, &format!("installed {}", p.display())),
+        Err(e) => progress.end(&key, &e.to_string()),
+    }
+    drop(lock);
+    result
+}
+
+/// What an install fetches, for progress messages.
+fn what(spec: &ServerSpec) -> String {
+    match spec.install {
+        Install::Npm(pkgs) => pkgs
+            .iter()
+            .map(|p| format!("{}@{}", p.name, p.version))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Install::Pypi { package, version } => format!("{package}=={version}"),
+        _ => spec.install_command(),
+    }
+}
+
+/// Runs an install step; its output is kept for the error.
+async fn run(spec: &ServerSpec, mut cmd: tokio::process::Command) -> Result<(), InstallError> {
+    let out = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .map_err(|source| InstallError::Io {
+            server: spec.id.to_owned(),
+            source,
+        })?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tail: Vec<&str> = text.lines().rev().take(5).collect();
+    Err(InstallError::Failed {
+        server: spec.id.to_owned(),
+        command: spec.install_command(),
+        tail: tail.into_iter().rev().collect::<Vec<_>>().join(" | "),
+    })
+}
+
+async fn install_npm(
+    spec: &ServerSpec,
+    npm: &Path,
+    servers: &Path,
+) -> Result<PathBuf, InstallError> {
+    let io = |source| InstallError::Io {
+        server: spec.id.to_owned(),
+        source,
+    };
+    let tmp = servers.join(format!(
+        ".{}.tmp-{}",
+        spec.id.replace(' ', "-"),
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(io)?;
     let mut cmd = tokio::process::Command::new(npm);
@@ -139,43 +272,97 @@ pub async fn install(
             "--no-update-notifier",
             "--loglevel=error",
         ])
-        .args(&pkgs)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let output = cmd.output().await;
-    let result = match output {
-        Ok(out)
-            if out.status.success()
-                && tmp.join("node_modules/.bin").join(spec.command).is_file() =>
-        {
+        .args(what(spec).split(' '));
+    let result = match run(spec, cmd).await {
+        Ok(()) if tmp.join("node_modules/.bin").join(spec.command).is_file() => {
             let dest = install_dir(spec);
             let _ = std::fs::remove_dir_all(&dest);
             std::fs::rename(&tmp, &dest)
                 .map_err(io)
                 .map(|()| installed_bin(spec))
         }
-        Ok(out) => {
-            let text = String::from_utf8_lossy(&out.stderr);
-            let tail: Vec<&str> = text.lines().rev().take(5).collect();
-            Err(InstallError::Failed {
-                server: spec.id.to_owned(),
-                command: command.clone(),
-                tail: tail.into_iter().rev().collect::<Vec<_>>().join(" | "),
-            })
-        }
-        Err(e) => Err(io(e)),
+        Ok(()) => Err(InstallError::Failed {
+            server: spec.id.to_owned(),
+            command: spec.install_command(),
+            tail: format!("the packages provide no `{}`", spec.command),
+        }),
+        Err(e) => Err(e),
     };
     if result.is_err() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
-    match &result {
-        Ok(p) => progress.end(&key, &format!("installed {}", p.display())),
-        Err(e) => progress.end(&key, &e.to_string()),
-    }
-    drop(lock);
     result
+}
+
+async fn install_pypi(spec: &ServerSpec, python: &Path) -> Result<PathBuf, InstallError> {
+    let dir = install_dir(spec);
+    // A leftover of a killed install has no marker; start afresh.
+    let _ = std::fs::remove_dir_all(&dir);
+    let venv = dir.join("venv");
+    let mut cmd = tokio::process::Command::new(python);
+    cmd.args(["-m", "venv"]).arg(&venv);
+    let mut result = run(spec, cmd).await;
+    if result.is_ok() {
+        let mut pip = tokio::process::Command::new(venv.join("bin").join("python"));
+        pip.args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .arg(what(spec));
+        result = run(spec, pip).await;
+    }
+    let bin = installed_bin(spec);
+    let result = result.and_then(|()| {
+        if !bin.is_file() {
+            return Err(InstallError::Failed {
+                server: spec.id.to_owned(),
+                command: spec.install_command(),
+                tail: format!("the package provides no `{}`", spec.command),
+            });
+        }
+        std::fs::write(pypi_marker(spec), what(spec)).map_err(|source| InstallError::Io {
+            server: spec.id.to_owned(),
+            source,
+        })
+    });
+    match result {
+        Ok(()) => Ok(bin),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(e)
+        }
+    }
+}
+
+async fn install_toolchain(spec: &ServerSpec) -> Result<PathBuf, InstallError> {
+    let Install::Toolchain(argv) = spec.install else {
+        unreachable!("only toolchain installs come here")
+    };
+    let bin_dir = install_dir(spec).join("bin");
+    let _ = std::fs::create_dir_all(&bin_dir);
+    let mut cmd = tokio::process::Command::new(argv[0]);
+    // `go install` puts the binary in GOBIN; other toolchains ignore it.
+    cmd.args(&argv[1..]).env("GOBIN", &bin_dir);
+    run(spec, cmd).await?;
+    let found = locate(spec, &bin_dir, &[bin_dir.clone()]).or_else(|| {
+        // rustup adds the component to the toolchain, not to PATH.
+        let out = std::process::Command::new("rustup")
+            .args(["which", spec.command])
+            .stdin(Stdio::null())
+            .output()
+            .ok()?;
+        out.status
+            .success()
+            .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+    });
+    found.ok_or_else(|| InstallError::Failed {
+        server: spec.id.to_owned(),
+        command: spec.install_command(),
+        tail: format!("`{}` is still not found", spec.command),
+    })
 }
 
 /// Holds an exclusive `flock` until dropped.

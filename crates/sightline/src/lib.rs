@@ -11,7 +11,9 @@
 //! ```
 
 pub mod answer;
+pub mod builtin;
 pub mod cli;
+pub mod config;
 pub mod diagnostics;
 pub mod documents;
 pub mod error;

@@ -93,6 +93,9 @@ pub struct Pool {
     shared: Arc<Shared>,
     budgets: Budgets,
     server_budgets: HashMap<String, Budgets>,
+    settings: std::collections::BTreeMap<String, crate::config::ServerSettings>,
+    /// Servers a project file names commands for without trust: id → why.
+    blocked: std::collections::BTreeMap<String, String>,
     progress: Arc<dyn Progress>,
     search_path: Vec<PathBuf>,
     downloads: bool,
@@ -103,6 +106,7 @@ impl Pool {
     pub fn new(
         budgets: Budgets,
         server_budgets: HashMap<String, Budgets>,
+        resolved: &crate::config::Resolved,
         progress: Arc<dyn Progress>,
         search_path: Vec<PathBuf>,
         downloads: bool,
@@ -111,6 +115,8 @@ impl Pool {
             shared: Arc::default(),
             budgets,
             server_budgets,
+            settings: resolved.settings.clone(),
+            blocked: resolved.blocked.clone(),
             progress,
             search_path,
             downloads,
@@ -122,7 +128,16 @@ impl Pool {
         self.server_budgets
             .get(spec.id)
             .copied()
+            .or_else(|| self.settings.get(spec.id).map(|s| s.budgets))
             .unwrap_or(self.budgets)
+    }
+
+    /// The program to run for `spec`: the configured command, or discovery.
+    pub fn locate(&self, spec: &ServerSpec, root: &Path) -> Option<PathBuf> {
+        match self.settings.get(spec.id).and_then(|s| s.command.as_ref()) {
+            Some(command) => resolve_program(&command[0], root),
+            None => install::locate(spec, root, &self.search_path),
+        }
     }
 
     /// The running server for `root`, started (and installed) if needed.
@@ -211,21 +226,48 @@ impl Pool {
         root: &Path,
         budgets: Budgets,
     ) -> Result<Arc<LspServer>, ToolError> {
+        if let Some(why) = self.blocked.get(spec.id) {
+            return Err(ToolError::Unavailable(why.clone()));
+        }
+        let settings = self.settings.get(spec.id);
+        let command = settings.and_then(|s| s.command.clone());
         let progress = crate::progress::Tee::current(&self.progress);
-        let program = match install::locate(spec, root, &self.search_path) {
+        let program = match self.locate(spec, root) {
             Some(p) => p,
-            None if !self.downloads || spec.npm.is_empty() => return Err(unavailable(spec)),
+            None if command.is_some() => {
+                let program = command.as_ref().map(|c| c[0].clone()).unwrap_or_default();
+                return Err(ToolError::Unavailable(format!(
+                    "the configured command of {} (`{program}`) is not found",
+                    spec.id
+                )));
+            }
+            None if !self.downloads || !spec.installable() => return Err(unavailable(spec)),
             None => install::install(spec, &progress)
                 .await
                 .map_err(|e| ToolError::Unavailable(format!("{e}; {}", hint(spec))))?,
         };
-        let options = initialization_options(spec, root, &program)?;
+        let mut init = initialization_options(spec, root, &program)?;
+        if let (Some(extra), Some(base)) =
+            (settings.and_then(|s| s.initialization.clone()), init.as_object_mut())
+        {
+            base.extend(extra);
+        }
+        let args = match &command {
+            Some(c) => c[1..].to_vec(),
+            None => spec.args.iter().map(|a| a.to_string()).collect(),
+        };
+        let launch = crate::server::Launch {
+            program,
+            args,
+            env: settings.map(|s| s.env.clone()).unwrap_or_default(),
+            init,
+        };
         let key = format!("start {} {}", spec.id, root.display());
         progress.begin(
             &key,
             &format!("starting {} for {}", spec.id, root.display()),
         );
-        let result = LspServer::start(spec, root.to_owned(), program, options, budgets).await;
+        let result = LspServer::start(spec, root.to_owned(), launch, budgets).await;
         match &result {
             Ok(s) => progress.end(
                 &key,
@@ -282,21 +324,25 @@ impl Pool {
 }
 
 fn hint(spec: &ServerSpec) -> String {
-    if spec.npm.is_empty() {
-        return format!("put `{}` on PATH", spec.command);
+    match spec.install {
+        crate::registry::Install::Path => format!("put `{}` on PATH", spec.command),
+        crate::registry::Install::Download(from) => {
+            format!("download it from {from} and put `{}` on PATH", spec.command)
+        }
+        _ => format!(
+            "install it with `{}` (provides {})",
+            spec.install_command(),
+            spec.command
+        ),
     }
-    format!(
-        "install it with `{}` (provides {})",
-        spec.install_command(),
-        spec.command
-    )
 }
 
 fn unavailable(spec: &ServerSpec) -> ToolError {
-    if spec.npm.is_empty() {
+    if !spec.installable() {
         return ToolError::Unavailable(format!(
-            "no {} language server found; {}",
+            "no {} language server found ({}); {}",
             spec.language,
+            spec.id,
             hint(spec)
         ));
     }
@@ -307,13 +353,29 @@ fn unavailable(spec: &ServerSpec) -> ToolError {
     ))
 }
 
+/// A configured program: a path (relative to the root) or a name on PATH.
+fn resolve_program(program: &str, root: &Path) -> Option<PathBuf> {
+    if program.contains('/') {
+        let p = root.join(program);
+        return p.is_file().then_some(p);
+    }
+    which::which(program).ok()
+}
+
 fn initialization_options(
     spec: &ServerSpec,
     root: &Path,
     program: &Path,
 ) -> Result<Value, ToolError> {
+    if spec.id == crate::builtin::ASTRO.id {
+        // The Astro server needs a TypeScript SDK directory.
+        return Ok(match install::find_tsserver(root, program) {
+            Some(ts) => json!({ "typescript": { "tsdk": ts.parent() } }),
+            None => json!({}),
+        });
+    }
     if spec.id != TYPESCRIPT.id {
-        return Ok(json!({}));
+        return Ok(serde_json::from_str(spec.init).unwrap_or_else(|_| json!({})));
     }
     // typescript-language-server needs a TypeScript that ships tsserver.js;
     // TypeScript 7 is the native port without it.

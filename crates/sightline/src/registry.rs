@@ -90,99 +90,151 @@ pub struct NpmPackage {
     pub version: &'static str,
 }
 
+/// How a server's workspace root is found for a file. Markers may be globs
+/// (`*.csproj`), matched against the names in each directory.
+#[derive(Debug, Clone, Copy)]
+pub enum RootRule {
+    /// The nearest directory holding a marker; with none, the default root.
+    /// An `exclude` marker found first on the way up means the server does
+    /// not attach.
+    Nearest {
+        markers: &'static [&'static str],
+        exclude: &'static [&'static str],
+    },
+    /// The nearest directory holding a marker; with none, do not attach.
+    Strict { markers: &'static [&'static str] },
+    /// rust-analyzer: the nearest `Cargo.toml`, then the topmost ancestor
+    /// whose `Cargo.toml` declares `[workspace]`.
+    CargoWorkspace,
+    /// gopls: the nearest `go.work`, else the nearest `go.mod`.
+    Go,
+    /// jdtls: the Gradle root (settings or wrapper, then build file), else
+    /// the top of the Maven module chain, else Eclipse's `.project`; strict.
+    Java,
+    /// kotlin-ls: Gradle settings, wrapper, build file, then `pom.xml`.
+    Gradle,
+    /// nixd: the nearest `flake.nix`, else the git root.
+    Nix,
+    /// Always the default root (the workspace, or the project around the file).
+    Default,
+}
+
+/// How sightline gets a server that is not found.
+#[derive(Debug, Clone, Copy)]
+pub enum Install {
+    /// Only used when found (project `node_modules/.bin`, PATH).
+    Path,
+    /// npm packages installed together at pinned versions.
+    Npm(&'static [NpmPackage]),
+    /// A PyPI package at a pinned version, in a virtualenv of its own.
+    Pypi {
+        package: &'static str,
+        version: &'static str,
+    },
+    /// A toolchain command (rustup, go, gem, dotnet) that provides the server.
+    Toolchain(&'static [&'static str]),
+    /// A release download, which sightline does not automate; the text says
+    /// where to get it.
+    Download(&'static str),
+}
+
+/// How a server joins the servers of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The language's server: asked every question, installed on demand.
+    Primary,
+    /// Another server for a language that has one already (ty, basedpyright,
+    /// TypeScript 7): off unless the configuration turns it on.
+    Alternative,
+    /// A linter that speaks LSP (eslint, biome, oxlint): adds diagnostics
+    /// when it is found, and is never installed on its own.
+    Linter,
+}
+
 #[derive(Debug)]
 pub struct ServerSpec {
     pub id: &'static str,
     /// The language family named in messages ("Python").
     pub language: &'static str,
     pub extensions: &'static [&'static str],
-    /// The executable name looked up on PATH and in the install directory.
+    /// Whole file names, for files without an extension (`Dockerfile`).
+    pub file_names: &'static [&'static str],
+    /// The executable looked up in the project, on PATH and in the install
+    /// directory.
     pub command: &'static str,
     pub args: &'static [&'static str],
-    /// Packages installed together into sightline's data directory.
-    pub npm: &'static [NpmPackage],
+    pub root: RootRule,
+    pub install: Install,
+    /// `initializationOptions`, as JSON text.
+    pub init: &'static str,
+    pub role: Role,
     pub quirks: Quirks,
 }
+
+/// A server with nothing set; the table in `builtin` fills in what differs.
+pub const BASE: ServerSpec = ServerSpec {
+    id: "",
+    language: "",
+    extensions: &[],
+    file_names: &[],
+    command: "",
+    args: &[],
+    root: RootRule::Default,
+    install: Install::Path,
+    init: "{}",
+    role: Role::Primary,
+    quirks: Quirks::NONE,
+};
 
 impl ServerSpec {
     /// The command a person would run to install this server by hand.
     pub fn install_command(&self) -> String {
-        let pkgs: Vec<String> = self
-            .npm
-            .iter()
-            .map(|p| format!("{}@{}", p.name, p.version))
-            .collect();
-        format!("npm install -g {}", pkgs.join(" "))
+        match self.install {
+            Install::Npm(pkgs) => {
+                let pkgs: Vec<String> = pkgs
+                    .iter()
+                    .map(|p| format!("{}@{}", p.name, p.version))
+                    .collect();
+                format!("npm install -g {}", pkgs.join(" "))
+            }
+            Install::Pypi { package, version } => format!("pip install {package}=={version}"),
+            Install::Toolchain(argv) => argv.join(" "),
+            Install::Download(from) => format!("download it from {from}"),
+            Install::Path => format!("put `{}` on PATH", self.command),
+        }
+    }
+
+    /// Whether sightline can install it by itself.
+    pub fn installable(&self) -> bool {
+        matches!(
+            self.install,
+            Install::Npm(_) | Install::Pypi { .. } | Install::Toolchain(_)
+        )
     }
 
     pub fn handles(&self, path: &Path) -> bool {
-        extension_of(path).is_some_and(|e| self.extensions.contains(&e.as_str()))
+        if let Some(e) = extension_of(path)
+            && self.extensions.contains(&e.as_str())
+        {
+            return true;
+        }
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| self.file_names.contains(&n))
     }
 }
 
-pub const PYRIGHT: ServerSpec = ServerSpec {
-    id: "pyright",
-    language: "Python",
-    extensions: &[".py", ".pyi"],
-    command: "pyright-langserver",
-    args: &["--stdio"],
-    npm: &[NpmPackage {
-        name: "pyright",
-        version: "1.1.414",
-    }],
-    quirks: Quirks {
-        follow_import_alias: true,
-        ready_on_first_publish: false,
-        ready_log: Some("source file"),
-        first_publish_is_partial: false,
-    },
-};
-
-pub const TYPESCRIPT: ServerSpec = ServerSpec {
-    id: "typescript",
-    language: "TypeScript/JavaScript",
-    extensions: &[".ts", ".tsx", ".js", ".jsx", ".mts", ".cts", ".mjs", ".cjs"],
-    command: "typescript-language-server",
-    args: &["--stdio"],
-    // typescript@7 is the native port without tsserver.js, which this server
-    // needs; 5.x is pinned.
-    npm: &[
-        NpmPackage {
-            name: "typescript-language-server",
-            version: "5.3.0",
-        },
-        NpmPackage {
-            name: "typescript",
-            version: "5.9.3",
-        },
-    ],
-    quirks: Quirks {
-        follow_import_alias: false,
-        ready_on_first_publish: true,
-        ready_log: None,
-        first_publish_is_partial: true,
-    },
-};
-
-pub const BUILTIN: &[&ServerSpec] = &[&PYRIGHT, &TYPESCRIPT];
-
-/// The scripted fake server shipped for tests (`sightline-fake-lsp serve`,
-/// for `.fake` files). It is not built in: callers opt in through
-/// [`crate::Options::servers`].
-pub static FAKE: ServerSpec = ServerSpec {
-    id: "fake",
-    language: "fake",
-    extensions: &[".fake"],
-    command: "sightline-fake-lsp",
-    args: &["serve"],
-    npm: &[],
-    quirks: Quirks::NONE,
-};
+pub use crate::builtin::{BUILTIN, FAKE, PYRIGHT, TYPESCRIPT};
 
 /// The lower-cased extension with its dot, such as `.py`.
 pub fn extension_of(path: &Path) -> Option<String> {
     path.extension()
         .map(|e| format!(".{}", e.to_string_lossy().to_lowercase()))
+}
+
+/// A built-in server by id.
+pub fn builtin(id: &str) -> Option<&'static ServerSpec> {
+    BUILTIN.iter().copied().find(|s| s.id == id)
 }
 
 /// The servers that handle a file, in priority order: `extra` ones first,
@@ -196,23 +248,96 @@ pub fn servers_for(path: &Path, extra: &[&'static ServerSpec]) -> Vec<&'static S
         .collect()
 }
 
-/// The LSP language id sent in `didOpen`.
+/// The LSP language id sent in `didOpen`, never `plaintext` for a file a
+/// built-in server handles.
 pub fn language_id(path: &Path) -> &'static str {
-    match extension_of(path).as_deref() {
-        Some(".py" | ".pyi") => "python",
-        Some(".ts" | ".mts" | ".cts") => "typescript",
-        Some(".tsx") => "typescriptreact",
-        Some(".jsx") => "javascriptreact",
-        Some(".js" | ".mjs" | ".cjs") => "javascript",
-        _ => "plaintext",
+    if path
+        .file_name()
+        .is_some_and(|n| n == "Dockerfile" || n.to_string_lossy().starts_with("Dockerfile."))
+    {
+        return "dockerfile";
     }
+    let ext = extension_of(path).unwrap_or_default();
+    LANGUAGE_IDS
+        .iter()
+        .find(|(exts, _)| exts.contains(&ext.as_str()))
+        .map_or("plaintext", |(_, id)| id)
 }
+
+/// Extensions → LSP language ids (the identifiers VS Code uses).
+const LANGUAGE_IDS: &[(&[&str], &str)] = &[
+    (&[".py", ".pyi"], "python"),
+    (&[".ts", ".mts", ".cts"], "typescript"),
+    (&[".tsx"], "typescriptreact"),
+    (&[".js", ".mjs", ".cjs"], "javascript"),
+    (&[".jsx"], "javascriptreact"),
+    (&[".vue"], "vue"),
+    (&[".svelte"], "svelte"),
+    (&[".astro"], "astro"),
+    (&[".json"], "json"),
+    (&[".jsonc"], "jsonc"),
+    (&[".css"], "css"),
+    (&[".scss"], "scss"),
+    (&[".less"], "less"),
+    (&[".html", ".htm"], "html"),
+    (&[".graphql", ".gql"], "graphql"),
+    (&[".go"], "go"),
+    (&[".rb", ".rake", ".gemspec", ".ru"], "ruby"),
+    (&[".ex", ".exs"], "elixir"),
+    (&[".zig", ".zon"], "zig"),
+    (&[".cs", ".csx"], "csharp"),
+    (&[".razor", ".cshtml"], "razor"),
+    (&[".fs", ".fsi", ".fsx", ".fsscript"], "fsharp"),
+    (&[".swift"], "swift"),
+    (&[".m"], "objective-c"),
+    (&[".mm"], "objective-cpp"),
+    (&[".objc"], "objective-c"),
+    (&[".objcpp"], "objective-cpp"),
+    (&[".rs"], "rust"),
+    (&[".c", ".h"], "c"),
+    (&[".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"], "cpp"),
+    (&[".java"], "java"),
+    (&[".kt", ".kts"], "kotlin"),
+    (&[".yaml", ".yml"], "yaml"),
+    (&[".lua"], "lua"),
+    (&[".php"], "php"),
+    (&[".prisma"], "prisma"),
+    (&[".dart"], "dart"),
+    (&[".ml"], "ocaml"),
+    (&[".mli"], "ocaml.interface"),
+    (&[".sh", ".bash", ".zsh", ".ksh"], "shellscript"),
+    (&[".tf", ".tfvars"], "terraform"),
+    (&[".tex"], "latex"),
+    (&[".bib"], "bibtex"),
+    (&[".dockerfile"], "dockerfile"),
+    (&[".gleam"], "gleam"),
+    (&[".clj", ".cljs", ".cljc", ".edn"], "clojure"),
+    (&[".nix"], "nix"),
+    (&[".typ", ".typc"], "typst"),
+    (&[".hs", ".lhs"], "haskell"),
+    (&[".jl"], "julia"),
+    (&[".toml"], "toml"),
+    (&[".md", ".mdx"], "markdown"),
+];
 
 /// The list of supported extensions, for the unsupported-file answer.
 pub fn supported_summary() -> String {
-    BUILTIN
+    let mut langs: Vec<(&str, Vec<&str>)> = Vec::new();
+    for s in BUILTIN.iter().filter(|s| s.role != Role::Linter) {
+        match langs.iter_mut().find(|(l, _)| *l == s.language) {
+            Some((_, exts)) => {
+                for e in s.extensions {
+                    if !exts.contains(e) {
+                        exts.push(e);
+                    }
+                }
+            }
+            None => langs.push((s.language, s.extensions.to_vec())),
+        }
+    }
+    langs
         .iter()
-        .map(|s| format!("{} ({})", s.extensions.join(" "), s.language))
+        .map(|(l, exts)| format!("{} ({l})", exts.join(" ")))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -222,20 +347,48 @@ mod tests {
     use super::*;
 
     #[test]
-    fn routes_by_extension() {
+    fn routes_by_extension_and_file_name() {
         assert_eq!(servers_for(Path::new("/a/b.PY"), &[])[0].id, "pyright");
         assert_eq!(servers_for(Path::new("/a/b.pyi"), &[])[0].id, "pyright");
         for ext in ["ts", "tsx", "js", "jsx", "mts", "cts", "mjs", "cjs"] {
-            assert_eq!(
-                servers_for(Path::new(&format!("/a/b.{ext}")), &[])[0].id,
-                "typescript"
-            );
+            let ids: Vec<&str> = servers_for(Path::new(&format!("/a/b.{ext}")), &[])
+                .iter()
+                .map(|s| s.id)
+                .collect();
+            assert!(ids.contains(&"typescript"), "{ext}: {ids:?}");
         }
         assert!(servers_for(Path::new("/a/b.xyz"), &[]).is_empty());
         assert_eq!(servers_for(Path::new("/a/b.fake"), &[&FAKE])[0].id, "fake");
         assert!(servers_for(Path::new("/a/b.fake"), &[]).is_empty());
         assert!(servers_for(Path::new("/a/Makefile"), &[]).is_empty());
+        // The reference agent's bugs: a bare `Dockerfile` and `.objcpp`.
+        assert_eq!(servers_for(Path::new("/a/Dockerfile"), &[])[0].id, "dockerfile");
+        assert_eq!(servers_for(Path::new("/a/x.objcpp"), &[])[0].id, "sourcekit-lsp");
+    }
+
+    #[test]
+    fn every_handled_extension_has_a_language_id() {
+        for s in BUILTIN {
+            for ext in s.extensions {
+                let id = language_id(Path::new(&format!("/a/x{ext}")));
+                assert_ne!(id, "plaintext", "{} {ext}", s.id);
+            }
+        }
         assert_eq!(language_id(Path::new("x.pyi")), "python");
-        assert_eq!(language_id(Path::new("x.tsx")), "typescriptreact");
+        assert_eq!(language_id(Path::new("x.h")), "c");
+        assert_eq!(language_id(Path::new("x.hpp")), "cpp");
+        assert_eq!(language_id(Path::new("/p/Dockerfile")), "dockerfile");
+    }
+
+    #[test]
+    fn ids_are_unique_and_the_reference_set_is_complete() {
+        let mut ids: Vec<&str> = BUILTIN.iter().map(|s| s.id).collect();
+        let n = ids.len();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), n);
+        for id in crate::builtin::REFERENCE_IDS {
+            assert!(builtin(id).is_some(), "{id} is missing");
+        }
     }
 }

@@ -19,6 +19,16 @@ use crate::error::ToolError;
 use crate::registry::{Budgets, ServerSpec};
 use crate::state::ServerState;
 
+/// How to start a server: its program, arguments, environment and
+/// `initializationOptions`, after configuration.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub init: Value,
+}
+
 pub struct LspServer {
     pub spec: &'static ServerSpec,
     pub root: PathBuf,
@@ -94,13 +104,14 @@ impl LspServer {
     pub async fn start(
         spec: &'static ServerSpec,
         root: PathBuf,
-        program: PathBuf,
-        initialization_options: Value,
+        launch: Launch,
         budgets: Budgets,
     ) -> Result<Arc<LspServer>, ToolError> {
         let state = Arc::new(ServerState::new(spec, root.clone()));
-        let mut config = SpawnConfig::new(spec.id, program, root.clone());
-        config.args = spec.args.iter().map(|a| a.to_string()).collect();
+        let mut config = SpawnConfig::new(spec.id, launch.program, root.clone());
+        config.args = launch.args;
+        config.env = launch.env;
+        let initialization_options = launch.init;
         let client = Client::spawn(config, state.clone())
             .await
             .map_err(|e| ToolError::Unavailable(e.to_string()))?;

@@ -86,9 +86,11 @@ impl ServerState {
             // pyright asks for `python`; point it at the project's virtualenv.
             Some("python") => match find_venv_python(&self.root) {
                 Some(py) => json!({ "pythonPath": py }),
-                None => Value::Null,
+                None => json!({}),
             },
-            _ => Value::Null,
+            // An empty object, not null: the VS Code CSS server fails on null
+            // settings, and every other server measured accepts `{}`.
+            _ => json!({}),
         }
     }
 }

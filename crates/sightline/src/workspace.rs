@@ -9,6 +9,7 @@ use std::sync::Arc;
 use sightline_lsp::protocol::Location;
 
 use crate::answer::{Diagnostics, Hover, Items, ItemsKind, Loc, LocKind, Locations};
+use crate::config::{Config, Resolved};
 use crate::error::ToolError;
 use crate::pool::Pool;
 use crate::progress::{Progress, Silent};
@@ -35,6 +36,8 @@ pub struct Options {
     pub servers: Vec<&'static ServerSpec>,
     /// Budgets for one server id, replacing [`Options::budgets`] for it.
     pub server_budgets: HashMap<String, Budgets>,
+    /// The configuration (user and project files); see [`Config::load`].
+    pub config: Config,
 }
 
 impl Default for Options {
@@ -47,6 +50,7 @@ impl Default for Options {
             downloads: None,
             servers: Vec::new(),
             server_budgets: HashMap::new(),
+            config: Config::default(),
         }
     }
 }
@@ -54,18 +58,31 @@ impl Default for Options {
 pub struct Workspace {
     root: Option<PathBuf>,
     pool: Pool,
+    /// Servers consulted before the built-ins: the caller's, then custom
+    /// servers from the configuration.
     servers: Vec<&'static ServerSpec>,
+    resolved: Resolved,
+    config: Config,
 }
 
 impl Workspace {
     pub fn new(options: Options) -> Workspace {
         let root = options.root.map(|r| sightline_lsp::uri::normalize(&r));
-        let downloads = options
-            .downloads
-            .unwrap_or_else(|| !crate::install::downloads_disabled());
+        // The environment switch wins over the configuration, which wins
+        // over the default (install).
+        let downloads = options.downloads.unwrap_or_else(|| {
+            !crate::install::downloads_disabled() && options.config.autoinstall.unwrap_or(true)
+        });
+        let mut resolved = options.config.resolve(options.budgets);
+        let mut servers = options.servers;
+        for s in &servers {
+            resolved.enabled.insert(s.id.to_owned());
+        }
+        servers.extend(resolved.custom.iter().copied());
         let pool = Pool::new(
             options.budgets,
             options.server_budgets,
+            &resolved,
             options.progress,
             options.search_path,
             downloads,
@@ -73,7 +90,31 @@ impl Workspace {
         Workspace {
             root,
             pool,
-            servers: options.servers,
+            servers,
+            resolved,
+            config: options.config,
+        }
+    }
+
+    /// The configuration this workspace runs with.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Whether `spec` is on for files it handles: primaries unless turned
+    /// off, alternatives and linters only when configured, and linters also
+    /// when they are already installed where sightline looks.
+    fn is_on(&self, spec: &ServerSpec, root: &Path) -> bool {
+        if !self.resolved.enabled.contains(spec.id) {
+            return spec.role == registry::Role::Linter
+                && !self.config.servers.get(spec.id).is_some_and(|e| e.disabled)
+                && self.pool.locate(spec, root).is_some();
+        }
+        match spec.role {
+            registry::Role::Linter if !self.resolved.explicit.contains(spec.id) => {
+                self.pool.locate(spec, root).is_some()
+            }
+            _ => true,
         }
     }
 
@@ -94,14 +135,39 @@ impl Workspace {
                 registry::supported_summary()
             )));
         };
-        let root = roots::root_for(&file.path, self.root.as_deref()).ok_or_else(|| {
-            ToolError::BadInput(format!(
+        if let Some(why) = &self.resolved.all_off {
+            return Err(ToolError::Unavailable(why.clone()));
+        }
+        let mut routes = Vec::new();
+        let mut off = Vec::new();
+        for spec in specs {
+            let Some(root) = roots::root_for_server(spec, &file.path, self.root.as_deref()) else {
+                continue;
+            };
+            if self.is_on(spec, &root) {
+                routes.push((spec, root));
+            } else if spec.role != registry::Role::Linter {
+                off.push(spec.id);
+            }
+        }
+        // Questions go to the first server that is not a linter.
+        if let Some(i) = routes.iter().position(|(s, _)| s.role != registry::Role::Linter) {
+            routes[..=i].rotate_right(1);
+        }
+        if routes.is_empty() {
+            if !off.is_empty() {
+                return Err(ToolError::Unavailable(format!(
+                    "every server for this file is turned off in the configuration ({})",
+                    off.join(", ")
+                )));
+            }
+            return Err(ToolError::BadInput(format!(
                 "{} is outside every workspace: no {} above it",
                 file.path.display(),
                 roots::DEFAULT_MARKERS.join(", ")
-            ))
-        })?;
-        Ok(specs.into_iter().map(|s| (s, root.clone())).collect())
+            )));
+        }
+        Ok(routes)
     }
 
     async fn server_for(&self, file: &Checked) -> Result<Arc<LspServer>, ToolError> {
