@@ -120,7 +120,7 @@ fn unsupported_extension_lists_what_is_supported() {
     let (out, code) = run_cli(&["diagnostics", p.path("notes.xyz").to_str().unwrap()], &[]);
     assert!(
         out.starts_with("unsupported: no language server handles .xyz files; supported: ")
-            && out.contains(".ts .tsx .js .jsx .mjs (TypeScript/JavaScript)")
+            && out.contains(".ts .tsx .js .jsx .mjs .cjs .mts .cts (TypeScript/JavaScript)")
             && out.contains(".py .pyi (Python)")
             && out.contains(".go (Go)")
             && out.ends_with("(HTML)\n")
