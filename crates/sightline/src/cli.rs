@@ -64,6 +64,29 @@ pub enum Command {
     /// (`diagnostics FILE`, `definition FILE:LINE:COL`, `references FILE:LINE:COL`),
     /// each answer followed by an empty line (one JSON line with --json).
     Batch,
+    /// List every language server: id, extensions and state (installed with
+    /// path and version, missing with the install command, off, running,
+    /// broken).
+    Servers,
+    /// Install a server (npm, PyPI or toolchain, at its pinned version) into
+    /// sightline's data directory.
+    Install {
+        /// The server id, as `sightline servers` lists it.
+        id: String,
+    },
+    /// Print the effective configuration, each value with the file and line
+    /// it came from.
+    Config,
+    /// Print the JSON Schema of configuration files.
+    Schema,
+    /// Trust the project in DIR (default: --root or the current directory),
+    /// so that the commands its sightline.json names may run.
+    Trust {
+        dir: Option<PathBuf>,
+        /// Stop trusting it.
+        #[arg(long)]
+        revoke: bool,
+    },
     /// Serve the tools over the Model Context Protocol on stdin/stdout
     /// (lsp_diagnostics, lsp_definition, lsp_references and lsp). The workspace
     /// is --root, or else the current directory; files under other project
@@ -153,8 +176,8 @@ pub async fn answer(ws: &Workspace, command: &Command, json: bool) -> Rendered {
                 Err(e) => fail(e),
             }
         }
-        Command::Batch | Command::Mcp => fail(ToolError::BadInput(
-            "batch and mcp cannot be nested in batch".into(),
+        _ => fail(ToolError::BadInput(
+            "only diagnostics, definition and references can be asked in batch".into(),
         )),
     }
 }
@@ -264,6 +287,12 @@ fn plain(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
+fn print_out(text: &str, status: i32) -> i32 {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    status
+}
+
 /// Resolves on Ctrl-C or SIGTERM, so that either shuts the servers down in
 /// order before exiting.
 pub async fn interrupted() {
@@ -282,15 +311,32 @@ pub async fn interrupted() {
 }
 
 pub async fn run(cli: Cli) -> i32 {
+    let workdir = cli
+        .root
+        .clone()
+        .map(|r| absolute(&r))
+        .or_else(|| std::env::current_dir().ok());
+    if let Command::Schema = cli.command {
+        let text = serde_json::to_string_pretty(&crate::config::schema()).unwrap_or_default();
+        return print_out(&format!("{text}\n"), EXIT_OK);
+    }
+    if let Command::Trust { dir, revoke } = &cli.command {
+        let dir = dir.as_ref().map(|d| absolute(d)).or(workdir.clone()).unwrap_or_default();
+        return match crate::config::set_trusted(&dir, !revoke) {
+            Ok(d) if *revoke => print_out(&format!("{} is no longer trusted\n", d.display()), EXIT_OK),
+            Ok(d) => print_out(&format!("trusted {}: commands in its sightline.json may run\n", d.display()), EXIT_OK),
+            Err(e) => print_out(&format!("error: cannot record trust: {e}\n"), EXIT_FAILED),
+        };
+    }
+    let config = match crate::config::Config::load(workdir.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return print_out(&format!("error: {e}\n"), EXIT_FAILED),
+    };
     if let Command::Mcp = cli.command {
         // stdout carries the protocol: progress goes to the client, logs to stderr.
-        let root = cli
-            .root
-            .clone()
-            .map(|r| absolute(&r))
-            .or_else(|| std::env::current_dir().ok());
         let ws = Arc::new(Workspace::new(Options {
-            root,
+            root: workdir,
+            config,
             ..Options::default()
         }));
         return tokio::select! {
@@ -304,10 +350,16 @@ pub async fn run(cli: Cli) -> i32 {
     let options = Options {
         root: cli.root.clone(),
         progress: Arc::new(Spinner::default()),
+        config,
         ..Options::default()
     };
     let ws = Workspace::new(options);
     let status = match &cli.command {
+        Command::Servers | Command::Install { .. } | Command::Config => {
+            let here = workdir.unwrap_or_default();
+            let (text, status) = crate::admin::run(&ws, &cli.command, &here, cli.json).await;
+            print_out(&text, status)
+        }
         Command::Batch => {
             tokio::select! {
                 s = batch(&ws, cli.json) => s,

@@ -10,6 +10,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod admin;
 pub mod answer;
 pub mod builtin;
 pub mod cli;
@@ -27,6 +28,7 @@ pub mod render;
 pub mod roots;
 pub mod server;
 pub mod state;
+pub mod status;
 pub mod validate;
 pub mod watch;
 pub mod workspace;

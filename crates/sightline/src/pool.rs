@@ -305,6 +305,19 @@ impl Pool {
         });
     }
 
+    /// Servers reported broken now: (id, root, last failure).
+    pub fn broken(&self) -> Vec<(&'static str, PathBuf, String)> {
+        let now = Instant::now();
+        lock(&self.shared.health)
+            .iter()
+            .filter_map(|((root, id), h)| {
+                let b = self.server_budgets.get(*id).copied().unwrap_or(self.budgets);
+                let recent = h.failures.iter().filter(|t| now.duration_since(**t) < b.cooldown).count();
+                (recent as u32 >= b.max_failures.max(1)).then(|| (*id, root.clone(), h.last_error.clone()))
+            })
+            .collect()
+    }
+
     /// Every running server.
     pub fn running(&self) -> Vec<Arc<LspServer>> {
         lock(&self.shared.slots)

@@ -63,6 +63,7 @@ pub struct Workspace {
     servers: Vec<&'static ServerSpec>,
     resolved: Resolved,
     config: Config,
+    progress: Arc<dyn Progress>,
 }
 
 impl Workspace {
@@ -79,6 +80,7 @@ impl Workspace {
             resolved.enabled.insert(s.id.to_owned());
         }
         servers.extend(resolved.custom.iter().copied());
+        let progress = options.progress.clone();
         let pool = Pool::new(
             options.budgets,
             options.server_budgets,
@@ -93,12 +95,62 @@ impl Workspace {
             servers,
             resolved,
             config: options.config,
+            progress,
         }
     }
 
     /// The configuration this workspace runs with.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Every server this workspace knows: configured ones, then built-ins.
+    pub fn all_servers(&self) -> Vec<&'static ServerSpec> {
+        self.servers
+            .iter()
+            .chain(registry::BUILTIN)
+            .copied()
+            .collect()
+    }
+
+    pub(crate) fn running_servers(&self) -> Vec<Arc<LspServer>> {
+        self.pool.running()
+    }
+
+    pub(crate) fn broken_servers(&self) -> Vec<(&'static str, PathBuf, String)> {
+        self.pool.broken()
+    }
+
+    /// The program that would run for `spec` under `root`, if found.
+    pub fn locate_server(&self, spec: &ServerSpec, root: &Path) -> Option<PathBuf> {
+        self.pool.locate(spec, root)
+    }
+
+    /// Why `spec` is off, or `None` when it may run.
+    pub fn why_off(&self, spec: &ServerSpec) -> Option<String> {
+        if let Some(why) = &self.resolved.all_off {
+            return Some(why.clone());
+        }
+        if let Some(why) = self.resolved.blocked.get(spec.id) {
+            return Some(why.clone());
+        }
+        if self.config.servers.get(spec.id).is_some_and(|e| e.disabled) {
+            return Some("disabled in the configuration".into());
+        }
+        match spec.role {
+            registry::Role::Alternative if !self.resolved.enabled.contains(spec.id) => Some(format!(
+                "an alternative server; turn it on with \"lsp\": {{\"{}\": {{}}}}",
+                spec.id
+            )),
+            _ => None,
+        }
+    }
+
+    /// Installs `spec` now (for `sightline install`), reporting progress.
+    pub async fn install(&self, spec: &'static ServerSpec) -> Result<PathBuf, ToolError> {
+        crate::install::install(spec, &crate::progress::Tee::current(&self.progress))
+            .await
+            .map_err(|e| ToolError::Unavailable(e.to_string()))
     }
 
     /// Whether `spec` is on for files it handles: primaries unless turned
