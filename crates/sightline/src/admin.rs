@@ -25,12 +25,18 @@ pub async fn run(ws: &Workspace, command: &Command, here: &Path, json: bool) -> 
             let Some(spec) = status::find(ws, id) else {
                 let ids: Vec<&str> = ws.all_servers().iter().map(|s| s.id).collect();
                 return (
-                    format!("error: no server `{id}`; the servers are {}\n", ids.join(", ")),
+                    format!(
+                        "error: no server `{id}`; the servers are {}\n",
+                        ids.join(", ")
+                    ),
                     EXIT_FAILED,
                 );
             };
             if let Some(path) = ws.locate_server(spec, here) {
-                return (format!("{id} is already installed at {}\n", path.display()), EXIT_OK);
+                return (
+                    format!("{id} is already installed at {}\n", path.display()),
+                    EXIT_OK,
+                );
             }
             match ws.install(spec).await {
                 Ok(path) => (format!("installed {id} at {}\n", path.display()), EXIT_OK),
@@ -45,7 +51,13 @@ pub async fn run(ws: &Workspace, command: &Command, here: &Path, json: bool) -> 
                     .iter()
                     .map(|(k, (v, o))| (k.clone(), json!({ "value": v, "origin": o.to_string() })))
                     .collect();
-                (format!("{}\n", json!({ "files": c.files, "trusted": c.trusted, "values": values })), EXIT_OK)
+                (
+                    format!(
+                        "{}\n",
+                        json!({ "files": c.files, "trusted": c.trusted, "values": values })
+                    ),
+                    EXIT_OK,
+                )
             } else {
                 (c.describe(), EXIT_OK)
             }

@@ -125,7 +125,9 @@ pub static VUE: ServerSpec = ServerSpec {
 pub static ESLINT: ServerSpec = ServerSpec {
     id: "eslint",
     language: "TypeScript/JavaScript",
-    extensions: &[".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue"],
+    extensions: &[
+        ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue",
+    ],
     command: "vscode-eslint-language-server",
     args: &["--stdio"],
     root: RootRule::Nearest {
@@ -636,7 +638,13 @@ pub static CLOJURE: ServerSpec = ServerSpec {
     command: "clojure-lsp",
     args: &["listen"],
     root: RootRule::Nearest {
-        markers: &["deps.edn", "project.clj", "shadow-cljs.edn", "bb.edn", "build.boot"],
+        markers: &[
+            "deps.edn",
+            "project.clj",
+            "shadow-cljs.edn",
+            "bb.edn",
+            "build.boot",
+        ],
         exclude: &[],
     },
     install: Install::Download("https://github.com/clojure-lsp/clojure-lsp/releases"),

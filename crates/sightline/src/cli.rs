@@ -321,10 +321,22 @@ pub async fn run(cli: Cli) -> i32 {
         return print_out(&format!("{text}\n"), EXIT_OK);
     }
     if let Command::Trust { dir, revoke } = &cli.command {
-        let dir = dir.as_ref().map(|d| absolute(d)).or(workdir.clone()).unwrap_or_default();
+        let dir = dir
+            .as_ref()
+            .map(|d| absolute(d))
+            .or(workdir.clone())
+            .unwrap_or_default();
         return match crate::config::set_trusted(&dir, !revoke) {
-            Ok(d) if *revoke => print_out(&format!("{} is no longer trusted\n", d.display()), EXIT_OK),
-            Ok(d) => print_out(&format!("trusted {}: commands in its sightline.json may run\n", d.display()), EXIT_OK),
+            Ok(d) if *revoke => {
+                print_out(&format!("{} is no longer trusted\n", d.display()), EXIT_OK)
+            }
+            Ok(d) => print_out(
+                &format!(
+                    "trusted {}: commands in its sightline.json may run\n",
+                    d.display()
+                ),
+                EXIT_OK,
+            ),
             Err(e) => print_out(&format!("error: cannot record trust: {e}\n"), EXIT_FAILED),
         };
     }

@@ -98,7 +98,14 @@ impl Default for Config {
 }
 
 const TOP_KEYS: &[&str] = &["$schema", "lsp", "formatter", "sandbox", "autoinstall"];
-const ENTRY_KEYS: &[&str] = &["disabled", "command", "extensions", "env", "initialization", "diagnostics"];
+const ENTRY_KEYS: &[&str] = &[
+    "disabled",
+    "command",
+    "extensions",
+    "env",
+    "initialization",
+    "diagnostics",
+];
 const BUDGET_KEYS: &[&str] = &[
     "document_ms",
     "pull_ms",
@@ -138,8 +145,7 @@ fn trust_file() -> PathBuf {
 /// Whether `dir` has been trusted with `sightline trust`.
 pub fn is_trusted(dir: &Path) -> bool {
     let dir = sightline_lsp::uri::normalize(dir);
-    std::fs::read_to_string(trust_file())
-        .is_ok_and(|t| t.lines().any(|l| Path::new(l) == dir))
+    std::fs::read_to_string(trust_file()).is_ok_and(|t| t.lines().any(|l| Path::new(l) == dir))
 }
 
 /// Trusts (or, with `trust = false`, stops trusting) the project in `dir`.
@@ -190,7 +196,12 @@ impl Config {
         self.merge_text(path, &text, project)
     }
 
-    pub fn merge_text(&mut self, path: &Path, text: &str, project: bool) -> Result<(), ConfigError> {
+    pub fn merge_text(
+        &mut self,
+        path: &Path,
+        text: &str,
+        project: bool,
+    ) -> Result<(), ConfigError> {
         self.files.push(path.to_owned());
         let file = File { path, text };
         let parsed = jsonc_parser::parse_to_ast(
@@ -221,7 +232,9 @@ impl Config {
                 }
                 "sandbox" => {
                     let v = match &prop.value {
-                        ast::Value::StringLit(s) if SANDBOX_MODES.contains(&s.value.as_ref()) => s.value.to_string(),
+                        ast::Value::StringLit(s) if SANDBOX_MODES.contains(&s.value.as_ref()) => {
+                            s.value.to_string()
+                        }
                         other => {
                             return Err(file.error(
                                 root_range(other),
@@ -246,7 +259,10 @@ impl Config {
                 other => {
                     return Err(file.error(
                         prop.range,
-                        &format!("unknown key \"{other}\"; expected one of {}", TOP_KEYS[1..].join(", ")),
+                        &format!(
+                            "unknown key \"{other}\"; expected one of {}",
+                            TOP_KEYS[1..].join(", ")
+                        ),
                     ));
                 }
             }
@@ -258,7 +274,12 @@ impl Config {
         self.values.insert(key.to_owned(), (value, origin));
     }
 
-    fn merge_lsp(&mut self, file: &File, value: &ast::Value, project: bool) -> Result<(), ConfigError> {
+    fn merge_lsp(
+        &mut self,
+        file: &File,
+        value: &ast::Value,
+        project: bool,
+    ) -> Result<(), ConfigError> {
         match value {
             ast::Value::BooleanLit(b) => {
                 self.lsp_enabled = b.value;
@@ -276,7 +297,10 @@ impl Config {
                     entry.origin = Some(file.origin(prop.range));
                     entry.from_project |= project;
                     let builtin = registry::builtin(&id).is_some();
-                    if !builtin && !entry.disabled && (entry.extensions.is_none() || entry.command.is_none()) {
+                    if !builtin
+                        && !entry.disabled
+                        && (entry.extensions.is_none() || entry.command.is_none())
+                    {
                         return Err(file.error(
                             prop.range,
                             &format!(
@@ -307,7 +331,10 @@ struct File<'a> {
 
 impl File<'_> {
     fn line(&self, range: jsonc_parser::common::Range) -> usize {
-        self.text[..range.start.min(self.text.len())].matches('\n').count() + 1
+        self.text[..range.start.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1
     }
 
     fn origin(&self, range: jsonc_parser::common::Range) -> Origin {
@@ -384,7 +411,12 @@ fn strings_of(file: &File, v: &ast::Value, message: &str) -> Result<Vec<String>,
         .collect()
 }
 
-fn parse_entry(file: &File, id: &str, v: &ast::Value, entry: &mut LspEntry) -> Result<(), ConfigError> {
+fn parse_entry(
+    file: &File,
+    id: &str,
+    v: &ast::Value,
+    entry: &mut LspEntry,
+) -> Result<(), ConfigError> {
     let ast::Value::Object(obj) = v else {
         return Err(file.error(
             root_range(v),
@@ -396,20 +428,42 @@ fn parse_entry(file: &File, id: &str, v: &ast::Value, entry: &mut LspEntry) -> R
         let v = &prop.value;
         match key {
             "disabled" => {
-                entry.disabled = bool_of(file, v, &format!("lsp.\"{id}\".disabled must be true or false"))?;
+                entry.disabled = bool_of(
+                    file,
+                    v,
+                    &format!("lsp.\"{id}\".disabled must be true or false"),
+                )?;
             }
             "command" => {
-                let c = strings_of(file, v, &format!("lsp.\"{id}\".command must be a list of strings, such as [\"my-server\", \"--stdio\"]"))?;
+                let c = strings_of(
+                    file,
+                    v,
+                    &format!(
+                        "lsp.\"{id}\".command must be a list of strings, such as [\"my-server\", \"--stdio\"]"
+                    ),
+                )?;
                 if c.is_empty() || c[0].is_empty() {
-                    return Err(file.error(prop.range, &format!("lsp.\"{id}\".command must name a program")));
+                    return Err(file.error(
+                        prop.range,
+                        &format!("lsp.\"{id}\".command must name a program"),
+                    ));
                 }
                 entry.command = Some(c);
             }
             "extensions" => {
-                let e = strings_of(file, v, &format!("lsp.\"{id}\".extensions must be a list of strings, such as [\".foo\"]"))?;
+                let e = strings_of(
+                    file,
+                    v,
+                    &format!(
+                        "lsp.\"{id}\".extensions must be a list of strings, such as [\".foo\"]"
+                    ),
+                )?;
                 // An empty list matched every file in the reference agent.
                 if e.is_empty() {
-                    return Err(file.error(prop.range, &format!("lsp.\"{id}\".extensions must not be empty")));
+                    return Err(file.error(
+                        prop.range,
+                        &format!("lsp.\"{id}\".extensions must not be empty"),
+                    ));
                 }
                 if let Some(bad) = e.iter().find(|x| !x.starts_with('.') || x.len() < 2) {
                     return Err(file.error(
@@ -421,13 +475,21 @@ fn parse_entry(file: &File, id: &str, v: &ast::Value, entry: &mut LspEntry) -> R
             }
             "env" => {
                 let ast::Value::Object(o) = v else {
-                    return Err(file.error(root_range(v), &format!("lsp.\"{id}\".env must be an object of strings")));
+                    return Err(file.error(
+                        root_range(v),
+                        &format!("lsp.\"{id}\".env must be an object of strings"),
+                    ));
                 };
                 for p in &o.properties {
                     let ast::Value::StringLit(s) = &p.value else {
-                        return Err(file.error(p.range, &format!("lsp.\"{id}\".env.{} must be a string", p.name.as_str())));
+                        return Err(file.error(
+                            p.range,
+                            &format!("lsp.\"{id}\".env.{} must be a string", p.name.as_str()),
+                        ));
                     };
-                    entry.env.insert(p.name.as_str().to_owned(), s.value.to_string());
+                    entry
+                        .env
+                        .insert(p.name.as_str().to_owned(), s.value.to_string());
                 }
             }
             "initialization" => match to_json(v) {
@@ -437,12 +499,20 @@ fn parse_entry(file: &File, id: &str, v: &ast::Value, entry: &mut LspEntry) -> R
                     entry.initialization = Some(merged);
                 }
                 _ => {
-                    return Err(file.error(root_range(v), &format!("lsp.\"{id}\".initialization must be an object")));
+                    return Err(file.error(
+                        root_range(v),
+                        &format!("lsp.\"{id}\".initialization must be an object"),
+                    ));
                 }
             },
             "diagnostics" => {
                 let ast::Value::Object(o) = v else {
-                    return Err(file.error(root_range(v), &format!("lsp.\"{id}\".diagnostics must be an object of budgets in milliseconds")));
+                    return Err(file.error(
+                        root_range(v),
+                        &format!(
+                            "lsp.\"{id}\".diagnostics must be an object of budgets in milliseconds"
+                        ),
+                    ));
                 };
                 for p in &o.properties {
                     let name = p.name.as_str();
@@ -460,7 +530,10 @@ fn parse_entry(file: &File, id: &str, v: &ast::Value, entry: &mut LspEntry) -> R
                         (false, _) => {
                             return Err(file.error(
                                 p.range,
-                                &format!("unknown budget \"{name}\"; expected one of {}", BUDGET_KEYS.join(", ")),
+                                &format!(
+                                    "unknown budget \"{name}\"; expected one of {}",
+                                    BUDGET_KEYS.join(", ")
+                                ),
                             ));
                         }
                     }
@@ -469,7 +542,10 @@ fn parse_entry(file: &File, id: &str, v: &ast::Value, entry: &mut LspEntry) -> R
             other => {
                 return Err(file.error(
                     prop.range,
-                    &format!("unknown key lsp.\"{id}\".{other}; expected one of {}", ENTRY_KEYS.join(", ")),
+                    &format!(
+                        "unknown key lsp.\"{id}\".{other}; expected one of {}",
+                        ENTRY_KEYS.join(", ")
+                    ),
                 ));
             }
         }
@@ -512,7 +588,10 @@ impl Config {
     pub fn resolve(&self, budgets: Budgets) -> Resolved {
         let mut r = Resolved::default();
         if !self.lsp_enabled {
-            r.all_off = Some(format!("language servers are turned off by \"lsp\": false ({})", self.lsp_origin));
+            r.all_off = Some(format!(
+                "language servers are turned off by \"lsp\": false ({})",
+                self.lsp_origin
+            ));
         }
         for s in registry::BUILTIN {
             if s.role == Role::Primary {
@@ -526,7 +605,12 @@ impl Config {
             }
             if entry.command.is_some() && entry.from_project && !self.trusted {
                 let origin = entry.origin.clone().unwrap_or(Origin::Default);
-                let project = self.project.as_deref().unwrap_or(Path::new(".")).display().to_string();
+                let project = self
+                    .project
+                    .as_deref()
+                    .unwrap_or(Path::new("."))
+                    .display()
+                    .to_string();
                 r.blocked.insert(
                     id.clone(),
                     format!(
@@ -538,13 +622,13 @@ impl Config {
             r.explicit.insert(id.clone());
             if registry::builtin(id).is_none() {
                 let leak = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
-                let exts: Vec<&'static str> = entry
-                    .extensions
-                    .iter()
-                    .flatten()
-                    .map(|e| leak(e))
-                    .collect();
-                let command = entry.command.as_ref().and_then(|c| c.first()).map_or("", |c| leak(c));
+                let exts: Vec<&'static str> =
+                    entry.extensions.iter().flatten().map(|e| leak(e)).collect();
+                let command = entry
+                    .command
+                    .as_ref()
+                    .and_then(|c| c.first())
+                    .map_or("", |c| leak(c));
                 let spec = ServerSpec {
                     id: leak(id),
                     language: leak(id),
@@ -572,7 +656,11 @@ impl Config {
                 id.clone(),
                 ServerSettings {
                     command: entry.command.clone(),
-                    env: entry.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+                    env: entry
+                        .env
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
                     initialization: entry.initialization.clone(),
                     budgets: b,
                 },
@@ -591,15 +679,24 @@ impl Config {
             out.push_str(&format!(
                 "# project {} is {}\n",
                 p.display(),
-                if self.trusted { "trusted" } else { "not trusted" }
+                if self.trusted {
+                    "trusted"
+                } else {
+                    "not trusted"
+                }
             ));
         }
         let mut values = self.values.clone();
         values
             .entry("lsp".into())
             .or_insert((json!(self.lsp_enabled), self.lsp_origin.clone()));
-        values.entry("autoinstall".into()).or_insert((json!(!crate::install::downloads_disabled()), Origin::Default));
-        values.entry("sandbox".into()).or_insert((json!("workspace-write"), Origin::Default));
+        values.entry("autoinstall".into()).or_insert((
+            json!(!crate::install::downloads_disabled()),
+            Origin::Default,
+        ));
+        values
+            .entry("sandbox".into())
+            .or_insert((json!("workspace-write"), Origin::Default));
         for (k, (v, origin)) in values {
             out.push_str(&format!("{k} = {v}  ({origin})\n"));
         }
@@ -712,24 +809,78 @@ mod tests {
     #[test]
     fn every_invalid_shape_names_the_file_and_line() {
         let cases = [
-            ("[1]", "/p/sightline.json:1: the configuration must be an object"),
-            ("{\n  \"lps\": true\n}", "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall"),
-            ("{\n\n  \"lsp\": 3\n}", "/p/sightline.json:3: \"lsp\" must be true, false or an object of servers"),
-            ("{ \"lsp\": {\n  \"x\": 1 } }", "/p/sightline.json:2: lsp.\"x\" must be an object such as {\"disabled\": true} or {\"command\": [...], \"extensions\": [...]}"),
-            ("{ \"lsp\": {\n  \"mine\": { \"command\": [\"m\"] } } }", "/p/sightline.json:2: lsp.\"mine\" is not a built-in server, so it needs \"command\" (such as [\"my-server\", \"--stdio\"]) and \"extensions\" (such as [\".foo\"])"),
-            ("{ \"lsp\": { \"mine\": {\n \"command\": \"m\" } } }", "/p/sightline.json:2: lsp.\"mine\".command must be a list of strings, such as [\"my-server\", \"--stdio\"]"),
-            ("{ \"lsp\": { \"mine\": {\n \"command\": [] } } }", "/p/sightline.json:2: lsp.\"mine\".command must name a program"),
-            ("{ \"lsp\": { \"mine\": { \"command\": [\"m\"],\n \"extensions\": [] } } }", "/p/sightline.json:2: lsp.\"mine\".extensions must not be empty"),
-            ("{ \"lsp\": { \"mine\": { \"command\": [\"m\"],\n \"extensions\": [\"foo\"] } } }", "/p/sightline.json:2: lsp.\"mine\".extensions: \"foo\" must start with a dot, such as \".foo\""),
-            ("{ \"lsp\": { \"pyright\": {\n \"env\": { \"A\": 1 } } } }", "/p/sightline.json:2: lsp.\"pyright\".env.A must be a string"),
-            ("{ \"lsp\": { \"pyright\": {\n \"initialization\": [] } } }", "/p/sightline.json:2: lsp.\"pyright\".initialization must be an object"),
-            ("{ \"lsp\": { \"pyright\": {\n \"diagnostics\": { \"document_ms\": \"5s\" } } } }", "/p/sightline.json:2: lsp.\"pyright\".diagnostics.document_ms must be a whole number of milliseconds"),
-            ("{ \"lsp\": { \"pyright\": {\n \"diagnostics\": { \"doc\": 5 } } } }", "/p/sightline.json:2: unknown budget \"doc\"; expected one of document_ms, pull_ms, push_quiet_ms, ready_ms, full_ms, initialize_ms, request_ms"),
-            ("{ \"lsp\": { \"pyright\": {\n \"disable\": true } } }", "/p/sightline.json:2: unknown key lsp.\"pyright\".disable; expected one of disabled, command, extensions, env, initialization, diagnostics"),
-            ("{ \"lsp\": { \"pyright\": {\n \"disabled\": \"yes\" } } }", "/p/sightline.json:2: lsp.\"pyright\".disabled must be true or false"),
-            ("{\n \"sandbox\": \"none\" }", "/p/sightline.json:2: \"sandbox\" must be one of workspace-write, read-only, danger-full-access"),
-            ("{\n \"autoinstall\": 1 }", "/p/sightline.json:2: \"autoinstall\" must be true or false"),
-            ("{\n \"formatter\": 1 }", "/p/sightline.json:2: \"formatter\" must be true, false or an object of formatters"),
+            (
+                "[1]",
+                "/p/sightline.json:1: the configuration must be an object",
+            ),
+            (
+                "{\n  \"lps\": true\n}",
+                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall",
+            ),
+            (
+                "{\n\n  \"lsp\": 3\n}",
+                "/p/sightline.json:3: \"lsp\" must be true, false or an object of servers",
+            ),
+            (
+                "{ \"lsp\": {\n  \"x\": 1 } }",
+                "/p/sightline.json:2: lsp.\"x\" must be an object such as {\"disabled\": true} or {\"command\": [...], \"extensions\": [...]}",
+            ),
+            (
+                "{ \"lsp\": {\n  \"mine\": { \"command\": [\"m\"] } } }",
+                "/p/sightline.json:2: lsp.\"mine\" is not a built-in server, so it needs \"command\" (such as [\"my-server\", \"--stdio\"]) and \"extensions\" (such as [\".foo\"])",
+            ),
+            (
+                "{ \"lsp\": { \"mine\": {\n \"command\": \"m\" } } }",
+                "/p/sightline.json:2: lsp.\"mine\".command must be a list of strings, such as [\"my-server\", \"--stdio\"]",
+            ),
+            (
+                "{ \"lsp\": { \"mine\": {\n \"command\": [] } } }",
+                "/p/sightline.json:2: lsp.\"mine\".command must name a program",
+            ),
+            (
+                "{ \"lsp\": { \"mine\": { \"command\": [\"m\"],\n \"extensions\": [] } } }",
+                "/p/sightline.json:2: lsp.\"mine\".extensions must not be empty",
+            ),
+            (
+                "{ \"lsp\": { \"mine\": { \"command\": [\"m\"],\n \"extensions\": [\"foo\"] } } }",
+                "/p/sightline.json:2: lsp.\"mine\".extensions: \"foo\" must start with a dot, such as \".foo\"",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"env\": { \"A\": 1 } } } }",
+                "/p/sightline.json:2: lsp.\"pyright\".env.A must be a string",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"initialization\": [] } } }",
+                "/p/sightline.json:2: lsp.\"pyright\".initialization must be an object",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"diagnostics\": { \"document_ms\": \"5s\" } } } }",
+                "/p/sightline.json:2: lsp.\"pyright\".diagnostics.document_ms must be a whole number of milliseconds",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"diagnostics\": { \"doc\": 5 } } } }",
+                "/p/sightline.json:2: unknown budget \"doc\"; expected one of document_ms, pull_ms, push_quiet_ms, ready_ms, full_ms, initialize_ms, request_ms",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"disable\": true } } }",
+                "/p/sightline.json:2: unknown key lsp.\"pyright\".disable; expected one of disabled, command, extensions, env, initialization, diagnostics",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"disabled\": \"yes\" } } }",
+                "/p/sightline.json:2: lsp.\"pyright\".disabled must be true or false",
+            ),
+            (
+                "{\n \"sandbox\": \"none\" }",
+                "/p/sightline.json:2: \"sandbox\" must be one of workspace-write, read-only, danger-full-access",
+            ),
+            (
+                "{\n \"autoinstall\": 1 }",
+                "/p/sightline.json:2: \"autoinstall\" must be true or false",
+            ),
+            (
+                "{\n \"formatter\": 1 }",
+                "/p/sightline.json:2: \"formatter\" must be true, false or an object of formatters",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(parse(text).unwrap_err(), want, "{text}");
@@ -761,22 +912,42 @@ mod tests {
         assert_eq!(r.custom[0].extensions, &[".custom"]);
         // Project commands need trust.
         assert!(r.blocked.contains_key("rust") && r.blocked.contains_key("custom-lsp"));
-        assert!(r.blocked["rust"].contains("sightline trust"), "{}", r.blocked["rust"]);
+        assert!(
+            r.blocked["rust"].contains("sightline trust"),
+            "{}",
+            r.blocked["rust"]
+        );
     }
 
     #[test]
     fn an_override_without_a_command_keeps_discovery_and_merges() {
         let mut c = Config::default();
-        c.merge_text(Path::new("/u/config.json"), r#"{ "lsp": { "pyright": { "env": { "A": "1" }, "initialization": { "x": 1 } } } }"#, false).unwrap();
+        c.merge_text(
+            Path::new("/u/config.json"),
+            r#"{ "lsp": { "pyright": { "env": { "A": "1" }, "initialization": { "x": 1 } } } }"#,
+            false,
+        )
+        .unwrap();
         c.merge_text(Path::new("/p/sightline.json"), r#"{ "lsp": { "pyright": { "env": { "B": "2" }, "initialization": { "y": 2 }, "diagnostics": { "document_ms": 900 } } } }"#, true).unwrap();
         let r = c.resolve(Budgets::default());
         let s = &r.settings["pyright"];
         assert!(s.command.is_none());
-        assert_eq!(s.env, vec![("A".into(), "1".into()), ("B".into(), "2".into())]);
-        assert_eq!(Value::Object(s.initialization.clone().unwrap()), json!({ "x": 1, "y": 2 }));
+        assert_eq!(
+            s.env,
+            vec![("A".into(), "1".into()), ("B".into(), "2".into())]
+        );
+        assert_eq!(
+            Value::Object(s.initialization.clone().unwrap()),
+            json!({ "x": 1, "y": 2 })
+        );
         assert_eq!(s.budgets.document, std::time::Duration::from_millis(900));
         assert!(r.blocked.is_empty(), "no command, nothing to trust");
-        assert!(c.describe().contains("lsp.pyright.env.B = \"2\"  (/p/sightline.json:1)"), "{}", c.describe());
+        assert!(
+            c.describe()
+                .contains("lsp.pyright.env.B = \"2\"  (/p/sightline.json:1)"),
+            "{}",
+            c.describe()
+        );
     }
 
     #[test]

@@ -189,7 +189,11 @@ pub async fn install(
     let key = format!("install {}", spec.id);
     progress.begin(
         &key,
-        &format!("installing {} into {}", what(spec), install_dir(spec).display()),
+        &format!(
+            "installing {} into {}",
+            what(spec),
+            install_dir(spec).display()
+        ),
     );
     let result = match spec.install {
         Install::Npm(_) => install_npm(spec, &program, &servers).await,
@@ -347,7 +351,7 @@ async fn install_toolchain(spec: &ServerSpec) -> Result<PathBuf, InstallError> {
     // `go install` puts the binary in GOBIN; other toolchains ignore it.
     cmd.args(&argv[1..]).env("GOBIN", &bin_dir);
     run(spec, cmd).await?;
-    let found = locate(spec, &bin_dir, &[bin_dir.clone()]).or_else(|| {
+    let found = locate(spec, &bin_dir, std::slice::from_ref(&bin_dir)).or_else(|| {
         // rustup adds the component to the toolchain, not to PATH.
         let out = std::process::Command::new("rustup")
             .args(["which", spec.command])

@@ -68,7 +68,7 @@ fn uri_path(uri: &str) -> Option<PathBuf> {
 impl LspServer {
     /// Whether the server declared `provider` in `initialize` (dynamic
     /// registrations of these are rare; pyright and tsserver declare them).
-    fn offers(&self, provider: &str) -> bool {
+    pub(crate) fn offers(&self, provider: &str) -> bool {
         match self.capabilities.get(provider) {
             Some(Value::Bool(b)) => *b,
             Some(Value::Null) | None => false,
@@ -76,7 +76,7 @@ impl LspServer {
         }
     }
 
-    fn require(&self, provider: &str, operation: &str) -> Result<(), ToolError> {
+    pub(crate) fn require(&self, provider: &str, operation: &str) -> Result<(), ToolError> {
         if self.offers(provider) {
             return Ok(());
         }

@@ -247,9 +247,10 @@ impl Pool {
                 .map_err(|e| ToolError::Unavailable(format!("{e}; {}", hint(spec))))?,
         };
         let mut init = initialization_options(spec, root, &program)?;
-        if let (Some(extra), Some(base)) =
-            (settings.and_then(|s| s.initialization.clone()), init.as_object_mut())
-        {
+        if let (Some(extra), Some(base)) = (
+            settings.and_then(|s| s.initialization.clone()),
+            init.as_object_mut(),
+        ) {
             base.extend(extra);
         }
         let args = match &command {
@@ -311,9 +312,18 @@ impl Pool {
         lock(&self.shared.health)
             .iter()
             .filter_map(|((root, id), h)| {
-                let b = self.server_budgets.get(*id).copied().unwrap_or(self.budgets);
-                let recent = h.failures.iter().filter(|t| now.duration_since(**t) < b.cooldown).count();
-                (recent as u32 >= b.max_failures.max(1)).then(|| (*id, root.clone(), h.last_error.clone()))
+                let b = self
+                    .server_budgets
+                    .get(*id)
+                    .copied()
+                    .unwrap_or(self.budgets);
+                let recent = h
+                    .failures
+                    .iter()
+                    .filter(|t| now.duration_since(**t) < b.cooldown)
+                    .count();
+                (recent as u32 >= b.max_failures.max(1))
+                    .then(|| (*id, root.clone(), h.last_error.clone()))
             })
             .collect()
     }

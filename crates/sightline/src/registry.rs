@@ -295,7 +295,10 @@ const LANGUAGE_IDS: &[(&[&str], &str)] = &[
     (&[".objcpp"], "objective-cpp"),
     (&[".rs"], "rust"),
     (&[".c", ".h"], "c"),
-    (&[".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"], "cpp"),
+    (
+        &[".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++"],
+        "cpp",
+    ),
     (&[".java"], "java"),
     (&[".kt", ".kts"], "kotlin"),
     (&[".yaml", ".yml"], "yaml"),
@@ -362,8 +365,14 @@ mod tests {
         assert!(servers_for(Path::new("/a/b.fake"), &[]).is_empty());
         assert!(servers_for(Path::new("/a/Makefile"), &[]).is_empty());
         // The reference agent's bugs: a bare `Dockerfile` and `.objcpp`.
-        assert_eq!(servers_for(Path::new("/a/Dockerfile"), &[])[0].id, "dockerfile");
-        assert_eq!(servers_for(Path::new("/a/x.objcpp"), &[])[0].id, "sourcekit-lsp");
+        assert_eq!(
+            servers_for(Path::new("/a/Dockerfile"), &[])[0].id,
+            "dockerfile"
+        );
+        assert_eq!(
+            servers_for(Path::new("/a/x.objcpp"), &[])[0].id,
+            "sourcekit-lsp"
+        );
     }
 
     #[test]

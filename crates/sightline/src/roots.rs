@@ -26,11 +26,8 @@ pub fn has_marker(dir: &Path, marker: &str) -> bool {
         return false;
     };
     let matcher = glob.compile_matcher();
-    std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries
-            .flatten()
-            .any(|e| matcher.is_match(e.file_name()))
-    })
+    std::fs::read_dir(dir)
+        .is_ok_and(|entries| entries.flatten().any(|e| matcher.is_match(e.file_name())))
 }
 
 /// The nearest ancestor of `file` (starting at its directory) holding a marker.
@@ -61,12 +58,18 @@ pub fn root_for(file: &Path, workspace: Option<&Path>) -> Option<PathBuf> {
 }
 
 /// The root `spec` serves `file` from, or `None` when it does not attach.
-pub fn root_for_server(spec: &ServerSpec, file: &Path, workspace: Option<&Path>) -> Option<PathBuf> {
+pub fn root_for_server(
+    spec: &ServerSpec,
+    file: &Path,
+    workspace: Option<&Path>,
+) -> Option<PathBuf> {
     let default = || root_for(file, workspace);
     let found = match spec.root {
         RootRule::Default => return default(),
         RootRule::Nearest { markers, exclude } => {
-            if !exclude.is_empty() && find_root(file, exclude).is_some_and(|d| within(&d, file, workspace)) {
+            if !exclude.is_empty()
+                && find_root(file, exclude).is_some_and(|d| within(&d, file, workspace))
+            {
                 return None;
             }
             find_root(file, markers)
@@ -135,7 +138,9 @@ fn maven_top(file: &Path) -> Option<PathBuf> {
         let Ok(pom) = std::fs::read_to_string(parent.join("pom.xml")) else {
             break;
         };
-        let Ok(rel) = dir.strip_prefix(parent) else { break };
+        let Ok(rel) = dir.strip_prefix(parent) else {
+            break;
+        };
         let rel = rel.to_string_lossy();
         if !maven_modules(&pom).iter().any(|m| *m == rel) {
             break;
@@ -150,13 +155,20 @@ fn maven_top(file: &Path) -> Option<PathBuf> {
 fn maven_modules(pom: &str) -> Vec<String> {
     let mut text = pom.to_owned();
     while let Some(start) = text.find("<!--") {
-        let end = text[start..].find("-->").map_or(text.len(), |e| start + e + 3);
+        let end = text[start..]
+            .find("-->")
+            .map_or(text.len(), |e| start + e + 3);
         text.replace_range(start..end, "");
     }
     text.split("<module>")
         .skip(1)
         .filter_map(|part| part.split("</module>").next())
-        .map(|m| m.trim().trim_start_matches("./").trim_end_matches('/').to_owned())
+        .map(|m| {
+            m.trim()
+                .trim_start_matches("./")
+                .trim_end_matches('/')
+                .to_owned()
+        })
         .collect()
 }
 
@@ -233,7 +245,11 @@ mod rule_tests {
         let (_dir, top) = tree(entries);
         let spec = builtin(id).unwrap_or_else(|| panic!("no server {id}"));
         let file = top.join(file);
-        assert!(spec.handles(&file), "{id} does not handle {}", file.display());
+        assert!(
+            spec.handles(&file),
+            "{id} does not handle {}",
+            file.display()
+        );
         match root_for_server(spec, &file, Some(&top)) {
             None => "-".into(),
             Some(r) if r == top => ".".into(),
@@ -245,32 +261,73 @@ mod rule_tests {
     fn javascript_family() {
         assert_eq!(root("deno", &["app/deno.json"], "app/src/main.ts"), "app");
         assert_eq!(root("deno", &["app/package.json"], "app/src/main.ts"), "-");
-        assert_eq!(root("typescript", &["app/package.json"], "app/src/main.ts"), "app");
-        assert_eq!(root("typescript", &["app/tsconfig.json"], "app/src/main.tsx"), "app");
+        assert_eq!(
+            root("typescript", &["app/package.json"], "app/src/main.ts"),
+            "app"
+        );
+        assert_eq!(
+            root("typescript", &["app/tsconfig.json"], "app/src/main.tsx"),
+            "app"
+        );
         // Deno projects are not the TypeScript server's.
-        assert_eq!(root("typescript", &["deno.json", "app/package.json"], "app/src/main.ts"), "-");
+        assert_eq!(
+            root(
+                "typescript",
+                &["deno.json", "app/package.json"],
+                "app/src/main.ts"
+            ),
+            "-"
+        );
         assert_eq!(root("typescript", &[], "src/main.ts"), ".");
-        assert_eq!(root("typescript-native", &["web/package.json"], "web/a.ts"), "web");
+        assert_eq!(
+            root("typescript-native", &["web/package.json"], "web/a.ts"),
+            "web"
+        );
         assert_eq!(root("vue", &["web/package.json"], "web/src/App.vue"), "web");
-        assert_eq!(root("eslint", &["web/package-lock.json"], "web/a.js"), "web");
+        assert_eq!(
+            root("eslint", &["web/package-lock.json"], "web/a.js"),
+            "web"
+        );
         assert_eq!(root("oxlint", &["web/.oxlintrc.json"], "web/a.js"), "web");
         assert_eq!(root("biome", &["web/biome.json"], "web/a.css"), "web");
-        assert_eq!(root("svelte", &["web/pnpm-lock.yaml"], "web/App.svelte"), "web");
-        assert_eq!(root("astro", &["site/package.json"], "site/src/pages/index.astro"), "site");
+        assert_eq!(
+            root("svelte", &["web/pnpm-lock.yaml"], "web/App.svelte"),
+            "web"
+        );
+        assert_eq!(
+            root(
+                "astro",
+                &["site/package.json"],
+                "site/src/pages/index.astro"
+            ),
+            "site"
+        );
     }
 
     #[test]
     fn python_family() {
-        assert_eq!(root("pyright", &["svc/pyproject.toml"], "svc/pkg/mod.py"), "svc");
-        assert_eq!(root("pyright", &["svc/requirements.txt"], "svc/mod.pyi"), "svc");
+        assert_eq!(
+            root("pyright", &["svc/pyproject.toml"], "svc/pkg/mod.py"),
+            "svc"
+        );
+        assert_eq!(
+            root("pyright", &["svc/requirements.txt"], "svc/mod.pyi"),
+            "svc"
+        );
         assert_eq!(root("pyright", &[], "scripts/x.py"), ".");
-        assert_eq!(root("basedpyright", &["svc/setup.cfg"], "svc/mod.py"), "svc");
+        assert_eq!(
+            root("basedpyright", &["svc/setup.cfg"], "svc/mod.py"),
+            "svc"
+        );
         assert_eq!(root("ty", &["svc/ty.toml"], "svc/mod.py"), "svc");
     }
 
     #[test]
     fn go_uses_go_work_then_go_mod() {
-        assert_eq!(root("gopls", &["go.work", "mod/go.mod"], "mod/pkg/x.go"), ".");
+        assert_eq!(
+            root("gopls", &["go.work", "mod/go.mod"], "mod/pkg/x.go"),
+            "."
+        );
         // The reference agent never reached `go.mod`.
         assert_eq!(root("gopls", &["mod/go.mod"], "mod/pkg/x.go"), "mod");
         assert_eq!(root("gopls", &[], "x.go"), ".");
@@ -279,35 +336,108 @@ mod rule_tests {
     #[test]
     fn rust_walks_up_to_the_workspace() {
         let ws = "Cargo.toml=[workspace]\nmembers = [\"crates/*\"]\n";
-        assert_eq!(root("rust", &[ws, "crates/a/Cargo.toml=[package]\n"], "crates/a/src/lib.rs"), ".");
-        assert_eq!(root("rust", &["crates/a/Cargo.toml=[package]\n"], "crates/a/src/lib.rs"), "crates/a");
+        assert_eq!(
+            root(
+                "rust",
+                &[ws, "crates/a/Cargo.toml=[package]\n"],
+                "crates/a/src/lib.rs"
+            ),
+            "."
+        );
+        assert_eq!(
+            root(
+                "rust",
+                &["crates/a/Cargo.toml=[package]\n"],
+                "crates/a/src/lib.rs"
+            ),
+            "crates/a"
+        );
     }
 
     #[test]
     fn glob_markers_really_match() {
-        assert_eq!(root("csharp", &["src/App/App.csproj"], "src/App/Program.cs"), "src/App");
-        assert_eq!(root("csharp", &["All.sln", "src/x/"], "src/x/Program.cs"), ".");
-        assert_eq!(root("razor", &["web/Web.csproj"], "web/Pages/Index.razor"), "web");
+        assert_eq!(
+            root("csharp", &["src/App/App.csproj"], "src/App/Program.cs"),
+            "src/App"
+        );
+        assert_eq!(
+            root("csharp", &["All.sln", "src/x/"], "src/x/Program.cs"),
+            "."
+        );
+        assert_eq!(
+            root("razor", &["web/Web.csproj"], "web/Pages/Index.razor"),
+            "web"
+        );
         assert_eq!(root("fsharp", &["lib/Lib.fsproj"], "lib/Lib.fs"), "lib");
-        assert_eq!(root("sourcekit-lsp", &["ios/App.xcodeproj/"], "ios/App/View.swift"), "ios");
-        assert_eq!(root("terraform", &["infra/main.tf"], "infra/vars.tfvars"), "infra");
-        assert_eq!(root("haskell-language-server", &["hs/pkg.cabal"], "hs/src/Main.hs"), "hs");
+        assert_eq!(
+            root(
+                "sourcekit-lsp",
+                &["ios/App.xcodeproj/"],
+                "ios/App/View.swift"
+            ),
+            "ios"
+        );
+        assert_eq!(
+            root("terraform", &["infra/main.tf"], "infra/vars.tfvars"),
+            "infra"
+        );
+        assert_eq!(
+            root(
+                "haskell-language-server",
+                &["hs/pkg.cabal"],
+                "hs/src/Main.hs"
+            ),
+            "hs"
+        );
         assert_eq!(root("julials", &["jl/Project.toml"], "jl/src/M.jl"), "jl");
     }
 
     #[test]
     fn java_and_kotlin_chains() {
-        assert_eq!(root("jdtls", &["settings.gradle", "app/build.gradle"], "app/src/A.java"), ".");
-        assert_eq!(root("jdtls", &["app/build.gradle"], "app/src/A.java"), "app");
+        assert_eq!(
+            root(
+                "jdtls",
+                &["settings.gradle", "app/build.gradle"],
+                "app/src/A.java"
+            ),
+            "."
+        );
+        assert_eq!(
+            root("jdtls", &["app/build.gradle"], "app/src/A.java"),
+            "app"
+        );
         let parent = "pom.xml=<project><modules><!-- <module>gone</module> --><module>./core/</module></modules></project>";
-        assert_eq!(root("jdtls", &[parent, "core/pom.xml=<project/>"], "core/src/A.java"), ".");
-        assert_eq!(root("jdtls", &["pom.xml=<project/>", "core/pom.xml=<project/>"], "core/src/A.java"), "core");
-        assert_eq!(root("jdtls", &["eclipse/.project"], "eclipse/src/A.java"), "eclipse");
+        assert_eq!(
+            root(
+                "jdtls",
+                &[parent, "core/pom.xml=<project/>"],
+                "core/src/A.java"
+            ),
+            "."
+        );
+        assert_eq!(
+            root(
+                "jdtls",
+                &["pom.xml=<project/>", "core/pom.xml=<project/>"],
+                "core/src/A.java"
+            ),
+            "core"
+        );
+        assert_eq!(
+            root("jdtls", &["eclipse/.project"], "eclipse/src/A.java"),
+            "eclipse"
+        );
         assert_eq!(root("jdtls", &[], "src/A.java"), "-");
         // The reference agent's kotlin rule only ever saw settings files.
         assert_eq!(root("kotlin-ls", &["k/gradlew"], "k/src/A.kt"), "k");
-        assert_eq!(root("kotlin-ls", &["k/build.gradle.kts"], "k/src/A.kt"), "k");
-        assert_eq!(root("kotlin-ls", &["k/pom.xml=<project/>"], "k/src/A.kt"), "k");
+        assert_eq!(
+            root("kotlin-ls", &["k/build.gradle.kts"], "k/src/A.kt"),
+            "k"
+        );
+        assert_eq!(
+            root("kotlin-ls", &["k/pom.xml=<project/>"], "k/src/A.kt"),
+            "k"
+        );
     }
 
     #[test]
@@ -315,19 +445,42 @@ mod rule_tests {
         assert_eq!(root("ruby-lsp", &["r/Gemfile"], "r/lib/a.rb"), "r");
         assert_eq!(root("elixir-ls", &["e/mix.exs"], "e/lib/a.ex"), "e");
         assert_eq!(root("zls", &["z/build.zig"], "z/src/main.zig"), "z");
-        assert_eq!(root("clangd", &["c/compile_commands.json"], "c/src/a.cpp"), "c");
+        assert_eq!(
+            root("clangd", &["c/compile_commands.json"], "c/src/a.cpp"),
+            "c"
+        );
         assert_eq!(root("clangd", &["c/.clangd"], "c/include/a.h"), "c");
         assert_eq!(root("yaml-ls", &["y/yarn.lock"], "y/ci.yml"), "y");
         assert_eq!(root("lua-ls", &["l/.luarc.json"], "l/init.lua"), "l");
-        assert_eq!(root("php intelephense", &["p/composer.json"], "p/src/a.php"), "p");
+        assert_eq!(
+            root("php intelephense", &["p/composer.json"], "p/src/a.php"),
+            "p"
+        );
         // A `package.json` beside the schema no longer turns prisma off.
-        assert_eq!(root("prisma", &["db/package.json", "db/prisma/schema.prisma"], "db/prisma/schema.prisma"), "db/prisma");
-        assert_eq!(root("prisma", &["db/package.json", "db/prisma/schema.prisma"], "db/other.prisma"), "db");
+        assert_eq!(
+            root(
+                "prisma",
+                &["db/package.json", "db/prisma/schema.prisma"],
+                "db/prisma/schema.prisma"
+            ),
+            "db/prisma"
+        );
+        assert_eq!(
+            root(
+                "prisma",
+                &["db/package.json", "db/prisma/schema.prisma"],
+                "db/other.prisma"
+            ),
+            "db"
+        );
         assert_eq!(root("dart", &["d/pubspec.yaml"], "d/lib/a.dart"), "d");
         assert_eq!(root("ocaml-lsp", &["o/dune-project"], "o/bin/main.ml"), "o");
         assert_eq!(root("bash", &["sub/pyproject.toml"], "sub/run.sh"), "sub");
         assert_eq!(root("texlab", &["t/.latexmkrc"], "t/paper.tex"), "t");
-        assert_eq!(root("dockerfile", &["svc/package.json"], "svc/Dockerfile"), "svc");
+        assert_eq!(
+            root("dockerfile", &["svc/package.json"], "svc/Dockerfile"),
+            "svc"
+        );
         assert_eq!(root("dockerfile", &[], "build.dockerfile"), ".");
         assert_eq!(root("gleam", &["g/gleam.toml"], "g/src/a.gleam"), "g");
         assert_eq!(root("clojure-lsp", &["c/deps.edn"], "c/src/a.clj"), "c");
@@ -343,7 +496,10 @@ mod rule_tests {
     fn every_reference_server_has_a_root_case() {
         let src = include_str!("roots.rs");
         for id in crate::builtin::REFERENCE_IDS {
-            assert!(src.contains(&format!("root(\"{id}\"")), "no root test for {id}");
+            assert!(
+                src.contains(&format!("root(\"{id}\"")),
+                "no root test for {id}"
+            );
         }
     }
 

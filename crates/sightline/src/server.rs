@@ -403,6 +403,7 @@ impl LspServer {
     // ----- navigation ----------------------------------------------------
 
     pub async fn definition(&self, path: &Path, pos: Position) -> Result<Vec<Location>, ToolError> {
+        self.require("definitionProvider", "goToDefinition")?;
         let uri = path_to_uri_string(path).unwrap_or_default();
         let params = json!({ "textDocument": { "uri": uri }, "position": pos });
         let r: Option<DefinitionResponse> = self
@@ -418,6 +419,7 @@ impl LspServer {
         pos: Position,
         include_declaration: bool,
     ) -> Result<Vec<Location>, ToolError> {
+        self.require("referencesProvider", "findReferences")?;
         let uri = path_to_uri_string(path).unwrap_or_default();
         let params = json!({
             "textDocument": { "uri": uri },

@@ -13,11 +13,24 @@ use crate::workspace::Workspace;
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum State {
-    Off { why: String },
-    Running { root: PathBuf, pid: u32 },
-    Broken { root: PathBuf, reason: String },
-    Installed { path: PathBuf, version: Option<String> },
-    Missing { install: String },
+    Off {
+        why: String,
+    },
+    Running {
+        root: PathBuf,
+        pid: u32,
+    },
+    Broken {
+        root: PathBuf,
+        reason: String,
+    },
+    Installed {
+        path: PathBuf,
+        version: Option<String>,
+    },
+    Missing {
+        install: String,
+    },
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -107,7 +120,10 @@ pub fn render(states: &[ServerStatus]) -> String {
             State::Broken { root, reason } => format!("broken for {}: {reason}", root.display()),
             State::Installed { path, version } => format!(
                 "installed {}at {}",
-                version.as_ref().map(|v| format!("{v} ")).unwrap_or_default(),
+                version
+                    .as_ref()
+                    .map(|v| format!("{v} "))
+                    .unwrap_or_default(),
                 path.display()
             ),
             State::Missing { install } => format!("missing: {install}"),
@@ -119,5 +135,8 @@ pub fn render(states: &[ServerStatus]) -> String {
 
 /// Servers by id, for `sightline install`.
 pub fn find(ws: &Workspace, id: &str) -> Option<&'static ServerSpec> {
-    ws.all_servers().into_iter().find(|s| s.id == id).or_else(|| registry::builtin(id))
+    ws.all_servers()
+        .into_iter()
+        .find(|s| s.id == id)
+        .or_else(|| registry::builtin(id))
 }

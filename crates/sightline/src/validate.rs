@@ -47,17 +47,41 @@ pub fn check_file(file: &Path) -> Result<Checked, ToolError> {
     })
 }
 
-fn is_symbol_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '$'
+fn is_symbol_char(c: char, dash: bool) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$' || (dash && c == '-')
+}
+
+/// Whether names in this file's language hold dashes (`--accent` in CSS,
+/// `max-retries` in YAML, `assoc-in` in Clojure).
+pub fn dashed_names(file: &Path) -> bool {
+    matches!(
+        crate::registry::extension_of(file).as_deref(),
+        Some(
+            ".css"
+                | ".scss"
+                | ".less"
+                | ".html"
+                | ".htm"
+                | ".yaml"
+                | ".yml"
+                | ".clj"
+                | ".cljs"
+                | ".cljc"
+                | ".edn"
+                | ".nix"
+                | ".tex"
+                | ".bib"
+        )
+    )
 }
 
 /// The symbols on a line: (1-based start column, name). Runs of digits are
 /// numbers, not symbols.
-pub fn symbols_on(line: &str) -> Vec<(usize, String)> {
+pub fn symbols_on(line: &str, dash: bool) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut current: Option<(usize, String)> = None;
     for (i, c) in line.chars().enumerate() {
-        if is_symbol_char(c) {
+        if is_symbol_char(c, dash) {
             current
                 .get_or_insert_with(|| (i + 1, String::new()))
                 .1
@@ -102,7 +126,7 @@ pub fn check_position(
             "column {column} is past the end of line {line} ({len} character{s})"
         ));
     }
-    let symbols = symbols_on(text);
+    let symbols = symbols_on(text, dashed_names(file));
     let on_symbol = symbols
         .iter()
         .any(|(start, name)| column >= *start && column < start + name.chars().count());
@@ -138,7 +162,7 @@ pub fn column_of(
     if line == 0 || line > index.line_count() {
         return check_position(index, file, line, 1).map(|()| 1);
     }
-    let symbols = symbols_on(index.line(line - 1).unwrap_or(""));
+    let symbols = symbols_on(index.line(line - 1).unwrap_or(""), dashed_names(file));
     let at: Vec<usize> = symbols
         .iter()
         .filter(|(_, name)| name == symbol)
@@ -195,7 +219,7 @@ mod tests {
     #[test]
     fn symbols_are_found_by_character_column() {
         assert_eq!(
-            symbols_on("  名前 = foo(x1, 42) # 🙂 bar"),
+            symbols_on("  名前 = foo(x1, 42) # 🙂 bar", false),
             vec![
                 (3, "名前".into()),
                 (8, "foo".into()),

@@ -138,10 +138,12 @@ impl Workspace {
             return Some("disabled in the configuration".into());
         }
         match spec.role {
-            registry::Role::Alternative if !self.resolved.enabled.contains(spec.id) => Some(format!(
-                "an alternative server; turn it on with \"lsp\": {{\"{}\": {{}}}}",
-                spec.id
-            )),
+            registry::Role::Alternative if !self.resolved.enabled.contains(spec.id) => {
+                Some(format!(
+                    "an alternative server; turn it on with \"lsp\": {{\"{}\": {{}}}}",
+                    spec.id
+                ))
+            }
             _ => None,
         }
     }
@@ -157,16 +159,16 @@ impl Workspace {
     /// off, alternatives and linters only when configured, and linters also
     /// when they are already installed where sightline looks.
     fn is_on(&self, spec: &ServerSpec, root: &Path) -> bool {
-        if !self.resolved.enabled.contains(spec.id) {
-            return spec.role == registry::Role::Linter
-                && !self.config.servers.get(spec.id).is_some_and(|e| e.disabled)
-                && self.pool.locate(spec, root).is_some();
+        if self.resolved.explicit.contains(spec.id) {
+            return true;
         }
         match spec.role {
-            registry::Role::Linter if !self.resolved.explicit.contains(spec.id) => {
-                self.pool.locate(spec, root).is_some()
+            registry::Role::Linter => {
+                !self.config.servers.get(spec.id).is_some_and(|e| e.disabled)
+                    && linter_in_project(spec, root)
+                    && self.pool.locate(spec, root).is_some()
             }
-            _ => true,
+            _ => self.resolved.enabled.contains(spec.id),
         }
     }
 
@@ -203,7 +205,10 @@ impl Workspace {
             }
         }
         // Questions go to the first server that is not a linter.
-        if let Some(i) = routes.iter().position(|(s, _)| s.role != registry::Role::Linter) {
+        if let Some(i) = routes
+            .iter()
+            .position(|(s, _)| s.role != registry::Role::Linter)
+        {
             routes[..=i].rotate_right(1);
         }
         if routes.is_empty() {
@@ -619,6 +624,26 @@ impl Workspace {
     pub async fn shutdown(&self) {
         self.pool.shutdown().await;
     }
+}
+
+/// Whether the project under `root` uses this linter: its package in the
+/// project's `node_modules` (eslint needs the project's eslint), or its
+/// config file.
+fn linter_in_project(spec: &ServerSpec, root: &Path) -> bool {
+    let package = match spec.id {
+        "eslint" => "eslint",
+        "biome" => "@biomejs/biome",
+        "oxlint" => "oxlint",
+        _ => return true,
+    };
+    let config: &[&str] = match spec.id {
+        "biome" => &["biome.json", "biome.jsonc"],
+        "oxlint" => &[".oxlintrc.json"],
+        _ => &[],
+    };
+    root.ancestors().any(|d| {
+        d.join("node_modules").join(package).is_dir() || config.iter().any(|c| d.join(c).is_file())
+    })
 }
 
 /// Sorts an outline by position, at every depth.

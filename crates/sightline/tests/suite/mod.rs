@@ -8,5 +8,6 @@ mod lifecycle;
 mod mcp;
 mod mcp_driver;
 mod python;
+mod servers;
 mod support;
 mod typescript;

