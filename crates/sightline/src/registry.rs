@@ -198,7 +198,20 @@ impl ServerSpec {
                 format!("npm install -g {}", pkgs.join(" "))
             }
             Install::Pypi { package, version } => format!("pip install {package}=={version}"),
-            Install::Toolchain(argv) => argv.join(" "),
+            Install::Toolchain(argv) => argv
+                .iter()
+                .map(|a| {
+                    // Quoted the way a shell needs it.
+                    if a.chars()
+                        .all(|c| c.is_alphanumeric() || "-_./@=:#".contains(c))
+                    {
+                        a.to_string()
+                    } else {
+                        format!("'{}'", a.replace('\'', r"'\''"))
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
             Install::Download(from) => format!("download it from {from}"),
             Install::Path => format!("put `{}` on PATH", self.command),
         }

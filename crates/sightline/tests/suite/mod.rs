@@ -1,6 +1,7 @@
 //! Integration suites. `support` holds the fixtures and harnesses.
 
 mod cli;
+mod config;
 mod fake;
 mod faults;
 mod freshness;

@@ -1,0 +1,337 @@
+//! Configuration, trust, `sightline servers`, and installs, through the CLI.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::support::{Project, path_with_tools, repo_root, run_cli, sightline_bin, tools_bin};
+
+/// Runs the CLI with a given data directory and environment; returns
+/// (stdout, stderr, exit code).
+fn cli(args: &[&str], data: &Path, env: &[(&str, &str)]) -> (String, String, i32) {
+    let out = Command::new(sightline_bin())
+        .args(args)
+        .env("SIGHTLINE_DATA_DIR", data)
+        // No user configuration: an empty config home.
+        .env("XDG_CONFIG_HOME", data)
+        .env_remove("SIGHTLINE_CONFIG")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn an_invalid_project_file_is_one_line_with_file_and_line() {
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        ("a.py", "x = 1\n"),
+        (
+            "sightline.jsonc",
+            "{\n  // comments are fine\n  \"lsp\": { \"mine\": { \"command\": [\"m\"] } }\n}\n",
+        ),
+    ]);
+    let data = tempfile::tempdir().unwrap();
+    let file = p.path("a.py");
+    let (out, _, code) = cli(
+        &[
+            "--root",
+            p.root().to_str().unwrap(),
+            "diagnostics",
+            file.to_str().unwrap(),
+        ],
+        data.path(),
+        &[],
+    );
+    assert_eq!(
+        out,
+        format!(
+            "error: {}:3: lsp.\"mine\" is not a built-in server, so it needs \"command\" (such as [\"my-server\", \"--stdio\"]) and \"extensions\" (such as [\".foo\"])\n",
+            p.path("sightline.jsonc").display()
+        )
+    );
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn an_untrusted_project_command_does_not_run_until_trusted() {
+    let p = Project::new(&[(".git/HEAD", ""), ("a.mine", "ERR here\n")]);
+    // The project's server: it leaves a mark, then is the fake server.
+    let fake = super::fake::fake_bin();
+    p.write(
+        "server.sh",
+        &format!("#!/bin/sh\ntouch ran.mark\nexec {} serve\n", fake.display()),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p.path("server.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.write("sightline.json", "{\n  \"lsp\": {\n    \"mine\": { \"command\": [\"./server.sh\"], \"extensions\": [\".mine\"] }\n  }\n}\n");
+    let data = tempfile::tempdir().unwrap();
+    let root = p.root().to_str().unwrap();
+    let file = p.path("a.mine");
+    let ask = || {
+        cli(
+            &["--root", root, "diagnostics", file.to_str().unwrap()],
+            data.path(),
+            &[],
+        )
+    };
+    let (out, _, code) = ask();
+    assert_eq!(
+        out,
+        format!(
+            "unavailable: the project configuration ({}:3) sets the command of mine, and {root} is not trusted, so it does not run; trust it with `sightline trust {root}`\n",
+            p.path("sightline.json").display()
+        )
+    );
+    assert_eq!(code, 2);
+    assert!(!p.path("ran.mark").exists(), "an untrusted command ran");
+    // `sightline servers` says the same.
+    let (servers, _, _) = cli(&["--root", root, "servers"], data.path(), &[]);
+    let line = servers.lines().find(|l| l.starts_with("mine ")).unwrap();
+    assert!(
+        line.contains(".mine") && line.contains("is not trusted"),
+        "{line}"
+    );
+    // Trust is granted explicitly, and then the command runs.
+    let (out, _, code) = cli(&["trust", root], data.path(), &[]);
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            format!("trusted {root}: commands in its sightline.json may run\n").as_str(),
+            0
+        )
+    );
+    let (out, _, code) = ask();
+    assert_eq!(out, "a.mine: 1 diagnostic\n1:1 error: found ERR [fake]\n");
+    assert_eq!(code, 1);
+    assert!(p.path("ran.mark").exists());
+    let (out, _, _) = cli(&["trust", "--revoke", root], data.path(), &[]);
+    assert_eq!(out, format!("{root} is no longer trusted\n"));
+}
+
+#[test]
+fn an_override_without_a_command_keeps_discovery_and_needs_no_trust() {
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        ("a.py", "x: int = \"s\"\n"),
+        (
+            "sightline.json",
+            "{ \"lsp\": { \"pyright\": { \"env\": { \"SIGHTLINE_TEST\": \"1\" }, \"diagnostics\": { \"document_ms\": 8000 } } } }",
+        ),
+    ]);
+    let (out, code) = run_cli(
+        &[
+            "--root",
+            p.root().to_str().unwrap(),
+            "diagnostics",
+            p.path("a.py").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(
+        out.starts_with("a.py: 1 diagnostic\n1:10 error: Type \"Literal['s']\" is not assignable"),
+        "{out}"
+    );
+    assert_eq!(code, 1);
+    let data = tempfile::tempdir().unwrap();
+    let (config, _, _) = cli(
+        &["--root", p.root().to_str().unwrap(), "config"],
+        data.path(),
+        &[],
+    );
+    let origin = format!("({}:1)", p.path("sightline.json").display());
+    assert!(
+        config.contains(&format!("lsp.pyright.env.SIGHTLINE_TEST = \"1\"  {origin}")),
+        "{config}"
+    );
+    assert!(
+        config.contains(&format!(
+            "lsp.pyright.diagnostics.document_ms = 8000  {origin}"
+        )),
+        "{config}"
+    );
+    assert!(
+        config.contains("sandbox = \"workspace-write\"  (default)"),
+        "{config}"
+    );
+}
+
+#[test]
+fn schema_is_json_schema() {
+    let data = tempfile::tempdir().unwrap();
+    let (out, _, code) = cli(&["schema"], data.path(), &[]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    assert!(v["properties"]["lsp"].is_object());
+}
+
+#[test]
+fn servers_lists_installed_and_missing() {
+    let data = tempfile::tempdir().unwrap();
+    let here = tempfile::tempdir().unwrap();
+    // Only the pinned test servers are on PATH.
+    let path = tools_bin().display().to_string();
+    let (out, _, code) = cli(
+        &["--root", here.path().to_str().unwrap(), "servers"],
+        data.path(),
+        &[("PATH", &path)],
+    );
+    assert_eq!(code, 0);
+    let repo = repo_root().display().to_string();
+    insta::with_settings!({ filters => vec![
+        (repo.as_str(), "[REPO]"),
+        (r"installed \d+\.\d+\.\d+ at", "installed [VERSION] at"),
+    ] }, {
+        insta::assert_snapshot!("servers", out);
+    });
+    let (json, _, _) = cli(
+        &["--root", here.path().to_str().unwrap(), "--json", "servers"],
+        data.path(),
+        &[("PATH", &path)],
+    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let pyright = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "pyright")
+        .unwrap();
+    assert_eq!(pyright["state"], "installed");
+    assert_eq!(pyright["version"], "1.1.414");
+    let gopls = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "gopls")
+        .unwrap();
+    assert_eq!(gopls["state"], "missing");
+}
+
+#[test]
+fn no_install_runs_with_downloads_disabled() {
+    // One file for every server sightline could install by itself.
+    let mut files: Vec<(String, String)> = vec![(".git/HEAD".into(), String::new())];
+    for spec in sightline::registry::BUILTIN
+        .iter()
+        .filter(|s| s.installable() && s.role == sightline::registry::Role::Primary)
+    {
+        let ext = spec.extensions.first().copied().unwrap_or(".txt");
+        files.push((format!("{}{ext}", spec.id.replace(' ', "_")), "x\n".into()));
+    }
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let p = Project::new(&refs);
+    let data = tempfile::tempdir().unwrap();
+    let mut asked = 0;
+    for (name, _) in files.iter().skip(1) {
+        let (out, err, code) = cli(
+            &[
+                "--root",
+                p.root().to_str().unwrap(),
+                "diagnostics",
+                p.path(name).to_str().unwrap(),
+            ],
+            data.path(),
+            &[
+                ("PATH", "/nonexistent"),
+                ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1"),
+            ],
+        );
+        assert!(out.starts_with("unavailable: no "), "{name}: {out}");
+        assert!(
+            out.contains("unset SIGHTLINE_DISABLE_LSP_DOWNLOAD"),
+            "{name}: {out}"
+        );
+        assert!(!err.contains("installing"), "{name}: {err}");
+        assert_eq!(code, 2);
+        asked += 1;
+    }
+    assert!(asked >= 15, "only {asked} installable servers");
+    assert!(
+        !data.path().join("servers").exists(),
+        "something was installed"
+    );
+}
+
+#[test]
+fn install_happens_once_when_two_run_together_and_a_failure_leaves_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let path = path_with_tools();
+    let start = || {
+        Command::new(sightline_bin())
+            .args(["install", "bash"])
+            .env("SIGHTLINE_DATA_DIR", data.path())
+            .env("XDG_CONFIG_HOME", data.path())
+            .env_remove("SIGHTLINE_CONFIG")
+            // The installed copy, not the one in tools/, must be the answer.
+            .env(
+                "PATH",
+                path.replace(&format!("{}:", tools_bin().display()), ""),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (start(), start());
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    for o in [&a, &b] {
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{out} {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            out.contains("bash")
+                && out.contains(&data.path().join("servers/bash").display().to_string()),
+            "{out}"
+        );
+    }
+    let installs = [&a, &b]
+        .iter()
+        .filter(|o| {
+            String::from_utf8_lossy(&o.stderr)
+                .contains("sightline: installing bash-language-server@5.8.1")
+        })
+        .count();
+    assert_eq!(installs, 1, "the install ran {installs} times");
+    // A failing install (an unreachable registry) leaves nothing behind.
+    let failed = tempfile::tempdir().unwrap();
+    let (out, _, code) = cli(
+        &["install", "yaml-ls"],
+        failed.path(),
+        &[
+            (
+                "PATH",
+                &path.replace(&format!("{}:", tools_bin().display()), ""),
+            ),
+            ("npm_config_registry", "http://127.0.0.1:9/"),
+            ("npm_config_fetch_retries", "0"),
+        ],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.starts_with("unavailable: installing yaml-ls failed"),
+        "{out}"
+    );
+    let left: Vec<_> = std::fs::read_dir(failed.path().join("servers"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(
+        left.iter().all(|n| n.to_string_lossy().ends_with(".lock")),
+        "{left:?}"
+    );
+}
