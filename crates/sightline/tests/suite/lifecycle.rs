@@ -82,6 +82,9 @@ fn a_server_failing_again_and_again_is_broken_then_retried_after_a_cool_down() {
             "{broken}"
         );
         assert_eq!(std::fs::read_to_string(p.path("fake-lsp.runs")).unwrap(), "3");
+        // `sightline servers` reports it broken, with the reason.
+        let state = fake_state(&ws, &p);
+        assert!(state.starts_with("broken for ") && state.contains("crashing on initialize"), "{state}");
         // Once the cool-down has passed, it is tried again.
         fake::set_script(&p, json!({}));
         let deadline = Instant::now() + Duration::from_secs(15);
@@ -95,6 +98,8 @@ fn a_server_failing_again_and_again_is_broken_then_retried_after_a_cool_down() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         assert_eq!(std::fs::read_to_string(p.path("fake-lsp.runs")).unwrap(), "4");
+        let pid = ws.server_pids()[0];
+        assert_eq!(fake_state(&ws, &p), format!("running for {} (pid {pid})", p.root().display()));
         ws.shutdown().await;
     });
 }
@@ -176,6 +181,20 @@ fn a_server_indexing_past_the_budget_answers_not_ready() {
         assert_eq!(defs(&ws, &p.path("a.fake"), 2, 1).await, ALPHA_DEF);
         ws.shutdown().await;
     });
+}
+
+/// The fake server's line of `sightline servers`, without its id and
+/// extension columns.
+fn fake_state(ws: &sightline::Workspace, p: &super::support::Project) -> String {
+    let states = ws.server_states(p.root());
+    let fake: Vec<_> = states.into_iter().filter(|s| s.id == "fake").collect();
+    let text = sightline::status::render(&fake);
+    text.trim_end()
+        .splitn(2, ".fake")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .to_owned()
 }
 
 async fn alpha_def(ws: &sightline::Workspace, p: &super::support::Project) -> String {
