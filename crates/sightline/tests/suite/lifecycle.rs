@@ -190,9 +190,9 @@ fn fake_state(ws: &sightline::Workspace, p: &super::support::Project) -> String 
     let fake: Vec<_> = states.into_iter().filter(|s| s.id == "fake").collect();
     let text = sightline::status::render(&fake);
     text.trim_end()
-        .splitn(2, ".fake")
-        .nth(1)
+        .split_once(".fake")
         .unwrap()
+        .1
         .trim()
         .to_owned()
 }
