@@ -1,5 +1,5 @@
-//! The CLI commands about sightline itself rather than about code:
-//! `servers`, `install` and `config`.
+//! The CLI commands beyond the three questions: `servers`, `install`,
+//! `config`, the formatters, and the edit tools.
 
 use std::path::Path;
 
@@ -62,6 +62,100 @@ pub async fn run(ws: &Workspace, command: &Command, here: &Path, json: bool) -> 
                 (c.describe(), EXIT_OK)
             }
         }
+        Command::Format { files } => {
+            let mut out = String::new();
+            let mut status = EXIT_OK;
+            for f in files {
+                let f = abs(here, f);
+                let reports = ws.formatters().format(&f).await;
+                if reports.is_empty() {
+                    out.push_str(&format!("{}: no formatter is on for it\n", f.display()));
+                }
+                for r in reports {
+                    if matches!(
+                        r.outcome,
+                        crate::format::Outcome::Failed { .. }
+                            | crate::format::Outcome::TimedOut { .. }
+                    ) {
+                        status = EXIT_FAILED;
+                    }
+                    out.push_str(&format!("{}: {}\n", f.display(), r.line()));
+                }
+            }
+            (out, status)
+        }
+        Command::Formatters { file } => {
+            let detections = ws.formatters().detect(&abs(here, file));
+            if json {
+                return (format!("{}\n", json!(detections)), EXIT_OK);
+            }
+            if detections.is_empty() {
+                return ("no formatter handles this kind of file\n".into(), EXIT_OK);
+            }
+            let out = detections
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{} {}: {}\n",
+                        d.name,
+                        if d.enabled { "on" } else { "off" },
+                        d.why
+                    )
+                })
+                .collect();
+            (out, EXIT_OK)
+        }
+        Command::Read {
+            file,
+            offset,
+            limit,
+        } => match ws.read(&abs(here, file), *offset, *limit) {
+            Ok(t) => (t, EXIT_OK),
+            Err(e) => (render::error_text(&e), EXIT_FAILED),
+        },
+        Command::Write { file } => {
+            let mut content = String::new();
+            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut content) {
+                return (format!("error: cannot read stdin: {e}\n"), EXIT_FAILED);
+            }
+            edited(ws.write(&abs(here, file), &content).await)
+        }
+        Command::Edit {
+            file,
+            old,
+            new,
+            replace_all,
+        } => edited(ws.edit(&abs(here, file), old, new, *replace_all).await),
+        Command::ApplyPatch => {
+            let mut patch = String::new();
+            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut patch) {
+                return (format!("error: cannot read stdin: {e}\n"), EXIT_FAILED);
+            }
+            edited(ws.apply_patch(&patch).await)
+        }
         _ => (String::new(), EXIT_FAILED),
+    }
+}
+
+fn abs(here: &Path, p: &Path) -> std::path::PathBuf {
+    if p.is_absolute() {
+        p.to_owned()
+    } else {
+        here.join(p)
+    }
+}
+
+/// An edit's text and status: 1 when a changed file has errors.
+fn edited(r: Result<crate::edit::EditAnswer, crate::error::ToolError>) -> (String, i32) {
+    match r {
+        Ok(a) => {
+            let status = if a.files.iter().any(|f| !f.errors.is_empty()) {
+                crate::cli::EXIT_FINDINGS
+            } else {
+                EXIT_OK
+            };
+            (a.text(), status)
+        }
+        Err(e) => (render::error_text(&e), EXIT_FAILED),
     }
 }

@@ -87,11 +87,49 @@ pub enum Command {
         #[arg(long)]
         revoke: bool,
     },
+    /// Run the formatters that are on for each FILE.
+    Format {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// List the formatters for FILE: whether each is on, and why.
+    Formatters { file: PathBuf },
+    /// Print FILE with numbered lines (the numbers the other commands take).
+    Read {
+        file: PathBuf,
+        /// The first line to print (1-based).
+        #[arg(long)]
+        offset: Option<usize>,
+        /// How many lines to print (default 2000).
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Replace (or create) FILE with the text on stdin, format it, and print
+    /// the errors it now has.
+    Write { file: PathBuf },
+    /// Replace OLD with NEW in FILE, format it, and print the errors it now has.
+    Edit {
+        file: PathBuf,
+        #[arg(long)]
+        old: String,
+        #[arg(long)]
+        new: String,
+        /// Replace every occurrence (otherwise OLD must occur once).
+        #[arg(long)]
+        replace_all: bool,
+    },
+    /// Apply the `*** Begin Patch` patch on stdin (all of it or nothing), format
+    /// the changed files, and print their errors.
+    ApplyPatch,
     /// Serve the tools over the Model Context Protocol on stdin/stdout
     /// (lsp_diagnostics, lsp_definition, lsp_references and lsp). The workspace
     /// is --root, or else the current directory; files under other project
     /// roots are still served, each under its own root. Ends when stdin closes.
-    Mcp,
+    Mcp {
+        /// Also serve the edit tools: read, write, edit and apply_patch.
+        #[arg(long)]
+        edit_tools: bool,
+    },
 }
 
 /// Parses `FILE:LINE:COL` from the right, so a path may itself hold colons.
@@ -344,7 +382,8 @@ pub async fn run(cli: Cli) -> i32 {
         Ok(c) => c,
         Err(e) => return print_out(&format!("error: {e}\n"), EXIT_FAILED),
     };
-    if let Command::Mcp = cli.command {
+    if let Command::Mcp { edit_tools } = cli.command {
+        let edit_tools = edit_tools || config.edit_tools;
         // stdout carries the protocol: progress goes to the client, logs to stderr.
         let ws = Arc::new(Workspace::new(Options {
             root: workdir,
@@ -352,7 +391,7 @@ pub async fn run(cli: Cli) -> i32 {
             ..Options::default()
         }));
         return tokio::select! {
-            status = crate::mcp::serve(ws.clone()) => status,
+            status = crate::mcp::serve(ws.clone(), edit_tools) => status,
             _ = interrupted() => {
                 ws.shutdown().await;
                 EXIT_FAILED
@@ -367,7 +406,15 @@ pub async fn run(cli: Cli) -> i32 {
     };
     let ws = Workspace::new(options);
     let status = match &cli.command {
-        Command::Servers | Command::Install { .. } | Command::Config => {
+        Command::Servers
+        | Command::Install { .. }
+        | Command::Config
+        | Command::Format { .. }
+        | Command::Formatters { .. }
+        | Command::Read { .. }
+        | Command::Write { .. }
+        | Command::Edit { .. }
+        | Command::ApplyPatch => {
             let here = workdir.unwrap_or_default();
             let (text, status) = crate::admin::run(&ws, &cli.command, &here, cli.json).await;
             print_out(&text, status)

@@ -69,9 +69,14 @@ pub struct Config {
     pub servers: BTreeMap<String, LspEntry>,
     /// `false` stops sightline installing servers.
     pub autoinstall: Option<bool>,
+    /// Serve the edit tools over MCP.
+    pub edit_tools: bool,
     pub sandbox: Option<String>,
     /// The `formatter` section, kept for the formatter runner.
     pub formatter: Value,
+    /// `false` turns every formatter off.
+    pub formatters_enabled: bool,
+    pub formatters: BTreeMap<String, FormatterEntry>,
     /// Every leaf value with its origin, for `sightline config`.
     pub values: BTreeMap<String, (Value, Origin)>,
     /// The project directory, when a project file was read.
@@ -87,8 +92,11 @@ impl Default for Config {
             lsp_origin: Origin::Default,
             servers: BTreeMap::new(),
             autoinstall: None,
+            edit_tools: false,
             sandbox: None,
             formatter: Value::Null,
+            formatters_enabled: true,
+            formatters: BTreeMap::new(),
             values: BTreeMap::new(),
             project: None,
             trusted: false,
@@ -97,7 +105,14 @@ impl Default for Config {
     }
 }
 
-const TOP_KEYS: &[&str] = &["$schema", "lsp", "formatter", "sandbox", "autoinstall"];
+const TOP_KEYS: &[&str] = &[
+    "$schema",
+    "lsp",
+    "formatter",
+    "sandbox",
+    "autoinstall",
+    "edit_tools",
+];
 const ENTRY_KEYS: &[&str] = &[
     "disabled",
     "command",
@@ -230,6 +245,11 @@ impl Config {
                     self.autoinstall = Some(v);
                     self.record("autoinstall", json!(v), file.origin(prop.range));
                 }
+                "edit_tools" => {
+                    let v = bool_of(&file, &prop.value, "\"edit_tools\" must be true or false")?;
+                    self.edit_tools = v;
+                    self.record("edit_tools", json!(v), file.origin(prop.range));
+                }
                 "sandbox" => {
                     let v = match &prop.value {
                         ast::Value::StringLit(s) if SANDBOX_MODES.contains(&s.value.as_ref()) => {
@@ -247,13 +267,38 @@ impl Config {
                 }
                 "formatter" => {
                     let v = to_json(&prop.value);
-                    if !(v.is_boolean() || v.is_object()) {
-                        return Err(file.error(
-                            root_range(&prop.value),
-                            "\"formatter\" must be true, false or an object of formatters",
-                        ));
+                    match &prop.value {
+                        ast::Value::BooleanLit(b) => self.formatters_enabled = b.value,
+                        ast::Value::Object(obj) => {
+                            self.formatters_enabled = true;
+                            for p in &obj.properties {
+                                let name = p.name.as_str().to_owned();
+                                let entry = self.formatters.entry(name.clone()).or_default();
+                                parse_formatter(&file, &name, &p.value, entry)?;
+                                entry.from_project |= project;
+                                entry.origin = Some(file.origin(p.range));
+                                let custom = crate::formatter::builtin(&name).is_none();
+                                if custom
+                                    && !entry.disabled
+                                    && (entry.command.is_none() || entry.extensions.is_none())
+                                {
+                                    return Err(file.error(
+                                        p.range,
+                                        &format!("formatter.\"{name}\" is not a built-in formatter, so it needs \"command\" (with $FILE) and \"extensions\""),
+                                    ));
+                                }
+                            }
+                        }
+                        other => {
+                            return Err(file.error(
+                                root_range(other),
+                                "\"formatter\" must be true, false or an object of formatters",
+                            ));
+                        }
                     }
-                    self.record("formatter", v.clone(), file.origin(prop.range));
+                    for (k, val) in flatten("formatter", &v) {
+                        self.values.insert(k, (val, file.origin(prop.range)));
+                    }
                     self.formatter = v;
                 }
                 other => {
@@ -553,6 +598,116 @@ fn parse_entry(
     Ok(())
 }
 
+/// One `formatter` entry.
+#[derive(Debug, Clone, Default)]
+pub struct FormatterEntry {
+    pub disabled: bool,
+    pub command: Option<Vec<String>>,
+    pub environment: BTreeMap<String, String>,
+    pub extensions: Option<Vec<String>>,
+    pub timeout_ms: Option<u64>,
+    pub origin: Option<Origin>,
+    pub from_project: bool,
+}
+
+fn parse_formatter(
+    file: &File,
+    name: &str,
+    v: &ast::Value,
+    entry: &mut FormatterEntry,
+) -> Result<(), ConfigError> {
+    let ast::Value::Object(obj) = v else {
+        return Err(file.error(
+            root_range(v),
+            &format!("formatter.\"{name}\" must be an object such as {{\"disabled\": true}}"),
+        ));
+    };
+    for prop in &obj.properties {
+        let key = prop.name.as_str();
+        let v = &prop.value;
+        match key {
+            "disabled" => {
+                entry.disabled = bool_of(
+                    file,
+                    v,
+                    &format!("formatter.\"{name}\".disabled must be true or false"),
+                )?
+            }
+            "command" => {
+                let c = strings_of(
+                    file,
+                    v,
+                    &format!(
+                        "formatter.\"{name}\".command must be a list of strings, such as [\"fmt\", \"$FILE\"]"
+                    ),
+                )?;
+                if c.is_empty() || c[0].is_empty() {
+                    return Err(file.error(
+                        prop.range,
+                        &format!("formatter.\"{name}\".command must name a program"),
+                    ));
+                }
+                entry.command = Some(c);
+            }
+            "extensions" => {
+                let e = strings_of(
+                    file,
+                    v,
+                    &format!(
+                        "formatter.\"{name}\".extensions must be a list of strings, such as [\".foo\"]"
+                    ),
+                )?;
+                if e.is_empty() || e.iter().any(|x| !x.starts_with('.')) {
+                    return Err(file.error(prop.range, &format!("formatter.\"{name}\".extensions must be a non-empty list of extensions with their dot")));
+                }
+                entry.extensions = Some(e.iter().map(|x| x.to_lowercase()).collect());
+            }
+            "environment" => {
+                let ast::Value::Object(o) = v else {
+                    return Err(file.error(
+                        root_range(v),
+                        &format!("formatter.\"{name}\".environment must be an object of strings"),
+                    ));
+                };
+                for p in &o.properties {
+                    let ast::Value::StringLit(s) = &p.value else {
+                        return Err(file.error(
+                            p.range,
+                            &format!(
+                                "formatter.\"{name}\".environment.{} must be a string",
+                                p.name.as_str()
+                            ),
+                        ));
+                    };
+                    entry
+                        .environment
+                        .insert(p.name.as_str().to_owned(), s.value.to_string());
+                }
+            }
+            "timeout_ms" => {
+                match v {
+                    ast::Value::NumberLit(n) if n.value.parse::<u64>().is_ok() => {
+                        entry.timeout_ms = n.value.parse().ok()
+                    }
+                    other => return Err(file.error(
+                        root_range(other),
+                        &format!(
+                            "formatter.\"{name}\".timeout_ms must be a whole number of milliseconds"
+                        ),
+                    )),
+                }
+            }
+            other => {
+                return Err(file.error(
+                    prop.range,
+                    &format!("unknown key formatter.\"{name}\".{other}; expected one of disabled, command, extensions, environment, timeout_ms"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// What a server needs from the configuration to start.
 #[derive(Debug, Clone)]
 pub struct ServerSettings {
@@ -734,6 +889,8 @@ mod schema {
         sandbox: Option<Sandbox>,
         /// Whether sightline installs missing servers (npm, PyPI, toolchains).
         autoinstall: Option<bool>,
+        /// Serve the edit tools (read, write, edit, apply_patch) over MCP.
+        edit_tools: Option<bool>,
     }
 
     #[derive(JsonSchema)]
@@ -815,7 +972,7 @@ mod tests {
             ),
             (
                 "{\n  \"lps\": true\n}",
-                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall",
+                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools",
             ),
             (
                 "{\n\n  \"lsp\": 3\n}",

@@ -117,6 +117,59 @@ struct LspArgs {
     query: Option<String>,
 }
 
+/// `read` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    /// Absolute path of the file.
+    file: String,
+    /// The first line to show, 1-based (default 1).
+    #[schemars(range(min = 1))]
+    offset: Option<usize>,
+    /// How many lines to show (default 2000).
+    #[schemars(range(min = 1))]
+    limit: Option<usize>,
+}
+
+/// `write` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WriteArgs {
+    /// Absolute path of the file to create or replace.
+    file: String,
+    /// The whole new content of the file.
+    content: String,
+}
+
+/// `edit` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct EditArgs {
+    /// Absolute path of the file to change.
+    file: String,
+    /// The exact text to replace; it must occur once unless `replace_all`.
+    old: String,
+    /// The text to put in its place.
+    new: String,
+    /// Replace every occurrence of `old`.
+    replace_all: Option<bool>,
+}
+
+/// `apply_patch` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PatchArgs {
+    /// A patch from `*** Begin Patch` to `*** End Patch` with `*** Add File:`,
+    /// `*** Delete File:`, `*** Update File:` (with `*** Move to:` and `@@`
+    /// hunks of ` `, `-`, `+` lines). Relative paths start at the workspace.
+    patch: String,
+}
+
+const READ: &str = "Print a file with numbered lines (1-based: the numbers the lsp tools take), and start its language server in the background so that the next question is fast.";
+const WRITE: &str = "Create or replace a file with the given content, written atomically (permissions, byte-order mark and line endings kept), then formatted. Answers what was done and the errors the file (and up to 5 other open files of the project) now has, so you learn at once what the write broke.";
+const EDIT: &str = "Replace an exact piece of text in a file (once, or every occurrence with replace_all), written atomically and formatted. Refused when the file changed on disk since you last read it. Answers the errors the file now has.";
+const APPLY_PATCH: &str = "Apply a multi-file patch (add, delete, update with context hunks, move) all at once: if any part does not apply, no file changes. Changed files are formatted, and the answer lists the errors each now has.";
+
 const DIAGNOSTICS: &str = "Errors and warnings that the project's real type checker (pyright, the TypeScript server, ...) reports for one file as it is on disk now. Use it right after editing a file, instead of running the build or the tests, to learn what the edit broke. Answers `PATH: N diagnostics`, then one `LINE:COL SEVERITY: MESSAGE [SOURCE]` line each; a `note:` line says when the server could not confirm fresh results in time.";
 const DEFINITION: &str = "Where the symbol at a position is really defined, resolved by the language server through imports, aliases and re-exports. Use it instead of grep when a name is common, imported or overloaded. Answers `N definitions`, then `PATH:LINE:COL SOURCE_LINE` each.";
 const REFERENCES: &str = "Every place in the workspace that uses the symbol at a position, resolved by the language server: the same word in a comment or string is not listed, a call through an import alias is. Use it instead of grep before renaming a symbol or changing its signature. Answers `N references`, then `PATH:LINE:COL SOURCE_LINE` each (at most 50; narrow the question for more).";
@@ -126,6 +179,7 @@ const LSP: &str = "Ask the language server one of nine questions: goToDefinition
 #[derive(Clone)]
 pub struct Sightline {
     ws: Arc<Workspace>,
+    edit_tools: bool,
 }
 
 fn schema<T: JsonSchema>() -> Arc<JsonObject> {
@@ -136,7 +190,7 @@ fn schema<T: JsonSchema>() -> Arc<JsonObject> {
     })
 }
 
-fn tools() -> Vec<Tool> {
+fn tools(edit_tools: bool) -> Vec<Tool> {
     let read_only = |title: &str| {
         ToolAnnotations::with_title(title)
             .read_only(true)
@@ -144,7 +198,7 @@ fn tools() -> Vec<Tool> {
             .idempotent(true)
             .open_world(false)
     };
-    vec![
+    let mut tools = vec![
         Tool::new("lsp_diagnostics", DIAGNOSTICS, schema::<FileArgs>())
             .annotate(read_only("Diagnostics of a file")),
         Tool::new("lsp_definition", DEFINITION, schema::<PositionArgs>())
@@ -152,7 +206,24 @@ fn tools() -> Vec<Tool> {
         Tool::new("lsp_references", REFERENCES, schema::<ReferencesArgs>())
             .annotate(read_only("Find references")),
         Tool::new("lsp", LSP, schema::<LspArgs>()).annotate(read_only("Language server question")),
-    ]
+    ];
+    if edit_tools {
+        let writes = |title: &str, idempotent: bool| {
+            ToolAnnotations::with_title(title)
+                .read_only(false)
+                .destructive(true)
+                .idempotent(idempotent)
+                .open_world(false)
+        };
+        tools.extend([
+            Tool::new("read", READ, schema::<ReadArgs>()).annotate(read_only("Read a file")),
+            Tool::new("write", WRITE, schema::<WriteArgs>()).annotate(writes("Write a file", true)),
+            Tool::new("edit", EDIT, schema::<EditArgs>()).annotate(writes("Edit a file", false)),
+            Tool::new("apply_patch", APPLY_PATCH, schema::<PatchArgs>())
+                .annotate(writes("Apply a patch", false)),
+        ]);
+    }
+    tools
 }
 
 fn parse<T: serde::de::DeserializeOwned>(
@@ -182,8 +253,8 @@ impl Progress for CallProgress {
 }
 
 impl Sightline {
-    pub fn new(ws: Arc<Workspace>) -> Self {
-        Sightline { ws }
+    pub fn new(ws: Arc<Workspace>, edit_tools: bool) -> Self {
+        Sightline { ws, edit_tools }
     }
 
     /// The position of a call: `column`, or the column of `symbol` on the line.
@@ -242,6 +313,37 @@ impl Sightline {
             "lsp" => {
                 let a: LspArgs = parse(tool, args)?;
                 self.lsp(a).await
+            }
+            "read" if self.edit_tools => {
+                let a: ReadArgs = parse(tool, args)?;
+                let file = PathBuf::from(a.file);
+                let text = ws.read(&file, a.offset, a.limit);
+                if text.is_ok() {
+                    let ws = self.ws.clone();
+                    tokio::spawn(async move { ws.warm(&file).await });
+                }
+                text
+            }
+            "write" if self.edit_tools => {
+                let a: WriteArgs = parse(tool, args)?;
+                ws.write(&PathBuf::from(a.file), &a.content)
+                    .await
+                    .map(|r| r.text())
+            }
+            "edit" if self.edit_tools => {
+                let a: EditArgs = parse(tool, args)?;
+                ws.edit(
+                    &PathBuf::from(a.file),
+                    &a.old,
+                    &a.new,
+                    a.replace_all.unwrap_or(false),
+                )
+                .await
+                .map(|r| r.text())
+            }
+            "apply_patch" if self.edit_tools => {
+                let a: PatchArgs = parse(tool, args)?;
+                ws.apply_patch(&a.patch).await.map(|r| r.text())
             }
             other => {
                 return Err(ErrorData::invalid_params(
@@ -345,11 +447,11 @@ impl ServerHandler for Sightline {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools()))
+        Ok(ListToolsResult::with_all_items(tools(self.edit_tools)))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools().into_iter().find(|t| t.name == name)
+        tools(self.edit_tools).into_iter().find(|t| t.name == name)
     }
 
     async fn call_tool(
@@ -399,8 +501,8 @@ impl ServerHandler for Sightline {
 
 /// Serves MCP on stdin/stdout until the client closes stdin, then shuts every
 /// server down.
-pub async fn serve(ws: Arc<Workspace>) -> i32 {
-    let status = match Sightline::new(ws.clone())
+pub async fn serve(ws: Arc<Workspace>, edit_tools: bool) -> i32 {
+    let status = match Sightline::new(ws.clone(), edit_tools)
         .serve(rmcp::transport::stdio())
         .await
     {

@@ -191,6 +191,11 @@ impl LspServer {
         self.client.shutdown(Duration::from_secs(2)).await;
     }
 
+    /// The documents the server holds open.
+    pub fn open_documents(&self) -> Vec<PathBuf> {
+        self.docs().open_paths()
+    }
+
     /// Why the server is no longer running: exit status and stderr tail.
     pub fn exit_reason(&self) -> String {
         self.client.exited_error().to_string()

@@ -64,6 +64,8 @@ pub struct Workspace {
     resolved: Resolved,
     config: Config,
     progress: Arc<dyn Progress>,
+    formatters: crate::format::Formatters,
+    seen: crate::edit::Seen,
 }
 
 impl Workspace {
@@ -81,6 +83,8 @@ impl Workspace {
         }
         servers.extend(resolved.custom.iter().copied());
         let progress = options.progress.clone();
+        let formatters =
+            crate::format::Formatters::new(&options.config, options.search_path.clone());
         let pool = Pool::new(
             options.budgets,
             options.server_budgets,
@@ -96,7 +100,55 @@ impl Workspace {
             resolved,
             config: options.config,
             progress,
+            formatters,
+            seen: crate::edit::Seen::default(),
         }
+    }
+
+    pub fn formatters(&self) -> &crate::format::Formatters {
+        &self.formatters
+    }
+
+    pub(crate) fn seen(&self) -> &crate::edit::Seen {
+        &self.seen
+    }
+
+    /// Starts the servers of `file` and opens it, so that the next question
+    /// about it is fast. Failures are left for that question to report.
+    pub async fn warm(&self, file: &Path) {
+        let Ok(checked) = validate::check_file(file) else {
+            return;
+        };
+        let Ok(routes) = self.route_all(&checked) else {
+            return;
+        };
+        for (spec, root) in routes {
+            if let Ok(server) = self.pool.get(spec, &root).await {
+                let _ = server.sync(&checked.path, checked.text.clone());
+            }
+        }
+    }
+
+    /// The workspace directory given at start (`--root`).
+    pub fn workspace_root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
+    /// Other files the server of `file` holds open, under the same root.
+    pub fn open_files_beside(&self, file: &Path) -> Vec<PathBuf> {
+        let Ok(checked) = validate::check_file(file) else {
+            return Vec::new();
+        };
+        let Ok((spec, root)) = self.route(&checked) else {
+            return Vec::new();
+        };
+        self.pool
+            .running()
+            .into_iter()
+            .filter(|s| s.spec.id == spec.id && s.root == root)
+            .flat_map(|s| s.open_documents())
+            .filter(|p| p != &checked.path && p.starts_with(&root))
+            .collect()
     }
 
     /// The configuration this workspace runs with.

@@ -4,6 +4,7 @@ mod cli;
 mod config;
 mod fake;
 mod faults;
+mod format;
 mod freshness;
 mod lifecycle;
 mod mcp;

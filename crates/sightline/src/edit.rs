@@ -1,0 +1,542 @@
+//! The edit tools (`read`, `write`, `edit`, `apply_patch`): atomic writes that
+//! keep permissions, the byte-order mark and line endings; formatting; and
+//! the errors the change left, so that an agent learns in one answer what
+//! broke. An edit of a file that changed on disk since it was last read
+//! through these tools is refused.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::answer::{Finding, Severity};
+use crate::error::ToolError;
+use crate::format::{Outcome, Report};
+use crate::patch::{self, Op};
+use crate::workspace::Workspace;
+
+/// At most this many errors are listed per file.
+pub const ERRORS_PER_FILE: usize = 20;
+/// `write` also lists up to this many other files that now have errors.
+pub const OTHER_FILES: usize = 5;
+
+const BOM: &str = "\u{feff}";
+
+/// The text of a file, split into what the tools keep apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text {
+    pub bom: bool,
+    pub crlf: bool,
+    /// The content without BOM, with `\n` line endings.
+    pub body: String,
+}
+
+impl Text {
+    pub fn decode(bytes: &[u8], path: &Path) -> Result<Text, ToolError> {
+        let s = std::str::from_utf8(bytes)
+            .map_err(|_| ToolError::BadInput(format!("{} is not UTF-8 text", path.display())))?;
+        let bom = s.starts_with(BOM);
+        let s = s.strip_prefix(BOM).unwrap_or(s);
+        let crlf = s.contains("\r\n");
+        Ok(Text {
+            bom,
+            crlf,
+            body: s.replace("\r\n", "\n"),
+        })
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = String::new();
+        if self.bom {
+            out.push_str(BOM);
+        }
+        if self.crlf {
+            out.push_str(&self.body.replace('\n', "\r\n"));
+        } else {
+            out.push_str(&self.body);
+        }
+        out.into_bytes()
+    }
+}
+
+fn hash(bytes: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory
+/// and a rename, so that readers (and a crash) see the old or the new file,
+/// never half of one. An existing file's permissions are kept.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), ToolError> {
+    let fail =
+        |e: std::io::Error| ToolError::BadInput(format!("cannot write {}: {e}", path.display()));
+    let dir = path
+        .parent()
+        .ok_or_else(|| ToolError::BadInput(format!("{} has no directory", path.display())))?;
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    let perms = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(
+            ".{}.",
+            path.file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default()
+        ))
+        .suffix(".sightline-tmp")
+        .tempfile_in(dir)
+        .map_err(fail)?;
+    tmp.write_all(bytes).map_err(fail)?;
+    tmp.as_file().sync_all().map_err(fail)?;
+    if let Some(p) = perms {
+        std::fs::set_permissions(tmp.path(), p).map_err(fail)?;
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        // tempfile creates 0600; a new file gets the usual 0644.
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(fail)?;
+    }
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
+}
+
+/// What the tools remember between calls: the content hash of each file as
+/// it was last read or written through them.
+#[derive(Debug, Default)]
+pub struct Seen(Mutex<HashMap<PathBuf, u64>>);
+
+impl Seen {
+    fn record(&self, path: &Path, bytes: &[u8]) {
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(path.to_owned(), hash(bytes));
+        }
+    }
+
+    fn forget(&self, path: &Path) {
+        if let Ok(mut m) = self.0.lock() {
+            m.remove(path);
+        }
+    }
+
+    /// Refuses when the file changed on disk since the tools last saw it.
+    fn check(&self, path: &Path, now: Option<&[u8]>) -> Result<(), ToolError> {
+        let known = self.0.lock().ok().and_then(|m| m.get(path).copied());
+        match (known, now) {
+            (Some(h), Some(bytes)) if h != hash(bytes) => Err(ToolError::BadInput(format!(
+                "{} changed on disk since it was last read; read it again before editing",
+                path.display()
+            ))),
+            (Some(_), None) => Err(ToolError::BadInput(format!(
+                "{} was deleted on disk since it was last read",
+                path.display()
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The errors one file has after a change.
+#[derive(Debug, Clone)]
+pub struct FileErrors {
+    pub path: PathBuf,
+    pub errors: Vec<Finding>,
+    pub notes: Vec<String>,
+}
+
+/// The answer of `write`, `edit` and `apply_patch`.
+#[derive(Debug, Clone, Default)]
+pub struct EditAnswer {
+    pub root: Option<PathBuf>,
+    /// What was done, one line each (`wrote a.py`).
+    pub changes: Vec<String>,
+    pub formatting: Vec<(PathBuf, Report)>,
+    pub files: Vec<FileErrors>,
+}
+
+impl EditAnswer {
+    pub fn text(&self) -> String {
+        let root = self.root.clone().unwrap_or_default();
+        let show = |p: &Path| crate::render::shown(&root, p);
+        let mut out = String::new();
+        for c in &self.changes {
+            out.push_str(c);
+            out.push('\n');
+        }
+        for (path, r) in &self.formatting {
+            if r.outcome != Outcome::Unchanged {
+                out.push_str(&format!("{}: {}\n", show(path), r.line()));
+            }
+        }
+        for f in &self.files {
+            for n in &f.notes {
+                out.push_str(&format!("{}: note: {n}\n", show(&f.path)));
+            }
+            if f.errors.is_empty() {
+                continue;
+            }
+            let n = f.errors.len();
+            out.push_str(&format!(
+                "{}: {n} error{}\n",
+                show(&f.path),
+                if n == 1 { "" } else { "s" }
+            ));
+            for e in f.errors.iter().take(ERRORS_PER_FILE) {
+                out.push_str(&format!(
+                    "{}:{} error: {} [{}]\n",
+                    e.line, e.column, e.message, e.source
+                ));
+            }
+            if n > ERRORS_PER_FILE {
+                out.push_str(&format!("... and {} more\n", n - ERRORS_PER_FILE));
+            }
+        }
+        if self.files.iter().all(|f| f.errors.is_empty()) {
+            out.push_str("no errors\n");
+        }
+        out
+    }
+}
+
+fn absolute(path: &Path) -> Result<PathBuf, ToolError> {
+    if !path.is_absolute() {
+        return Err(ToolError::BadInput(format!(
+            "file must be an absolute path, got `{}`",
+            path.display()
+        )));
+    }
+    Ok(sightline_lsp::uri::normalize(path))
+}
+
+fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, ToolError> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if path.is_dir() => Err(ToolError::BadInput(format!(
+            "{} is a directory: {e}",
+            path.display()
+        ))),
+        Err(e) => Err(ToolError::BadInput(format!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+impl Workspace {
+    /// Numbered lines of `file` (1-based, the numbers the LSP tools take).
+    pub fn read(
+        &self,
+        file: &Path,
+        offset: Option<usize>,
+        limit: Option<usize>,
+    ) -> Result<String, ToolError> {
+        let path = absolute(file)?;
+        let bytes = read_bytes(&path)?
+            .ok_or_else(|| ToolError::BadInput(format!("file not found: {}", path.display())))?;
+        let text = Text::decode(&bytes, &path)?;
+        self.seen().record(&path, &bytes);
+        let start = offset.unwrap_or(1).max(1);
+        let limit = limit.unwrap_or(2000);
+        let total = text.body.lines().count();
+        let mut out = String::new();
+        for (i, line) in text.body.lines().enumerate().skip(start - 1).take(limit) {
+            out.push_str(&format!("{:>6}\t{line}\n", i + 1));
+        }
+        if start - 1 + limit < total {
+            out.push_str(&format!(
+                "... {} more lines; read on with offset {}\n",
+                total - (start - 1 + limit),
+                start + limit
+            ));
+        }
+        if total == 0 {
+            out.push_str("(empty file)\n");
+        }
+        Ok(out)
+    }
+
+    /// Replaces (or creates) `file` with `content`.
+    pub async fn write(&self, file: &Path, content: &str) -> Result<EditAnswer, ToolError> {
+        let path = absolute(file)?;
+        let before = read_bytes(&path)?;
+        self.seen().check(&path, before.as_deref())?;
+        let old = before
+            .as_deref()
+            .map(|b| Text::decode(b, &path))
+            .transpose()?;
+        let new = Text::decode(content.as_bytes(), &path)?;
+        let text = Text {
+            // The BOM state the content should have: the file's or the new text's.
+            bom: old.as_ref().is_some_and(|o| o.bom) || new.bom,
+            // The file's line endings are kept.
+            crlf: old.as_ref().map_or(new.crlf, |o| o.crlf),
+            body: new.body,
+        };
+        let verb = if before.is_some() { "wrote" } else { "created" };
+        let mut answer = self.commit(vec![(path.clone(), Some(text))]).await?;
+        answer.changes = vec![format!("{verb} {}", path.display())];
+        self.check_errors(&mut answer, &[path.clone()], true).await;
+        Ok(answer)
+    }
+
+    /// Replaces `old` with `new` in `file`: once, or everywhere with
+    /// `replace_all`.
+    pub async fn edit(
+        &self,
+        file: &Path,
+        old: &str,
+        new: &str,
+        replace_all: bool,
+    ) -> Result<EditAnswer, ToolError> {
+        let path = absolute(file)?;
+        let before = read_bytes(&path)?
+            .ok_or_else(|| ToolError::BadInput(format!("file not found: {}", path.display())))?;
+        self.seen().check(&path, Some(&before))?;
+        let mut text = Text::decode(&before, &path)?;
+        if old.is_empty() {
+            return Err(ToolError::BadInput("`old` must not be empty".into()));
+        }
+        let (old, new) = (old.replace("\r\n", "\n"), new.replace("\r\n", "\n"));
+        let count = text.body.matches(&old).count();
+        match count {
+            0 => {
+                return Err(ToolError::BadInput(format!(
+                    "`old` was not found in {}",
+                    path.display()
+                )));
+            }
+            n if n > 1 && !replace_all => {
+                return Err(ToolError::BadInput(format!(
+                    "`old` is in {} {n} times; give more context or set replace_all",
+                    path.display()
+                )));
+            }
+            _ => {}
+        }
+        text.body = if replace_all {
+            text.body.replace(&old, &new)
+        } else {
+            text.body.replacen(&old, &new, 1)
+        };
+        let mut answer = self.commit(vec![(path.clone(), Some(text))]).await?;
+        let n = if replace_all { count } else { 1 };
+        answer.changes = vec![format!(
+            "edited {} ({n} replacement{})",
+            path.display(),
+            if n == 1 { "" } else { "s" }
+        )];
+        self.check_errors(&mut answer, &[path.clone()], false).await;
+        Ok(answer)
+    }
+
+    /// Applies a `*** Begin Patch` patch: every change, or none.
+    pub async fn apply_patch(&self, patch_text: &str) -> Result<EditAnswer, ToolError> {
+        let base = self.base_dir()?;
+        let ops =
+            patch::parse(patch_text, &base).map_err(|e| ToolError::BadInput(e.to_string()))?;
+        let mut staged: Vec<(PathBuf, Option<Text>)> = Vec::new();
+        let mut changes = Vec::new();
+        for op in ops {
+            match op {
+                Op::Add { path, text } => {
+                    if path.exists() {
+                        return Err(ToolError::BadInput(format!(
+                            "cannot add {}: it exists",
+                            path.display()
+                        )));
+                    }
+                    changes.push(format!("added {}", path.display()));
+                    staged.push((
+                        path,
+                        Some(Text {
+                            bom: false,
+                            crlf: false,
+                            body: text,
+                        }),
+                    ));
+                }
+                Op::Delete { path } => {
+                    let bytes = read_bytes(&path)?.ok_or_else(|| {
+                        ToolError::BadInput(format!("cannot delete {}: not found", path.display()))
+                    })?;
+                    self.seen().check(&path, Some(&bytes))?;
+                    changes.push(format!("deleted {}", path.display()));
+                    staged.push((path, None));
+                }
+                Op::Update {
+                    path,
+                    move_to,
+                    hunks,
+                } => {
+                    let bytes = read_bytes(&path)?.ok_or_else(|| {
+                        ToolError::BadInput(format!("cannot update {}: not found", path.display()))
+                    })?;
+                    self.seen().check(&path, Some(&bytes))?;
+                    let mut text = Text::decode(&bytes, &path)?;
+                    let lines: Vec<String> = text.body.lines().map(str::to_owned).collect();
+                    let had_newline = text.body.ends_with('\n') || text.body.is_empty();
+                    let new_lines = patch::apply(&path, &lines, &hunks)
+                        .map_err(|e| ToolError::BadInput(e.to_string()))?;
+                    text.body = new_lines.join("\n");
+                    if had_newline && !text.body.is_empty() {
+                        text.body.push('\n');
+                    }
+                    match move_to {
+                        Some(to) => {
+                            if to.exists() && to != path {
+                                return Err(ToolError::BadInput(format!(
+                                    "cannot move {} to {}: it exists",
+                                    path.display(),
+                                    to.display()
+                                )));
+                            }
+                            changes.push(format!("moved {} to {}", path.display(), to.display()));
+                            staged.push((to, Some(text)));
+                            staged.push((path, None));
+                        }
+                        None => {
+                            changes.push(format!("updated {}", path.display()));
+                            staged.push((path, Some(text)));
+                        }
+                    }
+                }
+            }
+        }
+        let written: Vec<PathBuf> = staged
+            .iter()
+            .filter(|(_, t)| t.is_some())
+            .map(|(p, _)| p.clone())
+            .collect();
+        let mut answer = self.commit(staged).await?;
+        answer.changes = changes;
+        self.check_errors(&mut answer, &written, false).await;
+        Ok(answer)
+    }
+
+    /// The directory relative patch paths start from.
+    fn base_dir(&self) -> Result<PathBuf, ToolError> {
+        match self.workspace_root() {
+            Some(r) => Ok(r.to_owned()),
+            None => std::env::current_dir()
+                .map_err(|e| ToolError::BadInput(format!("no workspace directory: {e}"))),
+        }
+    }
+
+    /// Writes every staged file (or deletes it), all or nothing, then
+    /// formats the written ones and restores their BOM state.
+    async fn commit(&self, staged: Vec<(PathBuf, Option<Text>)>) -> Result<EditAnswer, ToolError> {
+        let originals: Vec<(PathBuf, Option<Vec<u8>>)> = staged
+            .iter()
+            .map(|(p, _)| Ok((p.clone(), read_bytes(p)?)))
+            .collect::<Result<_, ToolError>>()?;
+        let mut done = 0;
+        let mut failure = None;
+        for (path, text) in &staged {
+            let r = match text {
+                Some(t) => atomic_write(path, &t.encode()),
+                None => std::fs::remove_file(path).map_err(|e| {
+                    ToolError::BadInput(format!("cannot delete {}: {e}", path.display()))
+                }),
+            };
+            if let Err(e) = r {
+                failure = Some(e);
+                break;
+            }
+            done += 1;
+        }
+        if let Some(e) = failure {
+            // Put back what was already changed.
+            for (path, original) in originals.iter().take(done).rev() {
+                let _ = match original {
+                    Some(bytes) => atomic_write(path, bytes),
+                    None => {
+                        std::fs::remove_file(path).map_err(|e| ToolError::BadInput(e.to_string()))
+                    }
+                };
+            }
+            return Err(e);
+        }
+        let mut answer = EditAnswer {
+            root: self.workspace_root().map(Path::to_owned),
+            ..EditAnswer::default()
+        };
+        for (path, text) in &staged {
+            let Some(t) = text else {
+                self.seen().forget(path);
+                continue;
+            };
+            for report in self.formatters().format(path).await {
+                answer.formatting.push((path.clone(), report));
+            }
+            // A formatter may add or drop the BOM; the content decides.
+            if let Ok(bytes) = std::fs::read(path) {
+                if let Ok(after) = Text::decode(&bytes, path)
+                    && after.bom != t.bom
+                {
+                    let fixed = Text {
+                        bom: t.bom,
+                        ..after
+                    };
+                    let _ = atomic_write(path, &fixed.encode());
+                }
+                if let Ok(bytes) = std::fs::read(path) {
+                    self.seen().record(path, &bytes);
+                }
+            }
+        }
+        Ok(answer)
+    }
+
+    /// Adds the errors of `files` (and, for `write`, of up to five other
+    /// files the same server has open) to the answer.
+    async fn check_errors(&self, answer: &mut EditAnswer, files: &[PathBuf], others: bool) {
+        for file in files {
+            match self.diagnostics(file).await {
+                Ok(d) => {
+                    answer.root.get_or_insert(d.root.clone());
+                    answer.files.push(FileErrors {
+                        path: file.clone(),
+                        errors: d
+                            .diagnostics
+                            .into_iter()
+                            .filter(|f| f.severity == Severity::Error)
+                            .collect(),
+                        notes: d.notes,
+                    });
+                }
+                // No server for this kind of file: nothing to check.
+                Err(ToolError::Unsupported(_)) | Err(ToolError::BadInput(_)) => {}
+                Err(e) => answer.files.push(FileErrors {
+                    path: file.clone(),
+                    errors: Vec::new(),
+                    notes: vec![format!("errors not checked: {e}")],
+                }),
+            }
+        }
+        if !others {
+            return;
+        }
+        let mut extra = 0;
+        for other in self.open_files_beside(&files[0]) {
+            if extra == OTHER_FILES || files.contains(&other) {
+                continue;
+            }
+            if let Ok(d) = self.diagnostics(&other).await {
+                let errors: Vec<Finding> = d
+                    .diagnostics
+                    .into_iter()
+                    .filter(|f| f.severity == Severity::Error)
+                    .collect();
+                if !errors.is_empty() {
+                    extra += 1;
+                    answer.files.push(FileErrors {
+                        path: other,
+                        errors,
+                        notes: d.notes,
+                    });
+                }
+            }
+        }
+    }
+}

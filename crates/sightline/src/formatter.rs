@@ -1,0 +1,193 @@
+//! The built-in formatters, as data: the reference agent's 26, each with its
+//! extensions, the condition that enables it for a file, and its command
+//! (`$FILE` stands for the file).
+
+/// When a formatter is on for a file. Conditions that look for files search
+/// from the file's directory up to the project top (the nearest `.git`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enable {
+    /// Its program is found (project-local first, then PATH).
+    Binary,
+    /// A `package.json` on the way up lists this package as a dependency.
+    NpmDependency(&'static str),
+    /// One of these files is on the way up.
+    ConfigFile(&'static [&'static str]),
+    /// ruff: `ruff.toml`/`.ruff.toml`, a `[tool.ruff]` section, or `ruff`
+    /// named in the project's `pyproject.toml`, `requirements.txt` or `Pipfile`.
+    Ruff,
+    /// uv: ruff is not on for the file and `uv format --help` works.
+    Uv,
+    /// air: `air --help` says it is the R formatter.
+    Air,
+    /// A `composer.json` on the way up requires this package.
+    ComposerDependency(&'static str),
+    /// Only when the configuration turns it on.
+    Configured,
+}
+
+#[derive(Debug)]
+pub struct FormatterSpec {
+    /// The configuration key.
+    pub name: &'static str,
+    pub extensions: &'static [&'static str],
+    pub command: &'static [&'static str],
+    pub enable: Enable,
+    /// Directories (relative to each ancestor) searched for the program
+    /// before PATH: the project's own copy wins.
+    pub local: &'static [&'static str],
+}
+
+const PRETTIER_EXTS: &[&str] = &[
+    ".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".html", ".htm", ".css", ".scss",
+    ".sass", ".less", ".vue", ".svelte", ".json", ".jsonc", ".yaml", ".yml", ".toml", ".xml",
+    ".md", ".mdx", ".graphql", ".gql",
+];
+const NODE: &[&str] = &["node_modules/.bin"];
+const RUBY: &[&str] = &[".rb", ".rake", ".gemspec", ".ru"];
+
+const fn bin(
+    name: &'static str,
+    extensions: &'static [&'static str],
+    command: &'static [&'static str],
+) -> FormatterSpec {
+    FormatterSpec {
+        name,
+        extensions,
+        command,
+        enable: Enable::Binary,
+        local: &[],
+    }
+}
+
+/// Every built-in formatter, in the order they run when several match.
+pub static FORMATTERS: &[FormatterSpec] = &[
+    bin("gofmt", &[".go"], &["gofmt", "-w", "$FILE"]),
+    bin(
+        "mix",
+        &[".ex", ".exs", ".eex", ".heex", ".leex", ".neex", ".sface"],
+        &["mix", "format", "$FILE"],
+    ),
+    FormatterSpec {
+        name: "prettier",
+        extensions: PRETTIER_EXTS,
+        command: &["prettier", "--write", "$FILE"],
+        enable: Enable::NpmDependency("prettier"),
+        local: NODE,
+    },
+    FormatterSpec {
+        name: "oxfmt",
+        extensions: &[".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"],
+        command: &["oxfmt", "$FILE"],
+        enable: Enable::Configured,
+        local: NODE,
+    },
+    FormatterSpec {
+        name: "biome",
+        extensions: PRETTIER_EXTS,
+        command: &["biome", "format", "--write", "$FILE"],
+        enable: Enable::ConfigFile(&["biome.json", "biome.jsonc"]),
+        local: NODE,
+    },
+    bin("zig", &[".zig", ".zon"], &["zig", "fmt", "$FILE"]),
+    FormatterSpec {
+        name: "clang-format",
+        extensions: &[
+            ".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++", ".ino",
+        ],
+        command: &["clang-format", "-i", "$FILE"],
+        enable: Enable::ConfigFile(&[".clang-format", "_clang-format"]),
+        local: &[],
+    },
+    bin("ktlint", &[".kt", ".kts"], &["ktlint", "-F", "$FILE"]),
+    FormatterSpec {
+        name: "ruff",
+        extensions: &[".py", ".pyi"],
+        command: &["ruff", "format", "$FILE"],
+        enable: Enable::Ruff,
+        local: &[".venv/bin", "venv/bin"],
+    },
+    FormatterSpec {
+        name: "air",
+        extensions: &[".r"],
+        command: &["air", "format", "$FILE"],
+        enable: Enable::Air,
+        local: &[],
+    },
+    FormatterSpec {
+        name: "uv",
+        extensions: &[".py", ".pyi"],
+        command: &["uv", "format", "--", "$FILE"],
+        enable: Enable::Uv,
+        local: &[],
+    },
+    bin("rubocop", RUBY, &["rubocop", "--autocorrect", "$FILE"]),
+    bin("standardrb", RUBY, &["standardrb", "--fix", "$FILE"]),
+    bin("htmlbeautifier", &[".erb"], &["htmlbeautifier", "$FILE"]),
+    bin("dart", &[".dart"], &["dart", "format", "$FILE"]),
+    FormatterSpec {
+        name: "ocamlformat",
+        extensions: &[".ml", ".mli"],
+        command: &["ocamlformat", "-i", "$FILE"],
+        enable: Enable::ConfigFile(&[".ocamlformat"]),
+        local: &[],
+    },
+    bin(
+        "terraform",
+        &[".tf", ".tfvars"],
+        &["terraform", "fmt", "$FILE"],
+    ),
+    bin(
+        "latexindent",
+        &[".tex"],
+        &["latexindent", "-w", "-s", "$FILE"],
+    ),
+    bin("gleam", &[".gleam"], &["gleam", "format", "$FILE"]),
+    bin("shfmt", &[".sh", ".bash"], &["shfmt", "-w", "$FILE"]),
+    bin("nixfmt", &[".nix"], &["nixfmt", "$FILE"]),
+    bin(
+        "rustfmt",
+        &[".rs"],
+        &["rustfmt", "--edition", "2024", "$FILE"],
+    ),
+    FormatterSpec {
+        name: "pint",
+        extensions: &[".php"],
+        command: &["pint", "$FILE"],
+        enable: Enable::ComposerDependency("laravel/pint"),
+        local: &["vendor/bin"],
+    },
+    bin("ormolu", &[".hs"], &["ormolu", "-i", "$FILE"]),
+    bin(
+        "cljfmt",
+        &[".clj", ".cljs", ".cljc", ".edn"],
+        &["cljfmt", "fix", "--quiet", "$FILE"],
+    ),
+    bin("dfmt", &[".d"], &["dfmt", "-i", "$FILE"]),
+];
+
+/// A built-in formatter by configuration key.
+pub fn builtin(name: &str) -> Option<&'static FormatterSpec> {
+    FORMATTERS.iter().find(|f| f.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn twenty_six_with_unique_keys() {
+        assert_eq!(FORMATTERS.len(), 26);
+        let mut names: Vec<&str> = FORMATTERS.iter().map(|f| f.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 26);
+        // Overrides are looked up by these keys (the reference agent used
+        // export names, so clang-format, air and uv overrides broke).
+        for key in ["clang-format", "air", "uv", "ruff", "prettier", "biome"] {
+            assert!(builtin(key).is_some(), "{key}");
+        }
+        for f in FORMATTERS {
+            assert!(f.command.contains(&"$FILE"), "{}", f.name);
+        }
+    }
+}

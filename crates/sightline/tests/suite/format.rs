@@ -1,0 +1,278 @@
+//! Formatters, for real, at the versions `tools/install` pins: each one's
+//! enable condition both true and false, and the reference agent's bugs.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+use sightline::config::Config;
+use sightline::format::{Formatters, Outcome};
+
+use super::support::{Project, repo_root, runtime};
+
+fn tools(rel: &str) -> PathBuf {
+    repo_root().join("tools").join(rel)
+}
+
+/// Formatters finding programs only in `tools/` (and the Rust toolchain for
+/// rustfmt), configured by `config` as the user's file.
+fn formatters(config: Value) -> Formatters {
+    for p in [
+        "node_modules/.bin/prettier",
+        "node_modules/.bin/biome",
+        ".venv/bin/ruff",
+        ".venv/bin/shfmt",
+        ".venv/bin/clang-format",
+        ".venv/bin/uv",
+    ] {
+        assert!(
+            tools(p).is_file(),
+            "{p} is not installed; run `tools/install` (the README's test command does this)"
+        );
+    }
+    let mut c = Config::default();
+    c.merge_text(
+        &PathBuf::from("/test/config.json"),
+        &config.to_string(),
+        false,
+    )
+    .unwrap();
+    let rustfmt_dir = which::which("rustfmt")
+        .map(|p| p.parent().unwrap().display().to_string())
+        .unwrap_or_default();
+    Formatters::new(&c, vec![tools("node_modules/.bin"), tools(".venv/bin")])
+        .with_path(&rustfmt_dir)
+}
+
+/// (whether `name` is on for `rel`, why) in project `p`.
+fn on(f: &Formatters, p: &Project, rel: &str, name: &str) -> (bool, String) {
+    let d = f.detect(&p.path(rel));
+    let d = d
+        .iter()
+        .find(|d| d.name == name)
+        .unwrap_or_else(|| panic!("{name} does not handle {rel}"));
+    (d.enabled, d.why.clone())
+}
+
+/// Formats `rel` and returns (the outcome of `name`, the new text).
+fn run(f: &Formatters, p: &Project, rel: &str, name: &str) -> (Outcome, String) {
+    let reports = runtime().block_on(f.format(&p.path(rel)));
+    let r = reports
+        .into_iter()
+        .find(|r| r.name == name)
+        .unwrap_or_else(|| panic!("{name} did not run"));
+    (r.outcome, std::fs::read_to_string(p.path(rel)).unwrap())
+}
+
+const MESSY_TS: &str = "const  x = {a:1,b:2}\n";
+
+#[test]
+fn prettier_runs_when_the_project_depends_on_it() {
+    let f = formatters(json!({}));
+    let yes = Project::new(&[
+        (".git/HEAD", ""),
+        (
+            "package.json",
+            r#"{"devDependencies": {"prettier": "3.10.1"}}"#,
+        ),
+        ("a.ts", MESSY_TS),
+    ]);
+    assert!(on(&f, &yes, "a.ts", "prettier").0);
+    assert_eq!(
+        run(&f, &yes, "a.ts", "prettier"),
+        (Outcome::Formatted, "const x = { a: 1, b: 2 };\n".into())
+    );
+    let no = Project::new(&[
+        (".git/HEAD", ""),
+        ("package.json", "{}"),
+        ("a.ts", MESSY_TS),
+    ]);
+    assert_eq!(
+        on(&f, &no, "a.ts", "prettier"),
+        (
+            false,
+            "no package.json in the project lists prettier".into()
+        )
+    );
+}
+
+#[test]
+fn biome_runs_when_the_project_has_its_config() {
+    let f = formatters(json!({}));
+    let yes = Project::new(&[(".git/HEAD", ""), ("biome.json", "{}"), ("a.ts", MESSY_TS)]);
+    let (outcome, text) = run(&f, &yes, "a.ts", "biome");
+    assert_eq!(
+        (outcome, text.as_str()),
+        (Outcome::Formatted, "const x = { a: 1, b: 2 };\n")
+    );
+    let no = Project::new(&[(".git/HEAD", ""), ("a.ts", MESSY_TS)]);
+    assert_eq!(
+        on(&f, &no, "a.ts", "biome"),
+        (false, "no biome.json or biome.jsonc in the project".into())
+    );
+}
+
+#[test]
+fn ruff_runs_when_the_project_uses_it_and_uv_otherwise() {
+    let f = formatters(json!({}));
+    let yes = Project::new(&[
+        (".git/HEAD", ""),
+        ("pyproject.toml", "[tool.ruff]\n"),
+        ("a.py", "x=[1,2 ,3]\n"),
+    ]);
+    assert_eq!(
+        run(&f, &yes, "a.py", "ruff"),
+        (Outcome::Formatted, "x = [1, 2, 3]\n".into())
+    );
+    // With ruff on, uv stays off.
+    assert_eq!(
+        on(&f, &yes, "a.py", "uv"),
+        (false, "ruff formats this file".into())
+    );
+    let no = Project::new(&[
+        (".git/HEAD", ""),
+        ("pyproject.toml", "[project]\nname = \"x\"\n"),
+        ("a.py", "x=1\n"),
+    ]);
+    assert!(!on(&f, &no, "a.py", "ruff").0);
+    assert_eq!(
+        on(&f, &no, "a.py", "uv"),
+        (true, "uv is on PATH and ruff is not used".into())
+    );
+}
+
+#[test]
+fn disabling_ruff_or_uv_disables_both() {
+    let p = Project::new(&[(".git/HEAD", ""), ("ruff.toml", ""), ("a.py", "x=1\n")]);
+    for key in ["ruff", "uv"] {
+        let f = formatters(json!({ "formatter": { key: { "disabled": true } } }));
+        assert_eq!(
+            on(&f, &p, "a.py", "ruff"),
+            (false, "disabled in the configuration".into()),
+            "{key}"
+        );
+        assert_eq!(
+            on(&f, &p, "a.py", "uv"),
+            (false, "disabled in the configuration".into()),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn shfmt_runs_when_found() {
+    let p = Project::new(&[
+        (".git/HEAD", ""),
+        ("a.sh", "if [ -n \"$x\" ];then\necho hi\nfi\n"),
+    ]);
+    let f = formatters(json!({}));
+    assert_eq!(
+        run(&f, &p, "a.sh", "shfmt"),
+        (
+            Outcome::Formatted,
+            "if [ -n \"$x\" ]; then\n\techo hi\nfi\n".into()
+        )
+    );
+    let c = Config::default();
+    let bare = Formatters::new(&c, vec![]).with_path("/nonexistent");
+    assert_eq!(
+        on(&bare, &p, "a.sh", "shfmt"),
+        (false, "`shfmt` is not found".into())
+    );
+}
+
+#[test]
+fn clang_format_runs_with_a_config_file_and_an_override_without_command_keeps_detection() {
+    let yes = Project::new(&[
+        (".git/HEAD", ""),
+        (".clang-format", "BasedOnStyle: LLVM\n"),
+        ("a.c", "int main(){return 0;}\n"),
+    ]);
+    // The reference agent looked `clang-format` up by export name (`clang`)
+    // and lost detection; here the key is the name.
+    let f = formatters(json!({ "formatter": { "clang-format": { "environment": { "X": "1" } } } }));
+    assert_eq!(
+        run(&f, &yes, "a.c", "clang-format"),
+        (Outcome::Formatted, "int main() { return 0; }\n".into())
+    );
+    let no = Project::new(&[(".git/HEAD", ""), ("a.c", "int main(){return 0;}\n")]);
+    assert_eq!(
+        on(&f, &no, "a.c", "clang-format"),
+        (
+            false,
+            "no .clang-format or _clang-format in the project".into()
+        )
+    );
+}
+
+#[test]
+fn rustfmt_runs_when_found() {
+    let p = Project::new(&[(".git/HEAD", ""), ("a.rs", "fn main(){let x=1;}\n")]);
+    let f = formatters(json!({}));
+    assert_eq!(
+        run(&f, &p, "a.rs", "rustfmt"),
+        (
+            Outcome::Formatted,
+            "fn main() {\n    let x = 1;\n}\n".into()
+        )
+    );
+    let bare = Formatters::new(&Config::default(), vec![]).with_path("/nonexistent");
+    assert_eq!(
+        on(&bare, &p, "a.rs", "rustfmt"),
+        (false, "`rustfmt` is not found".into())
+    );
+}
+
+#[test]
+fn detection_starts_at_the_file_in_a_monorepo() {
+    let p = Project::new(&[
+        (".git/HEAD", ""),
+        (
+            "packages/web/package.json",
+            r#"{"devDependencies": {"prettier": "3.10.1"}}"#,
+        ),
+        ("packages/web/src/a.ts", MESSY_TS),
+        ("packages/api/package.json", "{}"),
+        ("packages/api/biome.json", "{}"),
+        ("packages/api/src/b.ts", MESSY_TS),
+    ]);
+    let f = formatters(json!({}));
+    assert!(on(&f, &p, "packages/web/src/a.ts", "prettier").0);
+    assert!(!on(&f, &p, "packages/web/src/a.ts", "biome").0);
+    assert!(!on(&f, &p, "packages/api/src/b.ts", "prettier").0);
+    assert!(on(&f, &p, "packages/api/src/b.ts", "biome").0);
+}
+
+#[test]
+fn a_hung_formatter_is_stopped_and_reported_and_the_edit_stays() {
+    let p = Project::new(&[(".git/HEAD", ""), ("notes.txt", "old\n")]);
+    let config = json!({ "formatter": { "slow": { "command": ["sleep", "30"], "extensions": [".txt"], "timeout_ms": 500 } } });
+    let mut c = Config::default();
+    c.merge_text(
+        &PathBuf::from("/test/config.json"),
+        &config.to_string(),
+        false,
+    )
+    .unwrap();
+    runtime().block_on(async {
+        let ws = sightline::Workspace::new(sightline::Options {
+            config: c,
+            downloads: Some(false),
+            ..Default::default()
+        });
+        let answer = ws.write(&p.path("notes.txt"), "new\n").await.unwrap();
+        assert_eq!(
+            answer.text(),
+            format!(
+                "wrote {f}\n{f}: slow timed out after 0.5 s and was stopped\nno errors\n",
+                f = p.path("notes.txt").display()
+            )
+        );
+        ws.shutdown().await;
+    });
+    assert_eq!(
+        std::fs::read_to_string(p.path("notes.txt")).unwrap(),
+        "new\n"
+    );
+}
