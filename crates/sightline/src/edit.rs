@@ -276,7 +276,8 @@ impl Workspace {
         let verb = if before.is_some() { "wrote" } else { "created" };
         let mut answer = self.commit(vec![(path.clone(), Some(text))]).await?;
         answer.changes = vec![format!("{verb} {}", path.display())];
-        self.check_errors(&mut answer, &[path.clone()], true).await;
+        self.check_errors(&mut answer, std::slice::from_ref(&path), true)
+            .await;
         Ok(answer)
     }
 
@@ -326,7 +327,8 @@ impl Workspace {
             path.display(),
             if n == 1 { "" } else { "s" }
         )];
-        self.check_errors(&mut answer, &[path.clone()], false).await;
+        self.check_errors(&mut answer, std::slice::from_ref(&path), false)
+            .await;
         Ok(answer)
     }
 

@@ -101,9 +101,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Op>, PatchError> {
                 i += 1;
             }
             let mut hunks: Vec<Hunk> = Vec::new();
-            while i < last && !lines[i].starts_with("*** ")
-                || (i < last && lines[i] == "*** End of File")
-            {
+            while i < last && (!lines[i].starts_with("*** ") || lines[i] == "*** End of File") {
                 let l = lines[i];
                 if l == "*** End of File" {
                     if let Some(h) = hunks.last_mut() {

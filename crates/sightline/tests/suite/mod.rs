@@ -2,6 +2,7 @@
 
 mod cli;
 mod config;
+mod edit;
 mod fake;
 mod faults;
 mod format;

@@ -1,0 +1,330 @@
+//! The edit tools: byte-order marks, line endings, atomic writes, refused
+//! stale edits, all-or-nothing patches, moves, and the errors block against
+//! real pyright and typescript-language-server.
+
+#![allow(clippy::unwrap_used)]
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::support::{Project, runtime, sightline_bin, workspace};
+
+const BOM: &str = "\u{feff}";
+
+#[test]
+fn the_byte_order_mark_is_kept_and_never_added() {
+    let p = Project::new(&[
+        (".git/HEAD", ""),
+        ("bom.txt", &format!("{BOM}alpha\n")),
+        ("plain.txt", "alpha\n"),
+    ]);
+    runtime().block_on(async {
+        let ws = workspace();
+        ws.edit(&p.path("bom.txt"), "alpha", "beta", false)
+            .await
+            .unwrap();
+        ws.edit(&p.path("plain.txt"), "alpha", "beta", false)
+            .await
+            .unwrap();
+        // `write` with content lacking the mark keeps the file's.
+        ws.write(&p.path("bom.txt"), "gamma\n").await.unwrap();
+        ws.shutdown().await;
+    });
+    assert_eq!(
+        std::fs::read_to_string(p.path("bom.txt")).unwrap(),
+        format!("{BOM}gamma\n")
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.path("plain.txt")).unwrap(),
+        "beta\n"
+    );
+}
+
+#[test]
+fn the_byte_order_mark_survives_a_formatter_that_drops_it() {
+    // ruff rewrites the file without the mark; the file should keep it.
+    let p = Project::new(&[
+        (".git/HEAD", ""),
+        ("ruff.toml", ""),
+        ("a.py", &format!("{BOM}x=1\n")),
+    ]);
+    let ruff_dir = super::support::repo_root().join("tools/.venv/bin");
+    assert!(
+        ruff_dir.join("ruff").is_file(),
+        "ruff is not installed; run tools/install"
+    );
+    runtime().block_on(async {
+        let ws = sightline::Workspace::new(sightline::Options {
+            search_path: vec![super::support::tools_bin(), ruff_dir],
+            downloads: Some(false),
+            ..Default::default()
+        });
+        let a = ws
+            .edit(&p.path("a.py"), "x=1", "x=[1,2]", false)
+            .await
+            .unwrap();
+        assert!(
+            a.text().contains("a.py: formatted with ruff"),
+            "{}",
+            a.text()
+        );
+        ws.shutdown().await;
+    });
+    assert_eq!(
+        std::fs::read_to_string(p.path("a.py")).unwrap(),
+        format!("{BOM}x = [1, 2]\n")
+    );
+}
+
+#[test]
+fn crlf_line_endings_are_kept() {
+    let p = Project::new(&[(".git/HEAD", ""), ("win.txt", "one\r\ntwo\r\nthree\r\n")]);
+    runtime().block_on(async {
+        let ws = workspace();
+        ws.edit(&p.path("win.txt"), "one\ntwo", "uno\ndos\nmas", false)
+            .await
+            .unwrap();
+        ws.shutdown().await;
+    });
+    assert_eq!(
+        std::fs::read(p.path("win.txt")).unwrap(),
+        b"uno\r\ndos\r\nmas\r\nthree\r\n"
+    );
+    runtime().block_on(async {
+        let ws = workspace();
+        ws.write(&p.path("win.txt"), "a\nb\n").await.unwrap();
+        ws.shutdown().await;
+    });
+    assert_eq!(std::fs::read(p.path("win.txt")).unwrap(), b"a\r\nb\r\n");
+}
+
+#[test]
+fn a_write_killed_midway_leaves_the_old_file_or_the_new_one_never_half() {
+    let p = Project::new(&[(".git/HEAD", ""), ("big.txt", "old\n")]);
+    // 200 MB of new content, so that the write takes a while.
+    let line =
+        "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz012345678\n";
+    let new: String = line.repeat(200 * 1024 * 1024 / line.len());
+    let mut child = Command::new(sightline_bin())
+        .args(["write", p.path("big.txt").to_str().unwrap()])
+        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(new.as_bytes()).unwrap();
+    }
+    // Kill it as soon as its temporary file shows up (or right away, if the
+    // rename already happened).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let tmp = std::fs::read_dir(p.root())
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".sightline-tmp"));
+        if tmp || Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let after = std::fs::read(p.path("big.txt")).unwrap();
+    assert!(
+        after == b"old\n" || after == new.as_bytes(),
+        "big.txt is {} bytes: half written",
+        after.len()
+    );
+}
+
+#[test]
+fn an_edit_of_a_file_changed_since_it_was_read_is_refused() {
+    let p = Project::new(&[(".git/HEAD", ""), ("a.txt", "one\n")]);
+    runtime().block_on(async {
+        let ws = workspace();
+        assert_eq!(
+            ws.read(&p.path("a.txt"), None, None).unwrap(),
+            "     1\tone\n"
+        );
+        // Another program changes it.
+        p.write("a.txt", "one\ntwo\n");
+        let e = ws
+            .edit(&p.path("a.txt"), "one", "uno", false)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "error: {} changed on disk since it was last read; read it again before editing",
+                p.path("a.txt").display()
+            )
+        );
+        assert_eq!(
+            std::fs::read_to_string(p.path("a.txt")).unwrap(),
+            "one\ntwo\n"
+        );
+        // After reading it again, the edit goes through.
+        ws.read(&p.path("a.txt"), None, None).unwrap();
+        ws.edit(&p.path("a.txt"), "one", "uno", false)
+            .await
+            .unwrap();
+        let e = ws
+            .edit(&p.path("a.txt"), "missing", "x", false)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "error: `old` was not found in {}",
+                p.path("a.txt").display()
+            )
+        );
+        ws.shutdown().await;
+    });
+    assert_eq!(
+        std::fs::read_to_string(p.path("a.txt")).unwrap(),
+        "uno\ntwo\n"
+    );
+}
+
+#[test]
+fn a_patch_with_one_bad_hunk_changes_nothing() {
+    let p = Project::new(&[
+        (".git/HEAD", ""),
+        ("a.txt", "one\ntwo\n"),
+        ("b.txt", "three\n"),
+    ]);
+    let patch = "*** Begin Patch\n*** Add File: new.txt\n+fresh\n*** Update File: a.txt\n@@\n-one\n+uno\n*** Update File: b.txt\n@@\n-four\n+cuatro\n*** End Patch\n";
+    runtime().block_on(async {
+        let ws = sightline::Workspace::new(sightline::Options {
+            root: Some(p.root().to_owned()),
+            downloads: Some(false),
+            ..Default::default()
+        });
+        let e = ws.apply_patch(patch).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "error: {}: hunk 1 does not match the file; it expects:\nfour",
+                p.path("b.txt").display()
+            )
+        );
+        ws.shutdown().await;
+    });
+    assert_eq!(
+        std::fs::read_to_string(p.path("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    assert_eq!(std::fs::read_to_string(p.path("b.txt")).unwrap(), "three\n");
+    assert!(!p.path("new.txt").exists());
+}
+
+#[test]
+fn a_patch_moves_adds_and_deletes() {
+    let p = Project::new(&[
+        (".git/HEAD", ""),
+        ("old/name.txt", "keep\nchange\n"),
+        ("gone.txt", "x\n"),
+    ]);
+    let patch = "*** Begin Patch\n*** Update File: old/name.txt\n*** Move to: new/name.txt\n@@\n keep\n-change\n+changed\n*** Delete File: gone.txt\n*** Add File: added.txt\n+hello\n*** End Patch\n";
+    runtime().block_on(async {
+        let ws = sightline::Workspace::new(sightline::Options { root: Some(p.root().to_owned()), downloads: Some(false), ..Default::default() });
+        let a = ws.apply_patch(patch).await.unwrap();
+        let root = p.root().display();
+        assert_eq!(
+            a.text(),
+            format!("moved {root}/old/name.txt to {root}/new/name.txt\ndeleted {root}/gone.txt\nadded {root}/added.txt\nno errors\n")
+        );
+        ws.shutdown().await;
+    });
+    assert!(!p.path("old/name.txt").exists() && !p.path("gone.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(p.path("new/name.txt")).unwrap(),
+        "keep\nchanged\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.path("added.txt")).unwrap(),
+        "hello\n"
+    );
+}
+
+#[test]
+fn the_errors_block_against_pyright() {
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        (
+            "lib.py",
+            "def add(a: int, b: int) -> int:\n    return a + b\n",
+        ),
+        ("app.py", "from lib import add\n\ntotal: int = add(1, 2)\n"),
+    ]);
+    runtime().block_on(async {
+        let ws = workspace();
+        // app.py is open in pyright once asked about.
+        assert_eq!(super::support::diags(&ws, &p.path("app.py")).await, "app.py: no diagnostics\n");
+        // `write` lists the file and other open files that now have errors.
+        let a = ws.write(&p.path("lib.py"), "def add(a: int, b: int) -> str:\n    return str(a + b)\n").await.unwrap();
+        assert_eq!(
+            a.text(),
+            format!(
+                "wrote {}\napp.py: 1 error\n3:14 error: Type \"str\" is not assignable to declared type \"int\" \"str\" is not assignable to \"int\" [Pyright]\n",
+                p.path("lib.py").display()
+            )
+        );
+        // `edit` covers the edited file.
+        let a = ws.edit(&p.path("app.py"), "total: int", "total: str", false).await.unwrap();
+        assert_eq!(a.text(), format!("edited {} (1 replacement)\nno errors\n", p.path("app.py").display()));
+        // `apply_patch` covers each changed file.
+        let patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-total: str = add(1, 2)\n+total: str = add(1, \"2\")\n*** Add File: more.py\n+from lib import sub\n*** End Patch\n";
+        let ws2 = sightline::Workspace::new(sightline::Options {
+            root: Some(p.root().to_owned()),
+            search_path: vec![super::support::tools_bin()],
+            downloads: Some(false),
+            ..Default::default()
+        });
+        let a = ws2.apply_patch(patch).await.unwrap();
+        let root = p.root().display();
+        assert_eq!(
+            a.text(),
+            format!(
+                "updated {root}/app.py\nadded {root}/more.py\napp.py: 1 error\n3:21 error: Argument of type \"Literal['2']\" cannot be assigned to parameter \"b\" of type \"int\" in function \"add\" \"Literal['2']\" is not assignable to \"int\" [Pyright]\nmore.py: 1 error\n1:17 error: \"sub\" is unknown import symbol [Pyright]\n"
+            )
+        );
+        ws.shutdown().await;
+        ws2.shutdown().await;
+    });
+}
+
+#[test]
+fn the_errors_block_against_typescript() {
+    let p = Project::new(&[
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
+        (
+            "lib.ts",
+            "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+        ),
+        (
+            "app.ts",
+            "import { add } from \"./lib\";\n\nexport const total: number = add(1, 2);\n",
+        ),
+    ]);
+    runtime().block_on(async {
+        let ws = workspace();
+        assert_eq!(super::support::diags(&ws, &p.path("app.ts")).await, "app.ts: no diagnostics\n");
+        let a = ws.write(&p.path("lib.ts"), "export function add(a: number, b: number): string {\n  return String(a + b);\n}\n").await.unwrap();
+        assert_eq!(
+            a.text(),
+            format!(
+                "wrote {}\napp.ts: 1 error\n3:14 error: Type 'string' is not assignable to type 'number'. [typescript]\n",
+                p.path("lib.ts").display()
+            )
+        );
+        let a = ws.edit(&p.path("app.ts"), "total: number", "total: string", false).await.unwrap();
+        assert_eq!(a.text(), format!("edited {} (1 replacement)\nno errors\n", p.path("app.ts").display()));
+        ws.shutdown().await;
+    });
+}
