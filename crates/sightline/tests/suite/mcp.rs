@@ -554,3 +554,70 @@ fn two_clients_each_with_their_own_sightline_and_closing_one_ends_only_its_own()
     assert_eq!(a.text, want);
     d.close("b");
 }
+
+#[test]
+fn edit_tools_are_served_with_edit_tools() {
+    require("pyright-langserver");
+    let p = Project::new(&[("pyproject.toml", ""), ("a.py", "x: int = 1\n")]);
+    let a_py = p.path("a.py");
+    let mut d = McpDriver::start();
+    d.open_args(
+        "s",
+        p.root(),
+        &super::support::path_with_tools(),
+        &["mcp", "--edit-tools"],
+    );
+    let tools = d.send(json!({ "cmd": "list", "session": "s" }))["tools"].clone();
+    let by_name = |n: &str| {
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == n)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(by_name("read")["annotations"]["readOnlyHint"], true);
+    for t in ["write", "edit", "apply_patch"] {
+        assert_eq!(by_name(t)["annotations"]["destructiveHint"], true, "{t}");
+    }
+    let read = d.call("s", "read", json!({ "file": a_py }));
+    assert_eq!(
+        (read.is_error, read.text.as_str()),
+        (false, "     1\tx: int = 1\n")
+    );
+    let edit = d.call(
+        "s",
+        "edit",
+        json!({ "file": a_py, "old": "1", "new": "\"one\"" }),
+    );
+    assert_eq!(
+        (edit.is_error, edit.text),
+        (
+            false,
+            format!(
+                "edited {} (1 replacement)\na.py: 1 error\n1:10 error: Type \"Literal['one']\" is not assignable to declared type \"int\" \"Literal['one']\" is not assignable to \"int\" [Pyright]\n",
+                a_py.display()
+            )
+        )
+    );
+    let stale = d.call(
+        "s",
+        "edit",
+        json!({ "file": a_py, "old": "nothing", "new": "x" }),
+    );
+    assert_eq!(
+        (stale.is_error, stale.text),
+        (
+            true,
+            format!("error: `old` was not found in {}\n", a_py.display())
+        )
+    );
+    d.close("s");
+    // Without the flag, they are not there.
+    let mut d = McpDriver::start();
+    d.open("s", p.root());
+    let tools = d.send(json!({ "cmd": "list", "session": "s" }))["tools"].clone();
+    assert_eq!(tools.as_array().unwrap().len(), 4);
+    d.close("s");
+}

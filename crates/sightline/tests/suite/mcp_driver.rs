@@ -109,12 +109,16 @@ impl McpDriver {
     }
 
     pub fn open_with(&mut self, session: &str, cwd: &Path, path: &str) -> Value {
+        self.open_args(session, cwd, path, &["mcp"])
+    }
+
+    pub fn open_args(&mut self, session: &str, cwd: &Path, path: &str, args: &[&str]) -> Value {
         let errlog = self.log_path(session);
         self.send(json!({
             "cmd": "open",
             "session": session,
             "command": sightline_bin(),
-            "args": ["mcp"],
+            "args": args,
             "cwd": cwd,
             "errlog": errlog,
             "env": {
