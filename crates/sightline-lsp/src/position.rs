@@ -102,6 +102,18 @@ impl LineIndex {
         })
     }
 
+    /// The byte offset in the text of a server position (clamped like
+    /// [`LineIndex::from_lsp`]; past the last line is the end of the text).
+    pub fn offset(&self, pos: Position, enc: Encoding) -> usize {
+        if pos.line as usize >= self.starts.len() {
+            return self.text.len();
+        }
+        let (line, col) = self.from_lsp(pos, enc);
+        let start = self.starts[line];
+        let text = self.line(line).unwrap_or("");
+        start + text.char_indices().nth(col).map_or(text.len(), |(b, _)| b)
+    }
+
     /// Converts a server position into a 0-based line and 0-based character
     /// column. A character inside a multi-byte sequence snaps to the character
     /// that holds it; past the end of the line means the end of the line; past the

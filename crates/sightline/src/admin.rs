@@ -125,7 +125,14 @@ pub async fn run(ws: &Workspace, command: &Command, here: &Path, json: bool) -> 
             old,
             new,
             replace_all,
-        } => edited(ws.edit(&abs(here, file), old, new, *replace_all).await),
+            format_range,
+        } => {
+            let range = *format_range || ws.config().format_range;
+            edited(
+                ws.edit_with(&abs(here, file), old, new, *replace_all, range)
+                    .await,
+            )
+        }
         Command::ApplyPatch => {
             let mut patch = String::new();
             if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut patch) {

@@ -117,6 +117,9 @@ pub enum Command {
         /// Replace every occurrence (otherwise OLD must occur once).
         #[arg(long)]
         replace_all: bool,
+        /// Format only the lines the edit touched.
+        #[arg(long)]
+        format_range: bool,
     },
     /// Apply the `*** Begin Patch` patch on stdin (all of it or nothing), format
     /// the changed files, and print their errors.

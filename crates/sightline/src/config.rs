@@ -71,6 +71,8 @@ pub struct Config {
     pub autoinstall: Option<bool>,
     /// Serve the edit tools over MCP.
     pub edit_tools: bool,
+    /// `edit` formats only the lines it touched.
+    pub format_range: bool,
     pub sandbox: Option<String>,
     /// The `formatter` section, kept for the formatter runner.
     pub formatter: Value,
@@ -93,6 +95,7 @@ impl Default for Config {
             servers: BTreeMap::new(),
             autoinstall: None,
             edit_tools: false,
+            format_range: false,
             sandbox: None,
             formatter: Value::Null,
             formatters_enabled: true,
@@ -244,6 +247,11 @@ impl Config {
                     let v = bool_of(&file, &prop.value, "\"autoinstall\" must be true or false")?;
                     self.autoinstall = Some(v);
                     self.record("autoinstall", json!(v), file.origin(prop.range));
+                }
+                "format_range" => {
+                    let v = bool_of(&file, &prop.value, "\"format_range\" must be true or false")?;
+                    self.format_range = v;
+                    self.record("format_range", json!(v), file.origin(prop.range));
                 }
                 "edit_tools" => {
                     let v = bool_of(&file, &prop.value, "\"edit_tools\" must be true or false")?;
@@ -891,6 +899,8 @@ mod schema {
         autoinstall: Option<bool>,
         /// Serve the edit tools (read, write, edit, apply_patch) over MCP.
         edit_tools: Option<bool>,
+        /// Make `edit` format only the lines it touched.
+        format_range: Option<bool>,
     }
 
     #[derive(JsonSchema)]
@@ -972,7 +982,7 @@ mod tests {
             ),
             (
                 "{\n  \"lps\": true\n}",
-                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools",
+                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range",
             ),
             (
                 "{\n\n  \"lsp\": 3\n}",

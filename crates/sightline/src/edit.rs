@@ -290,6 +290,21 @@ impl Workspace {
         new: &str,
         replace_all: bool,
     ) -> Result<EditAnswer, ToolError> {
+        let range = self.config().format_range;
+        self.edit_with(file, old, new, replace_all, range).await
+    }
+
+    /// [`Workspace::edit`], formatting only the lines the edit touched when
+    /// `format_range` is set (through the server's range formatting, or a
+    /// formatter that takes line ranges).
+    pub async fn edit_with(
+        &self,
+        file: &Path,
+        old: &str,
+        new: &str,
+        replace_all: bool,
+        format_range: bool,
+    ) -> Result<EditAnswer, ToolError> {
         let path = absolute(file)?;
         let before = read_bytes(&path)?
             .ok_or_else(|| ToolError::BadInput(format!("file not found: {}", path.display())))?;
@@ -315,12 +330,32 @@ impl Workspace {
             }
             _ => {}
         }
+        // The lines of the new text that the edit wrote (1-based, inclusive).
+        let first_at = text.body.find(&old).unwrap_or(0);
+        let last_at = if replace_all {
+            text.body.rfind(&old).unwrap_or(first_at)
+        } else {
+            first_at
+        };
         text.body = if replace_all {
             text.body.replace(&old, &new)
         } else {
             text.body.replacen(&old, &new, 1)
         };
-        let mut answer = self.commit(vec![(path.clone(), Some(text))]).await?;
+        let line_of =
+            |byte: usize| text.body[..byte.min(text.body.len())].matches('\n').count() + 1;
+        let grown = new.len() as isize - old.len() as isize;
+        let shift = if replace_all {
+            grown * (count as isize - 1)
+        } else {
+            0
+        };
+        let first = line_of(first_at);
+        let last = line_of((last_at as isize + shift).max(0) as usize) + new.matches('\n').count();
+        let range = format_range.then_some((first, last));
+        let mut answer = self
+            .commit_with(vec![(path.clone(), Some(text))], range)
+            .await?;
         let n = if replace_all { count } else { 1 };
         answer.changes = vec![format!(
             "edited {} ({n} replacement{})",
@@ -428,6 +463,16 @@ impl Workspace {
     /// Writes every staged file (or deletes it), all or nothing, then
     /// formats the written ones and restores their BOM state.
     async fn commit(&self, staged: Vec<(PathBuf, Option<Text>)>) -> Result<EditAnswer, ToolError> {
+        self.commit_with(staged, None).await
+    }
+
+    /// [`Workspace::commit`]; with `range`, only those lines of the (single)
+    /// file are formatted.
+    async fn commit_with(
+        &self,
+        staged: Vec<(PathBuf, Option<Text>)>,
+        range: Option<(usize, usize)>,
+    ) -> Result<EditAnswer, ToolError> {
         let originals: Vec<(PathBuf, Option<Vec<u8>>)> = staged
             .iter()
             .map(|(p, _)| Ok((p.clone(), read_bytes(p)?)))
@@ -468,8 +513,16 @@ impl Workspace {
                 self.seen().forget(path);
                 continue;
             };
-            for report in self.formatters().format(path).await {
-                answer.formatting.push((path.clone(), report));
+            match range {
+                Some((first, last)) => {
+                    let report = self.format_lines(path, first, last).await;
+                    answer.formatting.push((path.clone(), report));
+                }
+                None => {
+                    for report in self.formatters().format(path).await {
+                        answer.formatting.push((path.clone(), report));
+                    }
+                }
             }
             // A formatter may add or drop the BOM; the content decides.
             if let Ok(bytes) = std::fs::read(path) {

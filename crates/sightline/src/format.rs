@@ -44,8 +44,16 @@ struct Run {
 pub enum Outcome {
     Formatted,
     Unchanged,
-    Failed { message: String },
-    TimedOut { after_ms: u64 },
+    Failed {
+        message: String,
+    },
+    TimedOut {
+        after_ms: u64,
+    },
+    /// Nothing could do what was asked (format only some lines).
+    Skipped {
+        message: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -62,6 +70,7 @@ impl Report {
             Outcome::Formatted => format!("formatted with {}", self.name),
             Outcome::Unchanged => format!("{} left it unchanged", self.name),
             Outcome::Failed { message } => format!("{} failed: {message}", self.name),
+            Outcome::Skipped { message } => message.clone(),
             Outcome::TimedOut { after_ms } => {
                 format!(
                     "{} timed out after {:.1} s and was stopped",
@@ -343,6 +352,27 @@ impl Formatters {
             }
         };
         Ok((find()?, args, why))
+    }
+
+    /// Formats lines `first..=last` (1-based) of `file` with a formatter that
+    /// can format part of a file (clang-format's `--lines`), if one is on.
+    pub async fn format_lines(&self, file: &Path, first: usize, last: usize) -> Option<Report> {
+        let d = self
+            .detect(file)
+            .into_iter()
+            .find(|d| d.enabled && d.name == "clang-format")?;
+        let mut run = d.run?;
+        let at = run.argv.len() - 1;
+        run.argv.insert(at, format!("--lines={first}:{last}"));
+        let before = std::fs::read(file).ok();
+        let outcome = match run_one(&run).await {
+            Outcome::Formatted if std::fs::read(file).ok() == before => Outcome::Unchanged,
+            other => other,
+        };
+        Some(Report {
+            name: format!("{} (lines {first}-{last})", d.name),
+            outcome,
+        })
     }
 
     /// Runs every formatter on for `file`, in order.

@@ -153,6 +153,9 @@ struct EditArgs {
     new: String,
     /// Replace every occurrence of `old`.
     replace_all: Option<bool>,
+    /// Format only the lines the edit touched (instead of the whole file),
+    /// where the server or a formatter can.
+    format_range: Option<bool>,
 }
 
 /// `apply_patch` arguments.

@@ -111,6 +111,16 @@ impl LspServer {
         })
     }
 
+    /// The byte offset of a server position in `index`'s text.
+    pub fn byte_offset(&self, index: &LineIndex, pos: Position) -> usize {
+        index.offset(pos, self.encoding)
+    }
+
+    /// One request with the ordinary budget, for other modules.
+    pub async fn ask_value(&self, method: &str, params: Value) -> Result<Value, ToolError> {
+        self.ask(method, params).await
+    }
+
     /// One request with the ordinary budget.
     async fn ask(&self, method: &str, params: Value) -> Result<Value, ToolError> {
         Ok(self

@@ -129,6 +129,14 @@ impl Workspace {
         }
     }
 
+    pub(crate) async fn pool_get(
+        &self,
+        spec: &'static ServerSpec,
+        root: &Path,
+    ) -> Result<Arc<LspServer>, ToolError> {
+        self.pool.get(spec, root).await
+    }
+
     /// The workspace directory given at start (`--root`).
     pub fn workspace_root(&self) -> Option<&Path> {
         self.root.as_deref()
@@ -232,7 +240,10 @@ impl Workspace {
 
     /// Every server attached to a checked file, with its root, in priority
     /// order; never empty.
-    fn route_all(&self, file: &Checked) -> Result<Vec<(&'static ServerSpec, PathBuf)>, ToolError> {
+    pub(crate) fn route_all(
+        &self,
+        file: &Checked,
+    ) -> Result<Vec<(&'static ServerSpec, PathBuf)>, ToolError> {
         let specs = registry::servers_for(&file.path, &self.servers);
         if specs.is_empty() {
             let ext = registry::extension_of(&file.path).unwrap_or_else(|| "extension-less".into());

@@ -276,3 +276,75 @@ fn a_hung_formatter_is_stopped_and_reported_and_the_edit_stays() {
         "new\n"
     );
 }
+
+#[test]
+fn range_formatting_touches_only_the_edited_lines() {
+    // Through the TypeScript server's range formatting.
+    let ts = Project::new(&[
+        ("tsconfig.json", "{}"),
+        (
+            "a.ts",
+            "const  a = {x:1}\nconst  b = {y:2}\nconst  c = {z:3}\n",
+        ),
+    ]);
+    // Through clang-format's --lines.
+    let c = Project::new(&[
+        (".git/HEAD", ""),
+        (".clang-format", "BasedOnStyle: LLVM\n"),
+        ("a.c", "int  a=1;\nint  b=2;\nint  c=3;\n"),
+    ]);
+    runtime().block_on(async {
+        let ws = sightline::Workspace::new(sightline::Options {
+            search_path: vec![tools("node_modules/.bin"), tools(".venv/bin")],
+            downloads: Some(false),
+            ..Default::default()
+        });
+        let answer = ws
+            .edit_with(&ts.path("a.ts"), "{y:2}", "{y:20}", false, true)
+            .await
+            .unwrap();
+        assert!(
+            answer
+                .text()
+                .contains("a.ts: formatted with typescript (lines 2-2)"),
+            "{}",
+            answer.text()
+        );
+        ws.shutdown().await;
+        // clangd formats ranges itself; without it, clang-format does.
+        let mut config = Config::default();
+        config
+            .merge_text(
+                &PathBuf::from("/test/config.json"),
+                r#"{ "lsp": { "clangd": { "disabled": true } } }"#,
+                false,
+            )
+            .unwrap();
+        let ws = sightline::Workspace::new(sightline::Options {
+            search_path: vec![tools("node_modules/.bin"), tools(".venv/bin")],
+            downloads: Some(false),
+            config,
+            ..Default::default()
+        });
+        let answer = ws
+            .edit_with(&c.path("a.c"), "b=2", "b=20", false, true)
+            .await
+            .unwrap();
+        assert!(
+            answer
+                .text()
+                .contains("a.c: formatted with clang-format (lines 2-2)"),
+            "{}",
+            answer.text()
+        );
+        ws.shutdown().await;
+    });
+    assert_eq!(
+        std::fs::read_to_string(ts.path("a.ts")).unwrap(),
+        "const  a = {x:1}\nconst b = { y: 20 }\nconst  c = {z:3}\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(c.path("a.c")).unwrap(),
+        "int  a=1;\nint b = 20;\nint  c=3;\n"
+    );
+}
