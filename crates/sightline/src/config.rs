@@ -115,6 +115,7 @@ const TOP_KEYS: &[&str] = &[
     "sandbox",
     "autoinstall",
     "edit_tools",
+    "format_range",
 ];
 const ENTRY_KEYS: &[&str] = &[
     "disabled",

@@ -335,11 +335,13 @@ impl Sightline {
             }
             "edit" if self.edit_tools => {
                 let a: EditArgs = parse(tool, args)?;
-                ws.edit(
+                let range = a.format_range.unwrap_or(ws.config().format_range);
+                ws.edit_with(
                     &PathBuf::from(a.file),
                     &a.old,
                     &a.new,
                     a.replace_all.unwrap_or(false),
+                    range,
                 )
                 .await
                 .map(|r| r.text())

@@ -87,7 +87,7 @@ impl Workspace {
                 })
                 .collect();
             // Apply from the end so that earlier offsets stay right.
-            edits.sort_by(|a, b| b.0.cmp(&a.0));
+            edits.sort_by_key(|e| std::cmp::Reverse(e.0));
             let mut body = doc.index.text().to_owned();
             for (s, e, t) in &edits {
                 if s <= e
