@@ -18,7 +18,10 @@ pub async fn run(ws: &Workspace, command: &Command, here: &Path, json: bool) -> 
             if json {
                 (format!("{}\n", json!(states)), EXIT_OK)
             } else {
-                (status::render(&states), EXIT_OK)
+                (
+                    format!("{}\n{}", ws.sandbox().status(), status::render(&states)),
+                    EXIT_OK,
+                )
             }
         }
         Command::Install { id } => {

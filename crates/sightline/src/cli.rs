@@ -36,6 +36,10 @@ pub struct Cli {
     /// The workspace directory; files outside every project marker but inside it are served under it.
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// Where servers and formatters may write: workspace-write (default),
+    /// read-only, or danger-full-access (no sandbox).
+    #[arg(long, global = true, value_name = "MODE", value_parser = ["workspace-write", "read-only", "danger-full-access"])]
+    pub sandbox: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -391,6 +395,7 @@ pub async fn run(cli: Cli) -> i32 {
         let ws = Arc::new(Workspace::new(Options {
             root: workdir,
             config,
+            sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
             ..Options::default()
         }));
         return tokio::select! {
@@ -405,6 +410,7 @@ pub async fn run(cli: Cli) -> i32 {
         root: cli.root.clone(),
         progress: Arc::new(Spinner::default()),
         config,
+        sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
         ..Options::default()
     };
     let ws = Workspace::new(options);

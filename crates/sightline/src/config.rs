@@ -73,6 +73,8 @@ pub struct Config {
     pub edit_tools: bool,
     /// `edit` formats only the lines it touched.
     pub format_range: bool,
+    /// Run children unsandboxed where Landlock is missing, instead of refusing.
+    pub allow_unsandboxed: bool,
     pub sandbox: Option<String>,
     /// The `formatter` section, kept for the formatter runner.
     pub formatter: Value,
@@ -96,6 +98,7 @@ impl Default for Config {
             autoinstall: None,
             edit_tools: false,
             format_range: false,
+            allow_unsandboxed: false,
             sandbox: None,
             formatter: Value::Null,
             formatters_enabled: true,
@@ -116,6 +119,7 @@ const TOP_KEYS: &[&str] = &[
     "autoinstall",
     "edit_tools",
     "format_range",
+    "allow_unsandboxed",
 ];
 const ENTRY_KEYS: &[&str] = &[
     "disabled",
@@ -248,6 +252,22 @@ impl Config {
                     let v = bool_of(&file, &prop.value, "\"autoinstall\" must be true or false")?;
                     self.autoinstall = Some(v);
                     self.record("autoinstall", json!(v), file.origin(prop.range));
+                }
+                "allow_unsandboxed" => {
+                    let v = bool_of(
+                        &file,
+                        &prop.value,
+                        "\"allow_unsandboxed\" must be true or false",
+                    )?;
+                    // A cloned repository must not switch the sandbox off.
+                    if project {
+                        return Err(file.error(
+                            prop.range,
+                            "\"allow_unsandboxed\" may only be set in the user configuration",
+                        ));
+                    }
+                    self.allow_unsandboxed = v;
+                    self.record("allow_unsandboxed", json!(v), file.origin(prop.range));
                 }
                 "format_range" => {
                     let v = bool_of(&file, &prop.value, "\"format_range\" must be true or false")?;
@@ -902,6 +922,9 @@ mod schema {
         edit_tools: Option<bool>,
         /// Make `edit` format only the lines it touched.
         format_range: Option<bool>,
+        /// (User file only.) Run children unsandboxed where Landlock is
+        /// missing, instead of refusing to start them.
+        allow_unsandboxed: Option<bool>,
     }
 
     #[derive(JsonSchema)]
@@ -983,7 +1006,7 @@ mod tests {
             ),
             (
                 "{\n  \"lps\": true\n}",
-                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range",
+                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, allow_unsandboxed",
             ),
             (
                 "{\n\n  \"lsp\": 3\n}",

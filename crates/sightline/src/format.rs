@@ -89,6 +89,7 @@ pub struct Formatters {
     search_path: Vec<PathBuf>,
     /// Replaces `$PATH` for finding programs (tests).
     path_var: Option<std::ffi::OsString>,
+    sandbox: crate::sandbox::Sandbox,
     /// Positive detections by (formatter, directory of the file).
     cache: Mutex<HashMap<(String, PathBuf), Detection>>,
 }
@@ -111,13 +112,18 @@ fn top_of(file: &Path) -> PathBuf {
 }
 
 impl Formatters {
-    pub fn new(config: &Config, search_path: Vec<PathBuf>) -> Formatters {
+    pub fn new(
+        config: &Config,
+        search_path: Vec<PathBuf>,
+        sandbox: crate::sandbox::Sandbox,
+    ) -> Formatters {
         Formatters {
             enabled: config.formatters_enabled,
             entries: config.formatters.clone(),
             trusted: config.trusted || config.project.is_none(),
             search_path,
             path_var: None,
+            sandbox,
             cache: Mutex::new(HashMap::new()),
         }
     }
@@ -338,14 +344,19 @@ impl Formatters {
                     return Err("ruff formats this file".into());
                 }
                 let uv = find()?;
-                if !help_says(&uv, &["format", "--help"], &[]) {
+                if !help_says(&self.sandbox, &uv, &["format", "--help"], &[]) {
                     return Err("this uv has no `format` command".into());
                 }
                 return Ok((uv, args, "uv is on PATH and ruff is not used".into()));
             }
             Enable::Air => {
                 let air = find()?;
-                if !help_says(&air, &["--help"], &["R language", "formatter"]) {
+                if !help_says(
+                    &self.sandbox,
+                    &air,
+                    &["--help"],
+                    &["R language", "formatter"],
+                ) {
                     return Err("the `air` on PATH is not the R formatter".into());
                 }
                 return Ok((air, args, "air, the R formatter, is on PATH".into()));
@@ -365,7 +376,7 @@ impl Formatters {
         let at = run.argv.len() - 1;
         run.argv.insert(at, format!("--lines={first}:{last}"));
         let before = std::fs::read(file).ok();
-        let outcome = match run_one(&run).await {
+        let outcome = match self.run_one(&run, file).await {
             Outcome::Formatted if std::fs::read(file).ok() == before => Outcome::Unchanged,
             other => other,
         };
@@ -381,7 +392,7 @@ impl Formatters {
         for d in self.detect(file) {
             let Some(run) = d.run else { continue };
             let before = std::fs::read(file).ok();
-            let outcome = run_one(&run).await;
+            let outcome = self.run_one(&run, file).await;
             let outcome = match outcome {
                 Outcome::Unchanged | Outcome::Formatted => {
                     if std::fs::read(file).ok() == before {
@@ -427,9 +438,21 @@ fn ruff_config(dir: &Path, top: &Path) -> Option<String> {
 
 /// Whether `program args` exits 0 within 5 s and its first output line holds
 /// every word of `needles`.
-fn help_says(program: &Path, args: &[&str], needles: &[&str]) -> bool {
+fn help_says(
+    sandbox: &crate::sandbox::Sandbox,
+    program: &Path,
+    args: &[&str],
+    needles: &[&str],
+) -> bool {
+    let tmp = crate::sandbox::private_tmp("probe");
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    // A probe writes nothing: only its TMPDIR.
+    let Ok((program, args)) = sandbox.command(program, &args, &[], &tmp) else {
+        return false;
+    };
     let child = std::process::Command::new(program)
         .args(args)
+        .env("TMPDIR", &tmp)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -459,7 +482,43 @@ fn help_says(program: &Path, args: &[&str], needles: &[&str]) -> bool {
     }
 }
 
-async fn run_one(run: &Run) -> Outcome {
+impl Formatters {
+    /// Runs one formatter in the sandbox: it may write the file's directory
+    /// and the project top, its cache, and a private TMPDIR.
+    async fn run_one(&self, run: &Run, file: &Path) -> Outcome {
+        let tmp = crate::sandbox::private_tmp("formatter");
+        let mut writable = vec![run.cwd.clone()];
+        writable.extend(file.parent().map(Path::to_path_buf));
+        writable.extend(crate::sandbox::cache_dirs("ruff"));
+        let (program, args) =
+            match self
+                .sandbox
+                .command(Path::new(&run.argv[0]), &run.argv[1..], &writable, &tmp)
+            {
+                Ok(x) => x,
+                Err(e) => {
+                    return Outcome::Failed {
+                        message: e.to_string(),
+                    };
+                }
+            };
+        let mut argv = vec![program.display().to_string()];
+        argv.extend(args);
+        let mut env = run.env.clone();
+        env.push(("TMPDIR".into(), tmp.display().to_string()));
+        let outcome = run_argv(&Run {
+            argv,
+            cwd: run.cwd.clone(),
+            env,
+            timeout: run.timeout,
+        })
+        .await;
+        let _ = std::fs::remove_dir_all(&tmp);
+        outcome
+    }
+}
+
+async fn run_argv(run: &Run) -> Outcome {
     let mut cmd = tokio::process::Command::new(&run.argv[0]);
     cmd.args(&run.argv[1..])
         .current_dir(&run.cwd)
@@ -489,9 +548,12 @@ async fn run_one(run: &Run) -> Outcome {
                 .rev()
                 .take(3)
                 .collect();
+            let hint = crate::sandbox::explain_denial(&text)
+                .map(|h| format!(" ({h})"))
+                .unwrap_or_default();
             Outcome::Failed {
                 message: format!(
-                    "exited with status {}{}",
+                    "exited with status {}{}{hint}",
                     out.status.code().map_or("?".into(), |c| c.to_string()),
                     if tail.is_empty() {
                         String::new()

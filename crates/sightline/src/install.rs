@@ -151,6 +151,7 @@ pub fn version_of(spec: &ServerSpec, bin: &Path) -> Option<String> {
 pub async fn install(
     spec: &'static ServerSpec,
     progress: &dyn Progress,
+    sandbox: &crate::sandbox::Sandbox,
 ) -> Result<PathBuf, InstallError> {
     let command = spec.install_command();
     let io = |source| InstallError::Io {
@@ -195,10 +196,11 @@ pub async fn install(
             install_dir(spec).display()
         ),
     );
+    let boxed = Boxed { sandbox, spec };
     let result = match spec.install {
-        Install::Npm(_) => install_npm(spec, &program, &servers).await,
-        Install::Pypi { .. } => install_pypi(spec, &program).await,
-        _ => install_toolchain(spec).await,
+        Install::Npm(_) => install_npm(&boxed, &program, &servers).await,
+        Install::Pypi { .. } => install_pypi(&boxed, &program).await,
+        _ => install_toolchain(&boxed).await,
     };
     match &result {
         Ok(p) => progress.end(&key, &format!("installed {}", p.display())),
@@ -218,6 +220,45 @@ fn what(spec: &ServerSpec) -> String {
             .join(" "),
         Install::Pypi { package, version } => format!("{package}=={version}"),
         _ => spec.install_command(),
+    }
+}
+
+/// An install in the sandbox: it may write the data directory, the package
+/// managers' caches and the toolchains' homes, nothing else.
+struct Boxed<'a> {
+    sandbox: &'a crate::sandbox::Sandbox,
+    spec: &'a ServerSpec,
+}
+
+impl Boxed<'_> {
+    fn command(
+        &self,
+        program: &Path,
+        args: &[String],
+    ) -> Result<tokio::process::Command, InstallError> {
+        let home = dirs::home_dir().unwrap_or_default();
+        let cache = dirs::cache_dir().unwrap_or_else(|| home.join(".cache"));
+        let writable = vec![
+            data_dir(),
+            home.join(".npm"),
+            cache.clone(),
+            home.join(".cargo"),
+            home.join(".rustup"),
+            home.join("go"),
+            home.join(".local"),
+        ];
+        let tmp = crate::sandbox::private_tmp(&format!("install-{}", self.spec.id));
+        let (program, args) = self
+            .sandbox
+            .command(program, args, &writable, &tmp)
+            .map_err(|e| InstallError::Failed {
+                server: self.spec.id.to_owned(),
+                command: self.spec.install_command(),
+                tail: e.to_string(),
+            })?;
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args).env("TMPDIR", tmp);
+        Ok(cmd)
     }
 }
 
@@ -251,10 +292,11 @@ async fn run(spec: &ServerSpec, mut cmd: tokio::process::Command) -> Result<(), 
 }
 
 async fn install_npm(
-    spec: &ServerSpec,
+    boxed: &Boxed<'_>,
     npm: &Path,
     servers: &Path,
 ) -> Result<PathBuf, InstallError> {
+    let spec = boxed.spec;
     let io = |source| InstallError::Io {
         server: spec.id.to_owned(),
         source,
@@ -266,17 +308,29 @@ async fn install_npm(
     ));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(io)?;
-    let mut cmd = tokio::process::Command::new(npm);
-    cmd.arg("install")
-        .arg("--prefix")
-        .arg(&tmp)
-        .args([
+    let mut args: Vec<String> = vec![
+        "install".into(),
+        "--prefix".into(),
+        tmp.display().to_string(),
+    ];
+    args.extend(
+        [
             "--no-audit",
             "--no-fund",
             "--no-update-notifier",
             "--loglevel=error",
-        ])
-        .args(what(spec).split(' '));
+        ]
+        .iter()
+        .map(|a| a.to_string()),
+    );
+    args.extend(what(spec).split(' ').map(str::to_owned));
+    let cmd = match boxed.command(npm, &args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
     let result = match run(spec, cmd).await {
         Ok(()) if tmp.join("node_modules/.bin").join(spec.command).is_file() => {
             let dest = install_dir(spec);
@@ -298,25 +352,37 @@ async fn install_npm(
     result
 }
 
-async fn install_pypi(spec: &ServerSpec, python: &Path) -> Result<PathBuf, InstallError> {
+async fn install_pypi(boxed: &Boxed<'_>, python: &Path) -> Result<PathBuf, InstallError> {
+    let spec = boxed.spec;
     let dir = install_dir(spec);
     // A leftover of a killed install has no marker; start afresh.
     let _ = std::fs::remove_dir_all(&dir);
     let venv = dir.join("venv");
-    let mut cmd = tokio::process::Command::new(python);
-    cmd.args(["-m", "venv"]).arg(&venv);
-    let mut result = run(spec, cmd).await;
+    let venv_args = vec![
+        "-m".to_owned(),
+        "venv".to_owned(),
+        venv.display().to_string(),
+    ];
+    let mut result = match boxed.command(python, &venv_args) {
+        Ok(cmd) => run(spec, cmd).await,
+        Err(e) => Err(e),
+    };
     if result.is_ok() {
-        let mut pip = tokio::process::Command::new(venv.join("bin").join("python"));
-        pip.args([
+        let pip_args: Vec<String> = [
             "-m",
             "pip",
             "install",
             "--quiet",
             "--disable-pip-version-check",
-        ])
-        .arg(what(spec));
-        result = run(spec, pip).await;
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .chain([what(spec)])
+        .collect();
+        result = match boxed.command(&venv.join("bin").join("python"), &pip_args) {
+            Ok(cmd) => run(spec, cmd).await,
+            Err(e) => Err(e),
+        };
     }
     let bin = installed_bin(spec);
     let result = result.and_then(|()| {
@@ -341,15 +407,18 @@ async fn install_pypi(spec: &ServerSpec, python: &Path) -> Result<PathBuf, Insta
     }
 }
 
-async fn install_toolchain(spec: &ServerSpec) -> Result<PathBuf, InstallError> {
+async fn install_toolchain(boxed: &Boxed<'_>) -> Result<PathBuf, InstallError> {
+    let spec = boxed.spec;
     let Install::Toolchain(argv) = spec.install else {
         unreachable!("only toolchain installs come here")
     };
     let bin_dir = install_dir(spec).join("bin");
     let _ = std::fs::create_dir_all(&bin_dir);
-    let mut cmd = tokio::process::Command::new(argv[0]);
+    let program = which::which(argv[0]).unwrap_or_else(|_| PathBuf::from(argv[0]));
+    let args: Vec<String> = argv[1..].iter().map(|a| a.to_string()).collect();
+    let mut cmd = boxed.command(&program, &args)?;
     // `go install` puts the binary in GOBIN; other toolchains ignore it.
-    cmd.args(&argv[1..]).env("GOBIN", &bin_dir);
+    cmd.env("GOBIN", &bin_dir);
     run(spec, cmd).await?;
     let found = locate(spec, &bin_dir, std::slice::from_ref(&bin_dir)).or_else(|| {
         // rustup adds the component to the toolchain, not to PATH.

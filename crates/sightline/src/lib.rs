@@ -31,6 +31,7 @@ pub mod range_format;
 pub mod registry;
 pub mod render;
 pub mod roots;
+pub mod sandbox;
 pub mod server;
 pub mod state;
 pub mod status;

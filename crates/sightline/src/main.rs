@@ -3,6 +3,12 @@
 use clap::Parser;
 
 fn main() {
+    // The sandbox launcher: restrict this process, then become the child. It
+    // runs before anything else (no runtime, no threads).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("__sandbox") {
+        sightline::sandbox::launch(&args[1..]);
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

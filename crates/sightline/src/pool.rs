@@ -96,6 +96,7 @@ pub struct Pool {
     settings: std::collections::BTreeMap<String, crate::config::ServerSettings>,
     /// Servers a project file names commands for without trust: id → why.
     blocked: std::collections::BTreeMap<String, String>,
+    sandbox: crate::sandbox::Sandbox,
     progress: Arc<dyn Progress>,
     search_path: Vec<PathBuf>,
     downloads: bool,
@@ -107,6 +108,7 @@ impl Pool {
         budgets: Budgets,
         server_budgets: HashMap<String, Budgets>,
         resolved: &crate::config::Resolved,
+        sandbox: crate::sandbox::Sandbox,
         progress: Arc<dyn Progress>,
         search_path: Vec<PathBuf>,
         downloads: bool,
@@ -117,6 +119,7 @@ impl Pool {
             server_budgets,
             settings: resolved.settings.clone(),
             blocked: resolved.blocked.clone(),
+            sandbox,
             progress,
             search_path,
             downloads,
@@ -242,7 +245,7 @@ impl Pool {
                 )));
             }
             None if !self.downloads || !spec.installable() => return Err(unavailable(spec)),
-            None => install::install(spec, &progress)
+            None => install::install(spec, &progress, &self.sandbox)
                 .await
                 .map_err(|e| ToolError::Unavailable(format!("{e}; {}", hint(spec))))?,
         };
@@ -257,10 +260,18 @@ impl Pool {
             Some(c) => c[1..].to_vec(),
             None => spec.args.iter().map(|a| a.to_string()).collect(),
         };
+        // Every server runs in the sandbox: it may write its root, a
+        // private TMPDIR and the caches it is known to need.
+        let tmp = crate::sandbox::private_tmp(spec.id);
+        let mut writable = vec![root.to_owned()];
+        writable.extend(crate::sandbox::cache_dirs(spec.id));
+        let (program, args) = self.sandbox.command(&program, &args, &writable, &tmp)?;
+        let mut env = settings.map(|s| s.env.clone()).unwrap_or_default();
+        env.push(("TMPDIR".into(), tmp.display().to_string()));
         let launch = crate::server::Launch {
             program,
             args,
-            env: settings.map(|s| s.env.clone()).unwrap_or_default(),
+            env,
             init,
         };
         let key = format!("start {} {}", spec.id, root.display());

@@ -198,7 +198,11 @@ impl LspServer {
 
     /// Why the server is no longer running: exit status and stderr tail.
     pub fn exit_reason(&self) -> String {
-        self.client.exited_error().to_string()
+        let e = self.client.exited_error().to_string();
+        match crate::sandbox::explain_denial(&e) {
+            Some(hint) => format!("{e} ({hint})"),
+            None => e,
+        }
     }
 
     /// Marks the server as used now.

@@ -38,6 +38,12 @@ pub struct Options {
     pub server_budgets: HashMap<String, Budgets>,
     /// The configuration (user and project files); see [`Config::load`].
     pub config: Config,
+    /// The sandbox mode; `None` takes the configuration's (default
+    /// `workspace-write`).
+    pub sandbox: Option<crate::sandbox::Mode>,
+    /// The `sightline` binary that launches sandboxed children; `None` finds
+    /// it beside the running program or on PATH.
+    pub launcher: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -51,6 +57,8 @@ impl Default for Options {
             servers: Vec::new(),
             server_budgets: HashMap::new(),
             config: Config::default(),
+            sandbox: None,
+            launcher: None,
         }
     }
 }
@@ -66,6 +74,7 @@ pub struct Workspace {
     progress: Arc<dyn Progress>,
     formatters: crate::format::Formatters,
     seen: crate::edit::Seen,
+    sandbox: crate::sandbox::Sandbox,
 }
 
 impl Workspace {
@@ -83,12 +92,31 @@ impl Workspace {
         }
         servers.extend(resolved.custom.iter().copied());
         let progress = options.progress.clone();
-        let formatters =
-            crate::format::Formatters::new(&options.config, options.search_path.clone());
+        let mode = options
+            .sandbox
+            .or_else(|| {
+                options
+                    .config
+                    .sandbox
+                    .as_deref()
+                    .and_then(crate::sandbox::Mode::parse)
+            })
+            .unwrap_or(crate::sandbox::Mode::WorkspaceWrite);
+        let sandbox = crate::sandbox::Sandbox::new(
+            mode,
+            options.launcher.clone(),
+            options.config.allow_unsandboxed,
+        );
+        let formatters = crate::format::Formatters::new(
+            &options.config,
+            options.search_path.clone(),
+            sandbox.clone(),
+        );
         let pool = Pool::new(
             options.budgets,
             options.server_budgets,
             &resolved,
+            sandbox.clone(),
             options.progress,
             options.search_path,
             downloads,
@@ -102,7 +130,12 @@ impl Workspace {
             progress,
             formatters,
             seen: crate::edit::Seen::default(),
+            sandbox,
         }
+    }
+
+    pub fn sandbox(&self) -> &crate::sandbox::Sandbox {
+        &self.sandbox
     }
 
     pub fn formatters(&self) -> &crate::format::Formatters {
@@ -210,9 +243,13 @@ impl Workspace {
 
     /// Installs `spec` now (for `sightline install`), reporting progress.
     pub async fn install(&self, spec: &'static ServerSpec) -> Result<PathBuf, ToolError> {
-        crate::install::install(spec, &crate::progress::Tee::current(&self.progress))
-            .await
-            .map_err(|e| ToolError::Unavailable(e.to_string()))
+        crate::install::install(
+            spec,
+            &crate::progress::Tee::current(&self.progress),
+            &self.sandbox,
+        )
+        .await
+        .map_err(|e| ToolError::Unavailable(e.to_string()))
     }
 
     /// Whether `spec` is on for files it handles: primaries unless turned

@@ -41,8 +41,21 @@ fn formatters(config: Value) -> Formatters {
     let rustfmt_dir = which::which("rustfmt")
         .map(|p| p.parent().unwrap().display().to_string())
         .unwrap_or_default();
-    Formatters::new(&c, vec![tools("node_modules/.bin"), tools(".venv/bin")])
-        .with_path(&rustfmt_dir)
+    Formatters::new(
+        &c,
+        vec![tools("node_modules/.bin"), tools(".venv/bin")],
+        sandbox(),
+    )
+    .with_path(&rustfmt_dir)
+}
+
+/// The default sandbox (workspace-write), launched by this build's binary.
+fn sandbox() -> sightline::sandbox::Sandbox {
+    sightline::sandbox::Sandbox::new(
+        sightline::sandbox::Mode::WorkspaceWrite,
+        Some(super::support::sightline_bin()),
+        false,
+    )
 }
 
 /// (whether `name` is on for `rel`, why) in project `p`.
@@ -175,7 +188,7 @@ fn shfmt_runs_when_found() {
         )
     );
     let c = Config::default();
-    let bare = Formatters::new(&c, vec![]).with_path("/nonexistent");
+    let bare = Formatters::new(&c, vec![], sandbox()).with_path("/nonexistent");
     assert_eq!(
         on(&bare, &p, "a.sh", "shfmt"),
         (false, "`shfmt` is not found".into())
@@ -217,7 +230,7 @@ fn rustfmt_runs_when_found() {
             "fn main() {\n    let x = 1;\n}\n".into()
         )
     );
-    let bare = Formatters::new(&Config::default(), vec![]).with_path("/nonexistent");
+    let bare = Formatters::new(&Config::default(), vec![], sandbox()).with_path("/nonexistent");
     assert_eq!(
         on(&bare, &p, "a.rs", "rustfmt"),
         (false, "`rustfmt` is not found".into())

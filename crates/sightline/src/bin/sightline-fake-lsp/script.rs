@@ -107,6 +107,9 @@ pub enum Action {
     },
     /// Starts a `sleep` child in the server's process group.
     SpawnChild,
+    /// Tries to write this file (`~/` is the home directory) and logs whether
+    /// it could: the sandbox tests' probe.
+    WriteFile(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -341,6 +341,19 @@ impl Fake {
                     self.log(&format!("child {}", c.id()));
                 }
             }
+            Action::WriteFile(path) => {
+                let path = match path.strip_prefix("~/") {
+                    Some(rest) => std::env::var("HOME").map(|h| format!("{h}/{rest}")).unwrap_or_else(|_| path.clone()),
+                    None => path.clone(),
+                };
+                match std::fs::write(&path, "written by the fake server\n") {
+                    Ok(()) => self.log(&format!("wrote {path}")),
+                    Err(e) => {
+                        eprintln!("fake: cannot write {path}: {e}");
+                        self.log(&format!("denied {path}: {e}"));
+                    }
+                }
+            }
             Action::Reply(_) | Action::Error { .. } | Action::DelayMs(_) => {}
         }
         false

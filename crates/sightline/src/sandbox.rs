@@ -1,0 +1,305 @@
+//! The sandbox every child process starts in: servers, formatters and
+//! installers all get their command from [`Sandbox::command`], which runs them
+//! through `sightline __sandbox`. That launcher applies Landlock to itself,
+//! then execs the target, so the rules hold for the target and everything it
+//! starts. Modes:
+//!
+//! - `workspace-write` (default): read anything; write only inside the
+//!   workspace root, a private temporary directory (`TMPDIR`) and the cache
+//!   directories the server is known to need;
+//! - `read-only`: write only the private temporary directory;
+//! - `danger-full-access`: no sandbox.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::error::ToolError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    WorkspaceWrite,
+    ReadOnly,
+    DangerFullAccess,
+}
+
+impl Mode {
+    pub fn parse(s: &str) -> Option<Mode> {
+        match s {
+            "workspace-write" => Some(Mode::WorkspaceWrite),
+            "read-only" => Some(Mode::ReadOnly),
+            "danger-full-access" => Some(Mode::DangerFullAccess),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::WorkspaceWrite => "workspace-write",
+            Mode::ReadOnly => "read-only",
+            Mode::DangerFullAccess => "danger-full-access",
+        }
+    }
+}
+
+/// The running kernel's Landlock ABI version, or `None` when it has none.
+pub fn kernel_abi() -> Option<i64> {
+    static ABI: OnceLock<Option<i64>> = OnceLock::new();
+    *ABI.get_or_init(|| {
+        const LANDLOCK_CREATE_RULESET_VERSION: libc::c_long = 1;
+        // SAFETY: the documented version query: no pointers are read.
+        let v = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+                LANDLOCK_CREATE_RULESET_VERSION,
+            )
+        };
+        (v > 0).then_some(v)
+    })
+}
+
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    pub mode: Mode,
+    launcher: Option<PathBuf>,
+    /// Run children unsandboxed when Landlock or the launcher is missing,
+    /// instead of refusing.
+    allow_unsandboxed: bool,
+}
+
+impl Sandbox {
+    pub fn new(mode: Mode, launcher: Option<PathBuf>, allow_unsandboxed: bool) -> Sandbox {
+        let s = Sandbox {
+            mode,
+            launcher: launcher.or_else(default_launcher),
+            allow_unsandboxed,
+        };
+        s.log_status_once();
+        s
+    }
+
+    /// One line for logs and `sightline servers`.
+    pub fn status(&self) -> String {
+        match (self.mode, kernel_abi(), &self.launcher) {
+            (Mode::DangerFullAccess, _, _) => {
+                "sandbox: danger-full-access (children run unsandboxed)".into()
+            }
+            (m, Some(abi), Some(_)) => format!("sandbox: {} (Landlock ABI {abi})", m.as_str()),
+            (m, None, _) if self.allow_unsandboxed => format!(
+                "sandbox: {} requested, but this kernel has no Landlock; children run unsandboxed (allow_unsandboxed)",
+                m.as_str()
+            ),
+            (m, None, _) => format!(
+                "sandbox: {} requested, but this kernel has no Landlock; servers and formatters are refused (set \"allow_unsandboxed\": true or \"sandbox\": \"danger-full-access\")",
+                m.as_str()
+            ),
+            (m, Some(_), None) => format!(
+                "sandbox: {} requested, but the `sightline` launcher was not found; children are refused",
+                m.as_str()
+            ),
+        }
+    }
+
+    fn log_status_once(&self) {
+        static LOGGED: OnceLock<()> = OnceLock::new();
+        let degraded = self.mode != Mode::DangerFullAccess
+            && (kernel_abi().is_none() || self.launcher.is_none());
+        if degraded {
+            LOGGED.get_or_init(|| tracing::warn!("{}", self.status()));
+        }
+    }
+
+    /// The program and arguments that run `program args` in the sandbox,
+    /// writing only `writable` (in `workspace-write`) and `tmp`.
+    pub fn command(
+        &self,
+        program: &Path,
+        args: &[String],
+        writable: &[PathBuf],
+        tmp: &Path,
+    ) -> Result<(PathBuf, Vec<String>), ToolError> {
+        if self.mode == Mode::DangerFullAccess {
+            return Ok((program.to_owned(), args.to_vec()));
+        }
+        let why = match (kernel_abi(), &self.launcher) {
+            (None, _) => "this kernel has no Landlock",
+            (Some(_), None) => "the `sightline` launcher was not found",
+            (Some(_), Some(launcher)) => {
+                let mut argv = vec![
+                    "__sandbox".to_owned(),
+                    "--mode".into(),
+                    self.mode.as_str().into(),
+                ];
+                let mut dirs: Vec<&Path> = vec![tmp];
+                if self.mode == Mode::WorkspaceWrite {
+                    dirs.extend(writable.iter().map(PathBuf::as_path));
+                }
+                for d in dirs {
+                    argv.push("--write".into());
+                    argv.push(d.display().to_string());
+                }
+                argv.push("--".into());
+                argv.push(program.display().to_string());
+                argv.extend(args.iter().cloned());
+                return Ok((launcher.clone(), argv));
+            }
+        };
+        if self.allow_unsandboxed {
+            return Ok((program.to_owned(), args.to_vec()));
+        }
+        Err(ToolError::Unavailable(format!(
+            "{} cannot run in the {} sandbox: {why}; set \"allow_unsandboxed\": true or \"sandbox\": \"danger-full-access\" to run it anyway",
+            program
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default(),
+            self.mode.as_str()
+        )))
+    }
+}
+
+/// The `sightline` binary: this one, or the one beside the running program
+/// (tests and the fake server run from the same build directory), or PATH.
+fn default_launcher() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    if exe.file_name().is_some_and(|n| n == "sightline") {
+        return Some(exe);
+    }
+    exe.ancestors()
+        .skip(1)
+        .take(2)
+        .map(|d| d.join("sightline"))
+        .find(|p| p.is_file())
+        .or_else(|| which::which("sightline").ok())
+}
+
+/// A private temporary directory for one child, made now.
+pub fn private_tmp(name: &str) -> PathBuf {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = crate::install::data_dir().join("tmp").join(format!(
+        "{}-{}-{n}",
+        name.replace([' ', '/'], "-"),
+        std::process::id()
+    ));
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+/// Cache directories a server is known to write (see `servers.md`): they
+/// must exist before the rules are built, which the launcher sees to.
+pub fn cache_dirs(server: &str) -> Vec<PathBuf> {
+    let Some(home) = dirs::home_dir() else {
+        return Vec::new();
+    };
+    let cache = dirs::cache_dir().unwrap_or_else(|| home.join(".cache"));
+    match server {
+        "typescript" | "typescript-native" | "vue" | "astro" | "svelte" => {
+            vec![cache.join("typescript")]
+        }
+        "clangd" => vec![cache.join("clangd")],
+        "gopls" => vec![cache.join("gopls"), cache.join("go-build"), home.join("go")],
+        "rust" => {
+            vec![std::env::var_os("CARGO_HOME").map_or_else(|| home.join(".cargo"), PathBuf::from)]
+        }
+        "ty" => vec![cache.join("ty")],
+        "ruff" => vec![cache.join("ruff")],
+        _ => Vec::new(),
+    }
+}
+
+/// A hint for a failure that may be the sandbox at work: the denied path,
+/// when the program's error names it.
+pub fn explain_denial(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let at = lower
+        .find("permission denied")
+        .or_else(|| lower.find("eacces"))
+        .or_else(|| lower.find("operation not permitted"))?;
+    let after = &text[at..];
+    let path = after
+        .split(|c: char| c == '\'' || c == '"' || c.is_whitespace())
+        .find(|w| w.starts_with('/'))
+        .or_else(|| {
+            text[..at]
+                .split(|c: char| c == '\'' || c == '"' || c.is_whitespace() || c == ':')
+                .rev()
+                .find(|w| w.starts_with('/'))
+        });
+    Some(match path {
+        Some(p) => format!("the sandbox may have denied writing {p}"),
+        None => "the sandbox may have denied a write outside the workspace".into(),
+    })
+}
+
+/// `sightline __sandbox --mode M [--write DIR]... -- PROGRAM ARGS...`:
+/// restricts this process with Landlock, then becomes PROGRAM. Never returns.
+pub fn launch(args: &[String]) -> ! {
+    use landlock::{
+        ABI, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+        path_beneath_rules,
+    };
+    use std::os::unix::process::CommandExt;
+
+    let fail = |m: String| -> ! {
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("sightline sandbox: {m}\n").as_bytes(),
+        );
+        std::process::exit(126)
+    };
+    let Some(sep) = args.iter().position(|a| a == "--") else {
+        fail("usage: sightline __sandbox --mode MODE [--write DIR]... -- PROGRAM ARGS...".into())
+    };
+    let (opts, rest) = (&args[..sep], &args[sep + 1..]);
+    let Some(program) = rest.first() else {
+        fail("no program to run".into())
+    };
+    let mut writable: Vec<PathBuf> = Vec::new();
+    let mut i = 0;
+    while i < opts.len() {
+        match opts[i].as_str() {
+            "--mode" => i += 1,
+            "--write" => {
+                if let Some(d) = opts.get(i + 1) {
+                    writable.push(PathBuf::from(d));
+                }
+                i += 1;
+            }
+            other => fail(format!("unknown option {other}")),
+        }
+        i += 1;
+    }
+    // Landlock skips paths that do not exist: make them first.
+    for d in &writable {
+        let _ = std::fs::create_dir_all(d);
+    }
+    let abi = ABI::V7;
+    let status = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi))))
+        .and_then(|r| r.add_rules(path_beneath_rules(["/dev/null"], AccessFs::from_all(abi))))
+        .and_then(|r| r.add_rules(path_beneath_rules(&writable, AccessFs::from_all(abi))))
+        .and_then(|r| r.restrict_self());
+    match status {
+        Ok(s) if s.ruleset == RulesetStatus::NotEnforced => fail(format!(
+            "Landlock is not enforced; {program} was not started"
+        )),
+        Ok(s) if s.ruleset == RulesetStatus::PartiallyEnforced => {
+            let _ = std::io::Write::write_all(
+                &mut std::io::stderr(),
+                b"sightline sandbox: Landlock is only partly enforced by this kernel\n",
+            );
+        }
+        Ok(_) => {}
+        Err(e) => fail(format!("cannot apply Landlock: {e}")),
+    }
+    let e = std::process::Command::new(program).args(&rest[1..]).exec();
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        format!("sightline sandbox: cannot run {program}: {e}\n").as_bytes(),
+    );
+    std::process::exit(127)
+}
