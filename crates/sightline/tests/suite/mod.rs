@@ -11,6 +11,7 @@ mod lifecycle;
 mod mcp;
 mod mcp_driver;
 mod python;
+mod sandbox;
 mod servers;
 mod support;
 mod typescript;

@@ -1,0 +1,247 @@
+//! The sandbox, for real (Landlock on this kernel): in each mode, what the
+//! scripted server and a real formatter may write, and that a trusted
+//! project's own server command still cannot write outside the workspace.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::json;
+use sightline::sandbox::Mode;
+
+use super::fake::{self, A_DIAGS};
+use super::support::{Project, diags, runtime, sightline_bin};
+
+/// Where each probe writes: inside the workspace, in `$HOME`, in `/etc`,
+/// and in a sibling of the workspace.
+struct Probes {
+    inside: PathBuf,
+    home: PathBuf,
+    etc: PathBuf,
+    sibling: PathBuf,
+    _sibling_dir: tempfile::TempDir,
+}
+
+impl Probes {
+    fn new(p: &Project, tag: &str) -> Probes {
+        let sibling_dir = tempfile::tempdir().unwrap();
+        let name = format!("sightline-sandbox-{tag}-{}", std::process::id());
+        Probes {
+            inside: p.path(&format!("{name}.txt")),
+            home: dirs::home_dir().unwrap().join(format!("{name}.txt")),
+            etc: PathBuf::from(format!("/etc/{name}.txt")),
+            sibling: sibling_dir.path().join(format!("{name}.txt")),
+            _sibling_dir: sibling_dir,
+        }
+    }
+
+    fn all(&self) -> [&Path; 4] {
+        [&self.inside, &self.home, &self.etc, &self.sibling]
+    }
+
+    /// Which probes exist, in the order inside, home, etc, sibling.
+    fn written(&self) -> [bool; 4] {
+        self.all().map(Path::exists)
+    }
+}
+
+impl Drop for Probes {
+    fn drop(&mut self) {
+        for p in self.all() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn workspace(mode: Mode) -> sightline::Workspace {
+    sightline::Workspace::new(sightline::Options {
+        servers: vec![&sightline::registry::FAKE],
+        search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
+        downloads: Some(false),
+        budgets: fake::budgets(),
+        sandbox: Some(mode),
+        launcher: Some(sightline_bin()),
+        ..Default::default()
+    })
+}
+
+#[test]
+fn the_scripted_server_writes_only_where_the_mode_allows() {
+    for (mode, want) in [
+        (Mode::WorkspaceWrite, [true, false, false, false]),
+        (Mode::ReadOnly, [false, false, false, false]),
+    ] {
+        let p = fake::project(json!({}));
+        let probes = Probes::new(&p, mode.as_str());
+        fake::set_script(
+            &p,
+            json!({ "rules": [{ "method": "$spawn", "actions": probes.all().map(|f| json!({ "write_file": f.display().to_string() })) }] }),
+        );
+        runtime().block_on(async {
+            let ws = workspace(mode);
+            // The server runs and answers in every mode.
+            assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS, "{mode:?}");
+            ws.shutdown().await;
+        });
+        assert_eq!(
+            probes.written(),
+            want,
+            "{mode:?}: inside, $HOME, /etc, sibling"
+        );
+    }
+    // Without a sandbox, the workspace and its sibling are writable (the
+    // probes of $HOME and /etc are not made, to keep this machine clean).
+    let p = fake::project(json!({}));
+    let probes = Probes::new(&p, "danger");
+    fake::set_script(
+        &p,
+        json!({ "rules": [{ "method": "$spawn", "actions": [
+        { "write_file": probes.inside.display().to_string() },
+        { "write_file": probes.sibling.display().to_string() },
+    ] }] }),
+    );
+    runtime().block_on(async {
+        let ws = workspace(Mode::DangerFullAccess);
+        assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
+        ws.shutdown().await;
+    });
+    assert_eq!(probes.written(), [true, false, false, true]);
+}
+
+#[test]
+fn a_real_formatter_writes_only_where_the_mode_allows() {
+    let shfmt = super::support::repo_root().join("tools/.venv/bin");
+    assert!(
+        shfmt.join("shfmt").is_file(),
+        "shfmt is not installed; run tools/install"
+    );
+    for (mode, formats) in [
+        (Mode::WorkspaceWrite, true),
+        (Mode::ReadOnly, false),
+        (Mode::DangerFullAccess, true),
+    ] {
+        let p = Project::new(&[(".git/HEAD", ""), ("a.sh", "if true;then\necho hi\nfi\n")]);
+        let probes = Probes::new(&p, &format!("fmt-{}", mode.as_str()));
+        // A project formatter that also tries to write everywhere else.
+        let script = p.path("escape.sh");
+        let mut targets = vec![probes.inside.clone(), probes.sibling.clone()];
+        if mode != Mode::DangerFullAccess {
+            targets.extend([probes.home.clone(), probes.etc.clone()]);
+        }
+        let writes: String = targets
+            .iter()
+            .map(|t| format!("echo x > '{}' 2>/dev/null\n", t.display()))
+            .collect();
+        std::fs::write(&script, format!("#!/bin/sh\n{writes}exit 0\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let config = json!({ "formatter": { "escape": { "command": [script, "$FILE"], "extensions": [".sh"] } } });
+        let mut c = sightline::config::Config::default();
+        c.merge_text(Path::new("/test/config.json"), &config.to_string(), false)
+            .unwrap();
+        let f = sightline::format::Formatters::new(
+            &c,
+            vec![shfmt.clone()],
+            sightline::sandbox::Sandbox::new(mode, Some(sightline_bin()), false),
+        );
+        let reports = runtime().block_on(f.format(&p.path("a.sh")));
+        let shfmt_report = reports.iter().find(|r| r.name == "shfmt").unwrap();
+        let text = std::fs::read_to_string(p.path("a.sh")).unwrap();
+        if formats {
+            assert_eq!(
+                shfmt_report.outcome,
+                sightline::format::Outcome::Formatted,
+                "{mode:?}"
+            );
+            assert_eq!(text, "if true; then\n\techo hi\nfi\n");
+        } else {
+            let line = shfmt_report.line();
+            assert!(
+                line.starts_with("shfmt failed: exited with status 1")
+                    && line.contains("permission denied"),
+                "{mode:?}: {line}"
+            );
+            assert_eq!(text, "if true;then\necho hi\nfi\n");
+        }
+        let want = match mode {
+            Mode::WorkspaceWrite => [true, false, false, false],
+            Mode::ReadOnly => [false, false, false, false],
+            Mode::DangerFullAccess => [true, false, false, true],
+        };
+        assert_eq!(
+            probes.written(),
+            want,
+            "{mode:?}: inside, $HOME, /etc, sibling"
+        );
+    }
+}
+
+#[test]
+fn a_trusted_project_server_still_cannot_write_outside_the_workspace() {
+    let p = Project::new(&[(".git/HEAD", ""), ("a.mine", "ERR\n")]);
+    let probes = Probes::new(&p, "trusted");
+    let fake = fake::fake_bin();
+    p.write(
+        "server.sh",
+        &format!(
+            "#!/bin/sh\necho x > '{}' 2>/dev/null\necho x > '{}' 2>/dev/null\necho x > '{}' 2>/dev/null\necho x > '{}' 2>/dev/null\nexec {} serve\n",
+            probes.inside.display(),
+            probes.home.display(),
+            probes.etc.display(),
+            probes.sibling.display(),
+            fake.display()
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p.path("server.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.write(
+        "sightline.json",
+        r#"{ "lsp": { "mine": { "command": ["./server.sh"], "extensions": [".mine"] } } }"#,
+    );
+    let data = tempfile::tempdir().unwrap();
+    let root = p.root().to_str().unwrap();
+    let cli = |args: &[&str]| {
+        let out = Command::new(sightline_bin())
+            .args(args)
+            .env("SIGHTLINE_DATA_DIR", data.path())
+            .env("XDG_CONFIG_HOME", data.path())
+            .env_remove("SIGHTLINE_CONFIG")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(cli(&["trust", root]).starts_with("trusted "));
+    assert_eq!(
+        cli(&[
+            "--root",
+            root,
+            "diagnostics",
+            p.path("a.mine").to_str().unwrap()
+        ]),
+        "a.mine: 1 diagnostic\n1:1 error: found ERR [fake]\n"
+    );
+    assert_eq!(
+        probes.written(),
+        [true, false, false, false],
+        "inside, $HOME, /etc, sibling"
+    );
+}
+
+#[test]
+fn a_denied_write_is_explained_with_its_path() {
+    let hint = sightline::sandbox::explain_denial(
+        "Error: EACCES: permission denied, open '/home/u/.cache/x/y.json'",
+    );
+    assert_eq!(
+        hint.as_deref(),
+        Some("the sandbox may have denied writing /home/u/.cache/x/y.json")
+    );
+    let hint = sightline::sandbox::explain_denial("/etc/foo: Permission denied");
+    assert_eq!(
+        hint.as_deref(),
+        Some("the sandbox may have denied writing /etc/foo")
+    );
+    assert_eq!(sightline::sandbox::explain_denial("all fine"), None);
+}
