@@ -457,7 +457,16 @@ fn help_says(
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn();
-    let Ok(mut child) = child else { return false };
+    let Ok(mut child) = child else {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return false;
+    };
+    let answer = wait_for_help(&mut child, needles);
+    let _ = std::fs::remove_dir_all(&tmp);
+    answer
+}
+
+fn wait_for_help(child: &mut std::process::Child, needles: &[&str]) -> bool {
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     loop {
         match child.try_wait() {

@@ -196,7 +196,11 @@ pub async fn install(
             install_dir(spec).display()
         ),
     );
-    let boxed = Boxed { sandbox, spec };
+    let boxed = Boxed {
+        sandbox,
+        spec,
+        tmps: std::sync::Mutex::new(Vec::new()),
+    };
     let result = match spec.install {
         Install::Npm(_) => install_npm(&boxed, &program, &servers).await,
         Install::Pypi { .. } => install_pypi(&boxed, &program).await,
@@ -228,6 +232,18 @@ fn what(spec: &ServerSpec) -> String {
 struct Boxed<'a> {
     sandbox: &'a crate::sandbox::Sandbox,
     spec: &'a ServerSpec,
+    /// The private temporary directories handed out, removed at the end.
+    tmps: std::sync::Mutex<Vec<PathBuf>>,
+}
+
+impl Drop for Boxed<'_> {
+    fn drop(&mut self) {
+        if let Ok(tmps) = self.tmps.lock() {
+            for t in tmps.iter() {
+                let _ = std::fs::remove_dir_all(t);
+            }
+        }
+    }
 }
 
 impl Boxed<'_> {
@@ -248,6 +264,9 @@ impl Boxed<'_> {
             home.join(".local"),
         ];
         let tmp = crate::sandbox::private_tmp(&format!("install-{}", self.spec.id));
+        if let Ok(mut tmps) = self.tmps.lock() {
+            tmps.push(tmp.clone());
+        }
         let (program, args) = self
             .sandbox
             .command(program, args, &writable, &tmp)

@@ -273,6 +273,7 @@ impl Pool {
             args,
             env,
             init,
+            tmp: Some(tmp),
         };
         let key = format!("start {} {}", spec.id, root.display());
         progress.begin(

@@ -174,8 +174,31 @@ fn default_launcher() -> Option<PathBuf> {
         .or_else(|| which::which("sightline").ok())
 }
 
+/// Removes private temporary directories left by sightline processes that
+/// no longer run (killed before they could clean up). Names end in
+/// `-PID-N`.
+fn sweep_stale_tmps() {
+    static SWEPT: OnceLock<()> = OnceLock::new();
+    SWEPT.get_or_init(|| {
+        let Ok(entries) = std::fs::read_dir(crate::install::data_dir().join("tmp")) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let pid = name.rsplit('-').nth(1).and_then(|p| p.parse::<u32>().ok());
+            if let Some(pid) = pid
+                && pid != std::process::id()
+                && !Path::new(&format!("/proc/{pid}")).exists()
+            {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    });
+}
+
 /// A private temporary directory for one child, made now.
 pub fn private_tmp(name: &str) -> PathBuf {
+    sweep_stale_tmps();
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = crate::install::data_dir().join("tmp").join(format!(

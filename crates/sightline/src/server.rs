@@ -27,6 +27,8 @@ pub struct Launch {
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
     pub init: Value,
+    /// The server's private temporary directory, removed when it stops.
+    pub tmp: Option<PathBuf>,
 }
 
 pub struct LspServer {
@@ -49,6 +51,17 @@ pub struct LspServer {
     pub(crate) pulled: PullCache,
     /// When a call last used this server, for idle shutdown.
     last_used: Mutex<Instant>,
+    tmp: Option<PathBuf>,
+}
+
+impl Drop for LspServer {
+    /// The private temporary directory goes with the server (shut down,
+    /// crashed and replaced, or idle).
+    fn drop(&mut self) {
+        if let Some(tmp) = &self.tmp {
+            let _ = std::fs::remove_dir_all(tmp);
+        }
+    }
 }
 
 impl std::fmt::Debug for LspServer {
@@ -112,6 +125,7 @@ impl LspServer {
         config.args = launch.args;
         config.env = launch.env;
         let initialization_options = launch.init;
+        let tmp = launch.tmp;
         let client = Client::spawn(config, state.clone())
             .await
             .map_err(|e| ToolError::Unavailable(e.to_string()))?;
@@ -126,6 +140,9 @@ impl LspServer {
             Ok(v) => v,
             Err(e) => {
                 client.kill();
+                if let Some(t) = &tmp {
+                    let _ = std::fs::remove_dir_all(t);
+                }
                 return Err(match e {
                     ClientError::Timeout { .. } => ToolError::Server(format!(
                         "{} did not finish initializing within {:.0} s",
@@ -176,6 +193,7 @@ impl LspServer {
             watch,
             pulled: PullCache::default(),
             last_used: Mutex::new(Instant::now()),
+            tmp,
         }))
     }
 
