@@ -27,6 +27,7 @@ pub mod navigation;
 pub mod patch;
 pub mod pool;
 pub mod progress;
+pub mod questions;
 pub mod range_format;
 pub mod registry;
 pub mod render;

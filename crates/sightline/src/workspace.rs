@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use sightline_lsp::protocol::Location;
 
-use crate::answer::{Diagnostics, Hover, Items, ItemsKind, Loc, LocKind, Locations};
+use crate::answer::{Diagnostics, Loc, LocKind, Locations};
 use crate::config::{Config, Resolved};
 use crate::error::ToolError;
 use crate::pool::Pool;
@@ -197,6 +197,11 @@ impl Workspace {
         &self.config
     }
 
+    /// The servers that handle `path`, configured ones first.
+    pub(crate) fn servers_for(&self, path: &Path) -> Vec<&'static ServerSpec> {
+        registry::servers_for(path, &self.servers)
+    }
+
     /// Every server this workspace knows: configured ones, then built-ins.
     pub fn all_servers(&self) -> Vec<&'static ServerSpec> {
         self.servers
@@ -270,7 +275,10 @@ impl Workspace {
     }
 
     /// Finds the first server and its root for a checked file.
-    fn route(&self, file: &Checked) -> Result<(&'static ServerSpec, PathBuf), ToolError> {
+    pub(crate) fn route(
+        &self,
+        file: &Checked,
+    ) -> Result<(&'static ServerSpec, PathBuf), ToolError> {
         let (spec, root) = self.route_all(file)?.swap_remove(0);
         Ok((spec, root))
     }
@@ -327,7 +335,7 @@ impl Workspace {
         Ok(routes)
     }
 
-    async fn server_for(&self, file: &Checked) -> Result<Arc<LspServer>, ToolError> {
+    pub(crate) async fn server_for(&self, file: &Checked) -> Result<Arc<LspServer>, ToolError> {
         let (spec, root) = self.route(file)?;
         self.pool.get(spec, &root).await
     }
@@ -453,7 +461,7 @@ impl Workspace {
         ))
     }
 
-    async fn prepare(
+    pub(crate) async fn prepare(
         &self,
         file: &Path,
         line: usize,
@@ -470,211 +478,6 @@ impl Workspace {
             ToolError::BadInput(format!("line {line} is past the end of {}", file.display()))
         })?;
         Ok((server, checked, pos))
-    }
-
-    /// The server's hover text (its markdown) for the symbol at a position.
-    pub async fn hover(&self, file: &Path, line: usize, column: usize) -> Result<Hover, ToolError> {
-        let (server, checked, pos) = self.prepare(file, line, column, false).await?;
-        let text = server.hover(&checked.path, pos).await?;
-        Ok(Hover {
-            root: server.root.clone(),
-            text,
-        })
-    }
-
-    /// Where the symbol at a position is implemented (an interface's or an
-    /// abstract method's concrete versions).
-    pub async fn implementation(
-        &self,
-        file: &Path,
-        line: usize,
-        column: usize,
-    ) -> Result<Locations, ToolError> {
-        let (server, checked, pos) = self.prepare(file, line, column, true).await?;
-        let found = server.implementation(&checked.path, pos).await?;
-        let mut texts = HashMap::new();
-        Ok(self.finish(
-            &server,
-            LocKind::Implementations,
-            server.to_locs(&found, &mut texts),
-        ))
-    }
-
-    /// The outline of `file`: its symbols, nested, with line ranges. The
-    /// document is opened (and synced) first.
-    pub async fn document_symbols(&self, file: &Path) -> Result<Items, ToolError> {
-        let checked = validate::check_file(file)?;
-        let server = self.server_for(&checked).await?;
-        let doc = server.sync(&checked.path, checked.text)?;
-        server.wait_ready(&checked.path, &doc, false).await?;
-        let mut items = server.document_symbols(&checked.path).await?;
-        sort_outline(&mut items);
-        Ok(Items {
-            kind: ItemsKind::Outline,
-            root: server.root.clone(),
-            file: Some(checked.path),
-            items,
-        })
-    }
-
-    /// Symbols matching `query` across a workspace. With `file`, its servers
-    /// answer; without, every server for the kinds of files in the workspace
-    /// directory is started (not just the running ones) and asked.
-    pub async fn workspace_symbols(
-        &self,
-        query: &str,
-        file: Option<&Path>,
-    ) -> Result<Items, ToolError> {
-        let anchors = match file {
-            Some(f) => vec![f.to_owned()],
-            None => self.sample_files()?,
-        };
-        let mut items = Vec::new();
-        let mut root = None;
-        let mut asked = Vec::new();
-        let mut first_error = None;
-        for anchor in anchors {
-            let checked = validate::check_file(&anchor)?;
-            let (spec, r) = match self.route(&checked) {
-                Ok(x) => x,
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                    continue;
-                }
-            };
-            if asked.contains(&(spec.id, r.clone())) {
-                continue;
-            }
-            asked.push((spec.id, r.clone()));
-            let answer = async {
-                let server = self.pool.get(spec, &r).await?;
-                // tsserver answers only for projects with an open file.
-                let doc = server.sync(&checked.path, checked.text.clone())?;
-                server.wait_ready(&checked.path, &doc, true).await?;
-                server.workspace_symbols(query).await
-            }
-            .await;
-            match answer {
-                Ok(mut found) => {
-                    root.get_or_insert(r);
-                    items.append(&mut found);
-                }
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                }
-            }
-        }
-        let Some(root) = root else {
-            return Err(first_error.unwrap_or_else(|| {
-                ToolError::BadInput("no file in the workspace has a language server".into())
-            }));
-        };
-        items.sort_by(|a, b| a.loc.cmp(&b.loc).then(a.name.cmp(&b.name)));
-        items.dedup();
-        Ok(Items {
-            kind: ItemsKind::Symbols,
-            root,
-            file: None,
-            items,
-        })
-    }
-
-    /// One file per (server, root) found in the workspace directory, within
-    /// a bounded walk.
-    fn sample_files(&self) -> Result<Vec<PathBuf>, ToolError> {
-        let top = match &self.root {
-            Some(r) => r.clone(),
-            None => std::env::current_dir()
-                .map_err(|e| ToolError::BadInput(format!("no workspace directory: {e}")))?,
-        };
-        let mut found: Vec<(&'static str, PathBuf)> = Vec::new();
-        let mut queue = std::collections::VecDeque::from([top.clone()]);
-        let mut seen = 0usize;
-        while let Some(dir) = queue.pop_front() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-            entries.sort();
-            for path in entries {
-                seen += 1;
-                if seen > 5000 {
-                    break;
-                }
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                if path.is_dir() {
-                    if !name.starts_with('.') && !crate::watch::SKIPPED.contains(&name.as_str()) {
-                        queue.push_back(path);
-                    }
-                    continue;
-                }
-                for spec in registry::servers_for(&path, &self.servers) {
-                    if !found.iter().any(|(id, _)| *id == spec.id) {
-                        found.push((spec.id, path.clone()));
-                    }
-                }
-            }
-        }
-        if found.is_empty() {
-            return Err(ToolError::Unsupported(format!(
-                "no file under {} is handled by a language server; supported: {}",
-                top.display(),
-                registry::supported_summary()
-            )));
-        }
-        Ok(found.into_iter().map(|(_, p)| p).collect())
-    }
-
-    /// The call hierarchy at a position: the items there, or the calls into
-    /// or out of every one of them.
-    pub async fn call_hierarchy(
-        &self,
-        file: &Path,
-        line: usize,
-        column: usize,
-        kind: ItemsKind,
-    ) -> Result<Items, ToolError> {
-        let cross_file = kind != ItemsKind::CallItems;
-        let (server, checked, pos) = self.prepare(file, line, column, cross_file).await?;
-        let prepared = server.prepare_call_hierarchy(&checked.path, pos).await?;
-        let mut texts = HashMap::new();
-        let mut items = Vec::new();
-        for item in &prepared {
-            match kind {
-                ItemsKind::IncomingCalls => {
-                    items.extend(server.incoming_calls(item, &mut texts).await?)
-                }
-                ItemsKind::OutgoingCalls => {
-                    items.extend(server.outgoing_calls(item, &mut texts).await?)
-                }
-                _ => items.extend(server.call_item(item, &mut texts)),
-            }
-        }
-        items.sort_by(|a, b| a.loc.cmp(&b.loc).then(a.name.cmp(&b.name)));
-        items.dedup();
-        Ok(Items {
-            kind,
-            root: server.root.clone(),
-            file: None,
-            items,
-        })
-    }
-
-    /// The 1-based column of `symbol` on `line` of `file`, for callers that
-    /// name the symbol instead of counting columns. A name that is not on the
-    /// line, or is there more than once, is an error listing what is there.
-    pub fn symbol_column(
-        &self,
-        file: &Path,
-        line: usize,
-        symbol: &str,
-    ) -> Result<usize, ToolError> {
-        let checked = validate::check_file(file)?;
-        let index = sightline_lsp::LineIndex::new(checked.text);
-        validate::column_of(&index, file, line, symbol)
     }
 
     /// pyright stops at `from m import f as g`: it lists that line among the
@@ -705,7 +508,12 @@ impl Workspace {
         Ok(more)
     }
 
-    fn finish(&self, server: &LspServer, kind: LocKind, mut locations: Vec<Loc>) -> Locations {
+    pub(crate) fn finish(
+        &self,
+        server: &LspServer,
+        kind: LocKind,
+        mut locations: Vec<Loc>,
+    ) -> Locations {
         locations.sort();
         locations.dedup();
         Locations {
@@ -744,14 +552,6 @@ fn linter_in_project(spec: &ServerSpec, root: &Path) -> bool {
     root.ancestors().any(|d| {
         d.join("node_modules").join(package).is_dir() || config.iter().any(|c| d.join(c).is_file())
     })
-}
-
-/// Sorts an outline by position, at every depth.
-fn sort_outline(items: &mut [crate::answer::Item]) {
-    items.sort_by(|a, b| a.loc.cmp(&b.loc));
-    for item in items {
-        sort_outline(&mut item.children);
-    }
 }
 
 /// Sorts findings by position and removes duplicates: the same finding

@@ -1,0 +1,387 @@
+//! Configuration: JSONC files in the reference agent's shape, the user file
+//! (`$XDG_CONFIG_HOME/sightline/config.json[c]`, or `$SIGHTLINE_CONFIG`)
+//! under the project file (`sightline.json[c]` at the workspace root), every
+//! value remembered with the file and line it came from. Every invalid shape
+//! is a one-line error naming the file and line.
+//!
+//! Commands named by a project file run only when the project is trusted
+//! (`sightline trust DIR`): a cloned repository must not choose what runs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The file is not valid JSONC, or a value has the wrong shape.
+    #[error("{file}:{line}: {message}")]
+    Invalid {
+        file: String,
+        line: usize,
+        message: String,
+    },
+    #[error("cannot read {file}: {message}")]
+    Unreadable { file: String, message: String },
+}
+
+/// Where a value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Default,
+    File { path: PathBuf, line: usize },
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Default => write!(f, "default"),
+            Origin::File { path, line } => write!(f, "{}:{line}", path.display()),
+        }
+    }
+}
+
+/// One `lsp` entry.
+#[derive(Debug, Clone, Default)]
+pub struct LspEntry {
+    pub disabled: bool,
+    pub command: Option<Vec<String>>,
+    pub extensions: Option<Vec<String>>,
+    pub env: BTreeMap<String, String>,
+    pub initialization: Option<Map<String, Value>>,
+    /// Budget overrides in milliseconds, by `Budgets` field name.
+    pub diagnostics: BTreeMap<String, u64>,
+    /// Where the entry (its key) is written.
+    pub origin: Option<Origin>,
+    /// Whether it came from a project file (its command needs trust).
+    pub from_project: bool,
+}
+
+/// The merged configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `false` turns every server off.
+    pub lsp_enabled: bool,
+    pub lsp_origin: Origin,
+    pub servers: BTreeMap<String, LspEntry>,
+    /// `false` stops sightline installing servers.
+    pub autoinstall: Option<bool>,
+    /// Serve the edit tools over MCP.
+    pub edit_tools: bool,
+    /// `edit` formats only the lines it touched.
+    pub format_range: bool,
+    /// Run children unsandboxed where Landlock is missing, instead of refusing.
+    pub allow_unsandboxed: bool,
+    pub sandbox: Option<String>,
+    /// The `formatter` section, kept for the formatter runner.
+    pub formatter: Value,
+    /// `false` turns every formatter off.
+    pub formatters_enabled: bool,
+    pub formatters: BTreeMap<String, FormatterEntry>,
+    /// Every leaf value with its origin, for `sightline config`.
+    pub values: BTreeMap<String, (Value, Origin)>,
+    /// The project directory, when a project file was read.
+    pub project: Option<PathBuf>,
+    pub trusted: bool,
+    pub files: Vec<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            lsp_enabled: true,
+            lsp_origin: Origin::Default,
+            servers: BTreeMap::new(),
+            autoinstall: None,
+            edit_tools: false,
+            format_range: false,
+            allow_unsandboxed: false,
+            sandbox: None,
+            formatter: Value::Null,
+            formatters_enabled: true,
+            formatters: BTreeMap::new(),
+            values: BTreeMap::new(),
+            project: None,
+            trusted: false,
+            files: Vec::new(),
+        }
+    }
+}
+
+const TOP_KEYS: &[&str] = &[
+    "$schema",
+    "lsp",
+    "formatter",
+    "sandbox",
+    "autoinstall",
+    "edit_tools",
+    "format_range",
+    "allow_unsandboxed",
+];
+const ENTRY_KEYS: &[&str] = &[
+    "disabled",
+    "command",
+    "extensions",
+    "env",
+    "initialization",
+    "diagnostics",
+];
+const BUDGET_KEYS: &[&str] = &[
+    "document_ms",
+    "pull_ms",
+    "push_quiet_ms",
+    "ready_ms",
+    "full_ms",
+    "initialize_ms",
+    "request_ms",
+];
+const SANDBOX_MODES: &[&str] = &["workspace-write", "read-only", "danger-full-access"];
+
+/// The user configuration file, if one exists.
+pub fn user_file() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SIGHTLINE_CONFIG").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let dir = dirs::config_dir()?.join("sightline");
+    ["config.jsonc", "config.json"]
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.is_file())
+}
+
+/// The project file in `dir`, if one exists.
+pub fn project_file(dir: &Path) -> Option<PathBuf> {
+    ["sightline.jsonc", "sightline.json"]
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.is_file())
+}
+
+/// The file listing trusted project directories.
+fn trust_file() -> PathBuf {
+    crate::install::data_dir().join("trusted-projects")
+}
+
+/// Whether `dir` has been trusted with `sightline trust`.
+pub fn is_trusted(dir: &Path) -> bool {
+    let dir = sightline_lsp::uri::normalize(dir);
+    std::fs::read_to_string(trust_file()).is_ok_and(|t| t.lines().any(|l| Path::new(l) == dir))
+}
+
+/// Trusts (or, with `trust = false`, stops trusting) the project in `dir`.
+pub fn set_trusted(dir: &Path, trust: bool) -> std::io::Result<PathBuf> {
+    let dir = sightline_lsp::uri::normalize(dir);
+    let path = trust_file();
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| Path::new(l) != dir)
+        .map(str::to_owned)
+        .collect();
+    if trust {
+        lines.push(dir.display().to_string());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, lines.join("\n") + "\n")?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(dir)
+}
+
+/// One `formatter` entry.
+#[derive(Debug, Clone, Default)]
+pub struct FormatterEntry {
+    pub disabled: bool,
+    pub command: Option<Vec<String>>,
+    pub environment: BTreeMap<String, String>,
+    pub extensions: Option<Vec<String>>,
+    pub timeout_ms: Option<u64>,
+    pub origin: Option<Origin>,
+    pub from_project: bool,
+}
+
+mod parse;
+mod resolve;
+mod schema;
+
+pub use resolve::{Resolved, ServerSettings};
+pub use schema::schema;
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::registry::Budgets;
+    use serde_json::json;
+
+    fn parse(text: &str) -> Result<Config, String> {
+        let mut c = Config::default();
+        c.merge_text(Path::new("/p/sightline.json"), text, true)
+            .map(|()| c)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_invalid_shape_names_the_file_and_line() {
+        let cases = [
+            (
+                "[1]",
+                "/p/sightline.json:1: the configuration must be an object",
+            ),
+            (
+                "{\n  \"lps\": true\n}",
+                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, allow_unsandboxed",
+            ),
+            (
+                "{\n\n  \"lsp\": 3\n}",
+                "/p/sightline.json:3: \"lsp\" must be true, false or an object of servers",
+            ),
+            (
+                "{ \"lsp\": {\n  \"x\": 1 } }",
+                "/p/sightline.json:2: lsp.\"x\" must be an object such as {\"disabled\": true} or {\"command\": [...], \"extensions\": [...]}",
+            ),
+            (
+                "{ \"lsp\": {\n  \"mine\": { \"command\": [\"m\"] } } }",
+                "/p/sightline.json:2: lsp.\"mine\" is not a built-in server, so it needs \"command\" (such as [\"my-server\", \"--stdio\"]) and \"extensions\" (such as [\".foo\"])",
+            ),
+            (
+                "{ \"lsp\": { \"mine\": {\n \"command\": \"m\" } } }",
+                "/p/sightline.json:2: lsp.\"mine\".command must be a list of strings, such as [\"my-server\", \"--stdio\"]",
+            ),
+            (
+                "{ \"lsp\": { \"mine\": {\n \"command\": [] } } }",
+                "/p/sightline.json:2: lsp.\"mine\".command must name a program",
+            ),
+            (
+                "{ \"lsp\": { \"mine\": { \"command\": [\"m\"],\n \"extensions\": [] } } }",
+                "/p/sightline.json:2: lsp.\"mine\".extensions must not be empty",
+            ),
+            (
+                "{ \"lsp\": { \"mine\": { \"command\": [\"m\"],\n \"extensions\": [\"foo\"] } } }",
+                "/p/sightline.json:2: lsp.\"mine\".extensions: \"foo\" must start with a dot, such as \".foo\"",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"env\": { \"A\": 1 } } } }",
+                "/p/sightline.json:2: lsp.\"pyright\".env.A must be a string",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"initialization\": [] } } }",
+                "/p/sightline.json:2: lsp.\"pyright\".initialization must be an object",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"diagnostics\": { \"document_ms\": \"5s\" } } } }",
+                "/p/sightline.json:2: lsp.\"pyright\".diagnostics.document_ms must be a whole number of milliseconds",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"diagnostics\": { \"doc\": 5 } } } }",
+                "/p/sightline.json:2: unknown budget \"doc\"; expected one of document_ms, pull_ms, push_quiet_ms, ready_ms, full_ms, initialize_ms, request_ms",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"disable\": true } } }",
+                "/p/sightline.json:2: unknown key lsp.\"pyright\".disable; expected one of disabled, command, extensions, env, initialization, diagnostics",
+            ),
+            (
+                "{ \"lsp\": { \"pyright\": {\n \"disabled\": \"yes\" } } }",
+                "/p/sightline.json:2: lsp.\"pyright\".disabled must be true or false",
+            ),
+            (
+                "{\n \"sandbox\": \"none\" }",
+                "/p/sightline.json:2: \"sandbox\" must be one of workspace-write, read-only, danger-full-access",
+            ),
+            (
+                "{\n \"autoinstall\": 1 }",
+                "/p/sightline.json:2: \"autoinstall\" must be true or false",
+            ),
+            (
+                "{\n \"formatter\": 1 }",
+                "/p/sightline.json:2: \"formatter\" must be true, false or an object of formatters",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse(text).unwrap_err(), want, "{text}");
+        }
+        let syntax = parse("{\n  \"lsp\": tru\n}").unwrap_err();
+        assert!(syntax.starts_with("/p/sightline.json:2: "), "{syntax}");
+    }
+
+    #[test]
+    fn comments_trailing_commas_and_the_reference_shape_are_accepted() {
+        let c = parse(
+            r#"{
+              // JSONC
+              "$schema": "x",
+              "lsp": {
+                "rust": { "command": ["rust-analyzer"], "env": { "RUST_LOG": "debug" } },
+                "custom-lsp": { "command": ["custom-lsp-server", "--stdio"], "extensions": [".custom"],
+                                "initialization": { "preferences": { "a": "relative" } } },
+                "typescript": { "disabled": true },
+                "ty": {},
+              },
+            }"#,
+        )
+        .unwrap();
+        let r = c.resolve(Budgets::default());
+        assert!(!r.enabled.contains("typescript"));
+        assert!(r.enabled.contains("ty") && r.enabled.contains("pyright"));
+        assert_eq!(r.custom.len(), 1);
+        assert_eq!(r.custom[0].extensions, &[".custom"]);
+        // Project commands need trust.
+        assert!(r.blocked.contains_key("rust") && r.blocked.contains_key("custom-lsp"));
+        assert!(
+            r.blocked["rust"].contains("sightline trust"),
+            "{}",
+            r.blocked["rust"]
+        );
+    }
+
+    #[test]
+    fn an_override_without_a_command_keeps_discovery_and_merges() {
+        let mut c = Config::default();
+        c.merge_text(
+            Path::new("/u/config.json"),
+            r#"{ "lsp": { "pyright": { "env": { "A": "1" }, "initialization": { "x": 1 } } } }"#,
+            false,
+        )
+        .unwrap();
+        c.merge_text(Path::new("/p/sightline.json"), r#"{ "lsp": { "pyright": { "env": { "B": "2" }, "initialization": { "y": 2 }, "diagnostics": { "document_ms": 900 } } } }"#, true).unwrap();
+        let r = c.resolve(Budgets::default());
+        let s = &r.settings["pyright"];
+        assert!(s.command.is_none());
+        assert_eq!(
+            s.env,
+            vec![("A".into(), "1".into()), ("B".into(), "2".into())]
+        );
+        assert_eq!(
+            Value::Object(s.initialization.clone().unwrap()),
+            json!({ "x": 1, "y": 2 })
+        );
+        assert_eq!(s.budgets.document, std::time::Duration::from_millis(900));
+        assert!(r.blocked.is_empty(), "no command, nothing to trust");
+        assert!(
+            c.describe()
+                .contains("lsp.pyright.env.B = \"2\"  (/p/sightline.json:1)"),
+            "{}",
+            c.describe()
+        );
+    }
+
+    #[test]
+    fn lsp_false_turns_everything_off_and_says_where() {
+        let c = parse("{\n  \"lsp\": false\n}").unwrap();
+        let r = c.resolve(Budgets::default());
+        assert_eq!(
+            r.all_off.unwrap(),
+            "language servers are turned off by \"lsp\": false (/p/sightline.json:2)"
+        );
+    }
+
+    #[test]
+    fn the_schema_describes_the_shape() {
+        let s = schema();
+        assert_eq!(s["type"], "object");
+        assert!(s["properties"]["lsp"].is_object());
+        assert_eq!(s["additionalProperties"], false);
+    }
+}

@@ -1,0 +1,542 @@
+//! Reading configuration files: JSONC through its syntax tree, so that every
+//! error names its file and line.
+
+use std::path::Path;
+
+use jsonc_parser::ast;
+use serde_json::{Value, json};
+
+use super::*;
+use crate::registry;
+
+impl Config {
+    /// Reads the user file and the project file of `workspace`.
+    pub fn load(workspace: Option<&Path>) -> Result<Config, ConfigError> {
+        let mut config = Config::default();
+        if let Some(user) = user_file() {
+            config.merge_file(&user, false)?;
+        }
+        if let Some(ws) = workspace
+            && let Some(project) = project_file(ws)
+        {
+            config.project = Some(sightline_lsp::uri::normalize(ws));
+            config.trusted = is_trusted(ws);
+            config.merge_file(&project, true)?;
+        }
+        Ok(config)
+    }
+
+    /// Reads one file over what is there.
+    pub fn merge_file(&mut self, path: &Path, project: bool) -> Result<(), ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+            file: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        self.merge_text(path, &text, project)
+    }
+
+    pub fn merge_text(
+        &mut self,
+        path: &Path,
+        text: &str,
+        project: bool,
+    ) -> Result<(), ConfigError> {
+        self.files.push(path.to_owned());
+        let file = File { path, text };
+        let parsed = jsonc_parser::parse_to_ast(
+            text,
+            &jsonc_parser::CollectOptions::default(),
+            &jsonc_parser::ParseOptions::default(),
+        )
+        .map_err(|e| ConfigError::Invalid {
+            file: path.display().to_string(),
+            line: e.line_display(),
+            message: e.kind().to_string(),
+        })?;
+        let Some(root) = parsed.value else {
+            return Ok(());
+        };
+        let ast::Value::Object(obj) = &root else {
+            return Err(file.error(root_range(&root), "the configuration must be an object"));
+        };
+        for prop in &obj.properties {
+            let key = prop.name.as_str();
+            match key {
+                "$schema" => {}
+                "lsp" => self.merge_lsp(&file, &prop.value, project)?,
+                "autoinstall" => {
+                    let v = bool_of(&file, &prop.value, "\"autoinstall\" must be true or false")?;
+                    self.autoinstall = Some(v);
+                    self.record("autoinstall", json!(v), file.origin(prop.range));
+                }
+                "allow_unsandboxed" => {
+                    let v = bool_of(
+                        &file,
+                        &prop.value,
+                        "\"allow_unsandboxed\" must be true or false",
+                    )?;
+                    // A cloned repository must not switch the sandbox off.
+                    if project {
+                        return Err(file.error(
+                            prop.range,
+                            "\"allow_unsandboxed\" may only be set in the user configuration",
+                        ));
+                    }
+                    self.allow_unsandboxed = v;
+                    self.record("allow_unsandboxed", json!(v), file.origin(prop.range));
+                }
+                "format_range" => {
+                    let v = bool_of(&file, &prop.value, "\"format_range\" must be true or false")?;
+                    self.format_range = v;
+                    self.record("format_range", json!(v), file.origin(prop.range));
+                }
+                "edit_tools" => {
+                    let v = bool_of(&file, &prop.value, "\"edit_tools\" must be true or false")?;
+                    self.edit_tools = v;
+                    self.record("edit_tools", json!(v), file.origin(prop.range));
+                }
+                "sandbox" => {
+                    let v = match &prop.value {
+                        ast::Value::StringLit(s) if SANDBOX_MODES.contains(&s.value.as_ref()) => {
+                            s.value.to_string()
+                        }
+                        other => {
+                            return Err(file.error(
+                                root_range(other),
+                                &format!("\"sandbox\" must be one of {}", SANDBOX_MODES.join(", ")),
+                            ));
+                        }
+                    };
+                    self.record("sandbox", json!(v), file.origin(prop.range));
+                    self.sandbox = Some(v);
+                }
+                "formatter" => {
+                    let v = to_json(&prop.value);
+                    match &prop.value {
+                        ast::Value::BooleanLit(b) => self.formatters_enabled = b.value,
+                        ast::Value::Object(obj) => {
+                            self.formatters_enabled = true;
+                            for p in &obj.properties {
+                                let name = p.name.as_str().to_owned();
+                                let entry = self.formatters.entry(name.clone()).or_default();
+                                parse_formatter(&file, &name, &p.value, entry)?;
+                                entry.from_project |= project;
+                                entry.origin = Some(file.origin(p.range));
+                                let custom = crate::formatter::builtin(&name).is_none();
+                                if custom
+                                    && !entry.disabled
+                                    && (entry.command.is_none() || entry.extensions.is_none())
+                                {
+                                    return Err(file.error(
+                                        p.range,
+                                        &format!("formatter.\"{name}\" is not a built-in formatter, so it needs \"command\" (with $FILE) and \"extensions\""),
+                                    ));
+                                }
+                            }
+                        }
+                        other => {
+                            return Err(file.error(
+                                root_range(other),
+                                "\"formatter\" must be true, false or an object of formatters",
+                            ));
+                        }
+                    }
+                    for (k, val) in flatten("formatter", &v) {
+                        self.values.insert(k, (val, file.origin(prop.range)));
+                    }
+                    self.formatter = v;
+                }
+                other => {
+                    return Err(file.error(
+                        prop.range,
+                        &format!(
+                            "unknown key \"{other}\"; expected one of {}",
+                            TOP_KEYS[1..].join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn record(&mut self, key: &str, value: Value, origin: Origin) {
+        self.values.insert(key.to_owned(), (value, origin));
+    }
+
+    fn merge_lsp(
+        &mut self,
+        file: &File,
+        value: &ast::Value,
+        project: bool,
+    ) -> Result<(), ConfigError> {
+        match value {
+            ast::Value::BooleanLit(b) => {
+                self.lsp_enabled = b.value;
+                self.lsp_origin = file.origin(b.range);
+                self.record("lsp", json!(b.value), self.lsp_origin.clone());
+                Ok(())
+            }
+            ast::Value::Object(obj) => {
+                self.lsp_enabled = true;
+                self.lsp_origin = file.origin(obj.range);
+                for prop in &obj.properties {
+                    let id = prop.name.as_str().to_owned();
+                    let entry = self.servers.entry(id.clone()).or_default();
+                    parse_entry(file, &id, &prop.value, entry)?;
+                    entry.origin = Some(file.origin(prop.range));
+                    entry.from_project |= project;
+                    let builtin = registry::builtin(&id).is_some();
+                    if !builtin
+                        && !entry.disabled
+                        && (entry.extensions.is_none() || entry.command.is_none())
+                    {
+                        return Err(file.error(
+                            prop.range,
+                            &format!(
+                                "lsp.\"{id}\" is not a built-in server, so it needs \"command\" (such as [\"my-server\", \"--stdio\"]) and \"extensions\" (such as [\".foo\"])"
+                            ),
+                        ));
+                    }
+                    let flat = flatten(&format!("lsp.{id}"), &to_json(&prop.value));
+                    for (k, v) in flat {
+                        self.values.insert(k, (v, file.origin(prop.range)));
+                    }
+                }
+                Ok(())
+            }
+            other => Err(file.error(
+                root_range(other),
+                "\"lsp\" must be true, false or an object of servers",
+            )),
+        }
+    }
+}
+
+/// A file being read, for errors with line numbers.
+struct File<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl File<'_> {
+    fn line(&self, range: jsonc_parser::common::Range) -> usize {
+        self.text[..range.start.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1
+    }
+
+    fn origin(&self, range: jsonc_parser::common::Range) -> Origin {
+        Origin::File {
+            path: self.path.to_owned(),
+            line: self.line(range),
+        }
+    }
+
+    fn error(&self, range: jsonc_parser::common::Range, message: &str) -> ConfigError {
+        ConfigError::Invalid {
+            file: self.path.display().to_string(),
+            line: self.line(range),
+            message: message.to_owned(),
+        }
+    }
+}
+
+fn root_range(v: &ast::Value) -> jsonc_parser::common::Range {
+    match v {
+        ast::Value::StringLit(x) => x.range,
+        ast::Value::NumberLit(x) => x.range,
+        ast::Value::BooleanLit(x) => x.range,
+        ast::Value::Object(x) => x.range,
+        ast::Value::Array(x) => x.range,
+        ast::Value::NullKeyword(x) => x.range,
+    }
+}
+
+fn to_json(v: &ast::Value) -> Value {
+    match v {
+        ast::Value::StringLit(s) => Value::String(s.value.to_string()),
+        ast::Value::NumberLit(n) => serde_json::from_str(n.value).unwrap_or(Value::Null),
+        ast::Value::BooleanLit(b) => Value::Bool(b.value),
+        ast::Value::NullKeyword(_) => Value::Null,
+        ast::Value::Array(a) => Value::Array(a.elements.iter().map(to_json).collect()),
+        ast::Value::Object(o) => Value::Object(
+            o.properties
+                .iter()
+                .map(|p| (p.name.as_str().to_owned(), to_json(&p.value)))
+                .collect(),
+        ),
+    }
+}
+
+/// Leaf values of `v` under dotted keys.
+fn flatten(prefix: &str, v: &Value) -> Vec<(String, Value)> {
+    match v {
+        Value::Object(o) if !o.is_empty() => o
+            .iter()
+            .flat_map(|(k, v)| flatten(&format!("{prefix}.{k}"), v))
+            .collect(),
+        other => vec![(prefix.to_owned(), other.clone())],
+    }
+}
+
+fn bool_of(file: &File, v: &ast::Value, message: &str) -> Result<bool, ConfigError> {
+    match v {
+        ast::Value::BooleanLit(b) => Ok(b.value),
+        other => Err(file.error(root_range(other), message)),
+    }
+}
+
+fn strings_of(file: &File, v: &ast::Value, message: &str) -> Result<Vec<String>, ConfigError> {
+    let ast::Value::Array(a) = v else {
+        return Err(file.error(root_range(v), message));
+    };
+    a.elements
+        .iter()
+        .map(|e| match e {
+            ast::Value::StringLit(s) => Ok(s.value.to_string()),
+            other => Err(file.error(root_range(other), message)),
+        })
+        .collect()
+}
+
+fn parse_entry(
+    file: &File,
+    id: &str,
+    v: &ast::Value,
+    entry: &mut LspEntry,
+) -> Result<(), ConfigError> {
+    let ast::Value::Object(obj) = v else {
+        return Err(file.error(
+            root_range(v),
+            &format!("lsp.\"{id}\" must be an object such as {{\"disabled\": true}} or {{\"command\": [...], \"extensions\": [...]}}"),
+        ));
+    };
+    for prop in &obj.properties {
+        let key = prop.name.as_str();
+        let v = &prop.value;
+        match key {
+            "disabled" => {
+                entry.disabled = bool_of(
+                    file,
+                    v,
+                    &format!("lsp.\"{id}\".disabled must be true or false"),
+                )?;
+            }
+            "command" => {
+                let c = strings_of(
+                    file,
+                    v,
+                    &format!(
+                        "lsp.\"{id}\".command must be a list of strings, such as [\"my-server\", \"--stdio\"]"
+                    ),
+                )?;
+                if c.is_empty() || c[0].is_empty() {
+                    return Err(file.error(
+                        prop.range,
+                        &format!("lsp.\"{id}\".command must name a program"),
+                    ));
+                }
+                entry.command = Some(c);
+            }
+            "extensions" => {
+                let e = strings_of(
+                    file,
+                    v,
+                    &format!(
+                        "lsp.\"{id}\".extensions must be a list of strings, such as [\".foo\"]"
+                    ),
+                )?;
+                // An empty list matched every file in the reference agent.
+                if e.is_empty() {
+                    return Err(file.error(
+                        prop.range,
+                        &format!("lsp.\"{id}\".extensions must not be empty"),
+                    ));
+                }
+                if let Some(bad) = e.iter().find(|x| !x.starts_with('.') || x.len() < 2) {
+                    return Err(file.error(
+                        root_range(v),
+                        &format!("lsp.\"{id}\".extensions: \"{bad}\" must start with a dot, such as \".foo\""),
+                    ));
+                }
+                entry.extensions = Some(e.iter().map(|x| x.to_lowercase()).collect());
+            }
+            "env" => {
+                let ast::Value::Object(o) = v else {
+                    return Err(file.error(
+                        root_range(v),
+                        &format!("lsp.\"{id}\".env must be an object of strings"),
+                    ));
+                };
+                for p in &o.properties {
+                    let ast::Value::StringLit(s) = &p.value else {
+                        return Err(file.error(
+                            p.range,
+                            &format!("lsp.\"{id}\".env.{} must be a string", p.name.as_str()),
+                        ));
+                    };
+                    entry
+                        .env
+                        .insert(p.name.as_str().to_owned(), s.value.to_string());
+                }
+            }
+            "initialization" => match to_json(v) {
+                Value::Object(o) => {
+                    let mut merged = entry.initialization.take().unwrap_or_default();
+                    merged.extend(o);
+                    entry.initialization = Some(merged);
+                }
+                _ => {
+                    return Err(file.error(
+                        root_range(v),
+                        &format!("lsp.\"{id}\".initialization must be an object"),
+                    ));
+                }
+            },
+            "diagnostics" => {
+                let ast::Value::Object(o) = v else {
+                    return Err(file.error(
+                        root_range(v),
+                        &format!(
+                            "lsp.\"{id}\".diagnostics must be an object of budgets in milliseconds"
+                        ),
+                    ));
+                };
+                for p in &o.properties {
+                    let name = p.name.as_str();
+                    let n = match &p.value {
+                        ast::Value::NumberLit(n) => n.value.parse::<u64>().ok(),
+                        _ => None,
+                    };
+                    match (BUDGET_KEYS.contains(&name), n) {
+                        (true, Some(n)) => {
+                            entry.diagnostics.insert(name.to_owned(), n);
+                        }
+                        (true, None) => {
+                            return Err(file.error(p.range, &format!("lsp.\"{id}\".diagnostics.{name} must be a whole number of milliseconds")));
+                        }
+                        (false, _) => {
+                            return Err(file.error(
+                                p.range,
+                                &format!(
+                                    "unknown budget \"{name}\"; expected one of {}",
+                                    BUDGET_KEYS.join(", ")
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            other => {
+                return Err(file.error(
+                    prop.range,
+                    &format!(
+                        "unknown key lsp.\"{id}\".{other}; expected one of {}",
+                        ENTRY_KEYS.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn parse_formatter(
+    file: &File,
+    name: &str,
+    v: &ast::Value,
+    entry: &mut FormatterEntry,
+) -> Result<(), ConfigError> {
+    let ast::Value::Object(obj) = v else {
+        return Err(file.error(
+            root_range(v),
+            &format!("formatter.\"{name}\" must be an object such as {{\"disabled\": true}}"),
+        ));
+    };
+    for prop in &obj.properties {
+        let key = prop.name.as_str();
+        let v = &prop.value;
+        match key {
+            "disabled" => {
+                entry.disabled = bool_of(
+                    file,
+                    v,
+                    &format!("formatter.\"{name}\".disabled must be true or false"),
+                )?
+            }
+            "command" => {
+                let c = strings_of(
+                    file,
+                    v,
+                    &format!(
+                        "formatter.\"{name}\".command must be a list of strings, such as [\"fmt\", \"$FILE\"]"
+                    ),
+                )?;
+                if c.is_empty() || c[0].is_empty() {
+                    return Err(file.error(
+                        prop.range,
+                        &format!("formatter.\"{name}\".command must name a program"),
+                    ));
+                }
+                entry.command = Some(c);
+            }
+            "extensions" => {
+                let e = strings_of(
+                    file,
+                    v,
+                    &format!(
+                        "formatter.\"{name}\".extensions must be a list of strings, such as [\".foo\"]"
+                    ),
+                )?;
+                if e.is_empty() || e.iter().any(|x| !x.starts_with('.')) {
+                    return Err(file.error(prop.range, &format!("formatter.\"{name}\".extensions must be a non-empty list of extensions with their dot")));
+                }
+                entry.extensions = Some(e.iter().map(|x| x.to_lowercase()).collect());
+            }
+            "environment" => {
+                let ast::Value::Object(o) = v else {
+                    return Err(file.error(
+                        root_range(v),
+                        &format!("formatter.\"{name}\".environment must be an object of strings"),
+                    ));
+                };
+                for p in &o.properties {
+                    let ast::Value::StringLit(s) = &p.value else {
+                        return Err(file.error(
+                            p.range,
+                            &format!(
+                                "formatter.\"{name}\".environment.{} must be a string",
+                                p.name.as_str()
+                            ),
+                        ));
+                    };
+                    entry
+                        .environment
+                        .insert(p.name.as_str().to_owned(), s.value.to_string());
+                }
+            }
+            "timeout_ms" => {
+                match v {
+                    ast::Value::NumberLit(n) if n.value.parse::<u64>().is_ok() => {
+                        entry.timeout_ms = n.value.parse().ok()
+                    }
+                    other => return Err(file.error(
+                        root_range(other),
+                        &format!(
+                            "formatter.\"{name}\".timeout_ms must be a whole number of milliseconds"
+                        ),
+                    )),
+                }
+            }
+            other => {
+                return Err(file.error(
+                    prop.range,
+                    &format!("unknown key formatter.\"{name}\".{other}; expected one of disabled, command, extensions, environment, timeout_ms"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
