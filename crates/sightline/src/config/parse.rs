@@ -301,6 +301,73 @@ fn strings_of(file: &File, v: &ast::Value, message: &str) -> Result<Vec<String>,
         .collect()
 }
 
+/// `command`: a list of strings whose first names a program.
+fn command_of(
+    file: &File,
+    prop: &ast::ObjectProp,
+    what: &str,
+    example: &str,
+) -> Result<Vec<String>, ConfigError> {
+    let c = strings_of(
+        file,
+        &prop.value,
+        &format!("{what}.command must be a list of strings, such as {example}"),
+    )?;
+    if c.first().is_none_or(String::is_empty) {
+        return Err(file.error(prop.range, &format!("{what}.command must name a program")));
+    }
+    Ok(c)
+}
+
+/// `extensions`: a non-empty list of extensions with their dot, lower-cased.
+/// (An empty list matched every file in the reference agent.)
+fn extensions_of(
+    file: &File,
+    prop: &ast::ObjectProp,
+    what: &str,
+) -> Result<Vec<String>, ConfigError> {
+    let e = strings_of(
+        file,
+        &prop.value,
+        &format!("{what}.extensions must be a list of strings, such as [\".foo\"]"),
+    )?;
+    if e.is_empty() {
+        return Err(file.error(prop.range, &format!("{what}.extensions must not be empty")));
+    }
+    if let Some(bad) = e.iter().find(|x| !x.starts_with('.') || x.len() < 2) {
+        return Err(file.error(
+            root_range(&prop.value),
+            &format!("{what}.extensions: \"{bad}\" must start with a dot, such as \".foo\""),
+        ));
+    }
+    Ok(e.iter().map(|x| x.to_lowercase()).collect())
+}
+
+/// An object of strings (`env`, `environment`).
+fn string_map_of(
+    file: &File,
+    prop: &ast::ObjectProp,
+    what: &str,
+) -> Result<BTreeMap<String, String>, ConfigError> {
+    let ast::Value::Object(o) = &prop.value else {
+        return Err(file.error(
+            root_range(&prop.value),
+            &format!("{what} must be an object of strings"),
+        ));
+    };
+    let mut out = BTreeMap::new();
+    for p in &o.properties {
+        let ast::Value::StringLit(s) = &p.value else {
+            return Err(file.error(
+                p.range,
+                &format!("{what}.{} must be a string", p.name.as_str()),
+            ));
+        };
+        out.insert(p.name.as_str().to_owned(), s.value.to_string());
+    }
+    Ok(out)
+}
+
 fn parse_entry(
     file: &File,
     id: &str,
@@ -325,63 +392,19 @@ fn parse_entry(
                 )?;
             }
             "command" => {
-                let c = strings_of(
+                entry.command = Some(command_of(
                     file,
-                    v,
-                    &format!(
-                        "lsp.\"{id}\".command must be a list of strings, such as [\"my-server\", \"--stdio\"]"
-                    ),
-                )?;
-                if c.is_empty() || c[0].is_empty() {
-                    return Err(file.error(
-                        prop.range,
-                        &format!("lsp.\"{id}\".command must name a program"),
-                    ));
-                }
-                entry.command = Some(c);
+                    prop,
+                    &format!("lsp.\"{id}\""),
+                    "[\"my-server\", \"--stdio\"]",
+                )?);
             }
             "extensions" => {
-                let e = strings_of(
-                    file,
-                    v,
-                    &format!(
-                        "lsp.\"{id}\".extensions must be a list of strings, such as [\".foo\"]"
-                    ),
-                )?;
-                // An empty list matched every file in the reference agent.
-                if e.is_empty() {
-                    return Err(file.error(
-                        prop.range,
-                        &format!("lsp.\"{id}\".extensions must not be empty"),
-                    ));
-                }
-                if let Some(bad) = e.iter().find(|x| !x.starts_with('.') || x.len() < 2) {
-                    return Err(file.error(
-                        root_range(v),
-                        &format!("lsp.\"{id}\".extensions: \"{bad}\" must start with a dot, such as \".foo\""),
-                    ));
-                }
-                entry.extensions = Some(e.iter().map(|x| x.to_lowercase()).collect());
+                entry.extensions = Some(extensions_of(file, prop, &format!("lsp.\"{id}\""))?)
             }
-            "env" => {
-                let ast::Value::Object(o) = v else {
-                    return Err(file.error(
-                        root_range(v),
-                        &format!("lsp.\"{id}\".env must be an object of strings"),
-                    ));
-                };
-                for p in &o.properties {
-                    let ast::Value::StringLit(s) = &p.value else {
-                        return Err(file.error(
-                            p.range,
-                            &format!("lsp.\"{id}\".env.{} must be a string", p.name.as_str()),
-                        ));
-                    };
-                    entry
-                        .env
-                        .insert(p.name.as_str().to_owned(), s.value.to_string());
-                }
-            }
+            "env" => entry
+                .env
+                .extend(string_map_of(file, prop, &format!("lsp.\"{id}\".env"))?),
             "initialization" => match to_json(v) {
                 Value::Object(o) => {
                     let mut merged = entry.initialization.take().unwrap_or_default();
@@ -467,56 +490,22 @@ fn parse_formatter(
                 )?
             }
             "command" => {
-                let c = strings_of(
+                entry.command = Some(command_of(
                     file,
-                    v,
-                    &format!(
-                        "formatter.\"{name}\".command must be a list of strings, such as [\"fmt\", \"$FILE\"]"
-                    ),
-                )?;
-                if c.is_empty() || c[0].is_empty() {
-                    return Err(file.error(
-                        prop.range,
-                        &format!("formatter.\"{name}\".command must name a program"),
-                    ));
-                }
-                entry.command = Some(c);
+                    prop,
+                    &format!("formatter.\"{name}\""),
+                    "[\"fmt\", \"$FILE\"]",
+                )?);
             }
             "extensions" => {
-                let e = strings_of(
-                    file,
-                    v,
-                    &format!(
-                        "formatter.\"{name}\".extensions must be a list of strings, such as [\".foo\"]"
-                    ),
-                )?;
-                if e.is_empty() || e.iter().any(|x| !x.starts_with('.')) {
-                    return Err(file.error(prop.range, &format!("formatter.\"{name}\".extensions must be a non-empty list of extensions with their dot")));
-                }
-                entry.extensions = Some(e.iter().map(|x| x.to_lowercase()).collect());
+                entry.extensions =
+                    Some(extensions_of(file, prop, &format!("formatter.\"{name}\""))?)
             }
-            "environment" => {
-                let ast::Value::Object(o) = v else {
-                    return Err(file.error(
-                        root_range(v),
-                        &format!("formatter.\"{name}\".environment must be an object of strings"),
-                    ));
-                };
-                for p in &o.properties {
-                    let ast::Value::StringLit(s) = &p.value else {
-                        return Err(file.error(
-                            p.range,
-                            &format!(
-                                "formatter.\"{name}\".environment.{} must be a string",
-                                p.name.as_str()
-                            ),
-                        ));
-                    };
-                    entry
-                        .environment
-                        .insert(p.name.as_str().to_owned(), s.value.to_string());
-                }
-            }
+            "environment" => entry.environment.extend(string_map_of(
+                file,
+                prop,
+                &format!("formatter.\"{name}\".environment"),
+            )?),
             "timeout_ms" => {
                 match v {
                     ast::Value::NumberLit(n) if n.value.parse::<u64>().is_ok() => {
