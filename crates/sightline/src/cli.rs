@@ -65,7 +65,8 @@ pub enum Command {
         include_declaration: bool,
     },
     /// Answer many questions with warm servers: one command per stdin line
-    /// (`diagnostics FILE`, `definition FILE:LINE:COL`, `references FILE:LINE:COL`),
+    /// (`diagnostics FILE`, `definition FILE:LINE:COL`, `references FILE:LINE:COL`,
+    /// `servers`),
     /// each answer followed by an empty line (one JSON line with --json).
     Batch,
     /// List every language server: id, extensions and state (installed with
@@ -255,13 +256,20 @@ pub async fn batch(ws: &Workspace, json: bool) -> i32 {
                 position: rest,
                 include_declaration: false,
             }),
+            "servers" => Some(Command::Servers),
             _ => None,
         };
         let rendered = match command {
+            // In a long-lived session, `servers` shows the running ones.
+            Some(Command::Servers) => {
+                let here = std::env::current_dir().unwrap_or_default();
+                let (text, status) = crate::admin::run(ws, &Command::Servers, &here, json).await;
+                Rendered { text, status }
+            }
             Some(c) => answer(ws, &c, json).await,
             None => {
                 let e = ToolError::BadInput(format!(
-                    "unknown command `{verb}`; use diagnostics, definition or references"
+                    "unknown command `{verb}`; use diagnostics, definition, references or servers"
                 ));
                 Rendered {
                     text: if json {

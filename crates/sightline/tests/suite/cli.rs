@@ -185,3 +185,21 @@ fn first_use_installs_pyright_into_the_data_dir() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn batch_servers_shows_the_running_ones_with_root_and_pid() {
+    let p = project();
+    let mut s = super::support::BatchSession::builder().start();
+    let d = s.ask(&format!("diagnostics {}", p.path("app.py").display()));
+    assert!(d.starts_with("app.py: "), "{d}");
+    let servers = s.ask("servers");
+    let line = servers.lines().find(|l| l.starts_with("pyright ")).unwrap();
+    assert!(
+        line.contains(&format!("running for {} (pid ", p.root().display())),
+        "{line}"
+    );
+    assert!(
+        servers.starts_with("sandbox: workspace-write (Landlock ABI "),
+        "{servers}"
+    );
+}
