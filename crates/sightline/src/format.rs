@@ -457,36 +457,35 @@ fn help_says(
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn();
-    let Ok(mut child) = child else {
+    let Ok(child) = child else {
         let _ = std::fs::remove_dir_all(&tmp);
         return false;
     };
-    let answer = wait_for_help(&mut child, needles);
+    let answer = wait_for_help(child, needles);
     let _ = std::fs::remove_dir_all(&tmp);
     answer
 }
 
-fn wait_for_help(child: &mut std::process::Child, needles: &[&str]) -> bool {
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                let mut text = String::new();
-                if let Some(mut out) = child.stdout.take() {
-                    use std::io::Read;
-                    let _ = out.read_to_string(&mut text);
-                }
-                let first = text.lines().next().unwrap_or("");
-                return status.success() && needles.iter().all(|n| first.contains(n));
+fn wait_for_help(child: std::process::Child, needles: &[&str]) -> bool {
+    // Wait for the child's exit (and its output) on a thread, so that the
+    // 5 s limit is a timeout on that signal rather than polling.
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(5)) {
+        Ok(Ok(out)) => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            let first = text.lines().next().unwrap_or("");
+            out.status.success() && needles.iter().all(|n| first.contains(n))
+        }
+        _ => {
+            // SAFETY: signalling a child we started; at worst it has exited.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
             }
-            Ok(None) if std::time::Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return false;
-            }
+            false
         }
     }
 }
