@@ -181,12 +181,10 @@ pub fn set_trusted(dir: &Path, trust: bool) -> std::io::Result<PathBuf> {
     if trust {
         lines.push(dir.display().to_string());
     }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, lines.join("\n") + "\n")?;
-    std::fs::rename(&tmp, &path)?;
+    // The edit tools' atomic write: a unique temporary file, so that two
+    // `sightline trust` at once cannot interleave.
+    crate::edit::atomic_write(&path, (lines.join("\n") + "\n").as_bytes())
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(dir)
 }
 
