@@ -302,6 +302,10 @@ impl LspServer {
             .into_iter()
             .filter(|(p, _)| self.spec.handles(p))
             .collect();
+        if drained.is_empty() {
+            // The common case on the hot path: nothing changed on disk.
+            return Ok(Vec::new());
+        }
         // Open documents are the server's to hold: their content comes from
         // `didChange`, and telling pyright that one changed on disk as well
         // makes it re-read and re-check it for nothing.
