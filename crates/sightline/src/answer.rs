@@ -69,6 +69,19 @@ pub struct Loc {
     pub text: String,
 }
 
+impl Loc {
+    /// The order answers list places in: files inside `root` first, then
+    /// library files outside it (typeshed, `lib.dom.d.ts`), each by path,
+    /// line and column. Putting the workspace first keeps the order the same
+    /// wherever the workspace and the server's own files happen to live.
+    pub fn cmp_in(&self, other: &Loc, root: &std::path::Path) -> std::cmp::Ordering {
+        let outside = |l: &Loc| !l.path.starts_with(root);
+        outside(self)
+            .cmp(&outside(other))
+            .then_with(|| self.cmp(other))
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LocKind {
@@ -129,4 +142,45 @@ pub struct Items {
 pub struct Hover {
     pub root: PathBuf,
     pub text: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Loc;
+    use std::path::{Path, PathBuf};
+
+    fn loc(path: &str, line: usize) -> Loc {
+        Loc {
+            path: PathBuf::from(path),
+            line,
+            column: 1,
+            text: String::new(),
+        }
+    }
+
+    #[test]
+    fn workspace_places_come_before_library_places_wherever_either_lives() {
+        // The library path sorts before the workspace by name in the first
+        // case and after it in the second; the order must not change.
+        for (root, library) in [
+            ("/tmp/ws", "/a/typeshed/builtins.pyi"),
+            ("/a/ws", "/z/typeshed/builtins.pyi"),
+        ] {
+            let mut locs = vec![
+                loc(library, 3),
+                loc(&format!("{root}/b.py"), 1),
+                loc(&format!("{root}/a.py"), 9),
+            ];
+            locs.sort_by(|x, y| x.cmp_in(y, Path::new(root)));
+            let order: Vec<_> = locs.iter().map(|l| l.path.clone()).collect();
+            assert_eq!(
+                order,
+                [
+                    PathBuf::from(format!("{root}/a.py")),
+                    PathBuf::from(format!("{root}/b.py")),
+                    PathBuf::from(library),
+                ]
+            );
+        }
+    }
 }

@@ -514,7 +514,7 @@ impl Workspace {
         kind: LocKind,
         mut locations: Vec<Loc>,
     ) -> Locations {
-        locations.sort();
+        locations.sort_by(|a, b| a.cmp_in(b, &server.root));
         locations.dedup();
         Locations {
             kind,
