@@ -166,7 +166,7 @@ mod tests {
             ("/tmp/ws", "/a/typeshed/builtins.pyi"),
             ("/a/ws", "/z/typeshed/builtins.pyi"),
         ] {
-            let mut locs = vec![
+            let mut locs = [
                 loc(library, 3),
                 loc(&format!("{root}/b.py"), 1),
                 loc(&format!("{root}/a.py"), 9),
