@@ -43,6 +43,8 @@ const PYRIGHT_QUIRKS: Quirks = Quirks {
     ready_on_first_publish: false,
     ready_log: Some("source file"),
     first_publish_is_partial: false,
+    ready_on_status: false,
+    check_on_save: None,
 };
 
 pub static DENO_LSP: ServerSpec = ServerSpec {
@@ -83,6 +85,8 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         ready_on_first_publish: true,
         ready_log: None,
         first_publish_is_partial: true,
+        ready_on_status: false,
+        check_on_save: None,
     },
     ..BASE
 };
@@ -378,6 +382,11 @@ pub static RUST: ServerSpec = ServerSpec {
     command: "rust-analyzer",
     root: RootRule::CargoWorkspace,
     install: Install::Toolchain(&["rustup", "component", "add", "rust-analyzer"]),
+    quirks: Quirks {
+        ready_on_status: true,
+        check_on_save: Some("cargo "),
+        ..Quirks::NONE
+    },
     ..BASE
 };
 

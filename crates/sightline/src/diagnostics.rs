@@ -88,12 +88,16 @@ impl LspServer {
                 ),
             }
         }
+        self.wait_loaded().await?;
         let deadline = tokio::time::Instant::now() + self.budgets.document;
         let mut rx = self.state.subscribe();
         loop {
             let providers = self.pull_identifiers();
             if !providers.is_empty() {
-                let (mut items, note) = self.pull(path, doc, providers, deadline).await?;
+                let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
+                if self.check_on_save && !self.wait_check(doc, deadline).await {
+                    note.get_or_insert_with(|| self.check_note());
+                }
                 if let PushState::Fresh(mut pushed) = self.push_state(path, doc) {
                     items.append(&mut pushed);
                 }
@@ -155,6 +159,25 @@ impl LspServer {
                 }
             }
         }
+    }
+
+    /// Waits until a check run on save (rust-analyzer's `cargo check`) that
+    /// began after the document's last change has ended. Its findings are
+    /// pushed, versioned, before it ends.
+    async fn wait_check(&self, doc: &Doc, deadline: tokio::time::Instant) -> bool {
+        let after = doc.changed_seq;
+        let done =
+            move |s: &crate::state::Inner| s.check_began > after && s.check_ended > s.check_began;
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        self.wait_until(left, done).await
+    }
+
+    fn check_note(&self) -> String {
+        format!(
+            "{} was still running cargo check after {:.1} s; errors only rustc reports may be missing",
+            self.spec.id,
+            self.budgets.document.as_secs_f64()
+        )
     }
 
     fn budget_note(&self) -> String {

@@ -20,6 +20,18 @@ pub struct Quirks {
     pub ready_log: Option<&'static str>,
     /// tsserver publishes syntax-only diagnostics first after opening a file.
     pub first_publish_is_partial: bool,
+    /// rust-analyzer answers every question (definition, references, pulled
+    /// diagnostics) with empty results until it has loaded the Cargo
+    /// workspace, and says when it has: its first `experimental/serverStatus`
+    /// with `quiescent: true`. jdtls says `ServiceReady` in `language/status`.
+    pub ready_on_status: bool,
+    /// rust-analyzer runs `cargo check` only when told a file was saved,
+    /// and its own analysis misses what only rustc reports (overflowing
+    /// literals, borrow errors). A file sightline reads is saved on disk, so
+    /// it sends `didSave`, and a diagnostics answer waits for the check: the
+    /// work-done progress whose title starts with this (`cargo check`, or
+    /// `cargo clippy` when so configured) that began after the change.
+    pub check_on_save: Option<&'static str>,
 }
 
 impl Quirks {
@@ -29,6 +41,8 @@ impl Quirks {
         ready_on_first_publish: false,
         ready_log: None,
         first_publish_is_partial: false,
+        ready_on_status: false,
+        check_on_save: None,
     };
 }
 

@@ -44,6 +44,9 @@ pub struct LspServer {
     /// The capabilities the server declared in `initialize`.
     pub(crate) capabilities: Value,
     pub budgets: Budgets,
+    /// The server checks files when told they were saved (rust-analyzer's
+    /// `cargo check`), and that is not turned off in its options.
+    pub(crate) check_on_save: bool,
     docs: Mutex<Documents>,
     /// External edits to files the server may have read from disk.
     watch: Option<crate::watch::DiskWatch>,
@@ -89,6 +92,8 @@ fn initialize_params(root: &Path, initialization_options: Value) -> Value {
         "capabilities": {
             "general": { "positionEncodings": ["utf-8", "utf-16", "utf-32"] },
             "window": { "workDoneProgress": true },
+            // rust-analyzer sends `experimental/serverStatus` only when asked.
+            "experimental": { "serverStatusNotification": true },
             "workspace": {
                 "configuration": true,
                 "workspaceFolders": true,
@@ -112,6 +117,13 @@ fn initialize_params(root: &Path, initialization_options: Value) -> Value {
     })
 }
 
+/// Whether rust-analyzer's options turn its check on save off: `checkOnSave`
+/// is `false`, or (before 2023) `checkOnSave.enable` is.
+fn check_turned_off(init: &Value) -> bool {
+    init.get("checkOnSave") == Some(&Value::Bool(false))
+        || init.pointer("/checkOnSave/enable") == Some(&Value::Bool(false))
+}
+
 impl LspServer {
     /// Spawns and initializes the server.
     pub async fn start(
@@ -125,6 +137,8 @@ impl LspServer {
         config.args = launch.args;
         config.env = launch.env;
         let initialization_options = launch.init;
+        let check_on_save =
+            spec.quirks.check_on_save.is_some() && !check_turned_off(&initialization_options);
         let tmp = launch.tmp;
         let client = Client::spawn(config, state.clone())
             .await
@@ -189,6 +203,7 @@ impl LspServer {
             workspace_pull,
             capabilities: caps,
             budgets,
+            check_on_save,
             docs: Mutex::new(Documents::default()),
             watch,
             pulled: PullCache::default(),
@@ -280,6 +295,13 @@ impl LspServer {
         }
         docs.close_idle(&self.client, self.budgets.idle_document)?;
         let (doc, how) = docs.sync(&self.client, path, text, seq, pushes)?;
+        if how != Synced::Unchanged && self.check_on_save {
+            let uri = path_to_uri_string(path).unwrap_or_default();
+            self.client.notify(
+                "textDocument/didSave",
+                json!({ "textDocument": { "uri": uri } }),
+            )?;
+        }
         if how != Synced::Unchanged {
             tracing::debug!(
                 "{}: {how:?} {} (version {})",
@@ -335,7 +357,7 @@ impl LspServer {
     // ----- readiness -----------------------------------------------------
 
     /// Waits until `ready` holds on the server state, or the budget runs out.
-    async fn wait_until(
+    pub(crate) async fn wait_until(
         &self,
         budget: Duration,
         ready: impl Fn(&crate::state::Inner) -> bool,
@@ -356,6 +378,40 @@ impl LspServer {
         }
     }
 
+    /// For a server that answers empty until it has loaded its project and
+    /// says so in a status notification (rust-analyzer), waits for that,
+    /// within the ready budget. Other servers are taken as loaded at once.
+    pub async fn wait_loaded(&self) -> Result<(), ToolError> {
+        if !self.spec.quirks.ready_on_status || self.state.with(|s| s.loaded) {
+            return Ok(());
+        }
+        let waiting = crate::progress::call();
+        let key = format!("load {}", self.spec.id);
+        if let Some(p) = &waiting {
+            p.begin(
+                &key,
+                &format!("waiting for {} to load the project", self.spec.id),
+            );
+        }
+        let loaded = self.wait_until(self.budgets.ready, |s| s.loaded).await;
+        if let Some(p) = &waiting {
+            p.end(&key, if loaded { "loaded" } else { "still loading" });
+        }
+        if loaded {
+            return Ok(());
+        }
+        let what = self.state.with(|s| {
+            s.busy
+                .clone()
+                .or_else(|| s.progress.values().next().cloned())
+                .map_or_else(
+                    || "loading its project".to_owned(),
+                    |b| format!("loading its project ({b})"),
+                )
+        });
+        Err(self.not_ready(what))
+    }
+
     /// Waits until answers about `path` are complete, within the ready budget.
     /// `cross_file` questions also need the whole workspace indexed: no
     /// work-done progress running, no busy status, and (pyright) the
@@ -367,6 +423,7 @@ impl LspServer {
         cross_file: bool,
     ) -> Result<(), ToolError> {
         let quirks = self.spec.quirks;
+        self.wait_loaded().await?;
         if quirks.ready_on_first_publish {
             let opened = doc.opened_seq;
             let ok = self

@@ -42,6 +42,13 @@ pub struct Inner {
     /// What a server's own status notification says it is busy with
     /// (rust-analyzer's `experimental/serverStatus`, jdtls's `language/status`).
     pub busy: Option<String>,
+    /// The server's status notification has said it is ready at least once
+    /// (rust-analyzer quiescent, jdtls `ServiceReady`).
+    pub loaded: bool,
+    /// Message counts at which the last check run on save (rust-analyzer's
+    /// `cargo check`) began and ended.
+    pub check_began: u64,
+    pub check_ended: u64,
     /// Bumped by `workspace/diagnostic/refresh`.
     pub refreshes: u64,
 }
@@ -244,14 +251,22 @@ impl Handler for ServerState {
                     .and_then(Value::as_str)
                     .unwrap_or("working")
                     .to_owned();
+                let check = self.spec.quirks.check_on_save;
+                let is_check = |t: &str| check.is_some_and(|prefix| t.starts_with(prefix));
                 self.with(|s| {
                     s.seq += 1;
                     match kind {
                         "begin" => {
+                            if is_check(&title) {
+                                s.check_began = s.seq;
+                            }
                             s.progress.insert(token, title);
                         }
                         "end" => {
-                            s.progress.remove(&token);
+                            let was_check = s.progress.remove(&token).is_some_and(|t| is_check(&t));
+                            if was_check {
+                                s.check_ended = s.seq;
+                            }
                         }
                         _ => {}
                     }
@@ -271,6 +286,7 @@ impl Handler for ServerState {
                 self.with(|s| {
                     s.seq += 1;
                     s.busy = (!quiescent).then_some(message);
+                    s.loaded |= quiescent;
                 });
             }
             // jdtls: `Starting` until `ServiceReady` (or `Started`).
@@ -287,6 +303,7 @@ impl Handler for ServerState {
                         "Starting" => Some(message),
                         _ => None,
                     };
+                    s.loaded |= matches!(kind, "ServiceReady" | "Started");
                 });
             }
             _ => self.with(|s| s.seq += 1),

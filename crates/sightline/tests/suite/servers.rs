@@ -257,3 +257,49 @@ fn clangd() {
     });
     snapshot("clangd", &out);
 }
+
+/// rust-analyzer answers empty until it has loaded the Cargo workspace, and
+/// reports rustc's own errors only from the `cargo check` it runs on save.
+/// After the edit, the literal out of range is an error rust-analyzer alone
+/// does not see (rustc's lints run only once types check).
+#[test]
+fn rust_analyzer_with_cargo_check() {
+    let found = std::process::Command::new("rustup")
+        .args(["which", "rust-analyzer"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
+    );
+    let lib = |ret: &str, value: &str| {
+        format!(
+            "mod util;\n\npub fn total() -> i32 {{\n    util::add(1, 2)\n}}\n\npub fn broken() -> {ret} {{\n    {value}\n}}\n"
+        )
+    };
+    let p = Project::new(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        ),
+        (
+            "src/util.rs",
+            "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+        ),
+        ("src/lib.rs", &lib("i32", "\"one\"")),
+    ]);
+    let out = runtime().block_on(async {
+        let ws = workspace(json!({}));
+        let before = diags(&ws, &p.path("src/lib.rs")).await;
+        p.write("src/lib.rs", &lib("u8", "300"));
+        let after = diags(&ws, &p.path("src/lib.rs")).await;
+        let out = format!(
+            "--- diagnostics\n{before}--- diagnostics after the edit\n{after}--- definition\n{}--- references\n{}",
+            defs(&ws, &p.path("src/lib.rs"), 4, 11).await,
+            refs(&ws, &p.path("src/util.rs"), 1, 8).await,
+        );
+        ws.shutdown().await;
+        out
+    });
+    snapshot("rust_analyzer", &out);
+}
