@@ -49,6 +49,8 @@ pub struct Inner {
     /// `cargo check`) began and ended.
     pub check_began: u64,
     pub check_ended: u64,
+    /// Tokens of check runs in progress (not counted in `progress`).
+    pub checks: std::collections::HashSet<String>,
     /// Bumped by `workspace/diagnostic/refresh`.
     pub refreshes: u64,
 }
@@ -256,17 +258,20 @@ impl Handler for ServerState {
                 self.with(|s| {
                     s.seq += 1;
                     match kind {
+                        // A check is not indexing: the server answers
+                        // questions while it runs, so it is kept apart.
+                        "begin" if is_check(&title) => {
+                            s.check_began = s.seq;
+                            s.checks.insert(token);
+                        }
                         "begin" => {
-                            if is_check(&title) {
-                                s.check_began = s.seq;
-                            }
                             s.progress.insert(token, title);
                         }
                         "end" => {
-                            let was_check = s.progress.remove(&token).is_some_and(|t| is_check(&t));
-                            if was_check {
+                            if s.checks.remove(&token) {
                                 s.check_ended = s.seq;
                             }
+                            s.progress.remove(&token);
                         }
                         _ => {}
                     }
