@@ -289,7 +289,12 @@ fn rust_analyzer_with_cargo_check() {
         ("src/lib.rs", &lib("i32", "\"one\"")),
     ]);
     let out = runtime().block_on(async {
-        let ws = workspace(json!({}));
+        // Loading the workspace and `cargo check` take seconds on two busy
+        // cores; the waits end on the server's signals, so roomy budgets cost
+        // nothing when it is quick.
+        let ws = workspace(json!({ "lsp": { "rust": { "diagnostics": {
+            "document_ms": 30000, "ready_ms": 30000,
+        } } } }));
         let before = diags(&ws, &p.path("src/lib.rs")).await;
         p.write("src/lib.rs", &lib("u8", "300"));
         let after = diags(&ws, &p.path("src/lib.rs")).await;
