@@ -95,7 +95,14 @@ impl LspServer {
             let providers = self.pull_identifiers();
             if !providers.is_empty() {
                 let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
-                if self.check_on_save && !self.wait_check(doc, deadline).await {
+                let checked = !self.check_on_save || self.wait_check(doc, deadline).await;
+                // A server that failed to load the project runs no check, and
+                // its answers are empty for want of a project, not of errors.
+                if let Some(failing) = self.state.with(|s| s.failing.clone()) {
+                    note.get_or_insert_with(|| {
+                        format!("{} could not load the project: {failing}", self.spec.id)
+                    });
+                } else if !checked {
                     note.get_or_insert_with(|| self.check_note());
                 }
                 if let PushState::Fresh(mut pushed) = self.push_state(path, doc) {
@@ -162,12 +169,14 @@ impl LspServer {
     }
 
     /// Waits until a check run on save (rust-analyzer's `cargo check`) that
-    /// began after the document's last change has ended. Its findings are
-    /// pushed, versioned, before it ends.
+    /// began after the document's last change has ended, or the server says
+    /// it failed to load the project (then no check runs). The check's
+    /// findings are pushed, versioned, before it ends.
     async fn wait_check(&self, doc: &Doc, deadline: tokio::time::Instant) -> bool {
         let after = doc.changed_seq;
-        let done =
-            move |s: &crate::state::Inner| s.check_began > after && s.check_ended > s.check_began;
+        let done = move |s: &crate::state::Inner| {
+            (s.check_began > after && s.check_ended > s.check_began) || s.failing.is_some()
+        };
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         self.wait_until(left, done).await
     }

@@ -45,6 +45,9 @@ pub struct Inner {
     /// The server's status notification has said it is ready at least once
     /// (rust-analyzer quiescent, jdtls `ServiceReady`).
     pub loaded: bool,
+    /// The first line of the status message when the server says its health
+    /// is `error` (rust-analyzer: "Failed to discover workspace.").
+    pub failing: Option<String>,
     /// Message counts at which the last check run on save (rust-analyzer's
     /// `cargo check`) began and ended.
     pub check_began: u64,
@@ -288,10 +291,13 @@ impl Handler for ServerState {
                     .and_then(Value::as_str)
                     .unwrap_or("loading the workspace")
                     .to_owned();
+                let failing = (params.get("health").and_then(Value::as_str) == Some("error"))
+                    .then(|| message.lines().next().unwrap_or_default().to_owned());
                 self.with(|s| {
                     s.seq += 1;
                     s.busy = (!quiescent).then_some(message);
                     s.loaded |= quiescent;
+                    s.failing = failing;
                 });
             }
             // jdtls: `Starting` until `ServiceReady` (or `Started`).

@@ -303,8 +303,12 @@ fn rust_analyzer_with_cargo_check() {
             defs(&ws, &p.path("src/lib.rs"), 4, 11).await,
             refs(&ws, &p.path("src/util.rs"), 1, 8).await,
         );
+        // Without a Cargo.toml rust-analyzer loads nothing and runs no
+        // check: the answer says so at once instead of waiting for one.
+        let lone = Project::new(&[(".git/HEAD", ""), ("main.rs", "fn main() {}\n")]);
+        let lone = diags(&ws, &lone.path("main.rs")).await;
         ws.shutdown().await;
-        out
+        format!("{out}--- a file outside every Cargo project\n{lone}")
     });
     snapshot("rust_analyzer", &out);
 }
