@@ -228,6 +228,10 @@ pub fn cache_dirs(server: &str) -> Vec<PathBuf> {
         }
         "ty" => vec![cache.join("ty")],
         "ruff" => vec![cache.join("ruff")],
+        // `biome lsp-proxy` starts (or joins) a daemon that binds its socket
+        // in `~/.cache/biome/biome-daemon` and logs to `biome-logs` there;
+        // without them it dies with "failed to create initial log file".
+        "biome" => vec![cache.join("biome")],
         _ => Vec::new(),
     }
 }

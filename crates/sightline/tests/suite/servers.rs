@@ -348,3 +348,60 @@ fn gopls() {
     });
     snapshot("gopls", &out);
 }
+
+/// Process ids of live Biome daemons (`biome __run_server`).
+fn biome_daemons() -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+            let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+            (super::support::alive(pid) && String::from_utf8_lossy(&cmd).contains("__run_server"))
+                .then_some(pid)
+        })
+        .collect()
+}
+
+/// Biome is a linter: it joins typescript-language-server on a project that
+/// uses it (here, its `biome.json`), both run in the default sandbox, their
+/// findings merge into one answer, and the daemon `biome lsp-proxy` starts
+/// goes when the server does. Without `biome.json`, Biome stays out.
+#[test]
+fn biome_joins_typescript_where_the_project_uses_it() {
+    require(&tools("node_modules/.bin/biome"));
+    let ts = "export function f(x: number): number {\n  debugger;\n  return x == 1 ? 1 : 2;\n}\nexport const s: number = \"one\";\n";
+    let before = biome_daemons();
+    let with = Project::new(&[
+        ("package.json", "{}"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
+        ("biome.json", "{}"),
+        ("a.ts", ts),
+    ]);
+    let without = Project::new(&[
+        ("package.json", "{}"),
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
+        ("a.ts", ts),
+    ]);
+    runtime().block_on(async {
+        let ws = workspace(json!({}));
+        let out = format!(
+            "--- with biome.json\n{}--- without\n{}",
+            diags(&ws, &with.path("a.ts")).await,
+            diags(&ws, &without.path("a.ts")).await,
+        );
+        let started: Vec<u32> = biome_daemons()
+            .into_iter()
+            .filter(|p| !before.contains(p))
+            .collect();
+        assert!(
+            !started.is_empty() || !before.is_empty(),
+            "biome lsp-proxy started no daemon"
+        );
+        ws.shutdown().await;
+        snapshot("biome", &out);
+        // The daemon leaves our process group (it calls setsid), and stops
+        // once its proxy has gone.
+        super::fake::wait_gone(&started).await;
+    });
+}
