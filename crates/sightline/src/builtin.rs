@@ -45,6 +45,7 @@ const PYRIGHT_QUIRKS: Quirks = Quirks {
     first_publish_is_partial: false,
     ready_on_status: false,
     check_on_save: None,
+    references_keep_declaration: false,
 };
 
 pub static DENO_LSP: ServerSpec = ServerSpec {
@@ -87,6 +88,7 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         first_publish_is_partial: true,
         ready_on_status: false,
         check_on_save: None,
+        references_keep_declaration: false,
     },
     ..BASE
 };
@@ -727,6 +729,11 @@ pub static JSON: ServerSpec = ServerSpec {
     ..BASE
 };
 
+const VSCODE_QUIRKS: Quirks = Quirks {
+    references_keep_declaration: true,
+    ..Quirks::NONE
+};
+
 pub static CSS: ServerSpec = ServerSpec {
     id: "css",
     language: "CSS",
@@ -735,6 +742,7 @@ pub static CSS: ServerSpec = ServerSpec {
     args: &["--stdio"],
     install: Install::Npm(VSCODE_EXTRACTED),
     init: r#"{"provideFormatter":true}"#,
+    quirks: VSCODE_QUIRKS,
     ..BASE
 };
 
@@ -746,6 +754,7 @@ pub static HTML: ServerSpec = ServerSpec {
     args: &["--stdio"],
     install: Install::Npm(VSCODE_EXTRACTED),
     init: r#"{"provideFormatter":true}"#,
+    quirks: VSCODE_QUIRKS,
     ..BASE
 };
 

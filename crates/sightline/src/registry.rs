@@ -32,6 +32,10 @@ pub struct Quirks {
     /// work-done progress whose title starts with this (`cargo check`, or
     /// `cargo clippy` when so configured) that began after the change.
     pub check_on_save: Option<&'static str>,
+    /// The VS Code CSS and HTML servers list the declaration among the
+    /// references even when `includeDeclaration` is false, so it is asked
+    /// for (as the definition) and taken out.
+    pub references_keep_declaration: bool,
 }
 
 impl Quirks {
@@ -43,6 +47,7 @@ impl Quirks {
         first_publish_is_partial: false,
         ready_on_status: false,
         check_on_save: None,
+        references_keep_declaration: false,
     };
 }
 

@@ -518,7 +518,16 @@ impl LspServer {
             .client
             .request("textDocument/references", params, self.budgets.request)
             .await?;
-        Ok(r.unwrap_or_default())
+        let mut found = r.unwrap_or_default();
+        if !include_declaration && self.spec.quirks.references_keep_declaration {
+            let declarations = self.definition(path, pos).await?;
+            found.retain(|l| {
+                !declarations
+                    .iter()
+                    .any(|d| d.uri == l.uri && d.range.start == l.range.start)
+            });
+        }
+        Ok(found)
     }
 
     /// Converts server locations into agent coordinates, reading each target

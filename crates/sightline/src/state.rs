@@ -100,6 +100,13 @@ impl ServerState {
                 Some(py) => json!({ "pythonPath": py }),
                 None => json!({}),
             },
+            // The VS Code HTML server reads
+            // `js/ts.implicitProjectConfig.strictNullChecks` without checking
+            // that `implicitProjectConfig` exists, and every validation of a
+            // file with a script fails on `{}`; these are VS Code's defaults.
+            Some("js/ts") => json!({
+                "implicitProjectConfig": { "strictNullChecks": true, "experimentalDecorators": false }
+            }),
             // An empty object, not null: the VS Code CSS server fails on null
             // settings, and every other server measured accepts `{}`.
             _ => json!({}),

