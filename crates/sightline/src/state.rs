@@ -95,6 +95,11 @@ impl ServerState {
     /// The settings answered to `workspace/configuration` for one section.
     fn configuration(&self, section: Option<&str>) -> Value {
         match section {
+            // vscode-eslint-language-server asks for its whole settings
+            // object (section "") and fails on `{}` ("The \"path\" argument
+            // must be of type string"): these are the VS Code extension's
+            // defaults, with the workspace folder it resolves paths against.
+            Some("") | None if self.spec.id == "eslint" => eslint_settings(&self.root),
             // pyright asks for `python`; point it at the project's virtualenv.
             Some("python") => match find_venv_python(&self.root) {
                 Some(py) => json!({ "pythonPath": py }),
@@ -112,6 +117,37 @@ impl ServerState {
             _ => json!({}),
         }
     }
+}
+
+fn eslint_settings(root: &std::path::Path) -> Value {
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    json!({
+        "validate": "on",
+        "packageManager": "npm",
+        "useESLintClass": false,
+        "experimental": { "useFlatConfig": false },
+        "codeAction": {
+            "disableRuleComment": { "enable": true, "location": "separateLine" },
+            "showDocumentation": { "enable": true }
+        },
+        "codeActionOnSave": { "enable": false, "mode": "all" },
+        "format": false,
+        "quiet": false,
+        "onIgnoredFiles": "off",
+        "options": {},
+        "rulesCustomizations": [],
+        "run": "onType",
+        "problems": { "shortenToSingleLine": false },
+        "nodePath": null,
+        "workingDirectory": { "mode": "location" },
+        "workspaceFolder": {
+            "uri": sightline_lsp::uri::path_to_uri_string(root).unwrap_or_default(),
+            "name": name
+        }
+    })
 }
 
 fn find_venv_python(root: &std::path::Path) -> Option<String> {

@@ -427,3 +427,37 @@ fn biome_joins_typescript_where_the_project_uses_it() {
         super::fake::wait_gone(&started).await;
     });
 }
+
+/// ESLint is a linter: vscode-eslint-language-server joins
+/// typescript-language-server on a project whose `node_modules` has eslint
+/// (pinned in `tools/package.json`; linked here), configured by its flat
+/// `eslint.config.js`. It failed on every file until `workspace/configuration`
+/// answered it the VS Code extension's settings.
+#[test]
+fn eslint_joins_typescript_where_the_project_uses_it() {
+    require(&tools("node_modules/.bin/vscode-eslint-language-server"));
+    require(&tools("node_modules/eslint/package.json"));
+    let js = "export function f(x) {\n  debugger;\n  const unused = 1;\n  return x;\n}\n";
+    let with = Project::new(&[
+        ("package.json", "{\"type\": \"module\"}"),
+        (
+            "eslint.config.js",
+            "import js from \"@eslint/js\";\nexport default [js.configs.recommended];\n",
+        ),
+        ("a.js", js),
+    ]);
+    std::os::unix::fs::symlink(tools("node_modules"), with.path("node_modules")).unwrap();
+    let without = Project::new(&[("package.json", "{\"type\": \"module\"}"), ("a.js", js)]);
+    let out = runtime().block_on(async {
+        // The linked `node_modules` holds Biome too, which would join as well.
+        let ws = workspace(json!({ "lsp": { "biome": { "disabled": true } } }));
+        let out = format!(
+            "--- with eslint\n{}--- without\n{}",
+            diags(&ws, &with.path("a.js")).await,
+            diags(&ws, &without.path("a.js")).await,
+        );
+        ws.shutdown().await;
+        out
+    });
+    snapshot("eslint", &out);
+}
