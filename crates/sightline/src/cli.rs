@@ -347,19 +347,27 @@ fn print_out(text: &str, status: i32) -> i32 {
 }
 
 /// Resolves on Ctrl-C or SIGTERM, so that either shuts the servers down in
-/// order before exiting.
-pub async fn interrupted() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+/// order before exiting. The handlers are installed when this is called, not
+/// when the future is first polled, so a signal that arrives in between is
+/// not lost to the default action (which would skip the orderly shutdown).
+/// Call it inside the runtime.
+pub fn interrupted() -> impl std::future::Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{SignalKind, signal};
+    let int = signal(SignalKind::interrupt()).ok();
+    let term = signal(SignalKind::terminate()).ok();
+    async move {
+        let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+            match s {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        tokio::select! {
+            _ = wait(int) => {}
+            _ = wait(term) => {}
         }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term => {}
     }
 }
 

@@ -38,6 +38,9 @@ pub fn main(args: &[String]) -> i32 {
             Ok(d) => render::diagnostics_text(&d),
             Err(e) => format!("{e}\n"),
         };
+        // Handlers first: the signal tests send theirs as soon as they read
+        // `ready`.
+        let interrupted = sightline::cli::interrupted();
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{text}ready").and_then(|()| out.flush());
         drop(out);
@@ -48,7 +51,7 @@ pub fn main(args: &[String]) -> i32 {
         };
         tokio::select! {
             _ = stdin_closed => {}
-            _ = sightline::cli::interrupted() => {}
+            _ = interrupted => {}
         }
         ws.shutdown().await;
         0
