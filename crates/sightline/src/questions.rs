@@ -193,7 +193,7 @@ impl Workspace {
                 _ => items.extend(server.call_item(item, &mut texts)),
             }
         }
-        items.sort_by(|a, b| (a.loc.cmp_in(&b.loc, &server.root)).then(a.name.cmp(&b.name)));
+        items.sort_by(|a, b| a.loc.cmp_in(&b.loc, &server.root).then(a.name.cmp(&b.name)));
         items.dedup();
         Ok(Items {
             kind,

@@ -23,7 +23,9 @@ pub struct Quirks {
     /// rust-analyzer answers every question (definition, references, pulled
     /// diagnostics) with empty results until it has loaded the Cargo
     /// workspace, and says when it has: its first `experimental/serverStatus`
-    /// with `quiescent: true`. jdtls says `ServiceReady` in `language/status`.
+    /// with `quiescent: true`. (jdtls's `ServiceReady` in `language/status`
+    /// is recorded the same way, but jdtls cannot be run here to confirm
+    /// that it needs the wait, so it does not have this quirk.)
     pub ready_on_status: bool,
     /// rust-analyzer runs `cargo check` only when told a file was saved,
     /// and its own analysis misses what only rustc reports (overflowing
