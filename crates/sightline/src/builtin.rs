@@ -46,6 +46,7 @@ const PYRIGHT_QUIRKS: Quirks = Quirks {
     ready_on_status: false,
     check_on_save: None,
     references_keep_declaration: false,
+    loose_files_need_open: false,
 };
 
 pub static DENO_LSP: ServerSpec = ServerSpec {
@@ -89,6 +90,7 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         ready_on_status: false,
         check_on_save: None,
         references_keep_declaration: false,
+        loose_files_need_open: true,
     },
     ..BASE
 };

@@ -22,6 +22,7 @@ pub mod error;
 pub mod format;
 pub mod formatter;
 pub mod install;
+pub mod loose;
 pub mod mcp;
 pub mod navigation;
 pub mod patch;

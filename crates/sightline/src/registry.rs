@@ -38,6 +38,10 @@ pub struct Quirks {
     /// references even when `includeDeclaration` is false, so it is asked
     /// for (as the definition) and taken out.
     pub references_keep_declaration: bool,
+    /// tsserver sees a file outside every `tsconfig.json`/`jsconfig.json`
+    /// with only the open files around it, so references of such a file are
+    /// asked with the files that mention the name open (see `loose`).
+    pub loose_files_need_open: bool,
 }
 
 impl Quirks {
@@ -50,6 +54,7 @@ impl Quirks {
         ready_on_status: false,
         check_on_save: None,
         references_keep_declaration: false,
+        loose_files_need_open: false,
     };
 }
 

@@ -95,6 +95,14 @@ pub fn symbols_on(line: &str, dash: bool) -> Vec<(usize, String)> {
     out
 }
 
+/// The symbol that covers the 1-based character `column` of `line`.
+pub fn symbol_at(line: &str, column: usize, dash: bool) -> Option<String> {
+    symbols_on(line, dash)
+        .into_iter()
+        .find(|(start, name)| column >= *start && column < start + name.chars().count())
+        .map(|(_, name)| name)
+}
+
 /// Checks a 1-based line and character column against the text. The column
 /// must be on a symbol.
 pub fn check_position(

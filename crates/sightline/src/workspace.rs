@@ -450,6 +450,18 @@ impl Workspace {
                 .references(&checked.path, pos, include_declaration)
                 .await?;
         }
+        if server.spec.quirks.loose_files_need_open
+            && !crate::loose::in_project(&checked.path, &server.root)
+        {
+            let index = sightline_lsp::LineIndex::new(checked.text.as_str());
+            let text = index.line(line - 1).unwrap_or("");
+            if let Some(name) = validate::symbol_at(text, column, validate::dashed_names(file)) {
+                found.extend(
+                    crate::loose::references(&server, &checked, pos, &name, include_declaration)
+                        .await?,
+                );
+            }
+        }
         let mut texts = HashMap::new();
         if server.spec.quirks.follow_import_alias {
             found.extend(self.alias_references(&server, &found, &mut texts).await?);

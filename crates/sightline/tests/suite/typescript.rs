@@ -135,3 +135,48 @@ fn bad_positions_get_one_error_line() {
         ws.shutdown().await;
     });
 }
+
+/// A JavaScript project with no `jsconfig.json`: tsserver sees `lib.js` with
+/// only the files open around it, so without sightline opening the files
+/// that mention `add` (in groups, within the open document limit) the answer
+/// was `no references`. Nine importers take more than one group; the file
+/// that only says `add` in a comment and a string is not a reference.
+#[test]
+fn references_of_a_file_outside_every_project_cross_files() {
+    let mut files = vec![
+        (
+            "package.json".to_owned(),
+            "{\"type\": \"module\"}".to_owned(),
+        ),
+        (
+            "lib.js".to_owned(),
+            "export function add(a, b) {\n  return a + b;\n}\n".to_owned(),
+        ),
+        (
+            "notes.js".to_owned(),
+            "// add is mentioned here\nexport const label = \"add\";\n".to_owned(),
+        ),
+    ];
+    for i in 1..=9 {
+        files.push((
+            format!("use{i}.js"),
+            format!("import {{ add }} from \"./lib.js\";\nexport const v{i} = add({i}, 1);\n"),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let p = Project::new(&files);
+    runtime().block_on(async {
+        let ws = workspace();
+        let mut expected = String::from("18 references\n");
+        for i in 1..=9 {
+            expected.push_str(&format!(
+                "use{i}.js:1:10 import {{ add }} from \"./lib.js\";\nuse{i}.js:2:19 export const v{i} = add({i}, 1);\n"
+            ));
+        }
+        assert_eq!(refs(&ws, &p.path("lib.js"), 1, 17).await, expected);
+        ws.shutdown().await;
+    });
+}

@@ -1,0 +1,140 @@
+//! References of a JavaScript or TypeScript file that no `tsconfig.json` or
+//! `jsconfig.json` governs.
+//!
+//! tsserver (behind typescript-language-server) puts such a "loose" file in an
+//! inferred project made of the files open in the editor and what they import.
+//! Asked for the references of a function that `lib.js` exports, it finds no
+//! use in `app.js` unless `app.js` is open too. So sightline opens the files
+//! of the workspace that mention the name, a few at a time (within the open
+//! document limit), asks again with each group open, and merges the answers.
+
+use std::path::{Path, PathBuf};
+
+use sightline_lsp::protocol::{Location, Position};
+
+use crate::documents::MAX_OPEN;
+use crate::error::ToolError;
+use crate::server::LspServer;
+use crate::validate::Checked;
+
+/// At most this many entries of the workspace are looked at, and at most
+/// this many files that mention the name are opened.
+const WALK_LIMIT: usize = 5000;
+const CANDIDATE_LIMIT: usize = 120;
+/// Files larger than this are not read for the name (bundles, minified code).
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// Whether a `tsconfig.json` or `jsconfig.json` in `file`'s directory or one
+/// above it, up to `root`, governs the file.
+pub fn in_project(file: &Path, root: &Path) -> bool {
+    file.ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(root))
+        .any(|dir| dir.join("tsconfig.json").is_file() || dir.join("jsconfig.json").is_file())
+}
+
+/// The files under `top`, breadth first and sorted within each directory,
+/// skipping hidden directories and the ones file watching skips
+/// (`node_modules`, `target`, ...), within a bounded walk.
+pub fn files_under(top: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut queue = std::collections::VecDeque::from([top.to_path_buf()]);
+    let mut seen = 0usize;
+    while let Some(dir) = queue.pop_front() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            seen += 1;
+            if seen > WALK_LIMIT {
+                return files;
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if !name.starts_with('.') && !crate::watch::SKIPPED.contains(&name.as_str()) {
+                    queue.push_back(entry.path());
+                }
+            } else if kind.is_file() {
+                files.push(entry.path());
+            }
+        }
+    }
+    files
+}
+
+/// The references of `name` at `pos` in the loose file `file`, asked with
+/// the other workspace files that mention `name` open, a group at a time.
+pub async fn references(
+    server: &LspServer,
+    file: &Checked,
+    pos: Position,
+    name: &str,
+    include_declaration: bool,
+) -> Result<Vec<Location>, ToolError> {
+    let candidates: Vec<(PathBuf, String)> = files_under(&server.root)
+        .into_iter()
+        .filter(|p| *p != file.path && server.spec.handles(p))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(&p).ok()?;
+            text.contains(name).then_some((p, text))
+        })
+        .take(CANDIDATE_LIMIT)
+        .collect();
+    let mut found = Vec::new();
+    // Room for the asked file, which must stay open, and one spare.
+    for group in candidates.chunks(MAX_OPEN.saturating_sub(2).max(1)) {
+        for (path, text) in group {
+            server.sync(path, text.clone())?;
+        }
+        server.sync(&file.path, file.text.clone())?;
+        found.extend(
+            server
+                .references(&file.path, pos, include_declaration)
+                .await?,
+        );
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::{files_under, in_project};
+
+    #[test]
+    fn a_config_between_the_file_and_the_root_makes_a_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("web/src")).unwrap();
+        let file = root.join("web/src/a.js");
+        assert!(!in_project(&file, root));
+        std::fs::write(root.join("web/jsconfig.json"), "{}").unwrap();
+        assert!(in_project(&file, root));
+        // A config above the root is not the workspace's.
+        let inner = root.join("web/src");
+        assert!(!in_project(&inner.join("b.js"), &inner));
+    }
+
+    #[test]
+    fn the_walk_skips_dependencies_and_hidden_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in ["b.js", "a/c.js", "node_modules/x/d.js", ".cache/e.js"] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        let names: Vec<_> = files_under(root)
+            .iter()
+            .map(|p| p.strip_prefix(root).unwrap().display().to_string())
+            .collect();
+        assert_eq!(names, ["b.js", "a/c.js"]);
+    }
+}
