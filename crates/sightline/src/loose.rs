@@ -10,8 +10,6 @@
 
 use std::path::{Path, PathBuf};
 
-use sightline_lsp::protocol::{Location, Position};
-
 use crate::documents::MAX_OPEN;
 use crate::error::ToolError;
 use crate::server::LspServer;
@@ -67,15 +65,9 @@ pub fn files_under(top: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The references of `name` at `pos` in the loose file `file`, asked with
-/// the other workspace files that mention `name` open, a group at a time.
-pub async fn references(
-    server: &LspServer,
-    file: &Checked,
-    pos: Position,
-    name: &str,
-    include_declaration: bool,
-) -> Result<Vec<Location>, ToolError> {
+/// The other workspace files of `server` that mention `name`, in groups
+/// small enough to be open together with `file` (open document limit).
+pub fn groups(server: &LspServer, file: &Checked, name: &str) -> Vec<Vec<(PathBuf, String)>> {
     let candidates: Vec<(PathBuf, String)> = files_under(&server.root)
         .into_iter()
         .filter(|p| *p != file.path && server.spec.handles(p))
@@ -86,20 +78,41 @@ pub async fn references(
         })
         .take(CANDIDATE_LIMIT)
         .collect();
-    let mut found = Vec::new();
     // Room for the asked file, which must stay open, and one spare.
-    for group in candidates.chunks(MAX_OPEN.saturating_sub(2).max(1)) {
-        for (path, text) in group {
-            server.sync(path, text.clone())?;
-        }
-        server.sync(&file.path, file.text.clone())?;
-        found.extend(
-            server
-                .references(&file.path, pos, include_declaration)
-                .await?,
-        );
+    candidates
+        .chunks(MAX_OPEN.saturating_sub(2).max(1))
+        .map(<[_]>::to_vec)
+        .collect()
+}
+
+/// Opens a group, then `file` again so that it is the most recently used
+/// document and stays open while the next group is opened.
+pub fn open(
+    server: &LspServer,
+    file: &Checked,
+    group: &[(PathBuf, String)],
+) -> Result<(), ToolError> {
+    for (path, text) in group {
+        server.sync(path, text.clone())?;
     }
-    Ok(found)
+    server.sync(&file.path, file.text.clone())?;
+    Ok(())
+}
+
+/// The name at a position, when the server needs the files that mention it
+/// open for cross-file questions about `file` (a loose file).
+pub fn name_to_open(
+    server: &LspServer,
+    file: &Checked,
+    line: usize,
+    column: usize,
+) -> Option<String> {
+    if !server.spec.quirks.loose_files_need_open || in_project(&file.path, &server.root) {
+        return None;
+    }
+    let index = sightline_lsp::LineIndex::new(file.text.as_str());
+    let text = index.line(line.checked_sub(1)?)?;
+    crate::validate::symbol_at(text, column, crate::validate::dashed_names(&file.path))
 }
 
 #[cfg(test)]

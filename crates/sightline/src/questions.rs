@@ -182,6 +182,17 @@ impl Workspace {
         let prepared = server.prepare_call_hierarchy(&checked.path, pos).await?;
         let mut texts = HashMap::new();
         let mut items = Vec::new();
+        // Callers in other files of a loose file are found only while open.
+        if kind == ItemsKind::IncomingCalls
+            && let Some(name) = crate::loose::name_to_open(&server, &checked, line, column)
+        {
+            for group in crate::loose::groups(&server, &checked, &name) {
+                crate::loose::open(&server, &checked, &group)?;
+                for item in &prepared {
+                    items.extend(server.incoming_calls(item, &mut texts).await?);
+                }
+            }
+        }
         for item in &prepared {
             match kind {
                 ItemsKind::IncomingCalls => {

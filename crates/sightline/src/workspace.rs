@@ -450,14 +450,12 @@ impl Workspace {
                 .references(&checked.path, pos, include_declaration)
                 .await?;
         }
-        if server.spec.quirks.loose_files_need_open
-            && !crate::loose::in_project(&checked.path, &server.root)
-        {
-            let index = sightline_lsp::LineIndex::new(checked.text.as_str());
-            let text = index.line(line - 1).unwrap_or("");
-            if let Some(name) = validate::symbol_at(text, column, validate::dashed_names(file)) {
+        if let Some(name) = crate::loose::name_to_open(&server, &checked, line, column) {
+            for group in crate::loose::groups(&server, &checked, &name) {
+                crate::loose::open(&server, &checked, &group)?;
                 found.extend(
-                    crate::loose::references(&server, &checked, pos, &name, include_declaration)
+                    server
+                        .references(&checked.path, pos, include_declaration)
                         .await?,
                 );
             }

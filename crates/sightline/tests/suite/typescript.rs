@@ -140,7 +140,8 @@ fn bad_positions_get_one_error_line() {
 /// only the files open around it, so without sightline opening the files
 /// that mention `add` (in groups, within the open document limit) the answer
 /// was `no references`. Nine importers take more than one group; the file
-/// that only says `add` in a comment and a string is not a reference.
+/// that only says `add` in a comment and a string is not a reference. The
+/// same holds for incoming calls.
 #[test]
 fn references_of_a_file_outside_every_project_cross_files() {
     let mut files = vec![
@@ -177,6 +178,23 @@ fn references_of_a_file_outside_every_project_cross_files() {
             ));
         }
         assert_eq!(refs(&ws, &p.path("lib.js"), 1, 17).await, expected);
+        // Callers in other files are found the same way.
+        let calls = ws
+            .call_hierarchy(
+                &p.path("lib.js"),
+                1,
+                17,
+                sightline::answer::ItemsKind::IncomingCalls,
+            )
+            .await
+            .unwrap();
+        let mut expected = String::from("9 incoming calls\n");
+        for i in 1..=9 {
+            expected.push_str(&format!(
+                "use{i}.js:2:19 export const v{i} = add({i}, 1); (in module use{i}.js)\n"
+            ));
+        }
+        assert_eq!(sightline::render::items_text(&calls), expected);
         ws.shutdown().await;
     });
 }
