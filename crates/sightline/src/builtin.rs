@@ -110,6 +110,12 @@ pub static TYPESCRIPT_NATIVE: ServerSpec = ServerSpec {
         version: "7.0.2",
     }]),
     role: Role::Alternative,
+    // Like tsserver, `tsc --lsp` finds no use of a loose file's export in a
+    // file that is not open.
+    quirks: Quirks {
+        loose_files_need_open: true,
+        ..Quirks::NONE
+    },
     ..BASE
 };
 

@@ -148,6 +148,36 @@ fn typescript_7_native() {
     snapshot("typescript_native", &out);
 }
 
+/// `tsc --lsp` on a JavaScript file outside every project: the use in a file
+/// that is not open is found only because sightline opens the files that
+/// mention the name (`loose.rs`).
+#[test]
+fn typescript_7_native_on_a_file_outside_every_project() {
+    let tsc = tools("ts7/node_modules/.bin/tsc");
+    require(&tsc);
+    let out = run(Case {
+        files: &[
+            ("package.json", "{\"type\": \"module\"}"),
+            (
+                "lib.js",
+                "export function add(a, b) {\n  return a + b;\n}\n",
+            ),
+            (
+                "app.js",
+                "import { add } from \"./lib.js\";\nconsole.log(add(1, 2));\n",
+            ),
+        ],
+        config: json!({ "lsp": {
+            "typescript": { "disabled": true },
+            "typescript-native": { "command": [tsc, "--lsp", "--stdio"] },
+        } }),
+        diagnose: "lib.js",
+        definition: ("app.js", 2, 13),
+        references: ("lib.js", 1, 17),
+    });
+    snapshot("typescript_native_loose", &out);
+}
+
 #[test]
 fn bash_language_server_with_shellcheck() {
     require(&tools("node_modules/.bin/bash-language-server"));
