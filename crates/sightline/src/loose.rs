@@ -1,5 +1,6 @@
-//! References of a JavaScript or TypeScript file that no `tsconfig.json` or
-//! `jsconfig.json` governs.
+//! References of a file outside every project its server indexes whole: a
+//! JavaScript or TypeScript file that no `tsconfig.json` or `jsconfig.json`
+//! governs, a C file with no `compile_commands.json`.
 //!
 //! tsserver (behind typescript-language-server) puts such a "loose" file in an
 //! inferred project made of the files open in the editor and what they import.
@@ -7,6 +8,8 @@
 //! use in `app.js` unless `app.js` is open too. So sightline opens the files
 //! of the workspace that mention the name, a few at a time (within the open
 //! document limit), asks again with each group open, and merges the answers.
+//! clangd likewise indexes in the background only the files a compilation
+//! database lists; without one it knows the open files.
 
 use std::path::{Path, PathBuf};
 
@@ -22,13 +25,13 @@ const CANDIDATE_LIMIT: usize = 120;
 /// Files larger than this are not read for the name (bundles, minified code).
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
-/// Whether a `tsconfig.json` or `jsconfig.json` in `file`'s directory or one
-/// above it, up to `root`, governs the file.
-pub fn in_project(file: &Path, root: &Path) -> bool {
+/// Whether one of the `project` files (`tsconfig.json`, ...) in `file`'s
+/// directory or one above it, up to `root`, governs the file.
+pub fn in_project(file: &Path, root: &Path, project: &[&str]) -> bool {
     file.ancestors()
         .skip(1)
         .take_while(|dir| dir.starts_with(root))
-        .any(|dir| dir.join("tsconfig.json").is_file() || dir.join("jsconfig.json").is_file())
+        .any(|dir| project.iter().any(|p| dir.join(p).is_file()))
 }
 
 /// The files under `top`, breadth first and sorted within each directory,
@@ -86,16 +89,28 @@ pub fn groups(server: &LspServer, file: &Checked, name: &str) -> Vec<Vec<(PathBu
 }
 
 /// Opens a group, then `file` again so that it is the most recently used
-/// document and stays open while the next group is opened.
-pub fn open(
+/// document and stays open while the next group is opened. For a server
+/// that takes a file in only once built (clangd), waits for that.
+pub async fn open(
     server: &LspServer,
     file: &Checked,
     group: &[(PathBuf, String)],
 ) -> Result<(), ToolError> {
+    let mut opened = Vec::new();
     for (path, text) in group {
-        server.sync(path, text.clone())?;
+        opened.push((path, server.sync(path, text.clone())?));
     }
     server.sync(&file.path, file.text.clone())?;
+    if server
+        .spec
+        .quirks
+        .loose_files
+        .is_some_and(|l| l.wait_publish)
+    {
+        for (path, doc) in opened {
+            server.wait_built(path, &doc).await?;
+        }
+    }
     Ok(())
 }
 
@@ -107,7 +122,8 @@ pub fn name_to_open(
     line: usize,
     column: usize,
 ) -> Option<String> {
-    if !server.spec.quirks.loose_files_need_open || in_project(&file.path, &server.root) {
+    let loose = server.spec.quirks.loose_files?;
+    if in_project(&file.path, &server.root, loose.project) {
         return None;
     }
     let index = sightline_lsp::LineIndex::new(file.text.as_str());
@@ -127,12 +143,13 @@ mod tests {
         let root = dir.path();
         std::fs::create_dir_all(root.join("web/src")).unwrap();
         let file = root.join("web/src/a.js");
-        assert!(!in_project(&file, root));
+        let ts = &["tsconfig.json", "jsconfig.json"];
+        assert!(!in_project(&file, root, ts));
         std::fs::write(root.join("web/jsconfig.json"), "{}").unwrap();
-        assert!(in_project(&file, root));
+        assert!(in_project(&file, root, ts));
         // A config above the root is not the workspace's.
         let inner = root.join("web/src");
-        assert!(!in_project(&inner.join("b.js"), &inner));
+        assert!(!in_project(&inner.join("b.js"), &inner, ts));
     }
 
     #[test]

@@ -187,7 +187,7 @@ impl Workspace {
             && let Some(name) = crate::loose::name_to_open(&server, &checked, line, column)
         {
             for group in crate::loose::groups(&server, &checked, &name) {
-                crate::loose::open(&server, &checked, &group)?;
+                crate::loose::open(&server, &checked, &group).await?;
                 for item in &prepared {
                     items.extend(server.incoming_calls(item, &mut texts).await?);
                 }

@@ -38,10 +38,13 @@ pub struct Quirks {
     /// references even when `includeDeclaration` is false, so it is asked
     /// for (as the definition) and taken out.
     pub references_keep_declaration: bool,
-    /// tsserver sees a file outside every `tsconfig.json`/`jsconfig.json`
-    /// with only the open files around it, so references of such a file are
-    /// asked with the files that mention the name open (see `loose`).
-    pub loose_files_need_open: bool,
+    /// Servers that index a whole project only when a file names it
+    /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
+    /// `compile_commands.json`) see a file outside every such project with
+    /// only the open files around it. For such a file, references and
+    /// incoming calls are asked with the files that mention the name open
+    /// (see `loose`).
+    pub loose_files: Option<LooseFiles>,
 }
 
 impl Quirks {
@@ -54,8 +57,20 @@ impl Quirks {
         ready_on_status: false,
         check_on_save: None,
         references_keep_declaration: false,
-        loose_files_need_open: false,
+        loose_files: None,
     };
+}
+
+/// How a server that indexes whole projects treats a file outside them.
+#[derive(Debug, Clone, Copy)]
+pub struct LooseFiles {
+    /// The files that make a project, looked for from the file's directory
+    /// up to the root.
+    pub project: &'static [&'static str],
+    /// The server takes in an opened file only once it has built it, which
+    /// its first `publishDiagnostics` for the file marks (clangd); tsserver
+    /// takes it in before it answers the next request.
+    pub wait_publish: bool,
 }
 
 /// Wait budgets and lifetime limits. Every number is configurable per server.

@@ -412,6 +412,22 @@ impl LspServer {
         Err(self.not_ready(what))
     }
 
+    /// Waits for the server's first publish for `path` since it was opened
+    /// (it has built the file), within the ready budget.
+    pub async fn wait_built(&self, path: &Path, doc: &Doc) -> Result<(), ToolError> {
+        let opened = doc.opened_seq;
+        let built = self
+            .wait_until(self.budgets.ready, |s| {
+                s.pushes.get(path).is_some_and(|p| p.seq > opened)
+            })
+            .await;
+        if built {
+            Ok(())
+        } else {
+            Err(self.not_ready(format!("building {}", path.display())))
+        }
+    }
+
     /// Waits until answers about `path` are complete, within the ready budget.
     /// `cross_file` questions also need the whole workspace indexed: no
     /// work-done progress running, no busy status, and (pyright) the

@@ -452,7 +452,7 @@ impl Workspace {
         }
         if let Some(name) = crate::loose::name_to_open(&server, &checked, line, column) {
             for group in crate::loose::groups(&server, &checked, &name) {
-                crate::loose::open(&server, &checked, &group)?;
+                crate::loose::open(&server, &checked, &group).await?;
                 found.extend(
                     server
                         .references(&checked.path, pos, include_declaration)

@@ -491,3 +491,40 @@ fn eslint_joins_typescript_where_the_project_uses_it() {
     });
     snapshot("eslint", &out);
 }
+
+/// clangd without a `compile_commands.json` indexes nothing in the
+/// background: asked first, the references of a header's function were `no
+/// references`. sightline opens the files that mention the name and waits
+/// for clangd to build each (its first publish) before asking.
+#[test]
+fn clangd_references_without_a_compilation_database() {
+    require(&tools(".venv/bin/clangd"));
+    let mut files = vec![
+        ("compile_flags.txt".to_owned(), "-std=c11\n".to_owned()),
+        ("lib.h".to_owned(), "int add(int a, int b);\n".to_owned()),
+    ];
+    for i in 1..=7 {
+        files.push((
+            format!("use{i}.c"),
+            format!("#include \"lib.h\"\nint use{i}(void) {{ return add({i}, 1); }}\n"),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let p = Project::new(&files);
+    let out = runtime().block_on(async {
+        let ws = workspace(json!({}));
+        let out = refs(&ws, &p.path("lib.h"), 1, 5).await;
+        ws.shutdown().await;
+        out
+    });
+    let mut expected = String::from("7 references\n");
+    for i in 1..=7 {
+        expected.push_str(&format!(
+            "use{i}.c:2:25 int use{i}(void) {{ return add({i}, 1); }}\n"
+        ));
+    }
+    assert_eq!(out, expected);
+}
