@@ -173,8 +173,9 @@ impl LspServer {
     /// it failed to load the project (then no check runs). The check's
     /// findings are pushed, versioned, before it ends.
     async fn wait_check(&self, doc: &Doc, deadline: tokio::time::Instant) -> bool {
-        let after = doc.changed_seq;
+        let changed = doc.changed_seq;
         let done = move |s: &crate::state::Inner| {
+            let after = changed.max(s.saved_at);
             (s.check_began > after && s.check_ended > s.check_began) || s.failing.is_some()
         };
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());

@@ -295,8 +295,12 @@ impl LspServer {
         }
         docs.close_idle(&self.client, self.budgets.idle_document)?;
         let (doc, how) = docs.sync(&self.client, path, text, seq, pushes)?;
-        if how != Synced::Unchanged && self.check_on_save {
+        // A check on save covers the files changed on disk too: rust-analyzer
+        // re-reads them through the watch, but its last `cargo check` saw
+        // the old ones.
+        if self.check_on_save && (how != Synced::Unchanged || !changed.is_empty()) {
             let uri = path_to_uri_string(path).unwrap_or_default();
+            self.state.with(|s| s.saved_at = s.seq);
             self.client.notify(
                 "textDocument/didSave",
                 json!({ "textDocument": { "uri": uri } }),

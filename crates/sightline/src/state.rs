@@ -52,6 +52,9 @@ pub struct Inner {
     /// `cargo check`) began and ended.
     pub check_began: u64,
     pub check_ended: u64,
+    /// Message count when sightline last sent `didSave`: only a check that
+    /// began after it covers the files as they are on disk.
+    pub saved_at: u64,
     /// Tokens of check runs in progress (not counted in `progress`).
     pub checks: std::collections::HashSet<String>,
     /// Bumped by `workspace/diagnostic/refresh`.

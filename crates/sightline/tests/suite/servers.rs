@@ -350,11 +350,27 @@ fn rust_analyzer_with_cargo_check() {
         let before = diags(&ws, &p.path("src/lib.rs")).await;
         p.write("src/lib.rs", &lib("u8", "300"));
         let after = diags(&ws, &p.path("src/lib.rs")).await;
-        let out = format!(
+        let mut out = format!(
             "--- diagnostics\n{before}--- diagnostics after the edit\n{after}--- definition\n{}--- references\n{}",
             defs(&ws, &p.path("src/lib.rs"), 4, 11).await,
             refs(&ws, &p.path("src/util.rs"), 1, 8).await,
         );
+        // Only a dependency changes: `take`'s parameter decides whether the
+        // literal in lib.rs fits. The check must run again and its old
+        // finding must go, though lib.rs itself is unchanged.
+        let util = |param: &str| {
+            format!(
+                "pub fn add(a: i32, b: i32) -> i32 {{\n    a + b\n}}\n\npub fn take(x: {param}) -> u8 {{\n    x as u8\n}}\n"
+            )
+        };
+        p.write("src/util.rs", &util("u8"));
+        p.write("src/lib.rs", &lib("u8", "util::take(300)"));
+        let narrow = diags(&ws, &p.path("src/lib.rs")).await;
+        p.write("src/util.rs", &util("i32"));
+        let wide = diags(&ws, &p.path("src/lib.rs")).await;
+        out.push_str(&format!(
+            "--- lib.rs passing 300 as u8\n{narrow}--- after only util.rs changed to take i32\n{wide}"
+        ));
         // Without a Cargo.toml rust-analyzer loads nothing and runs no
         // check: the answer says so at once instead of waiting for one.
         let lone = Project::new(&[(".git/HEAD", ""), ("main.rs", "fn main() {}\n")]);
