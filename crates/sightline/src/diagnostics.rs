@@ -94,8 +94,12 @@ impl LspServer {
         loop {
             let providers = self.pull_identifiers();
             if !providers.is_empty() {
-                let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
+                // The check first, then the pull: rust-analyzer may send the
+                // check's end before the publish of its findings (both come
+                // out of one turn of its main loop), but it answers the pull
+                // in a later turn, after that publish.
                 let checked = !self.check_on_save || self.wait_check(doc, deadline).await;
+                let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
                 // A server that failed to load the project runs no check, and
                 // its answers are empty for want of a project, not of errors.
                 if let Some(failing) = self.state.with(|s| s.failing.clone()) {
@@ -199,7 +203,7 @@ impl LspServer {
     }
 
     /// Identifiers of every pull provider, static first.
-    fn pull_identifiers(&self) -> Vec<Option<String>> {
+    pub(crate) fn pull_identifiers(&self) -> Vec<Option<String>> {
         let mut ids: Vec<Option<String>> = self.static_pull.iter().cloned().collect();
         self.state.with(|s| {
             let mut registered: Vec<&Option<String>> = s.pull_registrations.values().collect();

@@ -81,20 +81,10 @@ impl Documents {
             if doc.hash == hash && doc.index.text() == text {
                 return Ok((doc.clone(), Synced::Unchanged));
             }
-            doc.version += 1;
-            self.versions.insert(path.to_owned(), doc.version);
-            client.notify(
-                "textDocument/didChange",
-                json!({
-                    "textDocument": { "uri": uri, "version": doc.version },
-                    "contentChanges": [{ "text": text }],
-                }),
-            )?;
             doc.hash = hash;
             doc.index = Arc::new(LineIndex::new(text));
-            doc.changed_seq = seq;
-            doc.pushes_at_change = pushes;
-            return Ok((doc.clone(), Synced::Changed));
+            let doc = change(doc, &mut self.versions, client, path, seq, pushes)?;
+            return Ok((doc, Synced::Changed));
         }
         self.evict(client, MAX_OPEN.saturating_sub(1))?;
         let version = self.versions.get(path).map_or(1, |v| v + 1);
@@ -116,6 +106,23 @@ impl Documents {
         };
         self.docs.insert(path.to_owned(), doc.clone());
         Ok((doc, Synced::Opened))
+    }
+
+    /// Sends an open document's current text again as a new version, so
+    /// that only results computed from now on count for it: a file it
+    /// depends on changed on disk, and a push server would otherwise be
+    /// taken at its word for the unchanged version.
+    pub fn touch(
+        &mut self,
+        client: &Client,
+        path: &Path,
+        seq: u64,
+        pushes: u64,
+    ) -> Result<Option<Doc>, sightline_lsp::ClientError> {
+        let Some(doc) = self.docs.get_mut(path) else {
+            return Ok(None);
+        };
+        change(doc, &mut self.versions, client, path, seq, pushes).map(Some)
     }
 
     /// Closes a document that no longer exists on disk.
@@ -167,4 +174,29 @@ impl Documents {
         }
         Ok(())
     }
+}
+
+/// Sends `didChange` with the document's text (already updated) under the
+/// next version.
+fn change(
+    doc: &mut Doc,
+    versions: &mut HashMap<PathBuf, i32>,
+    client: &Client,
+    path: &Path,
+    seq: u64,
+    pushes: u64,
+) -> Result<Doc, sightline_lsp::ClientError> {
+    doc.version += 1;
+    versions.insert(path.to_owned(), doc.version);
+    let uri = path_to_uri_string(path).unwrap_or_default();
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": uri, "version": doc.version },
+            "contentChanges": [{ "text": doc.index.text() }],
+        }),
+    )?;
+    doc.changed_seq = seq;
+    doc.pushes_at_change = pushes;
+    Ok(doc.clone())
 }

