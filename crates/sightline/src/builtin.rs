@@ -397,7 +397,9 @@ pub static RUST: ServerSpec = ServerSpec {
     extensions: &[".rs"],
     command: "rust-analyzer",
     root: RootRule::CargoWorkspace,
-    install: Install::Toolchain(&["rustup", "component", "add", "rust-analyzer"]),
+    // rust-src is where rust-analyzer reads the standard library from;
+    // without it every `std` type is unknown.
+    install: Install::Toolchain(&["rustup", "component", "add", "rust-analyzer", "rust-src"]),
     quirks: Quirks {
         ready_on_status: true,
         check_on_save: Some("cargo "),
