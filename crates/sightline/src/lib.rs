@@ -30,6 +30,7 @@ pub mod pool;
 pub mod progress;
 pub mod questions;
 pub mod range_format;
+pub mod readiness;
 pub mod registry;
 pub mod render;
 pub mod roots;
