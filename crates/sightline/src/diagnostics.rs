@@ -98,7 +98,7 @@ impl LspServer {
                 // check's end before the publish of its findings (both come
                 // out of one turn of its main loop), but it answers the pull
                 // in a later turn, after that publish.
-                let checked = !self.check_on_save || self.wait_check(doc, deadline).await;
+                let checked = !self.check_on_save || self.wait_check(deadline).await;
                 let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
                 // A server that failed to load the project runs no check, and
                 // its answers are empty for want of a project, not of errors.
@@ -173,14 +173,13 @@ impl LspServer {
     }
 
     /// Waits until a check run on save (rust-analyzer's `cargo check`) that
-    /// began after the document's last change has ended, or the server says
-    /// it failed to load the project (then no check runs). The check's
-    /// findings are pushed, versioned, before it ends.
-    async fn wait_check(&self, doc: &Doc, deadline: tokio::time::Instant) -> bool {
-        let changed = doc.changed_seq;
-        let done = move |s: &crate::state::Inner| {
-            let after = changed.max(s.saved_at);
-            (s.check_began > after && s.check_ended > s.check_began) || s.failing.is_some()
+    /// began after sightline's last `didSave` has ended, or the server says
+    /// it failed to load the project (then no check runs). Every change of
+    /// content is followed by a save, so that check saw the files as they
+    /// are now.
+    async fn wait_check(&self, deadline: tokio::time::Instant) -> bool {
+        let done = |s: &crate::state::Inner| {
+            (s.check_began > s.saved_at && s.check_ended > s.check_began) || s.failing.is_some()
         };
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         self.wait_until(left, done).await

@@ -267,7 +267,7 @@ impl Pool {
         writable.extend(crate::sandbox::cache_dirs(spec.id));
         let (program, args) = self.sandbox.command(&program, &args, &writable, &tmp)?;
         let mut env = settings.map(|s| s.env.clone()).unwrap_or_default();
-        env.push(("TMPDIR".into(), tmp.display().to_string()));
+        env.extend(crate::sandbox::private_env(spec.id, &tmp));
         let launch = crate::server::Launch {
             program,
             args,

@@ -228,12 +228,26 @@ pub fn cache_dirs(server: &str) -> Vec<PathBuf> {
         }
         "ty" => vec![cache.join("ty")],
         "ruff" => vec![cache.join("ruff")],
-        // `biome lsp-proxy` starts (or joins) a daemon that binds its socket
-        // in `~/.cache/biome/biome-daemon` and logs to `biome-logs` there;
-        // without them it dies with "failed to create initial log file".
-        "biome" => vec![cache.join("biome")],
         _ => Vec::new(),
     }
+}
+
+/// The environment that points a server's scratch space into its private
+/// temporary directory: `TMPDIR`, and for Biome its cache. `biome lsp-proxy`
+/// starts (or joins) a daemon that binds its socket and writes its logs in
+/// `$XDG_CACHE_HOME/biome`; a private one means the daemon is this server's
+/// own, sandboxed like it and gone with it, never one shared with an editor
+/// or another sightline (a daemon still stopping after its last client went
+/// answered a new proxy with nothing).
+pub fn private_env(server: &str, tmp: &Path) -> Vec<(String, String)> {
+    let mut env = vec![("TMPDIR".to_owned(), tmp.display().to_string())];
+    if server == "biome" {
+        env.push((
+            "XDG_CACHE_HOME".to_owned(),
+            tmp.join("cache").display().to_string(),
+        ));
+    }
+    env
 }
 
 /// A hint for a failure that may be the sandbox at work: the denied path,

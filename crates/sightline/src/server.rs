@@ -306,10 +306,16 @@ impl LspServer {
         {
             doc = touched;
         }
-        // A check on save covers the files changed on disk too: rust-analyzer
-        // re-reads them through the watch, but its last `cargo check` saw
-        // the old ones.
-        if self.check_on_save && (how != Synced::Unchanged || !changed.is_empty()) {
+        // A check on save runs when content changed: this file, or any file
+        // on disk (rust-analyzer re-reads those through the watch, but its
+        // last `cargo check` saw the old ones). Opening an unchanged file is
+        // no save, except the first time, so that some check has run.
+        let save = match how {
+            Synced::Changed => true,
+            Synced::Opened => self.state.with(|s| s.saved_at == 0),
+            Synced::Unchanged => false,
+        } || !changed.is_empty();
+        if self.check_on_save && save {
             let uri = path_to_uri_string(path).unwrap_or_default();
             self.state.with(|s| s.saved_at = s.seq);
             self.client.notify(

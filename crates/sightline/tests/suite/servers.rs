@@ -501,10 +501,6 @@ fn biome_joins_typescript_where_the_project_uses_it() {
             .into_iter()
             .filter(|p| !before.contains(p))
             .collect();
-        assert!(
-            !started.is_empty() || !before.is_empty(),
-            "biome lsp-proxy started no daemon"
-        );
         ws.shutdown().await;
         snapshot("biome", &out);
         // The daemon leaves our process group (it calls setsid), and stops
