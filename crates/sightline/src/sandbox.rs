@@ -261,17 +261,22 @@ pub fn explain_denial(text: &str) -> Option<String> {
     let after = &text[at..];
     let path = after
         .split(|c: char| c == '\'' || c == '"' || c.is_whitespace())
-        .find(|w| w.starts_with('/'))
+        .find(|w| is_path(w))
         .or_else(|| {
             text[..at]
                 .split(|c: char| c == '\'' || c == '"' || c.is_whitespace() || c == ':')
                 .rev()
-                .find(|w| w.starts_with('/'))
+                .find(|w| is_path(w))
         });
     Some(match path {
         Some(p) => format!("the sandbox may have denied writing {p}"),
         None => "the sandbox may have denied a write outside the workspace".into(),
     })
+}
+
+/// An absolute path, not the rest of a URL (`https://...` split at `:`).
+fn is_path(word: &str) -> bool {
+    word.starts_with('/') && !word.starts_with("//")
 }
 
 /// `sightline __sandbox --mode M [--write DIR]... -- PROGRAM ARGS...`:
@@ -343,4 +348,25 @@ pub fn launch(args: &[String]) -> ! {
         format!("sightline sandbox: cannot run {program}: {e}\n").as_bytes(),
     );
     std::process::exit(127)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::explain_denial;
+
+    #[test]
+    fn a_denial_names_the_path_but_never_a_url() {
+        assert_eq!(
+            explain_denial("mkdir /home/u/.cache/x: Permission denied").as_deref(),
+            Some("the sandbox may have denied writing /home/u/.cache/x")
+        );
+        // Biome: a bug-report URL above, the error without a path.
+        let biome = "report it to https://github.com/biomejs/biome/issues/ along with\n\
+                     Message: failed to create initial log file, kind: PermissionDenied, message: \"Permission denied\"";
+        assert_eq!(
+            explain_denial(biome).as_deref(),
+            Some("the sandbox may have denied a write outside the workspace")
+        );
+        assert_eq!(explain_denial("connection refused"), None);
+    }
 }

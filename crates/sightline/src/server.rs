@@ -117,6 +117,19 @@ fn initialize_params(root: &Path, initialization_options: Value) -> Value {
     })
 }
 
+/// `reason` with the sandbox hint when the server's stderr, all of it that is
+/// kept and not only the tail in `reason`, shows a denied write: Biome prints
+/// its `Permission denied` above a long backtrace.
+fn with_denial_hint(reason: String, client: &Client) -> String {
+    let stderr = client.stderr_tail(usize::MAX);
+    match crate::sandbox::explain_denial(&reason)
+        .or_else(|| crate::sandbox::explain_denial(&stderr))
+    {
+        Some(hint) => format!("{reason} ({hint})"),
+        None => reason,
+    }
+}
+
 /// Whether rust-analyzer's options turn its check on save off: `checkOnSave`
 /// is `false`, or (before 2023) `checkOnSave.enable` is.
 fn check_turned_off(init: &Value) -> bool {
@@ -163,9 +176,10 @@ impl LspServer {
                         spec.id,
                         budgets.initialize.as_secs_f64()
                     )),
-                    other => {
-                        ToolError::Server(format!("{} failed to initialize: {other}", spec.id))
-                    }
+                    other => ToolError::Server(with_denial_hint(
+                        format!("{} failed to initialize: {other}", spec.id),
+                        &client,
+                    )),
                 });
             }
         };
@@ -231,11 +245,7 @@ impl LspServer {
 
     /// Why the server is no longer running: exit status and stderr tail.
     pub fn exit_reason(&self) -> String {
-        let e = self.client.exited_error().to_string();
-        match crate::sandbox::explain_denial(&e) {
-            Some(hint) => format!("{e} ({hint})"),
-            None => e,
-        }
+        with_denial_hint(self.client.exited_error().to_string(), &self.client)
     }
 
     /// Marks the server as used now.
