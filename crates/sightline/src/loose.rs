@@ -36,7 +36,8 @@ pub fn in_project(file: &Path, root: &Path, project: &[&str]) -> bool {
 
 /// The files under `top`, breadth first and sorted within each directory,
 /// skipping hidden directories and the ones file watching skips
-/// (`node_modules`, `target`, ...), within a bounded walk.
+/// (`node_modules`, `target`, ...), within a bounded walk. Workspace symbols
+/// use it too, to find a file for each server.
 pub fn files_under(top: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut queue = std::collections::VecDeque::from([top.to_path_buf()]);
@@ -60,7 +61,8 @@ pub fn files_under(top: &Path) -> Vec<PathBuf> {
                 if !name.starts_with('.') && !crate::watch::SKIPPED.contains(&name.as_str()) {
                     queue.push_back(entry.path());
                 }
-            } else if kind.is_file() {
+            } else if entry.path().is_file() {
+                // A link to a file counts; a link to a directory is not walked.
                 files.push(entry.path());
             }
         }

@@ -128,33 +128,10 @@ impl Workspace {
                 .map_err(|e| ToolError::BadInput(format!("no workspace directory: {e}")))?,
         };
         let mut found: Vec<(&'static str, PathBuf)> = Vec::new();
-        let mut queue = std::collections::VecDeque::from([top.clone()]);
-        let mut seen = 0usize;
-        while let Some(dir) = queue.pop_front() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
-            entries.sort();
-            for path in entries {
-                seen += 1;
-                if seen > 5000 {
-                    break;
-                }
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                if path.is_dir() {
-                    if !name.starts_with('.') && !crate::watch::SKIPPED.contains(&name.as_str()) {
-                        queue.push_back(path);
-                    }
-                    continue;
-                }
-                for spec in self.servers_for(&path) {
-                    if !found.iter().any(|(id, _)| *id == spec.id) {
-                        found.push((spec.id, path.clone()));
-                    }
+        for path in crate::loose::files_under(&top) {
+            for spec in self.servers_for(&path) {
+                if !found.iter().any(|(id, _)| *id == spec.id) {
+                    found.push((spec.id, path.clone()));
                 }
             }
         }
