@@ -53,6 +53,7 @@ const PYRIGHT_QUIRKS: Quirks = Quirks {
     check_on_save: None,
     references_keep_declaration: false,
     loose_files: None,
+    ready_after_progress: None,
 };
 
 pub static DENO_LSP: ServerSpec = ServerSpec {
@@ -97,6 +98,7 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         check_on_save: None,
         references_keep_declaration: false,
         loose_files: Some(TS_LOOSE),
+        ready_after_progress: None,
     },
     ..BASE
 };
@@ -214,6 +216,10 @@ pub static BIOME: ServerSpec = ServerSpec {
         version: "2.6.8",
     }]),
     role: Role::Linter,
+    quirks: Quirks {
+        ready_after_progress: Some("Biome is scanning"),
+        ..Quirks::NONE
+    },
     ..BASE
 };
 

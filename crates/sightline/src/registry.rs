@@ -45,6 +45,10 @@ pub struct Quirks {
     /// incoming calls are asked with the files that mention the name open
     /// (see `loose`).
     pub loose_files: Option<LooseFiles>,
+    /// Biome answers a file opened before it has scanned its project with
+    /// an empty publish, then the real one once its scan ends (work-done
+    /// progress with this title). No file is opened before that.
+    pub ready_after_progress: Option<&'static str>,
 }
 
 impl Quirks {
@@ -58,6 +62,7 @@ impl Quirks {
         check_on_save: None,
         references_keep_declaration: false,
         loose_files: None,
+        ready_after_progress: None,
     };
 }
 

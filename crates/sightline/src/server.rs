@@ -207,7 +207,7 @@ impl LspServer {
             root.display(),
             client.pid()
         );
-        Ok(Arc::new(LspServer {
+        let server = Arc::new(LspServer {
             spec,
             root,
             client,
@@ -223,7 +223,17 @@ impl LspServer {
             pulled: PullCache::default(),
             last_used: Mutex::new(Instant::now()),
             tmp,
-        }))
+        });
+        if spec.quirks.ready_after_progress.is_some()
+            && !server.wait_until(budgets.ready, |s| s.loaded).await
+        {
+            tracing::warn!(
+                "{} did not finish scanning its project within {:.0} s",
+                spec.id,
+                budgets.ready.as_secs_f64()
+            );
+        }
+        Ok(server)
     }
 
     pub fn is_alive(&self) -> bool {

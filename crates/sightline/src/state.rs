@@ -303,6 +303,7 @@ impl Handler for ServerState {
                     .unwrap_or("working")
                     .to_owned();
                 let check = self.spec.quirks.check_on_save;
+                let scan = self.spec.quirks.ready_after_progress;
                 let is_check = |t: &str| check.is_some_and(|prefix| t.starts_with(prefix));
                 self.with(|s| {
                     s.seq += 1;
@@ -320,7 +321,10 @@ impl Handler for ServerState {
                             if s.checks.remove(&token) {
                                 s.check_ended = s.seq;
                             }
-                            s.progress.remove(&token);
+                            let title = s.progress.remove(&token).unwrap_or_default();
+                            if scan.is_some_and(|prefix| title.starts_with(prefix)) {
+                                s.loaded = true;
+                            }
                         }
                         _ => {}
                     }
