@@ -46,14 +46,8 @@ const TS_LOOSE: LooseFiles = LooseFiles {
 
 const PYRIGHT_QUIRKS: Quirks = Quirks {
     follow_import_alias: true,
-    ready_on_first_publish: false,
     ready_log: Some("source file"),
-    first_publish_is_partial: false,
-    ready_on_status: false,
-    check_on_save: None,
-    references_keep_declaration: false,
-    loose_files: None,
-    ready_after_progress: None,
+    ..Quirks::NONE
 };
 
 pub static DENO_LSP: ServerSpec = ServerSpec {
@@ -90,15 +84,10 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         },
     ]),
     quirks: Quirks {
-        follow_import_alias: false,
         ready_on_first_publish: true,
-        ready_log: None,
         first_publish_is_partial: true,
-        ready_on_status: false,
-        check_on_save: None,
-        references_keep_declaration: false,
         loose_files: Some(TS_LOOSE),
-        ready_after_progress: None,
+        ..Quirks::NONE
     },
     ..BASE
 };
