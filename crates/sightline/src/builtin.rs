@@ -47,6 +47,7 @@ const TS_LOOSE: LooseFiles = LooseFiles {
 const PYRIGHT_QUIRKS: Quirks = Quirks {
     follow_import_alias: true,
     ready_log: Some("source file"),
+    background_progress: &[""],
     ..Quirks::NONE
 };
 
@@ -750,11 +751,6 @@ pub static JSON: ServerSpec = ServerSpec {
     ..BASE
 };
 
-const VSCODE_QUIRKS: Quirks = Quirks {
-    references_keep_declaration: true,
-    ..Quirks::NONE
-};
-
 pub static CSS: ServerSpec = ServerSpec {
     id: "css",
     language: "CSS",
@@ -763,7 +759,6 @@ pub static CSS: ServerSpec = ServerSpec {
     args: &["--stdio"],
     install: Install::Npm(VSCODE_EXTRACTED),
     init: r#"{"provideFormatter":true}"#,
-    quirks: VSCODE_QUIRKS,
     ..BASE
 };
 
@@ -775,7 +770,6 @@ pub static HTML: ServerSpec = ServerSpec {
     args: &["--stdio"],
     install: Install::Npm(VSCODE_EXTRACTED),
     init: r#"{"provideFormatter":true}"#,
-    quirks: VSCODE_QUIRKS,
     ..BASE
 };
 

@@ -121,12 +121,30 @@ impl LspServer {
         self.ask(method, params).await
     }
 
-    /// One request with the ordinary budget.
-    async fn ask(&self, method: &str, params: Value) -> Result<Value, ToolError> {
+    /// One request with the ordinary budget, carrying a work-done token of
+    /// sightline's own (the progress the server reports for it is not
+    /// indexing).
+    async fn ask(&self, method: &str, mut params: Value) -> Result<Value, ToolError> {
+        self.state.own_token(&mut params);
         Ok(self
             .client
             .request_value(method, params, self.budgets.request)
             .await?)
+    }
+
+    /// [`Self::ask`], decoding the answer into `R`.
+    pub(crate) async fn ask_as<R: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<R, ToolError> {
+        let v = self.ask(method, params).await?;
+        serde_json::from_value(v).map_err(|e| {
+            ToolError::Server(format!(
+                "{} sent a malformed answer to {method}: {e}",
+                self.spec.id
+            ))
+        })
     }
 
     pub async fn hover(&self, path: &Path, pos: Position) -> Result<String, ToolError> {
@@ -142,12 +160,7 @@ impl LspServer {
     ) -> Result<Vec<Location>, ToolError> {
         self.require("implementationProvider", "goToImplementation")?;
         let r: Option<DefinitionResponse> = self
-            .client
-            .request(
-                "textDocument/implementation",
-                Self::at(path, pos),
-                self.budgets.request,
-            )
+            .ask_as("textDocument/implementation", Self::at(path, pos))
             .await?;
         Ok(definition_locations(r))
     }

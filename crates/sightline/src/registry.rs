@@ -34,10 +34,6 @@ pub struct Quirks {
     /// work-done progress whose title starts with this (`cargo check`, or
     /// `cargo clippy` when so configured) that began after the change.
     pub check_on_save: Option<&'static str>,
-    /// The VS Code CSS and HTML servers list the declaration among the
-    /// references even when `includeDeclaration` is false, so it is asked
-    /// for (as the definition) and taken out.
-    pub references_keep_declaration: bool,
     /// Servers that index a whole project only when a file names it
     /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
     /// `compile_commands.json`) see a file outside every such project with
@@ -49,6 +45,12 @@ pub struct Quirks {
     /// an empty publish, then the real one once its scan ends (work-done
     /// progress with this title). No file is opened before that.
     pub ready_after_progress: Option<&'static str>,
+    /// Work-done progress (by exact title) that is background work no
+    /// question waits for. pyright reports its checking of open files as
+    /// progress titled "" ("7 files to analyze"); when diagnostics are pulled
+    /// it may not end that progress for as long as files stay open, and
+    /// references never depend on it, so it is not indexing.
+    pub background_progress: &'static [&'static str],
 }
 
 impl Quirks {
@@ -60,9 +62,9 @@ impl Quirks {
         first_publish_is_partial: false,
         ready_on_status: false,
         check_on_save: None,
-        references_keep_declaration: false,
         loose_files: None,
         ready_after_progress: None,
+        background_progress: &[],
     };
 }
 

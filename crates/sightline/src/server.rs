@@ -401,39 +401,41 @@ impl LspServer {
         self.require("definitionProvider", "goToDefinition")?;
         let uri = path_to_uri_string(path).unwrap_or_default();
         let params = json!({ "textDocument": { "uri": uri }, "position": pos });
-        let r: Option<DefinitionResponse> = self
-            .client
-            .request("textDocument/definition", params, self.budgets.request)
-            .await?;
+        let r: Option<DefinitionResponse> = self.ask_as("textDocument/definition", params).await?;
         Ok(definition_locations(r))
     }
 
-    pub async fn references(
-        &self,
-        path: &Path,
-        pos: Position,
-        include_declaration: bool,
-    ) -> Result<Vec<Location>, ToolError> {
+    /// Every reference to the symbol at `pos`, its declaration included.
+    /// Servers differ in what `includeDeclaration: false` drops (pyright
+    /// also drops the use under the cursor; the VS Code CSS and HTML servers
+    /// drop nothing), so they are always asked for everything, and the
+    /// caller takes the declaration out (see [`LspServer::without_declarations`]).
+    pub async fn references(&self, path: &Path, pos: Position) -> Result<Vec<Location>, ToolError> {
         self.require("referencesProvider", "findReferences")?;
         let uri = path_to_uri_string(path).unwrap_or_default();
         let params = json!({
             "textDocument": { "uri": uri },
             "position": pos,
-            "context": { "includeDeclaration": include_declaration },
+            "context": { "includeDeclaration": true },
         });
-        let r: Option<Vec<Location>> = self
-            .client
-            .request("textDocument/references", params, self.budgets.request)
-            .await?;
-        let mut found = r.unwrap_or_default();
-        if !include_declaration && self.spec.quirks.references_keep_declaration {
-            let declarations = self.definition(path, pos).await?;
-            found.retain(|l| {
-                !declarations
-                    .iter()
-                    .any(|d| d.uri == l.uri && d.range.start == l.range.start)
-            });
+        let r: Option<Vec<Location>> = self.ask_as("textDocument/references", params).await?;
+        Ok(r.unwrap_or_default())
+    }
+
+    /// `found` without the declarations of the symbol at `pos` (its
+    /// definitions, as the server answers them). A server without
+    /// definitions keeps everything.
+    pub async fn without_declarations(
+        &self,
+        path: &Path,
+        pos: Position,
+        mut found: Vec<Location>,
+    ) -> Result<Vec<Location>, ToolError> {
+        if !self.offers("definitionProvider") {
+            return Ok(found);
         }
+        let declarations = self.definition(path, pos).await?;
+        found.retain(|l| !declarations.iter().any(|d| is_declaration(d, l)));
         Ok(found)
     }
 
@@ -492,4 +494,19 @@ impl LspServer {
     pub fn position_at(&self, index: &LineIndex, line: usize, column: usize) -> Option<Position> {
         index.to_lsp(line, column, self.encoding)
     }
+}
+
+/// Whether reference `r` is the declaration `d`: the same start, or (for a
+/// server that answers a definition with the whole declaration's range) a
+/// name inside that range on its first line.
+fn is_declaration(d: &Location, r: &Location) -> bool {
+    if d.uri != r.uri {
+        return false;
+    }
+    let (d, r) = (d.range, r.range);
+    d.start == r.start
+        || (r.start.line == d.start.line
+            && d.start <= r.start
+            && r.end <= d.end
+            && d.start != d.end)
 }

@@ -59,13 +59,26 @@ pub struct Inner {
     pub checks: std::collections::HashSet<String>,
     /// Bumped by `workspace/diagnostic/refresh`.
     pub refreshes: u64,
+    /// Tokens whose `end` came before their `begin` (a server may handle its
+    /// `window/workDoneProgress/create` and its notifications on different
+    /// paths): a late `begin` for one of them is not work still running.
+    pub ended_early: std::collections::VecDeque<String>,
 }
+
+/// The prefix of the work-done tokens sightline puts in its own requests. The
+/// progress a server reports under one belongs to that request (pyright's
+/// "Finding references"), and is never indexing.
+pub const OWN_TOKEN_PREFIX: &str = "sightline/";
+
+/// How many early-ended tokens are remembered.
+const ENDED_EARLY_KEPT: usize = 64;
 
 pub struct ServerState {
     pub spec: &'static ServerSpec,
     pub root: PathBuf,
     inner: Mutex<Inner>,
     changed: watch::Sender<u64>,
+    next_token: std::sync::atomic::AtomicU64,
 }
 
 impl ServerState {
@@ -75,6 +88,22 @@ impl ServerState {
             root,
             inner: Mutex::new(Inner::default()),
             changed: watch::channel(0).0,
+            next_token: std::sync::atomic::AtomicU64::new(1),
+        }
+    }
+
+    /// Puts a fresh work-done token of sightline's own into a request's
+    /// params, so that the progress the server reports for the request is
+    /// told apart from indexing.
+    pub fn own_token(&self, params: &mut Value) {
+        if let Value::Object(map) = params {
+            let n = self
+                .next_token
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            map.insert(
+                "workDoneToken".into(),
+                Value::String(format!("{OWN_TOKEN_PREFIX}{n}")),
+            );
         }
     }
 
@@ -302,28 +331,49 @@ impl Handler for ServerState {
                     .and_then(Value::as_str)
                     .unwrap_or("working")
                     .to_owned();
-                let check = self.spec.quirks.check_on_save;
-                let scan = self.spec.quirks.ready_after_progress;
-                let is_check = |t: &str| check.is_some_and(|prefix| t.starts_with(prefix));
+                let quirks = self.spec.quirks;
+                let is_check = |t: &str| quirks.check_on_save.is_some_and(|p| t.starts_with(p));
+                // Progress of one of our own requests, or work the server
+                // does in the background that no question waits for.
+                let not_indexing = token.starts_with(OWN_TOKEN_PREFIX)
+                    || quirks.background_progress.contains(&title.as_str());
                 self.with(|s| {
                     s.seq += 1;
                     match kind {
+                        "begin" if s.ended_early.contains(&token) => {
+                            s.ended_early.retain(|t| *t != token);
+                        }
                         // A check is not indexing: the server answers
                         // questions while it runs, so it is kept apart.
                         "begin" if is_check(&title) => {
                             s.check_began = s.seq;
                             s.checks.insert(token);
                         }
+                        "begin" if not_indexing => {}
                         "begin" => {
                             s.progress.insert(token, title);
                         }
                         "end" => {
-                            if s.checks.remove(&token) {
+                            let was_check = s.checks.remove(&token);
+                            if was_check {
                                 s.check_ended = s.seq;
                             }
-                            let title = s.progress.remove(&token).unwrap_or_default();
-                            if scan.is_some_and(|prefix| title.starts_with(prefix)) {
-                                s.loaded = true;
+                            match s.progress.remove(&token) {
+                                Some(title) => {
+                                    if quirks
+                                        .ready_after_progress
+                                        .is_some_and(|p| title.starts_with(p))
+                                    {
+                                        s.loaded = true;
+                                    }
+                                }
+                                None if !was_check && !token.starts_with(OWN_TOKEN_PREFIX) => {
+                                    if s.ended_early.len() >= ENDED_EARLY_KEPT {
+                                        s.ended_early.pop_front();
+                                    }
+                                    s.ended_early.push_back(token);
+                                }
+                                None => {}
                             }
                         }
                         _ => {}

@@ -437,32 +437,31 @@ impl Workspace {
         include_declaration: bool,
     ) -> Result<Locations, ToolError> {
         let (server, checked, pos) = self.prepare(file, line, column, true).await?;
-        let mut found = server
-            .references(&checked.path, pos, include_declaration)
-            .await?;
+        let mut found = server.references(&checked.path, pos).await?;
         // A server may announce indexing only after we asked (its progress
         // begins just after `initialized`); then the answer may be partial:
         // wait for the index and ask again.
         if server.indexing() {
             let doc = server.sync(&checked.path, checked.text.clone())?;
             server.wait_ready(&checked.path, &doc, true).await?;
-            found = server
-                .references(&checked.path, pos, include_declaration)
-                .await?;
+            found = server.references(&checked.path, pos).await?;
         }
         if let Some(name) = crate::loose::name_to_open(&server, &checked, line, column) {
             for group in crate::loose::groups(&server, &checked, &name) {
                 crate::loose::open(&server, &checked, &group).await?;
-                found.extend(
-                    server
-                        .references(&checked.path, pos, include_declaration)
-                        .await?,
-                );
+                found.extend(server.references(&checked.path, pos).await?);
             }
         }
         let mut texts = HashMap::new();
         if server.spec.quirks.follow_import_alias {
             found.extend(self.alias_references(&server, &found, &mut texts).await?);
+        }
+        // Every server was asked with the declaration included; take it out
+        // here, and only it, so the use that was asked about always stays.
+        if !include_declaration {
+            found = server
+                .without_declarations(&checked.path, pos, found)
+                .await?;
         }
         Ok(self.finish(
             &server,
@@ -513,7 +512,7 @@ impl Workspace {
             let Some(pos) = server.position_at(&index, line, alias_col) else {
                 continue;
             };
-            more.extend(server.references(&path, pos, false).await?);
+            more.extend(server.references(&path, pos).await?);
         }
         Ok(more)
     }
