@@ -674,3 +674,122 @@ mod tests {
         assert_eq!(replace("x", "z", "y", true), Err(ReplaceError::NotFound));
     }
 }
+
+#[cfg(test)]
+mod proptests {
+    //! `replace` against a model that scans the text one character at a time.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Few characters, so that matches (and overlapping ones) are common:
+    /// one to four bytes each, and newlines.
+    const CHARS: &[char] = &['a', 'b', '─', 'é', '🙂', '\n', ' '];
+
+    fn text(len: std::ops::Range<usize>) -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => prop::collection::vec(prop::sample::select(CHARS), len.clone())
+                .prop_map(String::from_iter),
+            1 => prop::collection::vec(any::<char>(), len).prop_map(String::from_iter),
+        ]
+    }
+
+    /// A text of runs of one character (so that matches overlap), and an
+    /// `old` that is mostly a piece of it.
+    fn body_and_old() -> impl Strategy<Value = (String, String)> {
+        let runs = prop::collection::vec((prop::sample::select(CHARS), 1..5usize), 0..10).prop_map(
+            |runs| {
+                runs.into_iter()
+                    .flat_map(|(c, n)| std::iter::repeat_n(c, n))
+                    .collect::<String>()
+            },
+        );
+        let body = prop_oneof![3 => runs, 1 => text(0..40)];
+        (body, any::<prop::sample::Index>(), 1..4usize, text(0..4)).prop_map(
+            |(body, at, len, other)| {
+                let chars: Vec<char> = body.chars().collect();
+                // One time in four (and in an empty text) `old` is anything.
+                if chars.is_empty() || at.index(4) == 0 {
+                    return (body, other);
+                }
+                let from = at.index(chars.len());
+                let old = chars[from..(from + len).min(chars.len())].iter().collect();
+                (body, old)
+            },
+        )
+    }
+
+    /// Replaces at every position where `old` starts (then skips past it),
+    /// else copies one character; the lines run from the start of the first
+    /// replacement to the end of the last one in the new text.
+    fn model(
+        body: &str,
+        old: &str,
+        new: &str,
+        replace_all: bool,
+    ) -> Result<Replaced, ReplaceError> {
+        if old.is_empty() {
+            return Err(ReplaceError::EmptyOld);
+        }
+        let mut count = 0;
+        let mut rest = body;
+        while !rest.is_empty() {
+            if rest.starts_with(old) {
+                count += 1;
+                rest = &rest[old.len()..];
+            } else {
+                let c = rest.chars().next().unwrap_or_default();
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        match count {
+            0 => return Err(ReplaceError::NotFound),
+            n if n > 1 && !replace_all => return Err(ReplaceError::Ambiguous(n)),
+            _ => {}
+        }
+        let mut out = String::new();
+        let mut spans = Vec::new();
+        let mut rest = body;
+        while !rest.is_empty() {
+            if rest.starts_with(old) && (replace_all || spans.is_empty()) {
+                let start = out.len();
+                out.push_str(new);
+                spans.push((start, out.len()));
+                rest = &rest[old.len()..];
+            } else {
+                let c = rest.chars().next().unwrap_or_default();
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        let line = |at: usize| out[..at].chars().filter(|&c| c == '\n').count() + 1;
+        let lines = (line(spans[0].0), line(spans[spans.len() - 1].1));
+        Ok(Replaced {
+            body: out,
+            count: spans.len(),
+            lines,
+        })
+    }
+
+    proptest! {
+        #![proptest_config(crate::proptest_config())]
+
+        #[test]
+        fn replace_matches_the_model_and_str_replace(
+            (body, old) in body_and_old(),
+            new in text(0..4),
+            replace_all: bool,
+        ) {
+            let got = replace(&body, &old, &new, replace_all);
+            prop_assert_eq!(&got, &model(&body, &old, &new, replace_all));
+            if let Ok(r) = got {
+                let want = if replace_all {
+                    body.replace(&old, &new)
+                } else {
+                    body.replacen(&old, &new, 1)
+                };
+                prop_assert_eq!(r.body, want);
+            }
+        }
+    }
+}
