@@ -863,6 +863,69 @@ mod proptests {
         prop::collection::vec(token, 0..40).prop_map(|t| t.concat())
     }
 
+    /// Well-formed JSONC of any shape, with the keys the reader knows, keys
+    /// of its own (loose ones too), and characters of every width.
+    fn shapes() -> impl Strategy<Value = String> {
+        let gap = prop::sample::select(vec!["", " ", "\n", "/* é */", "// 🙂\n"]);
+        let leaf = prop::sample::select(vec![
+            "true",
+            "false",
+            "null",
+            "1",
+            "-2",
+            "900",
+            "0x1F",
+            "1.5",
+            "\"s\"",
+            "\"é\"",
+            "\".x\"",
+            "\"workspace-write\"",
+            "'q'",
+            "[]",
+            "{}",
+            "[\"m\"]",
+        ])
+        .prop_map(str::to_owned);
+        let key = prop::sample::select(vec![
+            "\"lsp\"",
+            "\"formatter\"",
+            "\"sandbox\"",
+            "\"autoinstall\"",
+            "\"pyright\"",
+            "\"ruff\"",
+            "\"mine\"",
+            "\"command\"",
+            "\"extensions\"",
+            "\"env\"",
+            "\"environment\"",
+            "\"initialization\"",
+            "\"diagnostics\"",
+            "\"document_ms\"",
+            "\"timeout_ms\"",
+            "\"disabled\"",
+            "\"é\"",
+            "é",
+            "名前",
+            "x",
+        ]);
+        let value = leaf.prop_recursive(4, 32, 4, move |inner| {
+            let array = prop::collection::vec((gap.clone(), inner.clone()), 0..4).prop_map(|v| {
+                let items: Vec<String> = v.into_iter().map(|(g, x)| format!("{g}{x}")).collect();
+                format!("[{}]", items.join(","))
+            });
+            let object =
+                prop::collection::vec((gap.clone(), key.clone(), inner), 0..4).prop_map(|v| {
+                    let props: Vec<String> = v
+                        .into_iter()
+                        .map(|(g, k, x)| format!("{g}{k}:{g}{x}"))
+                        .collect();
+                    format!("{{{}}}", props.join(","))
+                });
+            prop_oneof![array, object]
+        });
+        prop_oneof![1 => value.clone(), 4 => value.prop_filter("not an object", |v| v.starts_with('{'))]
+    }
+
     proptest! {
         #![proptest_config(crate::proptest_config())]
 
@@ -936,7 +999,7 @@ mod proptests {
 
         /// Any text reads without a panic; an error names a line of the file.
         #[test]
-        fn config_never_panics(text in soup(), project: bool) {
+        fn config_never_panics(text in prop_oneof![soup(), shapes()], project: bool) {
             let mut c = Config::default();
             if let Err(e) = c.merge_text(Path::new(FILE), &text, project) {
                 let ConfigError::Invalid { line, .. } = e else {
