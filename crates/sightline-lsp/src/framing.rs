@@ -119,7 +119,9 @@ impl Decoder for LspCodec {
                 State::Body { length } => {
                     let length = *length;
                     if src.len() < length {
-                        src.reserve(length - src.len());
+                        // The length is the peer's word: under a lifted cap a
+                        // bogus one must not reserve all memory up front.
+                        src.reserve((length - src.len()).min(DEFAULT_MAX_BODY));
                         return Ok(None);
                     }
                     let mut body = src.split_to(length);
@@ -335,6 +337,17 @@ mod tests {
         let frames = decode_all(&mut codec, &mut buf);
         assert!(matches!(&frames[0], Frame::Garbage(l) if l.contains("lots")));
         assert_eq!(bodies(&frames), ["1"]);
+    }
+
+    #[test]
+    fn a_huge_length_under_a_lifted_cap_reserves_little() {
+        // Found by the property tests: this reserved the whole length and
+        // the allocation aborted the process.
+        let mut codec = LspCodec::new(usize::MAX);
+        let mut buf = BytesMut::from("Content-Length: 5648723665040341090\r\n\r\n{}");
+        assert!(decode_all(&mut codec, &mut buf).is_empty());
+        assert!(buf.capacity() <= 2 * DEFAULT_MAX_BODY);
+        assert_eq!(&buf[..], b"{}");
     }
 
     #[test]

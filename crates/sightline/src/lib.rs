@@ -42,6 +42,17 @@ pub mod validate;
 pub mod watch;
 pub mod workspace;
 
+/// The property tests' settings: 256 cases each (all of them run in seconds),
+/// unless `PROPTEST_CASES` asks for a longer search.
+#[cfg(test)]
+pub(crate) fn proptest_config() -> proptest::test_runner::Config {
+    if std::env::var_os("PROPTEST_CASES").is_some() {
+        proptest::test_runner::Config::default()
+    } else {
+        proptest::test_runner::Config::with_cases(256)
+    }
+}
+
 pub use answer::{Diagnostics, Finding, Loc, LocKind, Locations, Severity};
 pub use error::ToolError;
 pub use progress::Progress;

@@ -99,6 +99,30 @@ fn crlf_line_endings_are_kept() {
 }
 
 #[test]
+fn replace_all_over_overlapping_multibyte_matches_writes_what_str_replace_does() {
+    // `──` is in `───` twice, overlapping; `replace` replaces the first only.
+    // This once panicked on a byte offset inside a `─`.
+    let p = Project::new(&[(".git/HEAD", ""), ("box.txt", "s = \"───\"\n")]);
+    let text = runtime().block_on(async {
+        let ws = workspace();
+        let a = ws
+            .edit_with(&p.path("box.txt"), "──", "-", true, true)
+            .await
+            .unwrap();
+        ws.shutdown().await;
+        a.text()
+    });
+    assert!(
+        text.starts_with("edited ") && text.contains("(1 replacement)"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.path("box.txt")).unwrap(),
+        "s = \"-─\"\n"
+    );
+}
+
+#[test]
 fn a_write_killed_midway_leaves_the_old_file_or_the_new_one_never_half() {
     let p = Project::new(&[(".git/HEAD", ""), ("big.txt", "old\n")]);
     // 200 MB of new content, so that the write takes a while.
