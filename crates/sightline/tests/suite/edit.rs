@@ -118,21 +118,33 @@ fn a_write_killed_midway_leaves_the_old_file_or_the_new_one_never_half() {
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(new.as_bytes()).unwrap();
     }
-    // Kill it as soon as its temporary file shows up (or right away, if the
-    // rename already happened).
+    // Kill it as soon as its temporary file shows up: mid-write, which is
+    // the case under test. A run that never shows one tests nothing.
     let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    let tmp_seen = loop {
         let tmp = std::fs::read_dir(p.root())
             .unwrap()
             .flatten()
             .any(|e| e.file_name().to_string_lossy().ends_with(".sightline-tmp"));
         if tmp || Instant::now() > deadline || child.try_wait().unwrap().is_some() {
-            break;
+            break tmp;
         }
         std::thread::sleep(Duration::from_millis(1));
+    };
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert!(
+        tmp_seen,
+        "no temporary file appeared before sightline write ended ({status})"
+    );
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            status.signal(),
+            Some(libc::SIGKILL),
+            "sightline write was not killed midway: it ended on its own ({status})"
+        );
     }
-    let _ = child.kill();
-    let _ = child.wait();
     let after = std::fs::read(p.path("big.txt")).unwrap();
     assert!(
         after == b"old\n" || after == new.as_bytes(),
