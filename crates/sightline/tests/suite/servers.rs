@@ -456,16 +456,27 @@ fn gopls() {
     snapshot("gopls", &out);
 }
 
-/// Process ids of live Biome daemons (`biome __run_server`).
+/// Process ids of live Biome daemons (`biome __run_server`) started for
+/// this test process: sightline points each Biome's cache, where its daemon
+/// lives, into a private directory named after the server and our pid
+/// (`sandbox::private_env`). Daemons of editors or of other test runs on the
+/// machine are not ours to wait for.
 fn biome_daemons() -> Vec<u32> {
+    let ours = format!("/biome-{}-", std::process::id());
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
         .filter_map(|e| {
             let pid: u32 = e.file_name().to_str()?.parse().ok()?;
             let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
-            (super::support::alive(pid) && String::from_utf8_lossy(&cmd).contains("__run_server"))
-                .then_some(pid)
+            let env = std::fs::read(e.path().join("environ")).ok()?;
+            let private = String::from_utf8_lossy(&env)
+                .split('\0')
+                .any(|v| v.starts_with("XDG_CACHE_HOME=") && v.contains(&ours));
+            (super::support::alive(pid)
+                && private
+                && String::from_utf8_lossy(&cmd).contains("__run_server"))
+            .then_some(pid)
         })
         .collect()
 }
@@ -501,6 +512,12 @@ fn biome_joins_typescript_where_the_project_uses_it() {
             .into_iter()
             .filter(|p| !before.contains(p))
             .collect();
+        // Biome answered, so its proxy is connected to a daemon: none found
+        // means the check below would pass without testing anything.
+        assert!(
+            !started.is_empty(),
+            "Biome answered, but no daemon of its (`biome __run_server` with our private cache) is running:\n{out}"
+        );
         ws.shutdown().await;
         snapshot("biome", &out);
         // The daemon leaves our process group (it calls setsid), and stops
