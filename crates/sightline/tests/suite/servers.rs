@@ -150,7 +150,9 @@ fn typescript_7_native() {
 
 /// `tsc --lsp` on a JavaScript file outside every project: the use in a file
 /// that is not open is found only because sightline opens the files that
-/// mention the name (`loose.rs`).
+/// mention the name (`loose.rs`). JavaScript is not type-checked there, so
+/// the injected error is one it reports in any JavaScript file: a type
+/// annotation.
 #[test]
 fn typescript_7_native_on_a_file_outside_every_project() {
     let tsc = tools("ts7/node_modules/.bin/tsc");
@@ -160,7 +162,7 @@ fn typescript_7_native_on_a_file_outside_every_project() {
             ("package.json", "{\"type\": \"module\"}"),
             (
                 "lib.js",
-                "export function add(a, b) {\n  return a + b;\n}\n",
+                "export function add(a, b) {\n  return a + b;\n}\nexport const broken: number = 1;\n",
             ),
             (
                 "app.js",
@@ -204,6 +206,7 @@ fn bash_language_server_with_shellcheck() {
     snapshot("bash", &out);
 }
 
+/// yaml-language-server offers no references: that answer says so.
 #[test]
 fn yaml_language_server() {
     require(&tools("node_modules/.bin/yaml-language-server"));
@@ -224,6 +227,8 @@ fn yaml_language_server() {
     snapshot("yaml", &out);
 }
 
+/// vscode-json-language-server offers neither definitions nor references
+/// (a `$schema` is a document link, not a definition): those answers say so.
 #[test]
 fn vscode_json_language_server() {
     require(&tools("node_modules/.bin/vscode-json-language-server"));
