@@ -23,9 +23,13 @@ impl StderrRing {
         let Ok(mut lines) = self.inner.lock() else {
             return;
         };
+        // Each kept line costs its length and a newline; an over-long line
+        // keeps its end, cut to fit alone, so the newest output (often the
+        // error itself) is never the part lost.
+        let room = self.max_bytes.saturating_sub(1);
         let mut line = line.to_owned();
-        if line.len() > self.max_bytes {
-            let mut cut = line.len() - self.max_bytes;
+        if line.len() > room {
+            let mut cut = line.len() - room;
             while !line.is_char_boundary(cut) {
                 cut += 1;
             }
@@ -33,7 +37,7 @@ impl StderrRing {
         }
         lines.push_back(line);
         let mut total: usize = lines.iter().map(|l| l.len() + 1).sum();
-        while total > self.max_bytes {
+        while total > self.max_bytes && lines.len() > 1 {
             match lines.pop_front() {
                 Some(l) => total -= l.len() + 1,
                 None => break,
@@ -67,7 +71,14 @@ mod tests {
             ring.push_line(&format!("line {i}"));
         }
         assert_eq!(ring.tail(10), "line 98\nline 99");
+        // An over-long newest line is kept, cut to its end, and pushes out
+        // every older one.
+        ring.push_line(&format!("{}the end", "x".repeat(40)));
+        assert_eq!(ring.tail(10), format!("{}the end", "x".repeat(12)));
+        // Cut on a character boundary: 19 bytes of room hold 9 two-byte `é`.
         ring.push_line(&"é".repeat(50));
-        assert!(ring.tail(1).len() <= 20);
+        assert_eq!(ring.tail(10), "é".repeat(9));
+        ring.push_line("next");
+        assert_eq!(ring.tail(10), "next");
     }
 }

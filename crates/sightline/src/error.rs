@@ -31,6 +31,17 @@ impl ToolError {
             ToolError::Server(_) => "server_error",
         }
     }
+
+    /// The same answer with `more` after its text.
+    pub fn append(self, more: &str) -> ToolError {
+        match self {
+            ToolError::BadInput(m) => ToolError::BadInput(m + more),
+            ToolError::Unavailable(m) => ToolError::Unavailable(m + more),
+            ToolError::Unsupported(m) => ToolError::Unsupported(m + more),
+            ToolError::NotReady(m) => ToolError::NotReady(m + more),
+            ToolError::Server(m) => ToolError::Server(m + more),
+        }
+    }
 }
 
 impl From<sightline_lsp::ClientError> for ToolError {

@@ -65,15 +65,42 @@ fn uri_path(uri: &str) -> Option<PathBuf> {
     uri_to_path(uri).ok().map(|p| normalize(&p))
 }
 
+/// The request each capability of `initialize` stands for, as a dynamic
+/// registration names it.
+const PROVIDER_METHODS: &[(&str, &str)] = &[
+    ("definitionProvider", "textDocument/definition"),
+    ("referencesProvider", "textDocument/references"),
+    ("hoverProvider", "textDocument/hover"),
+    ("implementationProvider", "textDocument/implementation"),
+    ("documentSymbolProvider", "textDocument/documentSymbol"),
+    ("workspaceSymbolProvider", "workspace/symbol"),
+    ("callHierarchyProvider", "textDocument/prepareCallHierarchy"),
+    ("documentFormattingProvider", "textDocument/formatting"),
+    (
+        "documentRangeFormattingProvider",
+        "textDocument/rangeFormatting",
+    ),
+];
+
 impl LspServer {
-    /// Whether the server declared `provider` in `initialize` (dynamic
-    /// registrations of these are rare; pyright and tsserver declare them).
+    /// Whether the server offers `provider`: declared in `initialize`, or
+    /// registered later (`client/registerCapability`) and not unregistered.
+    /// A registration's document selector is not matched against the file:
+    /// a server that registers at all serves the files it was started for.
     pub(crate) fn offers(&self, provider: &str) -> bool {
-        match self.capabilities.get(provider) {
+        let declared = match self.capabilities.get(provider) {
             Some(Value::Bool(b)) => *b,
             Some(Value::Null) | None => false,
             Some(_) => true,
-        }
+        };
+        declared
+            || PROVIDER_METHODS
+                .iter()
+                .find(|(p, _)| *p == provider)
+                .is_some_and(|(_, method)| {
+                    self.state
+                        .with(|s| s.registrations.values().any(|m| m == method))
+                })
     }
 
     pub(crate) fn require(&self, provider: &str, operation: &str) -> Result<(), ToolError> {

@@ -35,6 +35,10 @@ pub struct Inner {
     pub pushes: HashMap<PathBuf, Push>,
     /// Dynamically registered pull providers: registration id → identifier.
     pub pull_registrations: HashMap<String, Option<String>>,
+    /// Every dynamic registration still in force: registration id → method
+    /// (`textDocument/hover`), for the capabilities a server adds after
+    /// `initialize`.
+    pub registrations: HashMap<String, String>,
     /// The server logged that it has enumerated the workspace.
     pub indexed: bool,
     /// Work-done progress that has begun and not ended: token → title.
@@ -221,10 +225,10 @@ impl Handler for ServerState {
                     .unwrap_or_default();
                 self.with(|s| {
                     for r in regs {
-                        if r.get("method").and_then(Value::as_str)
-                            == Some("textDocument/diagnostic")
-                        {
-                            let id = r.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
+                        let id = r.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
+                        let method = r.get("method").and_then(Value::as_str).unwrap_or("");
+                        s.registrations.insert(id.clone(), method.to_owned());
+                        if method == "textDocument/diagnostic" {
                             let identifier = r
                                 .pointer("/registerOptions/identifier")
                                 .and_then(Value::as_str)
@@ -246,6 +250,7 @@ impl Handler for ServerState {
                     for r in regs {
                         if let Some(id) = r.get("id").and_then(Value::as_str) {
                             s.pull_registrations.remove(id);
+                            s.registrations.remove(id);
                         }
                     }
                 });

@@ -142,21 +142,33 @@ fn a_write_killed_midway_leaves_the_old_file_or_the_new_one_never_half() {
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(new.as_bytes()).unwrap();
     }
-    // Kill it as soon as its temporary file shows up (or right away, if the
-    // rename already happened).
+    // Kill it as soon as its temporary file shows up: mid-write, which is
+    // the case under test. A run that never shows one tests nothing.
     let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    let tmp_seen = loop {
         let tmp = std::fs::read_dir(p.root())
             .unwrap()
             .flatten()
             .any(|e| e.file_name().to_string_lossy().ends_with(".sightline-tmp"));
         if tmp || Instant::now() > deadline || child.try_wait().unwrap().is_some() {
-            break;
+            break tmp;
         }
         std::thread::sleep(Duration::from_millis(1));
+    };
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert!(
+        tmp_seen,
+        "no temporary file appeared before sightline write ended ({status})"
+    );
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(
+            status.signal(),
+            Some(libc::SIGKILL),
+            "sightline write was not killed midway: it ended on its own ({status})"
+        );
     }
-    let _ = child.kill();
-    let _ = child.wait();
     let after = std::fs::read(p.path("big.txt")).unwrap();
     assert!(
         after == b"old\n" || after == new.as_bytes(),
@@ -245,6 +257,59 @@ fn a_patch_with_one_bad_hunk_changes_nothing() {
     );
     assert_eq!(std::fs::read_to_string(p.path("b.txt")).unwrap(), "three\n");
     assert!(!p.path("new.txt").exists());
+}
+
+/// Every file and directory under `root`, with each file's text (all of it:
+/// the fixtures are UTF-8, byte-order mark and line endings included).
+fn tree(root: &std::path::Path) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_owned()];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let rel = e.path().strip_prefix(root).unwrap().display().to_string();
+            if e.file_type().unwrap().is_dir() {
+                dirs.push(e.path());
+                out.push((rel, None));
+            } else {
+                out.push((rel, Some(std::fs::read_to_string(e.path()).unwrap())));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A write that fails after others were made (the last file's directory is
+/// a file the patch itself added a step before: a failure even root meets)
+/// puts back every file's bytes, removes the files and directories the
+/// patch created, and turns the directory that replaced a deleted file back
+/// into that file.
+#[test]
+fn a_patch_that_fails_midway_puts_every_file_back() {
+    let p = Project::new(&[
+        (".git/HEAD", ""),
+        ("a.txt", &format!("{BOM}one\r\ntwo\r\n")),
+        ("q.txt", "a file, for now\n"),
+    ]);
+    let before = tree(p.root());
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+uno\n*** Delete File: q.txt\n*** Add File: q.txt/inner.txt\n+now a directory\n*** Add File: new/deep/f.txt\n+deep\n*** Add File: d\n+a file\n*** Add File: d/x.txt\n+under a file\n*** End Patch\n";
+    runtime().block_on(async {
+        let ws = sightline::Workspace::new(sightline::Options {
+            root: Some(p.root().to_owned()),
+            downloads: Some(false),
+            ..Default::default()
+        });
+        let e = ws.apply_patch(patch).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "error: cannot write {}: File exists (os error 17)",
+                p.path("d/x.txt").display()
+            )
+        );
+        ws.shutdown().await;
+    });
+    assert_eq!(tree(p.root()), before);
 }
 
 #[test]

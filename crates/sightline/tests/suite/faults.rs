@@ -459,6 +459,62 @@ fn an_unknown_server_request_gets_method_not_found() {
     });
 }
 
+/// The text a tool gives for `hover` on `alpha` in `a.fake`.
+async fn hover(ws: &sightline::Workspace, p: &super::support::Project) -> String {
+    match ws.hover(&p.path("a.fake"), 2, 1).await {
+        Ok(h) => sightline::render::hover_text(&h),
+        Err(e) => sightline::render::error_text(&e),
+    }
+}
+
+/// Capabilities a server registers after `initialize` count as offered, the
+/// way declared ones do, until it unregisters them: hover and references
+/// here are declared off and registered once the first definition is asked.
+#[test]
+fn dynamically_registered_capabilities_are_used_until_unregistered() {
+    let p = project(json!({
+        "capabilities": { "hoverProvider": false, "referencesProvider": false },
+        "rules": [
+            { "method": "textDocument/definition", "nth": 1, "actions": [
+                { "request": { "method": "client/registerCapability", "params": { "registrations": [
+                    { "id": "hover-1", "method": "textDocument/hover", "registerOptions": { "documentSelector": [{ "pattern": "**/*.fake" }] } },
+                    { "id": "refs-1", "method": "textDocument/references" },
+                ] } } },
+            ] },
+            { "method": "textDocument/hover", "nth": 1, "actions": [
+                { "request": { "method": "client/unregisterCapability", "params": { "unregisterations": [
+                    { "id": "hover-1", "method": "textDocument/hover" },
+                ] } } },
+            ] },
+        ],
+    }));
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        assert_eq!(
+            hover(&ws, &p).await,
+            "unsupported: fake does not support hover\n"
+        );
+        assert_eq!(alpha(&ws, &p).await, ALPHA_DEF);
+        wait_for_log(&p, "response String(\"fake-1\") ok null").await;
+        assert_eq!(hover(&ws, &p).await, "`alpha`\n");
+        assert_eq!(
+            refs(&ws, &p.path("a.fake"), 2, 1).await,
+            "2 references\na.fake:2:1 alpha ERR\nb.fake:1:1 alpha again\n"
+        );
+        wait_for_log(&p, "response String(\"fake-2\") ok null").await;
+        assert_eq!(
+            hover(&ws, &p).await,
+            "unsupported: fake does not support hover\n"
+        );
+        // Only the hover registration went.
+        assert_eq!(
+            refs(&ws, &p.path("a.fake"), 2, 1).await,
+            "2 references\na.fake:2:1 alpha ERR\nb.fake:1:1 alpha again\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
 // ----- the engine's merging, with well-behaved fake servers ---------------
 
 #[test]

@@ -6,7 +6,9 @@
 
 use std::collections::BTreeSet;
 
-use super::support::{Project, diags, runtime, workspace};
+use sightline::render;
+
+use super::support::{Project, runtime, workspace};
 
 const EDITS: usize = 200;
 const SLOTS: usize = 8;
@@ -99,12 +101,11 @@ fn ts_dep(is_str: bool) -> String {
 }
 
 /// The lines holding errors in a diagnostics answer.
-fn error_lines(answer: &str) -> BTreeSet<usize> {
-    answer
-        .lines()
-        .skip(1)
-        .filter(|l| l.contains(" error: "))
-        .filter_map(|l| l.split(':').next()?.parse().ok())
+fn error_lines(d: &sightline::Diagnostics) -> BTreeSet<usize> {
+    d.diagnostics
+        .iter()
+        .filter(|f| f.severity == sightline::Severity::Error)
+        .map(|f| f.line)
         .collect()
 }
 
@@ -141,12 +142,15 @@ fn run(lang: Lang) {
                 p.write(&dep_rel, &(lang.dep)(dep_is_str));
             }
             let (_, want) = (lang.main)(&bad, dep_is_str);
-            let answer = diags(&ws, &p.path(&main_rel)).await;
-            let got = error_lines(&answer);
-            if got != want || answer.contains("note:") {
-                stale.push(format!(
-                    "edit {edit}: want errors on {want:?}, got {answer}"
-                ));
+            // An `error:` or `not ready:` answer is no answer, never a
+            // fresh empty set.
+            match ws.diagnostics(&p.path(&main_rel)).await {
+                Ok(d) if error_lines(&d) == want && d.notes.is_empty() => {}
+                Ok(d) => stale.push(format!(
+                    "edit {edit}: want errors on {want:?}, got {}",
+                    render::diagnostics_text(&d)
+                )),
+                Err(e) => stale.push(format!("edit {edit}: want errors on {want:?}, got {e}")),
             }
         }
         ws.shutdown().await;

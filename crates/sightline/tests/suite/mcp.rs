@@ -206,6 +206,8 @@ fn every_tool_and_operation_against_pyright() {
         "workspaceSymbol",
         ok(lsp(&mut d, "workspaceSymbol", json!({ "query": "Square" }))),
     );
+    // pyright offers no implementations (no `implementationProvider`, nor a
+    // registration of it): the answer says so.
     show(
         "goToImplementation",
         lsp(

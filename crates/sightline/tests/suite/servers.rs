@@ -150,7 +150,9 @@ fn typescript_7_native() {
 
 /// `tsc --lsp` on a JavaScript file outside every project: the use in a file
 /// that is not open is found only because sightline opens the files that
-/// mention the name (`loose.rs`).
+/// mention the name (`loose.rs`). JavaScript is not type-checked there, so
+/// the injected error is one it reports in any JavaScript file: a type
+/// annotation.
 #[test]
 fn typescript_7_native_on_a_file_outside_every_project() {
     let tsc = tools("ts7/node_modules/.bin/tsc");
@@ -160,7 +162,7 @@ fn typescript_7_native_on_a_file_outside_every_project() {
             ("package.json", "{\"type\": \"module\"}"),
             (
                 "lib.js",
-                "export function add(a, b) {\n  return a + b;\n}\n",
+                "export function add(a, b) {\n  return a + b;\n}\nexport const broken: number = 1;\n",
             ),
             (
                 "app.js",
@@ -204,6 +206,7 @@ fn bash_language_server_with_shellcheck() {
     snapshot("bash", &out);
 }
 
+/// yaml-language-server offers no references: that answer says so.
 #[test]
 fn yaml_language_server() {
     require(&tools("node_modules/.bin/yaml-language-server"));
@@ -224,6 +227,8 @@ fn yaml_language_server() {
     snapshot("yaml", &out);
 }
 
+/// vscode-json-language-server offers neither definitions nor references
+/// (a `$schema` is a document link, not a definition): those answers say so.
 #[test]
 fn vscode_json_language_server() {
     require(&tools("node_modules/.bin/vscode-json-language-server"));
@@ -456,16 +461,27 @@ fn gopls() {
     snapshot("gopls", &out);
 }
 
-/// Process ids of live Biome daemons (`biome __run_server`).
+/// Process ids of live Biome daemons (`biome __run_server`) started for
+/// this test process: sightline points each Biome's cache, where its daemon
+/// lives, into a private directory named after the server and our pid
+/// (`sandbox::private_env`). Daemons of editors or of other test runs on the
+/// machine are not ours to wait for.
 fn biome_daemons() -> Vec<u32> {
+    let ours = format!("/biome-{}-", std::process::id());
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
         .filter_map(|e| {
             let pid: u32 = e.file_name().to_str()?.parse().ok()?;
             let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
-            (super::support::alive(pid) && String::from_utf8_lossy(&cmd).contains("__run_server"))
-                .then_some(pid)
+            let env = std::fs::read(e.path().join("environ")).ok()?;
+            let private = String::from_utf8_lossy(&env)
+                .split('\0')
+                .any(|v| v.starts_with("XDG_CACHE_HOME=") && v.contains(&ours));
+            (super::support::alive(pid)
+                && private
+                && String::from_utf8_lossy(&cmd).contains("__run_server"))
+            .then_some(pid)
         })
         .collect()
 }
@@ -501,6 +517,12 @@ fn biome_joins_typescript_where_the_project_uses_it() {
             .into_iter()
             .filter(|p| !before.contains(p))
             .collect();
+        // Biome answered, so its proxy is connected to a daemon: none found
+        // means the check below would pass without testing anything.
+        assert!(
+            !started.is_empty(),
+            "Biome answered, but no daemon of its (`biome __run_server` with our private cache) is running:\n{out}"
+        );
         ws.shutdown().await;
         snapshot("biome", &out);
         // The daemon leaves our process group (it calls setsid), and stops
