@@ -422,19 +422,38 @@ impl LspServer {
         Ok(r.unwrap_or_default())
     }
 
-    /// `found` without the declarations of the symbol at `pos` (its
-    /// definitions, as the server answers them). A server without
-    /// definitions keeps everything.
+    /// `found` without the declarations of the symbol at `pos`: its
+    /// definitions and, where the server tells them apart, its declarations,
+    /// asked from `pos` and from each definition (clangd answers a header's
+    /// prototype as the declaration of the definition, and the definition
+    /// as the "declaration" of the prototype). A server that answers
+    /// neither keeps everything.
     pub async fn without_declarations(
         &self,
         path: &Path,
         pos: Position,
         mut found: Vec<Location>,
     ) -> Result<Vec<Location>, ToolError> {
-        if !self.offers("definitionProvider") {
-            return Ok(found);
+        let mut declarations = Vec::new();
+        if self.offers("definitionProvider") {
+            declarations.extend(self.definition(path, pos).await?);
         }
-        let declarations = self.definition(path, pos).await?;
+        if self.offers("declarationProvider") {
+            let uri = path_to_uri_string(path).unwrap_or_default();
+            let mut from = vec![(uri, pos)];
+            from.extend(
+                declarations
+                    .iter()
+                    .take(4)
+                    .map(|d| (d.uri.to_string(), d.range.start)),
+            );
+            for (uri, at) in from {
+                let params = json!({ "textDocument": { "uri": uri }, "position": at });
+                let r: Option<DefinitionResponse> =
+                    self.ask_as("textDocument/declaration", params).await?;
+                declarations.extend(definition_locations(r));
+            }
+        }
         found.retain(|l| !declarations.iter().any(|d| is_declaration(d, l)));
         Ok(found)
     }

@@ -454,7 +454,10 @@ impl Workspace {
         }
         let mut texts = HashMap::new();
         if server.spec.quirks.follow_import_alias {
-            found.extend(self.alias_references(&server, &found, &mut texts).await?);
+            found.extend(
+                self.alias_references(&server, &found, include_declaration, &mut texts)
+                    .await?,
+            );
         }
         // Every server was asked with the declaration included; take it out
         // here, and only it, so the use that was asked about always stays.
@@ -491,10 +494,12 @@ impl Workspace {
 
     /// pyright stops at `from m import f as g`: it lists that line among the
     /// references of `f` but not the uses of `g`. Ask for `g`'s references too.
+    /// Without declarations, `g` itself (the alias's declaration) is left out.
     async fn alias_references(
         &self,
         server: &LspServer,
         found: &[Location],
+        include_declaration: bool,
         texts: &mut HashMap<PathBuf, Arc<sightline_lsp::LineIndex>>,
     ) -> Result<Vec<Location>, ToolError> {
         let mut more = Vec::new();
@@ -512,7 +517,14 @@ impl Workspace {
             let Some(pos) = server.position_at(&index, line, alias_col) else {
                 continue;
             };
-            more.extend(server.references(&path, pos).await?);
+            let uri = loc.uri.clone();
+            more.extend(
+                server
+                    .references(&path, pos)
+                    .await?
+                    .into_iter()
+                    .filter(|r| include_declaration || r.uri != uri || r.range.start != pos),
+            );
         }
         Ok(more)
     }
