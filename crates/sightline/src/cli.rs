@@ -172,15 +172,51 @@ pub struct Rendered {
     pub status: i32,
 }
 
-pub async fn answer(ws: &Workspace, command: &Command, json: bool) -> Rendered {
-    let fail = |e: ToolError| Rendered {
+fn failed(e: &ToolError, json: bool) -> Rendered {
+    Rendered {
         text: if json {
-            format!("{}\n", render::error_json(&e))
+            format!("{}\n", render::error_json(e))
         } else {
-            render::error_text(&e)
+            render::error_text(e)
         },
         status: EXIT_FAILED,
-    };
+    }
+}
+
+/// The command's name, as typed (for `internal error in <command>`).
+fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::Diagnostics { .. } => "diagnostics",
+        Command::Definition { .. } => "definition",
+        Command::References { .. } => "references",
+        Command::Batch => "batch",
+        Command::Servers => "servers",
+        Command::Install { .. } => "install",
+        Command::Config => "config",
+        Command::Schema => "schema",
+        Command::Trust { .. } => "trust",
+        Command::Format { .. } => "format",
+        Command::Formatters { .. } => "formatters",
+        Command::Read { .. } => "read",
+        Command::Write { .. } => "write",
+        Command::Edit { .. } => "edit",
+        Command::ApplyPatch => "apply-patch",
+        Command::Mcp { .. } => "mcp",
+    }
+}
+
+/// Answers one command; a panic inside it becomes an `error:` answer with
+/// the failure status, never a crash.
+pub async fn answer(ws: &Workspace, command: &Command, json: bool) -> Rendered {
+    let work = async { Ok(answer_inner(ws, command, json).await) };
+    match crate::error::caught(command_name(command), work).await {
+        Ok(r) => r,
+        Err(e) => failed(&e, json),
+    }
+}
+
+async fn answer_inner(ws: &Workspace, command: &Command, json: bool) -> Rendered {
+    let fail = |e: ToolError| failed(&e, json);
     match command {
         Command::Diagnostics { file } => match ws.diagnostics(&absolute(file)).await {
             Ok(d) => Rendered {
@@ -441,8 +477,14 @@ pub async fn run(cli: Cli) -> i32 {
         | Command::Edit { .. }
         | Command::ApplyPatch => {
             let here = workdir.unwrap_or_default();
-            let (text, status) = crate::admin::run(&ws, &cli.command, &here, cli.json).await;
-            print_out(&text, status)
+            let work = async { Ok(crate::admin::run(&ws, &cli.command, &here, cli.json).await) };
+            match crate::error::caught(command_name(&cli.command), work).await {
+                Ok((text, status)) => print_out(&text, status),
+                Err(e) => {
+                    let r = failed(&e, cli.json);
+                    print_out(&r.text, r.status)
+                }
+            }
         }
         Command::Batch => {
             tokio::select! {

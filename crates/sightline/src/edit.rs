@@ -797,7 +797,6 @@ mod tests {
         assert_eq!(std::fs::read(&b).unwrap(), b"old b\n");
         assert!(!root.join("d.txt").exists());
     }
-
 }
 
 #[cfg(test)]

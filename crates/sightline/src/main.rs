@@ -16,6 +16,9 @@ fn main() {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
+    // A panic is caught where its call is answered; log it as one line
+    // instead of the default hook's text on stderr.
+    std::panic::set_hook(Box::new(|info| tracing::error!("panic: {info}")));
     let cli = sightline::cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

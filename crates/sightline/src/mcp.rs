@@ -481,14 +481,25 @@ impl ServerHandler for Sightline {
             })
         });
         let sink: Arc<dyn Progress> = Arc::new(CallProgress { tx });
-        let work = crate::progress::scoped(sink, self.run(&name, request.arguments));
+        // A panic inside the call is its answer, never a call left waiting.
+        let run = async {
+            match crate::error::caught(&name, async {
+                Ok(self.run(&name, request.arguments).await)
+            })
+            .await
+            {
+                Ok(r) => r,
+                Err(e) => Ok(Err(e)),
+            }
+        };
+        let work = crate::progress::scoped(sink, run);
         // Dropping the work on cancellation drops its LSP request, which
         // sends `$/cancelRequest` to the server.
         let outcome = tokio::select! {
             r = work => r,
             _ = context.ct.cancelled() => {
                 tracing::info!("{name}: cancelled by the client");
-                Ok(Err(ToolError::Server("cancelled by the client".into())))
+                Ok(Err(ToolError::Cancelled("cancelled by the client".into())))
             }
         };
         if let Some(f) = forwarder {

@@ -24,7 +24,7 @@ type Slot = Arc<OnceCell<Arc<LspServer>>>;
 #[derive(Default)]
 struct Health {
     failures: Vec<Instant>,
-    last_error: String,
+    last_error: Option<ToolError>,
 }
 
 #[derive(Default)]
@@ -53,11 +53,11 @@ impl Shared {
         }
     }
 
-    fn record_failure(&self, key: &Key, error: String) {
+    fn record_failure(&self, key: &Key, error: ToolError) {
         let mut health = lock(&self.health);
         let h = health.entry(key.clone()).or_default();
         h.failures.push(Instant::now());
-        h.last_error = error;
+        h.last_error = Some(error);
     }
 
     /// Shuts down servers idle past their budget and closes idle documents.
@@ -162,8 +162,8 @@ impl Pool {
                 Ok(s) => s.clone(),
                 Err(e) => {
                     // A missing server is not a failure of the server.
-                    if matches!(e, ToolError::Server(_)) {
-                        self.shared.record_failure(&key, e.to_string());
+                    if matches!(e, ToolError::Server(_) | ToolError::Exited(_)) {
+                        self.shared.record_failure(&key, e.clone());
                     }
                     return Err(e);
                 }
@@ -176,7 +176,7 @@ impl Pool {
             // (the loop applies the back-off, or reports it broken).
             let why = server.exit_reason();
             tracing::warn!("{} for {} has exited: {why}", spec.id, root.display());
-            self.shared.record_failure(&key, why);
+            self.shared.record_failure(&key, ToolError::Exited(why));
             self.shared.forget(&key, &slot);
         }
     }
@@ -202,7 +202,10 @@ impl Pool {
                     "{} is broken: it failed {n} times in {:.0} s; last failure: {}; sightline tries it again in {:.0} s",
                     key.1,
                     budgets.cooldown.as_secs_f64(),
-                    h.last_error.trim_start_matches("error: "),
+                    h.last_error
+                        .as_ref()
+                        .map(ToolError::message)
+                        .unwrap_or_default(),
                     retry.as_secs_f64().ceil()
                 )));
             }
@@ -334,8 +337,10 @@ impl Pool {
                     .iter()
                     .filter(|t| now.duration_since(**t) < b.cooldown)
                     .count();
-                (recent as u32 >= b.max_failures.max(1))
-                    .then(|| (*id, root.clone(), h.last_error.clone()))
+                (recent as u32 >= b.max_failures.max(1)).then(|| {
+                    let why = h.last_error.as_ref().map(ToolError::message);
+                    (*id, root.clone(), why.unwrap_or_default())
+                })
             })
             .collect()
     }

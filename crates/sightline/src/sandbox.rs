@@ -253,7 +253,9 @@ pub fn private_env(server: &str, tmp: &Path) -> Vec<(String, String)> {
 /// A hint for a failure that may be the sandbox at work: the denied path,
 /// when the program's error names it.
 pub fn explain_denial(text: &str) -> Option<String> {
-    let lower = text.to_lowercase();
+    // ASCII lowercasing keeps every byte offset, so `at` is an offset in
+    // `text` too (full Unicode lowercasing can change lengths: `İ` grows).
+    let lower = text.to_ascii_lowercase();
     let at = lower
         .find("permission denied")
         .or_else(|| lower.find("eacces"))
@@ -368,5 +370,20 @@ mod tests {
             Some("the sandbox may have denied a write outside the workspace")
         );
         assert_eq!(explain_denial("connection refused"), None);
+    }
+
+    #[test]
+    fn text_whose_lowercase_is_longer_does_not_panic() {
+        // `İ` lowercases to two characters, so an offset found in a fully
+        // lowercased copy lands inside a character of the original.
+        let text = format!(
+            "{}Permission denied{} /tmp/x",
+            "İ".repeat(20),
+            "é".repeat(10)
+        );
+        assert_eq!(
+            explain_denial(&text).as_deref(),
+            Some("the sandbox may have denied writing /tmp/x")
+        );
     }
 }

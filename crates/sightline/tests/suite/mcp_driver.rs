@@ -113,7 +113,28 @@ impl McpDriver {
     }
 
     pub fn open_args(&mut self, session: &str, cwd: &Path, path: &str, args: &[&str]) -> Value {
+        self.open_env(session, cwd, path, args, &[])
+    }
+
+    /// [`Self::open_args`] with more environment variables.
+    pub fn open_env(
+        &mut self,
+        session: &str,
+        cwd: &Path,
+        path: &str,
+        args: &[&str],
+        extra: &[(&str, &str)],
+    ) -> Value {
         let errlog = self.log_path(session);
+        let mut env = json!({
+            "PATH": path,
+            "SIGHTLINE_DATA_DIR": self.data,
+            "SIGHTLINE_DISABLE_LSP_DOWNLOAD": "1",
+            "RUST_LOG": "sightline=info,sightline_lsp=debug",
+        });
+        for (k, v) in extra {
+            env[*k] = json!(v);
+        }
         self.send(json!({
             "cmd": "open",
             "session": session,
@@ -121,12 +142,7 @@ impl McpDriver {
             "args": args,
             "cwd": cwd,
             "errlog": errlog,
-            "env": {
-                "PATH": path,
-                "SIGHTLINE_DATA_DIR": self.data,
-                "SIGHTLINE_DISABLE_LSP_DOWNLOAD": "1",
-                "RUST_LOG": "sightline=info,sightline_lsp=debug",
-            },
+            "env": env,
         }))
     }
 

@@ -7,6 +7,7 @@ mod fake;
 mod faults;
 mod format;
 mod freshness;
+mod internal;
 mod lifecycle;
 mod mcp;
 mod mcp_driver;
