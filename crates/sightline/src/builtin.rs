@@ -220,6 +220,8 @@ pub static GOPLS: ServerSpec = ServerSpec {
     command: "gopls",
     root: RootRule::Go,
     install: Install::Toolchain(&["go", "install", "golang.org/x/tools/gopls@v0.20.0"]),
+    // `go list` downloads modules missing from the module cache.
+    network: true,
     ..BASE
 };
 
@@ -401,6 +403,8 @@ pub static RUST: ServerSpec = ServerSpec {
         check_on_save: Some("cargo "),
         ..Quirks::NONE
     },
+    // `cargo metadata` downloads dependencies missing from the cache.
+    network: true,
     ..BASE
 };
 

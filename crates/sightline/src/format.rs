@@ -447,7 +447,7 @@ fn help_says(
     let tmp = crate::sandbox::private_tmp("probe");
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     // A probe writes nothing: only its TMPDIR.
-    let Ok((program, args)) = sandbox.command(program, &args, &[], &tmp) else {
+    let Ok((program, args)) = sandbox.command(program, &args, &[], &tmp, false) else {
         return false;
     };
     let child = std::process::Command::new(program)
@@ -498,18 +498,20 @@ impl Formatters {
         let mut writable = vec![run.cwd.clone()];
         writable.extend(file.parent().map(Path::to_path_buf));
         writable.extend(crate::sandbox::cache_dirs("ruff"));
-        let (program, args) =
-            match self
-                .sandbox
-                .command(Path::new(&run.argv[0]), &run.argv[1..], &writable, &tmp)
-            {
-                Ok(x) => x,
-                Err(e) => {
-                    return Outcome::Failed {
-                        message: e.to_string(),
-                    };
-                }
-            };
+        let (program, args) = match self.sandbox.command(
+            Path::new(&run.argv[0]),
+            &run.argv[1..],
+            &writable,
+            &tmp,
+            false,
+        ) {
+            Ok(x) => x,
+            Err(e) => {
+                return Outcome::Failed {
+                    message: e.to_string(),
+                };
+            }
+        };
         let mut argv = vec![program.display().to_string()];
         argv.extend(args);
         let mut env = run.env.clone();

@@ -269,7 +269,9 @@ impl Boxed<'_> {
         }
         let (program, args) = self
             .sandbox
-            .command(program, args, &writable, &tmp)
+            // An installer downloads: it is the one child that always
+            // gets the network.
+            .command(program, args, &writable, &tmp, true)
             .map_err(|e| InstallError::Failed {
                 server: self.spec.id.to_owned(),
                 command: self.spec.install_command(),

@@ -268,7 +268,10 @@ impl Pool {
         let tmp = crate::sandbox::private_tmp(spec.id);
         let mut writable = vec![root.to_owned()];
         writable.extend(crate::sandbox::cache_dirs(spec.id));
-        let (program, args) = self.sandbox.command(&program, &args, &writable, &tmp)?;
+        let network = settings.and_then(|s| s.network).unwrap_or(spec.network);
+        let (program, args) = self
+            .sandbox
+            .command(&program, &args, &writable, &tmp, network)?;
         let mut env = settings.map(|s| s.env.clone()).unwrap_or_default();
         env.extend(crate::sandbox::private_env(spec.id, &tmp));
         let launch = crate::server::Launch {

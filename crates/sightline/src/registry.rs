@@ -217,6 +217,11 @@ pub struct ServerSpec {
     pub init: &'static str,
     pub role: Role,
     pub quirks: Quirks,
+    /// The server may open internet sockets. Off by default: a server reads
+    /// the project, and a cloned project must not make it talk to the
+    /// network. On only where the server's build tool fetches dependencies
+    /// it has not downloaded yet (cargo for rust-analyzer, go for gopls).
+    pub network: bool,
 }
 
 /// A server with nothing set; the table in `builtin` fills in what differs.
@@ -232,6 +237,7 @@ pub const BASE: ServerSpec = ServerSpec {
     init: "{}",
     role: Role::Primary,
     quirks: Quirks::NONE,
+    network: false,
 };
 
 impl ServerSpec {

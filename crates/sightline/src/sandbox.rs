@@ -9,6 +9,13 @@
 //!   directories the server is known to need;
 //! - `read-only`: write only the private temporary directory;
 //! - `danger-full-access`: no sandbox.
+//!
+//! In both sandboxed modes a child also gets no network unless its entry
+//! asks for it (installers, and servers such as rust-analyzer whose build
+//! tool fetches dependencies): Landlock refuses TCP bind and connect where
+//! the kernel's ABI has network rules (v4 and later), and a seccomp filter
+//! refuses new `AF_INET`/`AF_INET6` sockets on every kernel. Unix sockets
+//! (Biome's daemon, tsserver's pipes) are unaffected.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -111,13 +118,15 @@ impl Sandbox {
     }
 
     /// The program and arguments that run `program args` in the sandbox,
-    /// writing only `writable` (in `workspace-write`) and `tmp`.
+    /// writing only `writable` (in `workspace-write`) and `tmp`, with
+    /// internet sockets only when `network` is true.
     pub fn command(
         &self,
         program: &Path,
         args: &[String],
         writable: &[PathBuf],
         tmp: &Path,
+        network: bool,
     ) -> Result<(PathBuf, Vec<String>), ToolError> {
         if self.mode == Mode::DangerFullAccess {
             return Ok((program.to_owned(), args.to_vec()));
@@ -138,6 +147,9 @@ impl Sandbox {
                 for d in dirs {
                     argv.push("--write".into());
                     argv.push(d.display().to_string());
+                }
+                if network {
+                    argv.push("--network".into());
                 }
                 argv.push("--".into());
                 argv.push(program.display().to_string());
@@ -281,11 +293,13 @@ fn is_path(word: &str) -> bool {
     word.starts_with('/') && !word.starts_with("//")
 }
 
-/// `sightline __sandbox --mode M [--write DIR]... -- PROGRAM ARGS...`:
-/// restricts this process with Landlock, then becomes PROGRAM. Never returns.
+/// `sightline __sandbox --mode M [--write DIR]... [--network] -- PROGRAM ARGS...`:
+/// restricts this process with Landlock (and, without `--network`, a
+/// seccomp filter against internet sockets), then becomes PROGRAM. Never
+/// returns.
 pub fn launch(args: &[String]) -> ! {
     use landlock::{
-        ABI, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+        ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
         path_beneath_rules,
     };
     use std::os::unix::process::CommandExt;
@@ -298,17 +312,22 @@ pub fn launch(args: &[String]) -> ! {
         std::process::exit(126)
     };
     let Some(sep) = args.iter().position(|a| a == "--") else {
-        fail("usage: sightline __sandbox --mode MODE [--write DIR]... -- PROGRAM ARGS...".into())
+        fail(
+            "usage: sightline __sandbox --mode MODE [--write DIR]... [--network] -- PROGRAM ARGS..."
+                .into(),
+        )
     };
     let (opts, rest) = (&args[..sep], &args[sep + 1..]);
     let Some(program) = rest.first() else {
         fail("no program to run".into())
     };
     let mut writable: Vec<PathBuf> = Vec::new();
+    let mut network = false;
     let mut i = 0;
     while i < opts.len() {
         match opts[i].as_str() {
             "--mode" => i += 1,
+            "--network" => network = true,
             "--write" => {
                 if let Some(d) = opts.get(i + 1) {
                     writable.push(PathBuf::from(d));
@@ -324,8 +343,14 @@ pub fn launch(args: &[String]) -> ! {
         let _ = std::fs::create_dir_all(d);
     }
     let abi = ABI::V7;
-    let status = Ruleset::default()
-        .handle_access(AccessFs::from_all(abi))
+    // Handling TCP bind and connect with no rule allowing any port refuses
+    // them all; a kernel older than ABI v4 skips this (best effort), and
+    // the seccomp filter below still holds.
+    let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(abi));
+    if !network {
+        ruleset = ruleset.and_then(|r| r.handle_access(AccessNet::from_all(abi)));
+    }
+    let status = ruleset
         .and_then(|r| r.create())
         .and_then(|r| r.add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi))))
         .and_then(|r| r.add_rules(path_beneath_rules(["/dev/null"], AccessFs::from_all(abi))))
@@ -344,12 +369,45 @@ pub fn launch(args: &[String]) -> ! {
         Ok(_) => {}
         Err(e) => fail(format!("cannot apply Landlock: {e}")),
     }
+    if !network && let Err(e) = refuse_internet_sockets() {
+        fail(format!("cannot apply the network filter: {e}"))
+    }
     let e = std::process::Command::new(program).args(&rest[1..]).exec();
     let _ = std::io::Write::write_all(
         &mut std::io::stderr(),
         format!("sightline sandbox: cannot run {program}: {e}\n").as_bytes(),
     );
     std::process::exit(127)
+}
+
+/// Installs a seccomp filter under which `socket(AF_INET | AF_INET6, ...)`
+/// fails with `EACCES` (as Codex confines its children). Landlock has
+/// already set `no_new_privs`, which an unprivileged filter needs.
+fn refuse_internet_sockets() -> Result<(), String> {
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule, TargetArch,
+    };
+    let family = |f: i32| {
+        SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, f as u64)
+            .and_then(|c| SeccompRule::new(vec![c]))
+    };
+    let rules = vec![family(libc::AF_INET), family(libc::AF_INET6)]
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    let filter = SeccompFilter::new(
+        [(libc::SYS_socket, rules)].into_iter().collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EACCES as u32),
+        arch,
+    )
+    .map_err(|e| e.to_string())?;
+    let program: BpfProgram = filter
+        .try_into()
+        .map_err(|e: seccompiler::BackendError| e.to_string())?;
+    seccompiler::apply_filter(&program).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

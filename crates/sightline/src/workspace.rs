@@ -85,6 +85,9 @@ impl Workspace {
         let downloads = options.downloads.unwrap_or_else(|| {
             !crate::install::downloads_disabled() && options.config.autoinstall.unwrap_or(true)
         });
+        if let Some(note) = options.config.untrusted_note() {
+            tracing::warn!("{note}");
+        }
         let mut resolved = options.config.resolve(options.budgets);
         let mut servers = options.servers;
         for s in &servers {
@@ -378,6 +381,8 @@ impl Workspace {
             );
         };
         tidy(&mut findings);
+        // Until the project is trusted, say which of its keys were ignored.
+        notes.extend(self.config().untrusted_note());
         Ok(Diagnostics {
             file: file.to_owned(),
             root,

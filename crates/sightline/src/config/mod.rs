@@ -49,6 +49,8 @@ pub struct LspEntry {
     pub extensions: Option<Vec<String>>,
     pub env: BTreeMap<String, String>,
     pub initialization: Option<Map<String, Value>>,
+    /// Lets the server open internet sockets (or, `false`, refuses them).
+    pub network: Option<bool>,
     /// Budget overrides in milliseconds, by `Budgets` field name.
     pub diagnostics: BTreeMap<String, u64>,
     /// Where the entry (its key) is written.
@@ -84,6 +86,9 @@ pub struct Config {
     pub project: Option<PathBuf>,
     pub trusted: bool,
     pub files: Vec<PathBuf>,
+    /// Keys of an untrusted project file that were dropped, each with where
+    /// it is written (see `trust`).
+    pub ignored: Vec<String>,
 }
 
 impl Default for Config {
@@ -104,6 +109,7 @@ impl Default for Config {
             project: None,
             trusted: false,
             files: Vec::new(),
+            ignored: Vec::new(),
         }
     }
 }
@@ -125,6 +131,7 @@ const ENTRY_KEYS: &[&str] = &[
     "env",
     "initialization",
     "diagnostics",
+    "network",
 ];
 const BUDGET_KEYS: &[&str] = &[
     "document_ms",
@@ -203,6 +210,7 @@ pub struct FormatterEntry {
 mod parse;
 mod resolve;
 mod schema;
+mod trust;
 
 pub use resolve::{Resolved, ServerSettings};
 pub use schema::schema;

@@ -107,7 +107,11 @@ impl Config {
                             ));
                         }
                     };
-                    self.record("sandbox", json!(v), file.origin(prop.range));
+                    let origin = file.origin(prop.range);
+                    if project && !self.trusted && !self.gate_sandbox(&v, &origin) {
+                        continue;
+                    }
+                    self.record("sandbox", json!(v), origin);
                     self.sandbox = Some(v);
                 }
                 "formatter" => {
@@ -118,10 +122,16 @@ impl Config {
                             self.formatters_enabled = true;
                             for p in &obj.properties {
                                 let name = p.name.as_str().to_owned();
-                                let entry = self.formatters.entry(name.clone()).or_default();
-                                parse_formatter(&file, &name, &p.value, entry)?;
+                                let mut entry = self.formatters.remove(&name).unwrap_or_default();
+                                let before = entry.clone();
+                                parse_formatter(&file, &name, &p.value, &mut entry)?;
+                                let origin = file.origin(p.range);
+                                if project && !self.trusted {
+                                    self.gate_formatter(&name, &before, &mut entry, &origin);
+                                }
                                 entry.from_project |= project;
-                                entry.origin = Some(file.origin(p.range));
+                                entry.origin = Some(origin);
+                                let entry = self.formatters.entry(name.clone()).or_insert(entry);
                                 let custom = crate::formatter::builtin(&name).is_none();
                                 if custom
                                     && !entry.disabled
@@ -182,10 +192,16 @@ impl Config {
                 self.lsp_origin = file.origin(obj.range);
                 for prop in &obj.properties {
                     let id = prop.name.as_str().to_owned();
-                    let entry = self.servers.entry(id.clone()).or_default();
-                    parse_entry(file, &id, &prop.value, entry)?;
-                    entry.origin = Some(file.origin(prop.range));
+                    let mut entry = self.servers.remove(&id).unwrap_or_default();
+                    let before = entry.clone();
+                    parse_entry(file, &id, &prop.value, &mut entry)?;
+                    let origin = file.origin(prop.range);
+                    if project && !self.trusted {
+                        self.gate_lsp_entry(&id, &before, &mut entry, &origin);
+                    }
+                    entry.origin = Some(origin);
                     entry.from_project |= project;
+                    let entry = self.servers.entry(id.clone()).or_insert(entry);
                     let builtin = registry::builtin(&id).is_some();
                     if !builtin
                         && !entry.disabled
@@ -405,6 +421,13 @@ fn parse_entry(
             "env" => entry
                 .env
                 .extend(string_map_of(file, prop, &format!("lsp.\"{id}\".env"))?),
+            "network" => {
+                entry.network = Some(bool_of(
+                    file,
+                    v,
+                    &format!("lsp.\"{id}\".network must be true or false"),
+                )?);
+            }
             "initialization" => match to_json(v) {
                 Value::Object(o) => {
                     let mut merged = entry.initialization.take().unwrap_or_default();

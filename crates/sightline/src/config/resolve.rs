@@ -18,6 +18,8 @@ pub struct ServerSettings {
     /// Merged over the built-in `initializationOptions`.
     pub initialization: Option<Map<String, Value>>,
     pub budgets: Budgets,
+    /// Overrides the server table's `network`.
+    pub network: Option<bool>,
 }
 
 /// The configuration turned into what the engine uses.
@@ -119,6 +121,7 @@ impl Config {
                         .collect(),
                     initialization: entry.initialization.clone(),
                     budgets: b,
+                    network: entry.network,
                 },
             );
         }
@@ -140,6 +143,12 @@ impl Config {
                 } else {
                     "not trusted"
                 }
+            ));
+        }
+        if !self.ignored.is_empty() {
+            out.push_str(&format!(
+                "# ignored until trusted: {}\n",
+                self.ignored.join(", ")
             ));
         }
         let mut values = self.values.clone();

@@ -71,12 +71,19 @@ mod shape {
         /// File extensions with their dot, such as `.foo`.
         #[schemars(length(min = 1))]
         extensions: Option<Vec<String>>,
-        /// Environment variables added to the server's.
+        /// Environment variables added to the server's. From a project file
+        /// they apply only once the project is trusted.
         env: Option<BTreeMap<String, String>>,
-        /// Merged over the built-in `initializationOptions`.
+        /// Merged over the built-in `initializationOptions`. From an untrusted
+        /// project file, settings that name a program, a path or a plugin
+        /// are ignored.
         initialization: Option<serde_json::Map<String, serde_json::Value>>,
         /// Wait budgets in milliseconds.
         diagnostics: Option<Budgets>,
+        /// Lets the server open internet sockets (off for every built-in
+        /// but rust and gopls, whose build tools download dependencies).
+        /// From a project file it applies only once the project is trusted.
+        network: Option<bool>,
     }
 
     #[derive(JsonSchema)]

@@ -115,6 +115,72 @@ fn an_untrusted_project_command_does_not_run_until_trusted() {
     assert_eq!(out, format!("{root} is no longer trusted\n"));
 }
 
+/// The bypass found in review: a project's `env` for pyright ran a script
+/// through `NODE_OPTIONS` without trust. Now every key that changes how a
+/// program starts is ignored (and said so) until the project is trusted.
+#[test]
+fn an_untrusted_project_cannot_change_how_a_server_starts() {
+    super::support::require("pyright-langserver");
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        ("app.py", "x: int = \"s\"\n"),
+        (
+            "evil.js",
+            "require('fs').writeFileSync(__dirname + '/evil.mark', 'ran');\n",
+        ),
+        (
+            "sightline.json",
+            "{\n  \"sandbox\": \"danger-full-access\",\n  \"lsp\": {\n    \"pyright\": {\n      \"env\": { \"NODE_OPTIONS\": \"--require ./evil.js\" },\n      \"network\": true,\n      \"initialization\": { \"tsdk\": \"./evil\", \"checkOnSave\": false }\n    }\n  }\n}\n",
+        ),
+    ]);
+    let data = tempfile::tempdir().unwrap();
+    let root = p.root().to_str().unwrap();
+    let file = p.path("app.py");
+    let path = super::support::path_with_tools();
+    let env = [
+        ("PATH", path.as_str()),
+        ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1"),
+    ];
+    let ask = || {
+        cli(
+            &["--root", root, "diagnostics", file.to_str().unwrap()],
+            data.path(),
+            &env,
+        )
+    };
+    let (out, _, code) = ask();
+    let json = p.path("sightline.json");
+    let json = json.display();
+    assert!(out.starts_with("app.py: 1 diagnostic\n"), "{out}");
+    assert!(out.contains("\n1:10 error: Type"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "note: {root} is not trusted, so its configuration's sandbox ({json}:2), lsp.pyright.env ({json}:4), lsp.pyright.network ({json}:4), lsp.pyright.initialization.tsdk ({json}:4) were ignored; trust it with `sightline trust {root}`\n"
+        )),
+        "{out}"
+    );
+    assert_eq!(code, 1);
+    assert!(
+        !p.path("evil.mark").exists(),
+        "the project's NODE_OPTIONS ran"
+    );
+    let (config, _, _) = cli(&["--root", root, "config"], data.path(), &env);
+    assert!(!config.contains("danger-full-access"), "{config}");
+    assert!(
+        config.contains(&format!("# ignored until trusted: sandbox ({json}:2), ")),
+        "{config}"
+    );
+    // Trusted, the same keys apply: the script runs (so the check above can
+    // fail), and the note is gone.
+    cli(&["trust", root], data.path(), &[]);
+    let (out, _, _) = ask();
+    assert!(!out.contains("note:"), "{out}");
+    assert!(
+        p.path("evil.mark").exists(),
+        "trusted, NODE_OPTIONS applies"
+    );
+}
+
 #[test]
 fn an_override_without_a_command_keeps_discovery_and_needs_no_trust() {
     let p = Project::new(&[
@@ -122,7 +188,7 @@ fn an_override_without_a_command_keeps_discovery_and_needs_no_trust() {
         ("a.py", "x: int = \"s\"\n"),
         (
             "sightline.json",
-            "{ \"lsp\": { \"pyright\": { \"env\": { \"SIGHTLINE_TEST\": \"1\" }, \"diagnostics\": { \"document_ms\": 8000 } } } }",
+            "{ \"lsp\": { \"pyright\": { \"initialization\": { \"typeCheckingMode\": \"basic\" }, \"diagnostics\": { \"document_ms\": 8000 } } } }",
         ),
     ]);
     let (out, code) = run_cli(
@@ -147,7 +213,9 @@ fn an_override_without_a_command_keeps_discovery_and_needs_no_trust() {
     );
     let origin = format!("({}:1)", p.path("sightline.json").display());
     assert!(
-        config.contains(&format!("lsp.pyright.env.SIGHTLINE_TEST = \"1\"  {origin}")),
+        config.contains(&format!(
+            "lsp.pyright.initialization.typeCheckingMode = \"basic\"  {origin}"
+        )),
         "{config}"
     );
     assert!(

@@ -295,3 +295,42 @@ fn real_servers_start_and_answer_in_the_default_sandbox() {
         });
     }
 }
+
+/// A sandboxed child gets no internet socket (Landlock's TCP rules where the
+/// kernel has them, and a seccomp filter everywhere), unless its entry asks
+/// for the network; Unix sockets always work.
+#[test]
+fn children_get_no_network_unless_their_entry_asks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let probe = "import socket\n\
+        for fam in (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6):\n\
+        \x20   try:\n\
+        \x20       socket.socket(fam).close(); print(fam.name, 'ok')\n\
+        \x20   except OSError as e:\n\
+        \x20       print(fam.name, 'refused', e.errno)\n";
+    let run = |network: bool| {
+        let mut args = vec![
+            "__sandbox".to_owned(),
+            "--mode".into(),
+            "workspace-write".into(),
+            "--write".into(),
+            tmp.path().display().to_string(),
+        ];
+        if network {
+            args.push("--network".into());
+        }
+        args.extend(["--".into(), "python3".into(), "-c".into(), probe.into()]);
+        let out = Command::new(sightline_bin())
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        run(false),
+        "AF_UNIX ok\nAF_INET refused 13\nAF_INET6 refused 13\n"
+    );
+    assert_eq!(run(true), "AF_UNIX ok\nAF_INET ok\nAF_INET6 ok\n");
+}
