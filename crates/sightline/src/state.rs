@@ -427,3 +427,50 @@ impl Handler for ServerState {
         self.bump();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use sightline_lsp::Handler;
+
+    use super::*;
+
+    fn progress(s: &ServerState, token: &str, value: Value) {
+        s.notification("$/progress", json!({ "token": token, "value": value }));
+    }
+
+    /// The three ways a progress was taken for indexing that never ended,
+    /// each seen with pyright on a real package.
+    #[test]
+    fn only_unfinished_indexing_counts_as_indexing() {
+        let s = ServerState::new(&crate::builtin::PYRIGHT, PathBuf::from("/w"));
+        let running = || s.with(|i| i.progress.len());
+        // Progress of our own request ("Finding references").
+        let mut params = json!({});
+        s.own_token(&mut params);
+        let ours = params["workDoneToken"].as_str().unwrap().to_owned();
+        progress(
+            &s,
+            &ours,
+            json!({ "kind": "begin", "title": "Finding references" }),
+        );
+        assert_eq!(running(), 0);
+        // pyright's checking of open files, titled "", which it may never end.
+        progress(&s, "a", json!({ "kind": "begin", "title": "" }));
+        progress(
+            &s,
+            "a",
+            json!({ "kind": "report", "message": "7 files to analyze" }),
+        );
+        assert_eq!(running(), 0);
+        // An end that arrives before its begin.
+        progress(&s, "b", json!({ "kind": "end" }));
+        progress(&s, "b", json!({ "kind": "begin", "title": "Indexing" }));
+        assert_eq!(running(), 0);
+        // Real indexing counts until it ends.
+        progress(&s, "c", json!({ "kind": "begin", "title": "Indexing" }));
+        assert_eq!(running(), 1);
+        progress(&s, "c", json!({ "kind": "end" }));
+        assert_eq!(running(), 0);
+    }
+}
