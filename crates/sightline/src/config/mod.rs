@@ -286,7 +286,7 @@ mod tests {
             ),
             (
                 "{ \"lsp\": { \"pyright\": {\n \"disable\": true } } }",
-                "/p/sightline.json:2: unknown key lsp.\"pyright\".disable; expected one of disabled, command, extensions, env, initialization, diagnostics",
+                "/p/sightline.json:2: unknown key lsp.\"pyright\".disable; expected one of disabled, command, extensions, env, initialization, diagnostics, network",
             ),
             (
                 "{ \"lsp\": { \"pyright\": {\n \"disabled\": \"yes\" } } }",
@@ -344,7 +344,11 @@ mod tests {
 
     #[test]
     fn an_override_without_a_command_keeps_discovery_and_merges() {
-        let mut c = Config::default();
+        // A trusted project: its `env` merges over the user's.
+        let mut c = Config {
+            trusted: true,
+            ..Config::default()
+        };
         c.merge_text(
             Path::new("/u/config.json"),
             r#"{ "lsp": { "pyright": { "env": { "A": "1" }, "initialization": { "x": 1 } } } }"#,

@@ -160,11 +160,11 @@ mod tests {
             "plugins": [{ "name": "x", "location": "./evil" }],
             "python": { "defaultInterpreterPath": "/usr/bin/python3" },
             "formatter": { "argv": ["./evil.sh"] },
-            "maxTsServerMemory": 4096,
+            "maxResults": 4096,
         });
         assert_eq!(
             harmless(init.as_object().unwrap()),
-            vec!["checkOnSave", "maxTsServerMemory", "typeCheckingMode"]
+            vec!["checkOnSave", "maxResults", "typeCheckingMode"]
         );
     }
 }
