@@ -143,7 +143,7 @@ impl LspServer {
     }
 
     pub(crate) fn exited(&self) -> ToolError {
-        ToolError::Server(self.exit_reason())
+        ToolError::Exited(self.exit_reason())
     }
 
     fn push_state(&self, path: &Path, doc: &Doc) -> PushState {
