@@ -545,7 +545,13 @@ async fn read_loop(
         let Some(inner) = inner.upgrade() else { break };
         match message {
             Message::Response { id, result } => {
-                tracing::trace!("<- {name} response {id:?}");
+                if tracing::enabled!(tracing::Level::TRACE) {
+                    let body = match &result {
+                        Ok(v) => v.to_string(),
+                        Err(e) => format!("error {}: {}", e.code, e.message),
+                    };
+                    tracing::trace!("<- {name} response {id:?} {body}");
+                }
                 let Some(id) = id.and_then(|i| i.as_number()) else {
                     continue;
                 };

@@ -262,6 +262,12 @@ pub static TY: ServerSpec = ServerSpec {
         version: "0.0.108",
     },
     role: Role::Alternative,
+    // ty, like pyright, lists `from m import f as g` among the references
+    // of `f` but not the uses of `g`.
+    quirks: Quirks {
+        follow_import_alias: true,
+        ..Quirks::NONE
+    },
     ..BASE
 };
 
@@ -401,6 +407,9 @@ pub static RUST: ServerSpec = ServerSpec {
     quirks: Quirks {
         ready_on_status: true,
         check_on_save: Some("cargo "),
+        // rust-analyzer lists `use m::f as g;` among the references of `f`
+        // but not the uses of `g`, even asked at one of them.
+        follow_import_alias: true,
         ..Quirks::NONE
     },
     // `cargo metadata` downloads dependencies missing from the cache.

@@ -11,6 +11,7 @@
 //! ```
 
 pub mod admin;
+pub mod aliases;
 pub mod answer;
 pub mod builtin;
 pub mod cli;

