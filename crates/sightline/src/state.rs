@@ -430,6 +430,7 @@ impl Handler for ServerState {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use serde_json::json;
     use sightline_lsp::Handler;
 
