@@ -263,10 +263,11 @@ impl Pool {
             Some(c) => c[1..].to_vec(),
             None => spec.args.iter().map(|a| a.to_string()).collect(),
         };
-        // Every server runs in the sandbox: it may write its root, a
-        // private TMPDIR and the caches it is known to need.
+        // Every server runs in the sandbox: it may write the writable roots
+        // (the workspace, or its own root when there is no workspace
+        // directory), a private TMPDIR and the caches it is known to need.
         let tmp = crate::sandbox::private_tmp(spec.id);
-        let mut writable = vec![root.to_owned()];
+        let mut writable = self.sandbox.writable_for_project(root);
         writable.extend(crate::sandbox::cache_dirs(spec.id));
         let (program, args) = self.sandbox.command(&program, &args, &writable, &tmp)?;
         let mut env = settings.map(|s| s.env.clone()).unwrap_or_default();
