@@ -36,8 +36,8 @@ pub struct Cli {
     /// The workspace directory; files outside every project marker but inside it are served under it.
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Where servers and formatters may write: workspace-write (default),
-    /// read-only, or danger-full-access (no sandbox).
+    /// Where servers, formatters and the edit tools may write:
+    /// workspace-write (default), read-only, or danger-full-access (no sandbox).
     #[arg(long, global = true, value_name = "MODE", value_parser = ["workspace-write", "read-only", "danger-full-access"])]
     pub sandbox: Option<String>,
     #[command(subcommand)]

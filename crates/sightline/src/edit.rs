@@ -263,13 +263,18 @@ impl EditAnswer {
 }
 
 fn absolute(path: &Path) -> Result<PathBuf, ToolError> {
+    Ok(sightline_lsp::uri::normalize(&absolute_unresolved(path)?))
+}
+
+/// `path` when it is absolute, as written.
+fn absolute_unresolved(path: &Path) -> Result<PathBuf, ToolError> {
     if !path.is_absolute() {
         return Err(ToolError::BadInput(format!(
             "file must be an absolute path, got `{}`",
             path.display()
         )));
     }
-    Ok(sightline_lsp::uri::normalize(path))
+    Ok(path.to_owned())
 }
 
 fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, ToolError> {
@@ -399,8 +404,20 @@ impl Workspace {
         Ok(out)
     }
 
+    /// Refuses the write of any of `paths` the sandbox mode does not allow:
+    /// all of them are judged before anything is read or written, so a
+    /// refused call changes nothing.
+    fn confine<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) -> Result<(), ToolError> {
+        paths
+            .into_iter()
+            .try_for_each(|p| self.sandbox().check_write(p))
+    }
+
     /// Replaces (or creates) `file` with `content`.
     pub async fn write(&self, file: &Path, content: &str) -> Result<EditAnswer, ToolError> {
+        // Judged as given, before `absolute` follows a link to its target,
+        // so that a refusal names the path the caller wrote.
+        self.confine([absolute_unresolved(file)?.as_path()])?;
         let path = absolute(file)?;
         let before = read_bytes(&path)?;
         self.seen().check(&path, before.as_deref())?;
@@ -448,6 +465,7 @@ impl Workspace {
         replace_all: bool,
         format_range: bool,
     ) -> Result<EditAnswer, ToolError> {
+        self.confine([absolute_unresolved(file)?.as_path()])?;
         let path = absolute(file)?;
         let before = read_bytes(&path)?
             .ok_or_else(|| ToolError::BadInput(format!("file not found: {}", path.display())))?;
@@ -486,8 +504,22 @@ impl Workspace {
     /// Applies a `*** Begin Patch` patch: every change, or none.
     pub async fn apply_patch(&self, patch_text: &str) -> Result<EditAnswer, ToolError> {
         let base = self.base_dir()?;
+        // `read-only` refuses the tool whatever the patch holds.
+        if self.sandbox().mode == crate::sandbox::Mode::ReadOnly {
+            self.confine([base.as_path()])?;
+        }
         let ops =
             patch::parse(patch_text, &base).map_err(|e| ToolError::BadInput(e.to_string()))?;
+        // Every path the patch touches, a move's source and destination
+        // too, before the first file is read.
+        self.confine(ops.iter().flat_map(|op| {
+            match op {
+                Op::Add { path, .. } | Op::Delete { path } => vec![path.as_path()],
+                Op::Update { path, move_to, .. } => std::iter::once(path.as_path())
+                    .chain(move_to.as_deref())
+                    .collect(),
+            }
+        }))?;
         let mut staged: Vec<(PathBuf, Option<Text>)> = Vec::new();
         let mut changes = Vec::new();
         for op in ops {
@@ -589,6 +621,9 @@ impl Workspace {
         staged: Vec<(PathBuf, Option<Text>)>,
         range: Option<(usize, usize)>,
     ) -> Result<EditAnswer, ToolError> {
+        // The one place files are written: every staged path is judged
+        // again here (as resolved for writing), before the first write.
+        self.confine(staged.iter().map(|(p, _)| p.as_path()))?;
         let originals: Vec<Option<Vec<u8>>> = staged
             .iter()
             .map(|(p, _)| read_bytes(p))

@@ -491,12 +491,12 @@ fn wait_for_help(child: std::process::Child, needles: &[&str]) -> bool {
 }
 
 impl Formatters {
-    /// Runs one formatter in the sandbox: it may write the file's directory
-    /// and the project top, its cache, and a private TMPDIR.
+    /// Runs one formatter in the sandbox: it may write the writable roots
+    /// of the file (the ones the edit tools' write of it was judged by), its
+    /// cache, and a private TMPDIR.
     async fn run_one(&self, run: &Run, file: &Path) -> Outcome {
         let tmp = crate::sandbox::private_tmp("formatter");
-        let mut writable = vec![run.cwd.clone()];
-        writable.extend(file.parent().map(Path::to_path_buf));
+        let mut writable = self.sandbox.writable_for_file(file);
         writable.extend(crate::sandbox::cache_dirs("ruff"));
         let (program, args) = match self.sandbox.command(
             Path::new(&run.argv[0]),

@@ -16,6 +16,7 @@ pub mod answer;
 pub mod builtin;
 pub mod cli;
 pub mod config;
+pub mod confine;
 pub mod diagnostics;
 pub mod documents;
 pub mod edit;

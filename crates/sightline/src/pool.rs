@@ -263,10 +263,16 @@ impl Pool {
             Some(c) => c[1..].to_vec(),
             None => spec.args.iter().map(|a| a.to_string()).collect(),
         };
-        // Every server runs in the sandbox: it may write its root, a
-        // private TMPDIR and the caches it is known to need.
+        // Every server runs in the sandbox: it may write the writable roots
+        // (the workspace, or its own root when there is no workspace
+        // directory), a private TMPDIR and the caches it is known to need.
+        // A project root outside the workspace stays writable for its own
+        // server: rust-analyzer's `cargo check` writes `target/` there.
         let tmp = crate::sandbox::private_tmp(spec.id);
-        let mut writable = vec![root.to_owned()];
+        let mut writable = self.sandbox.writable_for_project(root);
+        if !writable.iter().any(|w| root.starts_with(w)) {
+            writable.push(root.to_owned());
+        }
         writable.extend(crate::sandbox::cache_dirs(spec.id));
         let network = settings.and_then(|s| s.network).unwrap_or(spec.network);
         let (program, args) = self

@@ -5,8 +5,9 @@
 //! starts. Modes:
 //!
 //! - `workspace-write` (default): read anything; write only inside the
-//!   workspace root, a private temporary directory (`TMPDIR`) and the cache
-//!   directories the server is known to need;
+//!   writable roots of [`crate::confine::Roots`] (the workspace directory
+//!   and the user's `writable_roots`), a private temporary directory
+//!   (`TMPDIR`) and the cache directories the server is known to need;
 //! - `read-only`: write only the private temporary directory;
 //! - `danger-full-access`: no sandbox.
 //!
@@ -73,6 +74,8 @@ pub struct Sandbox {
     /// Run children unsandboxed when Landlock or the launcher is missing,
     /// instead of refusing.
     allow_unsandboxed: bool,
+    /// Where `workspace-write` lets children and the edit tools write.
+    roots: crate::confine::Roots,
 }
 
 impl Sandbox {
@@ -81,9 +84,34 @@ impl Sandbox {
             mode,
             launcher: launcher.or_else(default_launcher),
             allow_unsandboxed,
+            roots: crate::confine::Roots::default(),
         };
         s.log_status_once();
         s
+    }
+
+    /// The same sandbox, writing only inside `roots` in `workspace-write`.
+    pub fn confined_to(mut self, roots: crate::confine::Roots) -> Sandbox {
+        self.roots = roots;
+        self
+    }
+
+    /// What a child working in `project` (a server's root) may write in
+    /// `workspace-write`, besides its caches and `TMPDIR`.
+    pub fn writable_for_project(&self, project: &Path) -> Vec<PathBuf> {
+        self.roots.for_project(Some(project))
+    }
+
+    /// What work on `file` (a formatter's run) may write in
+    /// `workspace-write`: the same roots a write of it is judged by.
+    pub fn writable_for_file(&self, file: &Path) -> Vec<PathBuf> {
+        self.roots.for_file(file)
+    }
+
+    /// Refuses sightline's own write of `path` when the mode does not allow
+    /// it: the rules its children obey, applied before anything is written.
+    pub fn check_write(&self, path: &Path) -> Result<(), ToolError> {
+        self.roots.check(self.mode, path)
     }
 
     /// One line for logs and `sightline servers`.

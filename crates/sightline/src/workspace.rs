@@ -103,11 +103,16 @@ impl Workspace {
                     .and_then(crate::sandbox::Mode::parse)
             })
             .unwrap_or(crate::sandbox::Mode::WorkspaceWrite);
+        // One list of writable roots for the edit tools and every child.
         let sandbox = crate::sandbox::Sandbox::new(
             mode,
             options.launcher.clone(),
             options.config.allow_unsandboxed,
-        );
+        )
+        .confined_to(crate::confine::Roots::new(
+            root.as_deref(),
+            &options.config.writable_roots,
+        ));
         let formatters = crate::format::Formatters::new(
             &options.config,
             options.search_path.clone(),

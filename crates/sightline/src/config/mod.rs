@@ -75,6 +75,9 @@ pub struct Config {
     /// Run children unsandboxed where Landlock is missing, instead of refusing.
     pub allow_unsandboxed: bool,
     pub sandbox: Option<String>,
+    /// Directories `workspace-write` lets sightline and its children write
+    /// besides the workspace (user file only).
+    pub writable_roots: Vec<PathBuf>,
     /// The `formatter` section, kept for the formatter runner.
     pub formatter: Value,
     /// `false` turns every formatter off.
@@ -102,6 +105,7 @@ impl Default for Config {
             format_range: false,
             allow_unsandboxed: false,
             sandbox: None,
+            writable_roots: Vec::new(),
             formatter: Value::Null,
             formatters_enabled: true,
             formatters: BTreeMap::new(),
@@ -123,6 +127,7 @@ const TOP_KEYS: &[&str] = &[
     "edit_tools",
     "format_range",
     "allow_unsandboxed",
+    "writable_roots",
 ];
 const ENTRY_KEYS: &[&str] = &[
     "disabled",
@@ -238,7 +243,7 @@ mod tests {
             ),
             (
                 "{\n  \"lps\": true\n}",
-                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, allow_unsandboxed",
+                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, allow_unsandboxed, writable_roots",
             ),
             (
                 "{\n\n  \"lsp\": 3\n}",

@@ -85,6 +85,24 @@ impl Config {
                     self.allow_unsandboxed = v;
                     self.record("allow_unsandboxed", json!(v), file.origin(prop.range));
                 }
+                "writable_roots" => {
+                    // A cloned repository must not widen what may be written.
+                    if project {
+                        return Err(file.error(
+                            prop.range,
+                            "\"writable_roots\" may only be set in the user configuration",
+                        ));
+                    }
+                    let message = "\"writable_roots\" must be a list of absolute directories";
+                    let roots = strings_of(&file, &prop.value, message)?;
+                    if let Some(rel) = roots.iter().find(|r| !Path::new(r).is_absolute()) {
+                        return Err(
+                            file.error(root_range(&prop.value), &format!("{message}, got `{rel}`"))
+                        );
+                    }
+                    self.record("writable_roots", json!(roots), file.origin(prop.range));
+                    self.writable_roots = roots.into_iter().map(PathBuf::from).collect();
+                }
                 "format_range" => {
                     let v = bool_of(&file, &prop.value, "\"format_range\" must be true or false")?;
                     self.format_range = v;
@@ -589,6 +607,7 @@ mod proptests {
         ("formatter", "1", false),
         ("lps", "true", true),
         ("allow_unsandboxed", "true", true),
+        ("writable_roots", "[\"/x\"]", true),
     ];
 
     fn entry(custom: bool) -> impl Strategy<Value = Entry> {

@@ -27,8 +27,8 @@ mod shape {
         lsp: Option<Lsp>,
         /// Formatters: `true`, `false`, or an object of overrides.
         formatter: Option<serde_json::Value>,
-        /// Where child processes may write: `workspace-write` (default),
-        /// `read-only` or `danger-full-access`.
+        /// Where child processes and the edit tools may write:
+        /// `workspace-write` (default), `read-only` or `danger-full-access`.
         sandbox: Option<Sandbox>,
         /// Whether sightline installs missing servers (npm, PyPI, toolchains).
         autoinstall: Option<bool>,
@@ -39,6 +39,10 @@ mod shape {
         /// (User file only.) Run children unsandboxed where Landlock is
         /// missing, instead of refusing to start them.
         allow_unsandboxed: Option<bool>,
+        /// (User file only.) Absolute directories that `workspace-write`
+        /// also lets sightline's edit tools and its children write, beside
+        /// the workspace.
+        writable_roots: Option<Vec<String>>,
     }
 
     #[derive(JsonSchema)]

@@ -2,6 +2,7 @@
 
 mod cli;
 mod config;
+mod confine;
 mod edit;
 mod fake;
 mod faults;
