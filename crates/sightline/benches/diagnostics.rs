@@ -46,7 +46,7 @@ struct Result {
 }
 
 /// One sightline round: the file is written, then its diagnostics asked.
-async fn sightline_round(ws: &sightline::Workspace, file: &Path, lang: &str, i: usize) -> Duration {
+async fn sightline_round(ws: &sightline::Engine, file: &Path, lang: &str, i: usize) -> Duration {
     let (text, errors) = variant(lang, i);
     std::fs::write(file, &text).unwrap();
     let t = Instant::now();

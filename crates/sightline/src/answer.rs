@@ -144,6 +144,41 @@ pub struct Hover {
     pub text: String,
 }
 
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+/// The state of one server, as `sightline servers` shows it.
+pub enum State {
+    Off {
+        why: String,
+    },
+    Running {
+        root: PathBuf,
+        pid: u32,
+    },
+    Broken {
+        root: PathBuf,
+        reason: String,
+    },
+    Installed {
+        path: PathBuf,
+        version: Option<String>,
+    },
+    Missing {
+        install: String,
+    },
+}
+
+/// One line of `sightline servers`: a server and its state.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerStatus {
+    pub id: String,
+    pub language: String,
+    pub extensions: Vec<String>,
+    pub role: &'static str,
+    #[serde(flatten)]
+    pub state: State,
+}
+
 #[cfg(test)]
 mod tests {
     use super::Loc;

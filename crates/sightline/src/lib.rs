@@ -1,48 +1,48 @@
 //! sightline: ask real language servers what a type checker knows about the
 //! files on disk now: diagnostics, definitions, references.
 //!
+//! A question goes down the modules in this order (`docs/ARCHITECTURE.md`
+//! names the file of each step):
+//!
+//! - [`faces`]: the CLI and the MCP server take the call;
+//! - [`engine`]: checks it, snapshots the file ([`sync`]), routes it to the
+//!   servers of the file ([`servers`]: the table, roots, installs), and
+//!   combines their answers;
+//! - [`pool`]: the running server for that root, started (in the
+//!   [`sandbox`]) if needed;
+//! - [`server`]: its documents brought in step with disk, the wait until its
+//!   answers are complete, the request, and the answer in agent coordinates
+//!   ([`answer`]);
+//! - [`render`]: the text or JSON the caller gets.
+//!
+//! [`edit`] and [`format`] are the edit tools and the formatters, built on the
+//! engine; [`config`] is the user and project configuration.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), sightline::ToolError> {
-//! let ws = sightline::Workspace::new(sightline::Options::default());
-//! let d = ws.diagnostics(std::path::Path::new("/repo/src/app.py")).await?;
+//! let engine = sightline::Engine::new(sightline::Options::default());
+//! let d = engine.diagnostics(std::path::Path::new("/repo/src/app.py")).await?;
 //! print!("{}", sightline::render::diagnostics_text(&d));
-//! ws.shutdown().await;
+//! engine.shutdown().await;
 //! # Ok(()) }
 //! ```
 
-pub mod admin;
-pub mod aliases;
 pub mod answer;
-pub mod builtin;
-pub mod cli;
 pub mod config;
-pub mod confine;
-pub mod diagnostics;
-pub mod documents;
 pub mod edit;
+pub mod engine;
 pub mod error;
+pub mod faces;
+pub mod files;
 pub mod format;
-pub mod formatter;
-pub mod install;
-pub mod loose;
-pub mod mcp;
-pub mod navigation;
-pub mod patch;
 pub mod pool;
 pub mod progress;
-pub mod questions;
-pub mod range_format;
-pub mod readiness;
-pub mod registry;
+pub mod project;
 pub mod render;
-pub mod roots;
 pub mod sandbox;
 pub mod server;
-pub mod state;
-pub mod status;
-pub mod validate;
-pub mod watch;
-pub mod workspace;
+pub mod servers;
+pub mod sync;
 
 /// The property tests' settings: 256 cases each (all of them run in seconds),
 /// unless `PROPTEST_CASES` asks for a longer search.
@@ -56,6 +56,6 @@ pub(crate) fn proptest_config() -> proptest::test_runner::Config {
 }
 
 pub use answer::{Diagnostics, Finding, Loc, LocKind, Locations, Severity};
+pub use engine::{Engine, Options};
 pub use error::ToolError;
 pub use progress::Progress;
-pub use workspace::{Options, Workspace};

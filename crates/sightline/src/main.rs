@@ -19,7 +19,7 @@ fn main() {
     // A panic is caught where its call is answered; log it as one line
     // instead of the default hook's text on stderr.
     std::panic::set_hook(Box::new(|info| tracing::error!("panic: {info}")));
-    let cli = sightline::cli::Cli::parse();
+    let cli = sightline::faces::cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -28,10 +28,10 @@ fn main() {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!("cannot start the async runtime: {e}");
-            std::process::exit(sightline::cli::EXIT_FAILED);
+            std::process::exit(sightline::faces::cli::EXIT_FAILED);
         }
     };
-    let status = runtime.block_on(sightline::cli::run(cli));
+    let status = runtime.block_on(sightline::faces::cli::run(cli));
     // Dropping the runtime could wait on blocking tasks (the stdin reader of
     // `batch`); the servers are already shut down, so leave now.
     std::process::exit(status);

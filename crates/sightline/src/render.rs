@@ -5,7 +5,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::answer::{Diagnostics, Hover, Item, Items, ItemsKind, LocKind, Locations};
+use crate::answer::{
+    Diagnostics, Hover, Item, Items, ItemsKind, LocKind, Locations, ServerStatus, State,
+};
 use crate::error::ToolError;
 
 /// Long results stop here, then one line `... and N more`.
@@ -179,6 +181,39 @@ pub fn error_json(e: &ToolError) -> Value {
         .map(|(_, m)| m.to_owned())
         .unwrap_or(text);
     json!({ "error": { "kind": e.kind(), "message": message } })
+}
+
+/// The text table of `sightline servers`.
+pub fn servers_text(states: &[ServerStatus]) -> String {
+    let id_w = states.iter().map(|s| s.id.len()).max().unwrap_or(2).max(2);
+    let ext_w = states
+        .iter()
+        .map(|s| s.extensions.join(" ").chars().count().min(28))
+        .max()
+        .unwrap_or(10);
+    let mut out = String::new();
+    for s in states {
+        let mut exts = s.extensions.join(" ");
+        if exts.chars().count() > 28 {
+            exts = format!("{}…", exts.chars().take(27).collect::<String>());
+        }
+        let state = match &s.state {
+            State::Off { why } => format!("off: {why}"),
+            State::Running { root, pid } => format!("running for {} (pid {pid})", root.display()),
+            State::Broken { root, reason } => format!("broken for {}: {reason}", root.display()),
+            State::Installed { path, version } => format!(
+                "installed {}at {}",
+                version
+                    .as_ref()
+                    .map(|v| format!("{v} "))
+                    .unwrap_or_default(),
+                path.display()
+            ),
+            State::Missing { install } => format!("missing: {install}"),
+        };
+        out.push_str(&format!("{:<id_w$}  {:<ext_w$}  {state}\n", s.id, exts));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -172,8 +172,8 @@ pub fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// A workspace finding servers only in `tools/`.
-pub fn workspace() -> sightline::Workspace {
-    sightline::Workspace::new(sightline::Options {
+pub fn workspace() -> sightline::Engine {
+    sightline::Engine::new(sightline::Options {
         search_path: vec![tool("pyright-langserver").parent().unwrap().to_owned()],
         downloads: Some(false),
         ..Default::default()

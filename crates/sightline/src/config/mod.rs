@@ -118,6 +118,19 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// What the runner needs of the `formatter` settings. A project file's
+    /// formatter commands run only when the project is trusted (or there is
+    /// no project file).
+    pub fn formatting(&self) -> crate::format::Settings {
+        crate::format::Settings {
+            enabled: self.formatters_enabled,
+            entries: self.formatters.clone(),
+            trusted: self.trusted || self.project.is_none(),
+        }
+    }
+}
+
 const TOP_KEYS: &[&str] = &[
     "$schema",
     "lsp",
@@ -171,7 +184,7 @@ pub fn project_file(dir: &Path) -> Option<PathBuf> {
 
 /// The file listing trusted project directories.
 fn trust_file() -> PathBuf {
-    crate::install::data_dir().join("trusted-projects")
+    crate::files::data_dir().join("trusted-projects")
 }
 
 /// Whether `dir` has been trusted with `sightline trust`.
@@ -195,28 +208,18 @@ pub fn set_trusted(dir: &Path, trust: bool) -> std::io::Result<PathBuf> {
     }
     // The edit tools' atomic write: a unique temporary file, so that two
     // `sightline trust` at once cannot interleave.
-    crate::edit::atomic_write(&path, (lines.join("\n") + "\n").as_bytes())
+    crate::files::atomic_write(&path, (lines.join("\n") + "\n").as_bytes())
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     Ok(dir)
 }
 
-/// One `formatter` entry.
-#[derive(Debug, Clone, Default)]
-pub struct FormatterEntry {
-    pub disabled: bool,
-    pub command: Option<Vec<String>>,
-    pub environment: BTreeMap<String, String>,
-    pub extensions: Option<Vec<String>>,
-    pub timeout_ms: Option<u64>,
-    pub origin: Option<Origin>,
-    pub from_project: bool,
-}
-
+mod entries;
 mod parse;
 mod resolve;
 mod schema;
 mod trust;
 
+pub use crate::format::FormatterEntry;
 pub use resolve::{Resolved, ServerSettings};
 pub use schema::schema;
 
@@ -224,7 +227,7 @@ pub use schema::schema;
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::registry::Budgets;
+    use crate::servers::Budgets;
     use serde_json::json;
 
     fn parse(text: &str) -> Result<Config, String> {

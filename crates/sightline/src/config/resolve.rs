@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::*;
-use crate::registry::{self, Budgets, Role, ServerSpec};
+use crate::servers::{self, Budgets, Role, ServerSpec};
 
 /// What a server needs from the configuration to start.
 #[derive(Debug, Clone)]
@@ -51,7 +51,7 @@ impl Config {
                 self.lsp_origin
             ));
         }
-        for s in registry::BUILTIN {
+        for s in servers::BUILTIN {
             if s.role == Role::Primary {
                 r.enabled.insert(s.id.to_owned());
             }
@@ -78,7 +78,7 @@ impl Config {
             }
             r.enabled.insert(id.clone());
             r.explicit.insert(id.clone());
-            if registry::builtin(id).is_none() {
+            if servers::builtin(id).is_none() {
                 let leak = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
                 let exts: Vec<&'static str> =
                     entry.extensions.iter().flatten().map(|e| leak(e)).collect();
@@ -92,7 +92,7 @@ impl Config {
                     language: leak(id),
                     extensions: Box::leak(exts.into_boxed_slice()),
                     command,
-                    ..registry::BASE
+                    ..servers::BASE
                 };
                 r.custom.push(Box::leak(Box::new(spec)));
             }
@@ -156,7 +156,7 @@ impl Config {
             .entry("lsp".into())
             .or_insert((json!(self.lsp_enabled), self.lsp_origin.clone()));
         values.entry("autoinstall".into()).or_insert((
-            json!(!crate::install::downloads_disabled()),
+            json!(!crate::servers::install::downloads_disabled()),
             Origin::Default,
         ));
         values

@@ -54,7 +54,7 @@ fn the_byte_order_mark_survives_a_formatter_that_drops_it() {
         "ruff is not installed; run tools/install"
     );
     runtime().block_on(async {
-        let ws = sightline::Workspace::new(sightline::Options {
+        let ws = sightline::Engine::new(sightline::Options {
             search_path: vec![super::support::tools_bin(), ruff_dir],
             downloads: Some(false),
             ..Default::default()
@@ -236,7 +236,7 @@ fn a_patch_with_one_bad_hunk_changes_nothing() {
     ]);
     let patch = "*** Begin Patch\n*** Add File: new.txt\n+fresh\n*** Update File: a.txt\n@@\n-one\n+uno\n*** Update File: b.txt\n@@\n-four\n+cuatro\n*** End Patch\n";
     runtime().block_on(async {
-        let ws = sightline::Workspace::new(sightline::Options {
+        let ws = sightline::Engine::new(sightline::Options {
             root: Some(p.root().to_owned()),
             downloads: Some(false),
             ..Default::default()
@@ -294,7 +294,7 @@ fn a_patch_that_fails_midway_puts_every_file_back() {
     let before = tree(p.root());
     let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+uno\n*** Delete File: q.txt\n*** Add File: q.txt/inner.txt\n+now a directory\n*** Add File: new/deep/f.txt\n+deep\n*** Add File: d\n+a file\n*** Add File: d/x.txt\n+under a file\n*** End Patch\n";
     runtime().block_on(async {
-        let ws = sightline::Workspace::new(sightline::Options {
+        let ws = sightline::Engine::new(sightline::Options {
             root: Some(p.root().to_owned()),
             downloads: Some(false),
             ..Default::default()
@@ -321,7 +321,7 @@ fn a_patch_moves_adds_and_deletes() {
     ]);
     let patch = "*** Begin Patch\n*** Update File: old/name.txt\n*** Move to: new/name.txt\n@@\n keep\n-change\n+changed\n*** Delete File: gone.txt\n*** Add File: added.txt\n+hello\n*** End Patch\n";
     runtime().block_on(async {
-        let ws = sightline::Workspace::new(sightline::Options { root: Some(p.root().to_owned()), downloads: Some(false), ..Default::default() });
+        let ws = sightline::Engine::new(sightline::Options { root: Some(p.root().to_owned()), downloads: Some(false), ..Default::default() });
         let a = ws.apply_patch(patch).await.unwrap();
         let root = p.root().display();
         assert_eq!(
@@ -369,7 +369,7 @@ fn the_errors_block_against_pyright() {
         assert_eq!(a.text(), format!("edited {} (1 replacement)\nno errors\n", p.path("app.py").display()));
         // `apply_patch` covers each changed file.
         let patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-total: str = add(1, 2)\n+total: str = add(1, \"2\")\n*** Add File: more.py\n+from lib import sub\n*** End Patch\n";
-        let ws2 = sightline::Workspace::new(sightline::Options {
+        let ws2 = sightline::Engine::new(sightline::Options {
             root: Some(p.root().to_owned()),
             search_path: vec![super::support::tools_bin()],
             downloads: Some(false),

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use sightline::registry::{Budgets, FAKE};
-use sightline::{Options, Workspace};
+use sightline::servers::{Budgets, FAKE};
+use sightline::{Engine, Options};
 
 use super::support::Project;
 
@@ -51,8 +51,8 @@ pub fn budgets() -> Budgets {
     }
 }
 
-pub fn workspace(budgets: Budgets) -> Workspace {
-    Workspace::new(Options {
+pub fn workspace(budgets: Budgets) -> Engine {
+    Engine::new(Options {
         servers: vec![&FAKE],
         search_path: vec![fake_bin().parent().unwrap().to_path_buf()],
         downloads: Some(false),

@@ -13,7 +13,7 @@ use super::fake::{self, A_DIAGS, ALPHA_DEF, budgets, project, wait_for_log, work
 use super::support::{defs, diags, refs, runtime};
 
 /// Asks for `alpha`'s definition from its use in `a.fake`.
-async fn alpha(ws: &sightline::Workspace, p: &super::support::Project) -> String {
+async fn alpha(ws: &sightline::Engine, p: &super::support::Project) -> String {
     defs(ws, &p.path("a.fake"), 2, 1).await
 }
 
@@ -71,7 +71,7 @@ fn initialize_past_its_budget() {
         { "method": "initialize", "run": 1, "actions": ["hang"] },
     ] }));
     runtime().block_on(async {
-        let ws = workspace(sightline::registry::Budgets {
+        let ws = workspace(sightline::servers::Budgets {
             initialize: Duration::from_secs(1),
             ..budgets()
         });
@@ -264,7 +264,7 @@ fn when_only_an_old_version_arrives_the_answer_says_so() {
         ],
     }));
     runtime().block_on(async {
-        let ws = workspace(sightline::registry::Budgets {
+        let ws = workspace(sightline::servers::Budgets {
             document: Duration::from_secs(1),
             ..budgets()
         });
@@ -304,7 +304,7 @@ fn unversioned_pushes_wait_for_quiet() {
 }
 
 /// Asks for diagnostics until the answer is `want`, within 15 s.
-async fn diags_until(ws: &sightline::Workspace, p: &super::support::Project, want: &str) {
+async fn diags_until(ws: &sightline::Engine, p: &super::support::Project, want: &str) {
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
         let answer = diags(ws, &p.path("a.fake")).await;
@@ -434,7 +434,7 @@ fn a_flood_of_a_hundred_thousand_notifications() {
         ] },
     ] }));
     runtime().block_on(async {
-        let ws = workspace(sightline::registry::Budgets {
+        let ws = workspace(sightline::servers::Budgets {
             request: Duration::from_secs(30),
             ..budgets()
         });
@@ -461,7 +461,7 @@ fn an_unknown_server_request_gets_method_not_found() {
 }
 
 /// The text a tool gives for `hover` on `alpha` in `a.fake`.
-async fn hover(ws: &sightline::Workspace, p: &super::support::Project) -> String {
+async fn hover(ws: &sightline::Engine, p: &super::support::Project) -> String {
     match ws.hover(&p.path("a.fake"), 2, 1).await {
         Ok(h) => sightline::render::hover_text(&h),
         Err(e) => sightline::render::error_text(&e),
@@ -539,16 +539,16 @@ fn the_same_finding_pushed_and_pulled_shows_once() {
 #[test]
 fn two_servers_on_one_file_merge_without_duplicates() {
     // A second server for `.fake` files: the same program under another id.
-    let twin: &'static sightline::registry::ServerSpec =
-        Box::leak(Box::new(sightline::registry::ServerSpec {
+    let twin: &'static sightline::servers::ServerSpec =
+        Box::leak(Box::new(sightline::servers::ServerSpec {
             id: "fake-twin",
-            ..sightline::registry::FAKE
+            ..sightline::servers::FAKE
         }));
     let p = project(json!({}));
     p.write("a.fake", "def alpha\nalpha ERR\nWARN\n");
     runtime().block_on(async {
-        let ws = sightline::Workspace::new(sightline::Options {
-            servers: vec![&sightline::registry::FAKE, twin],
+        let ws = sightline::Engine::new(sightline::Options {
+            servers: vec![&sightline::servers::FAKE, twin],
             search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
             downloads: Some(false),
             budgets: budgets(),
@@ -571,7 +571,7 @@ fn a_busy_status_notification_holds_cross_file_questions() {
         ] },
     ] }));
     runtime().block_on(async {
-        let ws = workspace(sightline::registry::Budgets {
+        let ws = workspace(sightline::servers::Budgets {
             ready: Duration::from_millis(500),
             ..budgets()
         });

@@ -42,7 +42,7 @@ fn formatters(config: Value) -> Formatters {
         .map(|p| p.parent().unwrap().display().to_string())
         .unwrap_or_default();
     Formatters::new(
-        &c,
+        c.formatting(),
         vec![tools("node_modules/.bin"), tools(".venv/bin")],
         sandbox(),
     )
@@ -188,7 +188,7 @@ fn shfmt_runs_when_found() {
         )
     );
     let c = Config::default();
-    let bare = Formatters::new(&c, vec![], sandbox()).with_path("/nonexistent");
+    let bare = Formatters::new(c.formatting(), vec![], sandbox()).with_path("/nonexistent");
     assert_eq!(
         on(&bare, &p, "a.sh", "shfmt"),
         (false, "`shfmt` is not found".into())
@@ -230,7 +230,8 @@ fn rustfmt_runs_when_found() {
             "fn main() {\n    let x = 1;\n}\n".into()
         )
     );
-    let bare = Formatters::new(&Config::default(), vec![], sandbox()).with_path("/nonexistent");
+    let bare = Formatters::new(Config::default().formatting(), vec![], sandbox())
+        .with_path("/nonexistent");
     assert_eq!(
         on(&bare, &p, "a.rs", "rustfmt"),
         (false, "`rustfmt` is not found".into())
@@ -269,7 +270,7 @@ fn a_hung_formatter_is_stopped_and_reported_and_the_edit_stays() {
     )
     .unwrap();
     runtime().block_on(async {
-        let ws = sightline::Workspace::new(sightline::Options {
+        let ws = sightline::Engine::new(sightline::Options {
             config: c,
             downloads: Some(false),
             ..Default::default()
@@ -307,7 +308,7 @@ fn range_formatting_touches_only_the_edited_lines() {
         ("a.c", "int  a=1;\nint  b=2;\nint  c=3;\n"),
     ]);
     runtime().block_on(async {
-        let ws = sightline::Workspace::new(sightline::Options {
+        let ws = sightline::Engine::new(sightline::Options {
             search_path: vec![tools("node_modules/.bin"), tools(".venv/bin")],
             downloads: Some(false),
             ..Default::default()
@@ -333,7 +334,7 @@ fn range_formatting_touches_only_the_edited_lines() {
                 false,
             )
             .unwrap();
-        let ws = sightline::Workspace::new(sightline::Options {
+        let ws = sightline::Engine::new(sightline::Options {
             search_path: vec![tools("node_modules/.bin"), tools(".venv/bin")],
             downloads: Some(false),
             config,

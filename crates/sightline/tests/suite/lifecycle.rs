@@ -54,7 +54,7 @@ fn closing_stdin_shuts_servers_down() {
 // ----- with the scripted fake server ---------------------------------------
 
 use serde_json::json;
-use sightline::registry::Budgets;
+use sightline::servers::Budgets;
 
 use super::fake::{self, A_DIAGS, ALPHA_DEF, budgets, project, wait_for_log, wait_gone, workspace};
 use super::support::{defs, diags, refs, runtime};
@@ -185,10 +185,10 @@ fn a_server_indexing_past_the_budget_answers_not_ready() {
 
 /// The fake server's line of `sightline servers`, without its id and
 /// extension columns.
-fn fake_state(ws: &sightline::Workspace, p: &super::support::Project) -> String {
+fn fake_state(ws: &sightline::Engine, p: &super::support::Project) -> String {
     let states = ws.server_states(p.root());
     let fake: Vec<_> = states.into_iter().filter(|s| s.id == "fake").collect();
-    let text = sightline::status::render(&fake);
+    let text = sightline::render::servers_text(&fake);
     text.trim_end()
         .split_once(".fake")
         .unwrap()
@@ -197,7 +197,7 @@ fn fake_state(ws: &sightline::Workspace, p: &super::support::Project) -> String 
         .to_owned()
 }
 
-async fn alpha_def(ws: &sightline::Workspace, p: &super::support::Project) -> String {
+async fn alpha_def(ws: &sightline::Engine, p: &super::support::Project) -> String {
     defs(ws, &p.path("a.fake"), 2, 1).await
 }
 

@@ -9,6 +9,7 @@ mod faults;
 mod format;
 mod freshness;
 mod internal;
+mod layout;
 mod lifecycle;
 mod mcp;
 mod mcp_driver;

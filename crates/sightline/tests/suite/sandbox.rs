@@ -54,9 +54,9 @@ impl Drop for Probes {
     }
 }
 
-fn workspace(mode: Mode) -> sightline::Workspace {
-    sightline::Workspace::new(sightline::Options {
-        servers: vec![&sightline::registry::FAKE],
+fn workspace(mode: Mode) -> sightline::Engine {
+    sightline::Engine::new(sightline::Options {
+        servers: vec![&sightline::servers::FAKE],
         search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
         downloads: Some(false),
         budgets: fake::budgets(),
@@ -141,7 +141,7 @@ fn a_real_formatter_writes_only_where_the_mode_allows() {
         c.merge_text(Path::new("/test/config.json"), &config.to_string(), false)
             .unwrap();
         let f = sightline::format::Formatters::new(
-            &c,
+            c.formatting(),
             vec![shfmt.clone()],
             sightline::sandbox::Sandbox::new(mode, Some(sightline_bin()), false),
         );
@@ -274,7 +274,7 @@ fn real_servers_start_and_answer_in_the_default_sandbox() {
     ]);
     for (mode, sandboxed) in [(None, true), (Some(Mode::DangerFullAccess), false)] {
         runtime().block_on(async {
-            let ws = sightline::Workspace::new(sightline::Options {
+            let ws = sightline::Engine::new(sightline::Options {
                 search_path: vec![super::support::tools_bin(), clangd.clone()],
                 downloads: Some(false),
                 sandbox: mode,

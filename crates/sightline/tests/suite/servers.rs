@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use sightline::config::Config;
-use sightline::{Options, Workspace};
+use sightline::{Engine, Options};
 
 use super::support::{Project, defs, diags, refs, repo_root, runtime};
 
@@ -28,7 +28,7 @@ pub(super) fn require(path: &std::path::Path) {
 
 /// A workspace with `config` as the user's configuration, finding servers
 /// only in `tools/`.
-pub(super) fn workspace(config: Value) -> Workspace {
+pub(super) fn workspace(config: Value) -> Engine {
     let mut c = Config::default();
     c.merge_text(
         &PathBuf::from("/test/config.json"),
@@ -36,7 +36,7 @@ pub(super) fn workspace(config: Value) -> Workspace {
         false,
     )
     .unwrap();
-    Workspace::new(Options {
+    Engine::new(Options {
         search_path: vec![
             tools("node_modules/.bin"),
             tools(".venv/bin"),

@@ -10,7 +10,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use sightline::{Options, Workspace, render};
+use sightline::{Engine, Options, render};
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -35,10 +35,10 @@ pub fn require(command: &str) {
 }
 
 /// A workspace that finds servers only in `tools/` and never downloads.
-pub fn workspace() -> Workspace {
+pub fn workspace() -> Engine {
     require("pyright-langserver");
     require("typescript-language-server");
-    Workspace::new(Options {
+    Engine::new(Options {
         search_path: vec![tools_bin()],
         downloads: Some(false),
         ..Options::default()
@@ -261,7 +261,7 @@ pub fn alive(pid: u32) -> bool {
 }
 
 /// The text a tool gives for `definition`, answer or error.
-pub async fn defs(ws: &Workspace, file: &Path, line: usize, col: usize) -> String {
+pub async fn defs(ws: &Engine, file: &Path, line: usize, col: usize) -> String {
     match ws.definition(file, line, col).await {
         Ok(l) => render::locations_text(&l),
         Err(e) => render::error_text(&e),
@@ -269,7 +269,7 @@ pub async fn defs(ws: &Workspace, file: &Path, line: usize, col: usize) -> Strin
 }
 
 /// The text a tool gives for `references` (declaration excluded).
-pub async fn refs(ws: &Workspace, file: &Path, line: usize, col: usize) -> String {
+pub async fn refs(ws: &Engine, file: &Path, line: usize, col: usize) -> String {
     match ws.references(file, line, col, false).await {
         Ok(l) => render::locations_text(&l),
         Err(e) => render::error_text(&e),
@@ -277,7 +277,7 @@ pub async fn refs(ws: &Workspace, file: &Path, line: usize, col: usize) -> Strin
 }
 
 /// The text a tool gives for `diagnostics`.
-pub async fn diags(ws: &Workspace, file: &Path) -> String {
+pub async fn diags(ws: &Engine, file: &Path) -> String {
     match ws.diagnostics(file).await {
         Ok(d) => render::diagnostics_text(&d),
         Err(e) => render::error_text(&e),

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use sightline::{Options, Workspace, registry, render};
+use sightline::{Engine, Options, render, servers};
 use tokio::io::AsyncReadExt;
 
 pub fn main(args: &[String]) -> i32 {
@@ -28,8 +28,8 @@ pub fn main(args: &[String]) -> i32 {
         let here: Option<PathBuf> = std::env::current_exe()
             .ok()
             .and_then(|e| e.parent().map(Path::to_path_buf));
-        let ws = Workspace::new(Options {
-            servers: vec![&registry::FAKE],
+        let ws = Engine::new(Options {
+            servers: vec![&servers::FAKE],
             search_path: here.into_iter().collect(),
             downloads: Some(false),
             ..Options::default()
@@ -40,7 +40,7 @@ pub fn main(args: &[String]) -> i32 {
         };
         // Handlers first: the signal tests send theirs as soon as they read
         // `ready`.
-        let interrupted = sightline::cli::interrupted();
+        let interrupted = sightline::faces::cli::interrupted();
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{text}ready").and_then(|()| out.flush());
         drop(out);

@@ -1,0 +1,130 @@
+//! The questions whose answer is a list of places: definitions and
+//! references and implementations, with what makes a
+//! position's answer complete: the file synced, the server ready, and for
+//! references the uses servers leave out (`aliases`, `loose`).
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::answer::{Loc, LocKind, Locations};
+use crate::engine::{Engine, aliases, loose, validate};
+use crate::error::ToolError;
+use crate::server::LspServer;
+use crate::sync::Snapshot;
+
+impl Engine {
+    /// Where the symbol at `line`:`column` (1-based, characters) is defined.
+    pub async fn definition(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+    ) -> Result<Locations, ToolError> {
+        let (server, checked, pos) = self.prepare(file, line, column, false).await?;
+        let found = server.definition(&checked.path, pos).await?;
+        let mut texts = HashMap::new();
+        Ok(self.finish(
+            &server,
+            LocKind::Definitions,
+            server.to_locs(&found, &mut texts),
+        ))
+    }
+
+    /// Every use of the symbol at `line`:`column`, across the workspace.
+    pub async fn references(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+        include_declaration: bool,
+    ) -> Result<Locations, ToolError> {
+        let (server, checked, pos) = self.prepare(file, line, column, true).await?;
+        let mut found = server.references(&checked.path, pos).await?;
+        // A server may announce indexing only after we asked (its progress
+        // begins just after `initialized`); then the answer may be partial:
+        // wait for the index and ask again.
+        if server.indexing() {
+            let doc = server.sync(&checked.path, checked.text.clone())?;
+            server.wait_ready(&checked.path, &doc, true).await?;
+            found = server.references(&checked.path, pos).await?;
+        }
+        if let Some(name) = loose::name_to_open(&server, &checked, line, column) {
+            for group in loose::groups(&server, &checked, &name) {
+                loose::open(&server, &checked, &group).await?;
+                found.extend(server.references(&checked.path, pos).await?);
+            }
+        }
+        let mut texts = HashMap::new();
+        if server.spec.quirks.follow_import_alias {
+            found.extend(
+                aliases::alias_references(&server, &found, include_declaration, &mut texts).await?,
+            );
+        }
+        found.extend(aliases::asked_use(&server, &checked, pos, &found).await?);
+        // Every server was asked with the declaration included; take it out
+        // here, and only it, so the use that was asked about always stays.
+        if !include_declaration {
+            found = server
+                .without_declarations(&checked.path, pos, found)
+                .await?;
+        }
+        Ok(self.finish(
+            &server,
+            LocKind::References,
+            server.to_locs(&found, &mut texts),
+        ))
+    }
+
+    pub(crate) async fn prepare(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+        cross_file: bool,
+    ) -> Result<(Arc<LspServer>, Snapshot, sightline_lsp::protocol::Position), ToolError> {
+        let checked = Snapshot::read(file)?;
+        let index = sightline_lsp::LineIndex::new(checked.text.as_str());
+        validate::check_position(&index, file, line, column)?;
+        let server = self.server_for(&checked).await?;
+        let doc = server.sync(&checked.path, checked.text.clone())?;
+        server.wait_ready(&checked.path, &doc, cross_file).await?;
+        let pos = server.position(&doc, line, column).ok_or_else(|| {
+            ToolError::BadInput(format!("line {line} is past the end of {}", file.display()))
+        })?;
+        Ok((server, checked, pos))
+    }
+
+    pub(crate) fn finish(
+        &self,
+        server: &LspServer,
+        kind: LocKind,
+        mut locations: Vec<Loc>,
+    ) -> Locations {
+        locations.sort_by(|a, b| a.cmp_in(b, &server.root));
+        locations.dedup();
+        Locations {
+            kind,
+            root: server.root.clone(),
+            locations,
+        }
+    }
+
+    /// Where the symbol at a position is implemented (an interface's or an
+    /// abstract method's concrete versions).
+    pub async fn implementation(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+    ) -> Result<Locations, ToolError> {
+        let (server, checked, pos) = self.prepare(file, line, column, true).await?;
+        let found = server.implementation(&checked.path, pos).await?;
+        let mut texts = HashMap::new();
+        Ok(self.finish(
+            &server,
+            LocKind::Implementations,
+            server.to_locs(&found, &mut texts),
+        ))
+    }
+}

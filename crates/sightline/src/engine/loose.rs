@@ -1,0 +1,122 @@
+//! References of a file outside every project its server indexes whole: a
+//! JavaScript or TypeScript file that no `tsconfig.json` or `jsconfig.json`
+//! governs, a C file with no `compile_commands.json`.
+//!
+//! tsserver (behind typescript-language-server) puts such a "loose" file in an
+//! inferred project made of the files open in the editor and what they import.
+//! Asked for the references of a function that `lib.js` exports, it finds no
+//! use in `app.js` unless `app.js` is open too. So sightline opens the files
+//! of the workspace that mention the name, a few at a time (within the open
+//! document limit), asks again with each group open, and merges the answers.
+//! clangd likewise indexes in the background only the files a compilation
+//! database lists; without one it knows the open files.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::ToolError;
+use crate::server::LspServer;
+use crate::server::documents::MAX_OPEN;
+use crate::sync::Snapshot;
+
+/// At most this many files that mention the name are opened.
+const CANDIDATE_LIMIT: usize = 120;
+/// Files larger than this are not read for the name (bundles, minified code).
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// Whether one of the `project` files (`tsconfig.json`, ...) in `file`'s
+/// directory or one above it, up to `root`, governs the file.
+pub fn in_project(file: &Path, root: &Path, project: &[&str]) -> bool {
+    file.ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(root))
+        .any(|dir| project.iter().any(|p| dir.join(p).is_file()))
+}
+
+/// The other workspace files of `server` that mention `name`, in groups
+/// small enough to be open together with `file` (open document limit).
+pub fn groups(server: &LspServer, file: &Snapshot, name: &str) -> Vec<Vec<(PathBuf, String)>> {
+    let candidates: Vec<(PathBuf, String)> = crate::sync::walk::files_under(&server.root)
+        .into_iter()
+        .filter(|p| *p != file.path && server.spec.handles(p))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(&p).ok()?;
+            text.contains(name).then_some((p, text))
+        })
+        .take(CANDIDATE_LIMIT)
+        .collect();
+    // Room for the asked file, which must stay open, and one spare.
+    candidates
+        .chunks(MAX_OPEN.saturating_sub(2).max(1))
+        .map(<[_]>::to_vec)
+        .collect()
+}
+
+/// Opens a group, then `file` again so that it is the most recently used
+/// document and stays open while the next group is opened. For a server
+/// that takes a file in only once built (clangd), waits for that.
+pub async fn open(
+    server: &LspServer,
+    file: &Snapshot,
+    group: &[(PathBuf, String)],
+) -> Result<(), ToolError> {
+    let mut opened = Vec::new();
+    for (path, text) in group {
+        opened.push((path, server.sync(path, text.clone())?));
+    }
+    server.sync(&file.path, file.text.clone())?;
+    if server
+        .spec
+        .quirks
+        .loose_files
+        .is_some_and(|l| l.wait_publish)
+    {
+        for (path, doc) in opened {
+            server.wait_built(path, &doc).await?;
+        }
+    }
+    Ok(())
+}
+
+/// The name at a position, when the server needs the files that mention it
+/// open for cross-file questions about `file` (a loose file).
+pub fn name_to_open(
+    server: &LspServer,
+    file: &Snapshot,
+    line: usize,
+    column: usize,
+) -> Option<String> {
+    let loose = server.spec.quirks.loose_files?;
+    if in_project(&file.path, &server.root, loose.project) {
+        return None;
+    }
+    let index = sightline_lsp::LineIndex::new(file.text.as_str());
+    let text = index.line(line.checked_sub(1)?)?;
+    crate::engine::validate::symbol_at(
+        text,
+        column,
+        crate::engine::validate::dashed_names(&file.path),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::in_project;
+
+    #[test]
+    fn a_config_between_the_file_and_the_root_makes_a_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("web/src")).unwrap();
+        let file = root.join("web/src/a.js");
+        let ts = &["tsconfig.json", "jsconfig.json"];
+        assert!(!in_project(&file, root, ts));
+        std::fs::write(root.join("web/jsconfig.json"), "{}").unwrap();
+        assert!(in_project(&file, root, ts));
+        // A config above the root is not the workspace's.
+        let inner = root.join("web/src");
+        assert!(!in_project(&inner.join("b.js"), &inner, ts));
+    }
+}

@@ -1,0 +1,252 @@
+//! The engine: the questions of the tool contract, answered for files as
+//! they are on disk now. The CLI, the MCP server and Rust callers all go
+//! through [`Engine`]. A question is checked (`validate`), routed to the
+//! servers of its file (`route`), asked of the running server the pool
+//! hands out, and its answers combined: `diagnostics`, `locations`
+//! (definitions, references), `symbols` (hover, outlines, the call
+//! hierarchy). `aliases` and `loose` complete references that servers leave
+//! partial; `status` is what `sightline servers` shows.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{Config, Resolved};
+use crate::error::ToolError;
+use crate::pool::Pool;
+use crate::progress::{Progress, Silent};
+use crate::server::LspServer;
+use crate::servers::{Budgets, ServerSpec};
+use crate::sync::Snapshot;
+
+pub mod aliases;
+mod diagnostics;
+mod locations;
+pub mod loose;
+mod route;
+pub mod status;
+mod symbols;
+pub mod validate;
+
+/// How an [`Engine`] behaves.
+#[derive(Clone)]
+pub struct Options {
+    /// The directory the user works in; files outside every project marker
+    /// but inside it are served under it.
+    pub root: Option<PathBuf>,
+    pub budgets: Budgets,
+    pub progress: Arc<dyn Progress>,
+    /// Directories searched for server executables before PATH.
+    pub search_path: Vec<PathBuf>,
+    /// Whether missing servers may be installed from npm; `None` follows
+    /// `SIGHTLINE_DISABLE_LSP_DOWNLOAD`.
+    pub downloads: Option<bool>,
+    /// Servers consulted before the built-in ones, such as
+    /// [`crate::servers::FAKE`].
+    pub servers: Vec<&'static ServerSpec>,
+    /// Budgets for one server id, replacing [`Options::budgets`] for it.
+    pub server_budgets: HashMap<String, Budgets>,
+    /// The configuration (user and project files); see [`Config::load`].
+    pub config: Config,
+    /// The sandbox mode; `None` takes the configuration's (default
+    /// `workspace-write`).
+    pub sandbox: Option<crate::sandbox::Mode>,
+    /// The `sightline` binary that launches sandboxed children; `None` finds
+    /// it beside the running program or on PATH.
+    pub launcher: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            root: None,
+            budgets: Budgets::default(),
+            progress: Arc::new(Silent),
+            search_path: Vec::new(),
+            downloads: None,
+            servers: Vec::new(),
+            server_budgets: HashMap::new(),
+            config: Config::default(),
+            sandbox: None,
+            launcher: None,
+        }
+    }
+}
+
+pub struct Engine {
+    root: Option<PathBuf>,
+    pool: Pool,
+    /// Servers consulted before the built-ins: the caller's, then custom
+    /// servers from the configuration.
+    servers: Vec<&'static ServerSpec>,
+    resolved: Resolved,
+    config: Config,
+    progress: Arc<dyn Progress>,
+    formatters: crate::format::Formatters,
+    seen: crate::sync::Seen,
+    sandbox: crate::sandbox::Sandbox,
+}
+
+impl Engine {
+    pub fn new(options: Options) -> Engine {
+        let root = options.root.map(|r| sightline_lsp::uri::normalize(&r));
+        // The environment switch wins over the configuration, which wins
+        // over the default (install).
+        let downloads = options.downloads.unwrap_or_else(|| {
+            !crate::servers::install::downloads_disabled()
+                && options.config.autoinstall.unwrap_or(true)
+        });
+        if let Some(note) = options.config.untrusted_note() {
+            tracing::warn!("{note}");
+        }
+        let mut resolved = options.config.resolve(options.budgets);
+        let mut servers = options.servers;
+        for s in &servers {
+            resolved.enabled.insert(s.id.to_owned());
+        }
+        servers.extend(resolved.custom.iter().copied());
+        let progress = options.progress.clone();
+        let mode = options
+            .sandbox
+            .or_else(|| {
+                options
+                    .config
+                    .sandbox
+                    .as_deref()
+                    .and_then(crate::sandbox::Mode::parse)
+            })
+            .unwrap_or(crate::sandbox::Mode::WorkspaceWrite);
+        // One list of writable roots for the edit tools and every child.
+        let sandbox = crate::sandbox::Sandbox::new(
+            mode,
+            options.launcher.clone(),
+            options.config.allow_unsandboxed,
+        )
+        .confined_to(crate::sandbox::confine::Roots::new(
+            root.as_deref(),
+            &options.config.writable_roots,
+        ));
+        let formatters = crate::format::Formatters::new(
+            options.config.formatting(),
+            options.search_path.clone(),
+            sandbox.clone(),
+        );
+        let pool = Pool::new(
+            options.budgets,
+            options.server_budgets,
+            &resolved,
+            sandbox.clone(),
+            options.progress,
+            options.search_path,
+            downloads,
+        );
+        Engine {
+            root,
+            pool,
+            servers,
+            resolved,
+            config: options.config,
+            progress,
+            formatters,
+            seen: crate::sync::Seen::default(),
+            sandbox,
+        }
+    }
+
+    pub fn sandbox(&self) -> &crate::sandbox::Sandbox {
+        &self.sandbox
+    }
+
+    pub fn formatters(&self) -> &crate::format::Formatters {
+        &self.formatters
+    }
+
+    pub(crate) fn seen(&self) -> &crate::sync::Seen {
+        &self.seen
+    }
+
+    /// Starts the servers of `file` and opens it, so that the next question
+    /// about it is fast. Failures are left for that question to report.
+    pub async fn warm(&self, file: &Path) {
+        let Ok(checked) = Snapshot::read(file) else {
+            return;
+        };
+        let Ok(routes) = self.route_all(&checked) else {
+            return;
+        };
+        for (spec, root) in routes {
+            if let Ok(server) = self.pool.get(spec, &root).await {
+                let _ = server.sync(&checked.path, checked.text.clone());
+            }
+        }
+    }
+
+    pub(crate) async fn pool_get(
+        &self,
+        spec: &'static ServerSpec,
+        root: &Path,
+    ) -> Result<Arc<LspServer>, ToolError> {
+        self.pool.get(spec, root).await
+    }
+
+    /// The workspace directory given at start (`--root`).
+    pub fn workspace_root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
+    /// Other files the server of `file` holds open, under the same root.
+    pub fn open_files_beside(&self, file: &Path) -> Vec<PathBuf> {
+        let Ok(checked) = Snapshot::read(file) else {
+            return Vec::new();
+        };
+        let Ok((spec, root)) = self.route(&checked) else {
+            return Vec::new();
+        };
+        self.pool
+            .running()
+            .into_iter()
+            .filter(|s| s.spec.id == spec.id && s.root == root)
+            .flat_map(|s| s.open_documents())
+            .filter(|p| p != &checked.path && p.starts_with(&root))
+            .collect()
+    }
+
+    /// The configuration this workspace runs with.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub(crate) fn running_servers(&self) -> Vec<Arc<LspServer>> {
+        self.pool.running()
+    }
+
+    pub(crate) fn broken_servers(&self) -> Vec<(&'static str, PathBuf, String)> {
+        self.pool.broken()
+    }
+
+    /// The program that would run for `spec` under `root`, if found.
+    pub fn locate_server(&self, spec: &ServerSpec, root: &Path) -> Option<PathBuf> {
+        self.pool.locate(spec, root)
+    }
+
+    /// Installs `spec` now (for `sightline install`), reporting progress.
+    pub async fn install(&self, spec: &'static ServerSpec) -> Result<PathBuf, ToolError> {
+        crate::servers::install::install(
+            spec,
+            &crate::progress::Tee::current(&self.progress),
+            &self.sandbox,
+        )
+        .await
+        .map_err(|e| ToolError::Unavailable(e.to_string()))
+    }
+
+    /// Process ids of every running server.
+    pub fn server_pids(&self) -> Vec<u32> {
+        self.pool.running().iter().filter_map(|s| s.pid()).collect()
+    }
+
+    /// Shuts every server down.
+    pub async fn shutdown(&self) {
+        self.pool.shutdown().await;
+    }
+}

@@ -1,0 +1,198 @@
+//! The questions about symbols: hover, the outline of a file, workspace
+//! symbols and the call hierarchy, and naming a symbol instead of counting
+//! its column. The requests themselves are in `server::symbols`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::answer::{Hover, Items, ItemsKind};
+use crate::engine::Engine;
+use crate::engine::validate;
+use crate::error::ToolError;
+use crate::servers;
+use crate::sync::Snapshot;
+
+impl Engine {
+    /// The server's hover text (its markdown) for the symbol at a position.
+    pub async fn hover(&self, file: &Path, line: usize, column: usize) -> Result<Hover, ToolError> {
+        let (server, checked, pos) = self.prepare(file, line, column, false).await?;
+        let text = server.hover(&checked.path, pos).await?;
+        Ok(Hover {
+            root: server.root.clone(),
+            text,
+        })
+    }
+
+    /// The outline of `file`: its symbols, nested, with line ranges. The
+    /// document is opened (and synced) first.
+    pub async fn document_symbols(&self, file: &Path) -> Result<Items, ToolError> {
+        let checked = Snapshot::read(file)?;
+        let server = self.server_for(&checked).await?;
+        let doc = server.sync(&checked.path, checked.text)?;
+        server.wait_ready(&checked.path, &doc, false).await?;
+        let mut items = server.document_symbols(&checked.path).await?;
+        sort_outline(&mut items);
+        Ok(Items {
+            kind: ItemsKind::Outline,
+            root: server.root.clone(),
+            file: Some(checked.path),
+            items,
+        })
+    }
+
+    /// Symbols matching `query` across a workspace. With `file`, its servers
+    /// answer; without, every server for the kinds of files in the workspace
+    /// directory is started (not just the running ones) and asked.
+    pub async fn workspace_symbols(
+        &self,
+        query: &str,
+        file: Option<&Path>,
+    ) -> Result<Items, ToolError> {
+        let anchors = match file {
+            Some(f) => vec![f.to_owned()],
+            None => self.sample_files()?,
+        };
+        let mut items = Vec::new();
+        let mut root = None;
+        let mut asked = Vec::new();
+        let mut first_error = None;
+        for anchor in anchors {
+            let checked = Snapshot::read(&anchor)?;
+            let (spec, r) = match self.route(&checked) {
+                Ok(x) => x,
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    continue;
+                }
+            };
+            if asked.contains(&(spec.id, r.clone())) {
+                continue;
+            }
+            asked.push((spec.id, r.clone()));
+            let answer = async {
+                let server = self.pool_get(spec, &r).await?;
+                // tsserver answers only for projects with an open file.
+                let doc = server.sync(&checked.path, checked.text.clone())?;
+                server.wait_ready(&checked.path, &doc, true).await?;
+                server.workspace_symbols(query).await
+            }
+            .await;
+            match answer {
+                Ok(mut found) => {
+                    root.get_or_insert(r);
+                    items.append(&mut found);
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        let Some(root) = root else {
+            return Err(first_error.unwrap_or_else(|| {
+                ToolError::BadInput("no file in the workspace has a language server".into())
+            }));
+        };
+        items.sort_by(|a, b| a.loc.cmp_in(&b.loc, &root).then(a.name.cmp(&b.name)));
+        items.dedup();
+        Ok(Items {
+            kind: ItemsKind::Symbols,
+            root,
+            file: None,
+            items,
+        })
+    }
+
+    /// One file per (server, root) found in the workspace directory, within
+    /// a bounded walk.
+    fn sample_files(&self) -> Result<Vec<PathBuf>, ToolError> {
+        let top = match self.workspace_root() {
+            Some(r) => r.to_path_buf(),
+            None => std::env::current_dir()
+                .map_err(|e| ToolError::BadInput(format!("no workspace directory: {e}")))?,
+        };
+        let mut found: Vec<(&'static str, PathBuf)> = Vec::new();
+        for path in crate::sync::walk::files_under(&top) {
+            for spec in self.servers_for(&path) {
+                if !found.iter().any(|(id, _)| *id == spec.id) {
+                    found.push((spec.id, path.clone()));
+                }
+            }
+        }
+        if found.is_empty() {
+            return Err(ToolError::Unsupported(format!(
+                "no file under {} is handled by a language server; supported: {}",
+                top.display(),
+                servers::supported_summary()
+            )));
+        }
+        Ok(found.into_iter().map(|(_, p)| p).collect())
+    }
+
+    /// The call hierarchy at a position: the items there, or the calls into
+    /// or out of every one of them.
+    pub async fn call_hierarchy(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+        kind: ItemsKind,
+    ) -> Result<Items, ToolError> {
+        let cross_file = kind != ItemsKind::CallItems;
+        let (server, checked, pos) = self.prepare(file, line, column, cross_file).await?;
+        let prepared = server.prepare_call_hierarchy(&checked.path, pos).await?;
+        let mut texts = HashMap::new();
+        let mut items = Vec::new();
+        // Callers in other files of a loose file are found only while open.
+        if kind == ItemsKind::IncomingCalls
+            && let Some(name) = crate::engine::loose::name_to_open(&server, &checked, line, column)
+        {
+            for group in crate::engine::loose::groups(&server, &checked, &name) {
+                crate::engine::loose::open(&server, &checked, &group).await?;
+                for item in &prepared {
+                    items.extend(server.incoming_calls(item, &mut texts).await?);
+                }
+            }
+        }
+        for item in &prepared {
+            match kind {
+                ItemsKind::IncomingCalls => {
+                    items.extend(server.incoming_calls(item, &mut texts).await?)
+                }
+                ItemsKind::OutgoingCalls => {
+                    items.extend(server.outgoing_calls(item, &mut texts).await?)
+                }
+                _ => items.extend(server.call_item(item, &mut texts)),
+            }
+        }
+        items.sort_by(|a, b| a.loc.cmp_in(&b.loc, &server.root).then(a.name.cmp(&b.name)));
+        items.dedup();
+        Ok(Items {
+            kind,
+            root: server.root.clone(),
+            file: None,
+            items,
+        })
+    }
+
+    /// The 1-based column of `symbol` on `line` of `file`, for callers that
+    /// name the symbol instead of counting columns. A name that is not on the
+    /// line, or is there more than once, is an error listing what is there.
+    pub fn symbol_column(
+        &self,
+        file: &Path,
+        line: usize,
+        symbol: &str,
+    ) -> Result<usize, ToolError> {
+        let checked = Snapshot::read(file)?;
+        let index = sightline_lsp::LineIndex::new(checked.text);
+        validate::column_of(&index, file, line, symbol)
+    }
+}
+
+/// Sorts an outline by position, at every depth.
+fn sort_outline(items: &mut [crate::answer::Item]) {
+    items.sort_by(|a, b| a.loc.cmp(&b.loc));
+    for item in items {
+        sort_outline(&mut item.children);
+    }
+}

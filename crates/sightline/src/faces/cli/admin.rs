@@ -1,0 +1,182 @@
+//! The CLI commands beyond the three questions: `servers`, `install`,
+//! `config`, the formatters, and the edit tools.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::engine::Engine;
+use crate::faces::cli::{Command, EXIT_FAILED, EXIT_OK};
+use crate::render;
+
+/// Runs one of these commands; returns stdout text and the exit status.
+pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (String, i32) {
+    match command {
+        Command::Servers => {
+            let states = ws.server_states(here);
+            if json {
+                (format!("{}\n", json!(states)), EXIT_OK)
+            } else {
+                (
+                    format!(
+                        "{}\n{}",
+                        ws.sandbox().status(),
+                        render::servers_text(&states)
+                    ),
+                    EXIT_OK,
+                )
+            }
+        }
+        Command::Install { id } => {
+            let Some(spec) = find(ws, id) else {
+                let ids: Vec<&str> = ws.all_servers().iter().map(|s| s.id).collect();
+                return (
+                    format!(
+                        "error: no server `{id}`; the servers are {}\n",
+                        ids.join(", ")
+                    ),
+                    EXIT_FAILED,
+                );
+            };
+            if let Some(path) = ws.locate_server(spec, here) {
+                return (
+                    format!("{id} is already installed at {}\n", path.display()),
+                    EXIT_OK,
+                );
+            }
+            match ws.install(spec).await {
+                Ok(path) => (format!("installed {id} at {}\n", path.display()), EXIT_OK),
+                Err(e) => (render::error_text(&e), EXIT_FAILED),
+            }
+        }
+        Command::Config => {
+            let c = ws.config();
+            if json {
+                let values: serde_json::Map<String, serde_json::Value> = c
+                    .values
+                    .iter()
+                    .map(|(k, (v, o))| (k.clone(), json!({ "value": v, "origin": o.to_string() })))
+                    .collect();
+                (
+                    format!(
+                        "{}\n",
+                        json!({ "files": c.files, "trusted": c.trusted, "values": values })
+                    ),
+                    EXIT_OK,
+                )
+            } else {
+                (c.describe(), EXIT_OK)
+            }
+        }
+        Command::Format { files } => {
+            let mut out = String::new();
+            let mut status = EXIT_OK;
+            for f in files {
+                let f = abs(here, f);
+                let reports = ws.formatters().format(&f).await;
+                if reports.is_empty() {
+                    out.push_str(&format!("{}: no formatter is on for it\n", f.display()));
+                }
+                for r in reports {
+                    if matches!(
+                        r.outcome,
+                        crate::format::Outcome::Failed { .. }
+                            | crate::format::Outcome::TimedOut { .. }
+                    ) {
+                        status = EXIT_FAILED;
+                    }
+                    out.push_str(&format!("{}: {}\n", f.display(), r.line()));
+                }
+            }
+            (out, status)
+        }
+        Command::Formatters { file } => {
+            let detections = ws.formatters().detect(&abs(here, file));
+            if json {
+                return (format!("{}\n", json!(detections)), EXIT_OK);
+            }
+            if detections.is_empty() {
+                return ("no formatter handles this kind of file\n".into(), EXIT_OK);
+            }
+            let out = detections
+                .iter()
+                .map(|d| {
+                    format!(
+                        "{} {}: {}\n",
+                        d.name,
+                        if d.enabled { "on" } else { "off" },
+                        d.why
+                    )
+                })
+                .collect();
+            (out, EXIT_OK)
+        }
+        Command::Read {
+            file,
+            offset,
+            limit,
+        } => match ws.read(&abs(here, file), *offset, *limit) {
+            Ok(t) => (t, EXIT_OK),
+            Err(e) => (render::error_text(&e), EXIT_FAILED),
+        },
+        Command::Write { file } => {
+            let mut content = String::new();
+            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut content) {
+                return (format!("error: cannot read stdin: {e}\n"), EXIT_FAILED);
+            }
+            edited(ws.write(&abs(here, file), &content).await)
+        }
+        Command::Edit {
+            file,
+            old,
+            new,
+            replace_all,
+            format_range,
+        } => {
+            let range = *format_range || ws.config().format_range;
+            edited(
+                ws.edit_with(&abs(here, file), old, new, *replace_all, range)
+                    .await,
+            )
+        }
+        Command::ApplyPatch => {
+            let mut patch = String::new();
+            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut patch) {
+                return (format!("error: cannot read stdin: {e}\n"), EXIT_FAILED);
+            }
+            edited(ws.apply_patch(&patch).await)
+        }
+        _ => (String::new(), EXIT_FAILED),
+    }
+}
+
+fn abs(here: &Path, p: &Path) -> std::path::PathBuf {
+    if p.is_absolute() {
+        p.to_owned()
+    } else {
+        here.join(p)
+    }
+}
+
+/// An edit's text and status: 1 when a changed file has errors.
+fn edited(r: Result<crate::edit::EditAnswer, crate::error::ToolError>) -> (String, i32) {
+    match r {
+        Ok(a) => {
+            let status = if a.files.iter().any(|f| !f.errors.is_empty()) {
+                crate::faces::cli::EXIT_FINDINGS
+            } else {
+                EXIT_OK
+            };
+            (a.text(), status)
+        }
+        Err(e) => (render::error_text(&e), EXIT_FAILED),
+    }
+}
+
+/// Servers by id, for `sightline install`.
+fn find(ws: &Engine, id: &str) -> Option<&'static crate::servers::ServerSpec> {
+    ws.all_servers()
+        .into_iter()
+        .find(|s| s.id == id)
+        .or_else(|| crate::servers::builtin(id))
+}

@@ -1,0 +1,175 @@
+//! Answering the questions on the command line: one command, or one per
+//! stdin line in `batch`, each rendered as text or JSON with its exit status.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::faces::cli::{Command, EXIT_FAILED, EXIT_FINDINGS, EXIT_OK, absolute, parse_position};
+use crate::render;
+
+/// One answer, rendered, with its exit status.
+pub struct Rendered {
+    pub text: String,
+    pub status: i32,
+}
+
+pub(super) fn failed(e: &ToolError, json: bool) -> Rendered {
+    Rendered {
+        text: if json {
+            format!("{}\n", render::error_json(e))
+        } else {
+            render::error_text(e)
+        },
+        status: EXIT_FAILED,
+    }
+}
+
+/// The command's name, as typed (for `internal error in <command>`).
+pub(super) fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::Diagnostics { .. } => "diagnostics",
+        Command::Definition { .. } => "definition",
+        Command::References { .. } => "references",
+        Command::Batch => "batch",
+        Command::Servers => "servers",
+        Command::Install { .. } => "install",
+        Command::Config => "config",
+        Command::Schema => "schema",
+        Command::Trust { .. } => "trust",
+        Command::Format { .. } => "format",
+        Command::Formatters { .. } => "formatters",
+        Command::Read { .. } => "read",
+        Command::Write { .. } => "write",
+        Command::Edit { .. } => "edit",
+        Command::ApplyPatch => "apply-patch",
+        Command::Mcp { .. } => "mcp",
+    }
+}
+
+/// Answers one command; a panic inside it becomes an `error:` answer with
+/// the failure status, never a crash.
+pub async fn answer(ws: &Engine, command: &Command, json: bool) -> Rendered {
+    let work = async { Ok(answer_inner(ws, command, json).await) };
+    match crate::error::caught(command_name(command), work).await {
+        Ok(r) => r,
+        Err(e) => failed(&e, json),
+    }
+}
+
+async fn answer_inner(ws: &Engine, command: &Command, json: bool) -> Rendered {
+    let fail = |e: ToolError| failed(&e, json);
+    match command {
+        Command::Diagnostics { file } => match ws.diagnostics(&absolute(file)).await {
+            Ok(d) => Rendered {
+                text: if json {
+                    format!("{}\n", render::diagnostics_json(&d))
+                } else {
+                    render::diagnostics_text(&d)
+                },
+                status: if d.has_errors() {
+                    EXIT_FINDINGS
+                } else {
+                    EXIT_OK
+                },
+            },
+            Err(e) => fail(e),
+        },
+        Command::Definition { position } | Command::References { position, .. } => {
+            let (file, line, col) = match parse_position(position) {
+                Ok(p) => p,
+                Err(e) => return fail(e),
+            };
+            let file = absolute(&file);
+            let result = match command {
+                Command::References {
+                    include_declaration,
+                    ..
+                } => ws.references(&file, line, col, *include_declaration).await,
+                _ => ws.definition(&file, line, col).await,
+            };
+            match result {
+                Ok(l) => Rendered {
+                    text: if json {
+                        format!("{}\n", render::locations_json(&l))
+                    } else {
+                        render::locations_text(&l)
+                    },
+                    status: EXIT_OK,
+                },
+                Err(e) => fail(e),
+            }
+        }
+        _ => fail(ToolError::BadInput(
+            "only diagnostics, definition and references can be asked in batch".into(),
+        )),
+    }
+}
+
+/// Reads commands from stdin until EOF, answering each in turn.
+pub async fn batch(ws: &Engine, json: bool) -> i32 {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut worst = EXIT_OK;
+    while let Some(line) = rx.recv().await {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let (verb, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim().to_owned();
+        let command = match verb {
+            "diagnostics" => Some(Command::Diagnostics {
+                file: PathBuf::from(rest),
+            }),
+            "definition" => Some(Command::Definition { position: rest }),
+            "references" => Some(Command::References {
+                position: rest,
+                include_declaration: false,
+            }),
+            "servers" => Some(Command::Servers),
+            _ => None,
+        };
+        let rendered = match command {
+            // In a long-lived session, `servers` shows the running ones.
+            Some(Command::Servers) => {
+                let here = std::env::current_dir().unwrap_or_default();
+                let (text, status) =
+                    crate::faces::cli::admin::run(ws, &Command::Servers, &here, json).await;
+                Rendered { text, status }
+            }
+            Some(c) => answer(ws, &c, json).await,
+            None => {
+                let e = ToolError::BadInput(format!(
+                    "unknown command `{verb}`; use diagnostics, definition, references or servers"
+                ));
+                Rendered {
+                    text: if json {
+                        format!("{}\n", render::error_json(&e))
+                    } else {
+                        render::error_text(&e)
+                    },
+                    status: EXIT_FAILED,
+                }
+            }
+        };
+        worst = worst.max(rendered.status);
+        let mut out = std::io::stdout().lock();
+        let sep = if json { "" } else { "\n" };
+        if write!(out, "{}{sep}", rendered.text)
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            break;
+        }
+    }
+    worst
+}

@@ -1,0 +1,298 @@
+//! The command line: the arguments (`Cli`, `Command`), and `run`, which
+//! builds the engine and hands the command to the questions (`answer`), the
+//! other commands (`admin`) or the MCP server. `terminal` is the spinner and
+//! the signals. `main` only wires this up.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+
+use crate::engine::{Engine, Options};
+use crate::error::ToolError;
+
+pub mod admin;
+mod answer;
+mod terminal;
+
+pub use answer::{Rendered, answer, batch};
+use answer::{command_name, failed};
+use terminal::print_out;
+pub use terminal::{Spinner, interrupted};
+
+/// Exit status: the command answered.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: the diagnostics contain an error.
+pub const EXIT_FINDINGS: i32 = 1;
+/// Exit status: bad input, an unsupported file, or no server available.
+pub const EXIT_FAILED: i32 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "sightline",
+    version,
+    about = "Ask real language servers what a type checker knows about your files on disk now",
+    after_help = "Exit status: 0 answered, 1 diagnostics contain an error, 2 bad input or no server available.\n\
+                  Logs go to stderr; set RUST_LOG=debug (or trace) for more.\n\
+                  Servers missing from PATH are installed from npm into $SIGHTLINE_DATA_DIR unless SIGHTLINE_DISABLE_LSP_DOWNLOAD=1."
+)]
+pub struct Cli {
+    /// Print JSON instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// The workspace directory; files outside every project marker but inside it are served under it.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Where servers, formatters and the edit tools may write:
+    /// workspace-write (default), read-only, or danger-full-access (no sandbox).
+    #[arg(long, global = true, value_name = "MODE", value_parser = ["workspace-write", "read-only", "danger-full-access"])]
+    pub sandbox: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the errors and warnings of FILE as it is on disk now.
+    Diagnostics {
+        /// The file to check.
+        file: PathBuf,
+    },
+    /// Print where the symbol at FILE:LINE:COL is defined (1-based line and character column).
+    Definition {
+        /// The position, as FILE:LINE:COL with the column on the symbol itself.
+        position: String,
+    },
+    /// Print every use of the symbol at FILE:LINE:COL across the workspace.
+    References {
+        /// The position, as FILE:LINE:COL with the column on the symbol itself.
+        position: String,
+        /// Also list the declaration itself.
+        #[arg(long)]
+        include_declaration: bool,
+    },
+    /// Answer many questions with warm servers: one command per stdin line
+    /// (`diagnostics FILE`, `definition FILE:LINE:COL`, `references FILE:LINE:COL`,
+    /// `servers`),
+    /// each answer followed by an empty line (one JSON line with --json).
+    Batch,
+    /// List every language server: id, extensions and state (installed with
+    /// path and version, missing with the install command, off, running,
+    /// broken).
+    Servers,
+    /// Install a server (npm, PyPI or toolchain, at its pinned version) into
+    /// sightline's data directory.
+    Install {
+        /// The server id, as `sightline servers` lists it.
+        id: String,
+    },
+    /// Print the effective configuration, each value with the file and line
+    /// it came from.
+    Config,
+    /// Print the JSON Schema of configuration files.
+    Schema,
+    /// Trust the project in DIR (default: --root or the current directory),
+    /// so that the commands its sightline.json names may run.
+    Trust {
+        dir: Option<PathBuf>,
+        /// Stop trusting it.
+        #[arg(long)]
+        revoke: bool,
+    },
+    /// Run the formatters that are on for each FILE.
+    Format {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// List the formatters for FILE: whether each is on, and why.
+    Formatters { file: PathBuf },
+    /// Print FILE with numbered lines (the numbers the other commands take).
+    Read {
+        file: PathBuf,
+        /// The first line to print (1-based).
+        #[arg(long)]
+        offset: Option<usize>,
+        /// How many lines to print (default 2000).
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Replace (or create) FILE with the text on stdin, format it, and print
+    /// the errors it now has.
+    Write { file: PathBuf },
+    /// Replace OLD with NEW in FILE, format it, and print the errors it now has.
+    Edit {
+        file: PathBuf,
+        #[arg(long)]
+        old: String,
+        #[arg(long)]
+        new: String,
+        /// Replace every occurrence (otherwise OLD must occur once).
+        #[arg(long)]
+        replace_all: bool,
+        /// Format only the lines the edit touched.
+        #[arg(long)]
+        format_range: bool,
+    },
+    /// Apply the `*** Begin Patch` patch on stdin (all of it or nothing), format
+    /// the changed files, and print their errors.
+    ApplyPatch,
+    /// Serve the tools over the Model Context Protocol on stdin/stdout
+    /// (lsp_diagnostics, lsp_definition, lsp_references and lsp). The workspace
+    /// is --root, or else the current directory; files under other project
+    /// roots are still served, each under its own root. Ends when stdin closes.
+    Mcp {
+        /// Also serve the edit tools: read, write, edit and apply_patch.
+        #[arg(long)]
+        edit_tools: bool,
+    },
+}
+
+/// Parses `FILE:LINE:COL` from the right, so a path may itself hold colons.
+pub fn parse_position(spec: &str) -> Result<(PathBuf, usize, usize), ToolError> {
+    let bad = || ToolError::BadInput(format!("expected FILE:LINE:COL, got `{spec}`"));
+    let mut parts = spec.rsplitn(3, ':');
+    let col = parts.next().ok_or_else(bad)?;
+    let line = parts.next().ok_or_else(bad)?;
+    let file = parts.next().filter(|f| !f.is_empty()).ok_or_else(bad)?;
+    let num = |s: &str, what: &str| {
+        s.trim()
+            .parse::<usize>()
+            .map_err(|_| ToolError::BadInput(format!("{what} must be a number, got `{s}`")))
+    };
+    Ok((PathBuf::from(file), num(line, "line")?, num(col, "column")?))
+}
+
+/// People type relative paths; the tools themselves require absolute ones.
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_owned())
+    }
+}
+
+pub async fn run(cli: Cli) -> i32 {
+    let workdir = cli
+        .root
+        .clone()
+        .map(|r| absolute(&r))
+        .or_else(|| std::env::current_dir().ok());
+    if let Command::Schema = cli.command {
+        let text = serde_json::to_string_pretty(&crate::config::schema()).unwrap_or_default();
+        return print_out(&format!("{text}\n"), EXIT_OK);
+    }
+    if let Command::Trust { dir, revoke } = &cli.command {
+        let dir = dir
+            .as_ref()
+            .map(|d| absolute(d))
+            .or(workdir.clone())
+            .unwrap_or_default();
+        return match crate::config::set_trusted(&dir, !revoke) {
+            Ok(d) if *revoke => {
+                print_out(&format!("{} is no longer trusted\n", d.display()), EXIT_OK)
+            }
+            Ok(d) => print_out(
+                &format!(
+                    "trusted {}: commands in its sightline.json may run\n",
+                    d.display()
+                ),
+                EXIT_OK,
+            ),
+            Err(e) => print_out(&format!("error: cannot record trust: {e}\n"), EXIT_FAILED),
+        };
+    }
+    let config = match crate::config::Config::load(workdir.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return print_out(&format!("error: {e}\n"), EXIT_FAILED),
+    };
+    if let Command::Mcp { edit_tools } = cli.command {
+        let edit_tools = edit_tools || config.edit_tools;
+        // stdout carries the protocol: progress goes to the client, logs to stderr.
+        let ws = Arc::new(Engine::new(Options {
+            root: workdir,
+            config,
+            sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
+            ..Options::default()
+        }));
+        return tokio::select! {
+            status = crate::faces::mcp::serve(ws.clone(), edit_tools) => status,
+            _ = interrupted() => {
+                ws.shutdown().await;
+                EXIT_FAILED
+            }
+        };
+    }
+    let options = Options {
+        root: cli.root.clone(),
+        progress: Arc::new(Spinner::default()),
+        config,
+        sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
+        ..Options::default()
+    };
+    let ws = Engine::new(options);
+    let status = match &cli.command {
+        Command::Servers
+        | Command::Install { .. }
+        | Command::Config
+        | Command::Format { .. }
+        | Command::Formatters { .. }
+        | Command::Read { .. }
+        | Command::Write { .. }
+        | Command::Edit { .. }
+        | Command::ApplyPatch => {
+            let here = workdir.unwrap_or_default();
+            let work = async {
+                Ok(crate::faces::cli::admin::run(&ws, &cli.command, &here, cli.json).await)
+            };
+            match crate::error::caught(command_name(&cli.command), work).await {
+                Ok((text, status)) => print_out(&text, status),
+                Err(e) => {
+                    let r = failed(&e, cli.json);
+                    print_out(&r.text, r.status)
+                }
+            }
+        }
+        Command::Batch => {
+            tokio::select! {
+                s = batch(&ws, cli.json) => s,
+                _ = interrupted() => EXIT_FAILED,
+            }
+        }
+        command => {
+            let r = tokio::select! {
+                r = answer(&ws, command, cli.json) => r,
+                _ = interrupted() => Rendered { text: String::new(), status: EXIT_FAILED },
+            };
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(r.text.as_bytes()).and_then(|()| out.flush());
+            r.status
+        }
+    };
+    ws.shutdown().await;
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn positions_parse_from_the_right() {
+        assert_eq!(
+            parse_position("/a:b/c.py:3:7").unwrap(),
+            (PathBuf::from("/a:b/c.py"), 3, 7)
+        );
+        assert_eq!(
+            parse_position("x.py:3").unwrap_err().to_string(),
+            "error: expected FILE:LINE:COL, got `x.py:3`"
+        );
+        assert_eq!(
+            parse_position("x.py:a:1").unwrap_err().to_string(),
+            "error: line must be a number, got `a`"
+        );
+    }
+}

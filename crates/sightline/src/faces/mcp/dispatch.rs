@@ -1,0 +1,202 @@
+//! Running one well-formed tool call against the engine and rendering its
+//! text: the arguments are parsed by their schema type, a `symbol` becomes
+//! its column, and `lsp` picks its question by `operation`.
+
+use std::path::PathBuf;
+
+use rmcp::ErrorData;
+use rmcp::model::JsonObject;
+use serde_json::Value;
+
+use crate::answer::ItemsKind;
+use crate::error::ToolError;
+use crate::faces::mcp::Sightline;
+use crate::faces::mcp::tools::{
+    EditArgs, FileArgs, LspArgs, Operation, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs,
+    WriteArgs,
+};
+use crate::render;
+
+fn parse<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    args: Option<JsonObject>,
+) -> Result<T, ErrorData> {
+    serde_json::from_value(Value::Object(args.unwrap_or_default()))
+        .map_err(|e| ErrorData::invalid_params(format!("{tool}: {e}"), None))
+}
+
+impl Sightline {
+    /// The position of a call: `column`, or the column of `symbol` on the line.
+    fn column(
+        &self,
+        file: &std::path::Path,
+        line: usize,
+        column: Option<usize>,
+        symbol: Option<&str>,
+    ) -> Result<usize, ToolError> {
+        match (column, symbol) {
+            (Some(c), _) => Ok(c),
+            (None, Some(s)) => self.ws.symbol_column(file, line, s),
+            (None, None) => Err(ToolError::BadInput(
+                "give `column` (1-based, on the symbol) or `symbol` (its name on the line)".into(),
+            )),
+        }
+    }
+
+    /// Runs one well-formed call and renders its text.
+    pub(super) async fn run(
+        &self,
+        tool: &str,
+        args: Option<JsonObject>,
+    ) -> Result<Result<String, ToolError>, ErrorData> {
+        let ws = &self.ws;
+        Ok(match tool {
+            "lsp_diagnostics" => {
+                let a: FileArgs = parse(tool, args)?;
+                ws.diagnostics(&PathBuf::from(a.file))
+                    .await
+                    .map(|d| render::diagnostics_text(&d))
+            }
+            "lsp_definition" => {
+                let a: PositionArgs = parse(tool, args)?;
+                let file = PathBuf::from(a.file);
+                match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
+                    Ok(col) => ws
+                        .definition(&file, a.line, col)
+                        .await
+                        .map(|l| render::locations_text(&l)),
+                    Err(e) => Err(e),
+                }
+            }
+            "lsp_references" => {
+                let a: ReferencesArgs = parse(tool, args)?;
+                let file = PathBuf::from(a.file);
+                match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
+                    Ok(col) => ws
+                        .references(&file, a.line, col, a.include_declaration.unwrap_or(false))
+                        .await
+                        .map(|l| render::locations_text(&l)),
+                    Err(e) => Err(e),
+                }
+            }
+            "lsp" => {
+                let a: LspArgs = parse(tool, args)?;
+                self.lsp(a).await
+            }
+            "read" if self.edit_tools => {
+                let a: ReadArgs = parse(tool, args)?;
+                let file = PathBuf::from(a.file);
+                let text = ws.read(&file, a.offset, a.limit);
+                if text.is_ok() {
+                    let ws = self.ws.clone();
+                    tokio::spawn(async move { ws.warm(&file).await });
+                }
+                text
+            }
+            "write" if self.edit_tools => {
+                let a: WriteArgs = parse(tool, args)?;
+                ws.write(&PathBuf::from(a.file), &a.content)
+                    .await
+                    .map(|r| r.text())
+            }
+            "edit" if self.edit_tools => {
+                let a: EditArgs = parse(tool, args)?;
+                let range = a.format_range.unwrap_or(ws.config().format_range);
+                ws.edit_with(
+                    &PathBuf::from(a.file),
+                    &a.old,
+                    &a.new,
+                    a.replace_all.unwrap_or(false),
+                    range,
+                )
+                .await
+                .map(|r| r.text())
+            }
+            "apply_patch" if self.edit_tools => {
+                let a: PatchArgs = parse(tool, args)?;
+                ws.apply_patch(&a.patch).await.map(|r| r.text())
+            }
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "unknown tool `{other}`; the tools are lsp_diagnostics, lsp_definition, lsp_references and lsp"
+                    ),
+                    None,
+                ));
+            }
+        })
+    }
+
+    async fn lsp(&self, a: LspArgs) -> Result<String, ToolError> {
+        let ws = &self.ws;
+        let need_file = || {
+            a.file.as_ref().map(PathBuf::from).ok_or_else(|| {
+                ToolError::BadInput(
+                    format!("{:?} needs `file` (an absolute path)", a.operation).replace('"', ""),
+                )
+            })
+        };
+        let position = || -> Result<(PathBuf, usize, usize), ToolError> {
+            let file = need_file()?;
+            let line = a.line.ok_or_else(|| {
+                ToolError::BadInput("this operation needs `line` (1-based)".into())
+            })?;
+            let col = self.column(&file, line, a.column, a.symbol.as_deref())?;
+            Ok((file, line, col))
+        };
+        match a.operation {
+            Operation::GoToDefinition => {
+                let (f, l, c) = position()?;
+                ws.definition(&f, l, c)
+                    .await
+                    .map(|r| render::locations_text(&r))
+            }
+            Operation::FindReferences => {
+                let (f, l, c) = position()?;
+                ws.references(&f, l, c, false)
+                    .await
+                    .map(|r| render::locations_text(&r))
+            }
+            Operation::GoToImplementation => {
+                let (f, l, c) = position()?;
+                ws.implementation(&f, l, c)
+                    .await
+                    .map(|r| render::locations_text(&r))
+            }
+            Operation::Hover => {
+                let (f, l, c) = position()?;
+                ws.hover(&f, l, c).await.map(|h| render::hover_text(&h))
+            }
+            Operation::DocumentSymbol => {
+                let f = need_file()?;
+                ws.document_symbols(&f)
+                    .await
+                    .map(|i| render::items_text(&i))
+            }
+            Operation::WorkspaceSymbol => {
+                let query = a.query.clone().ok_or_else(|| {
+                    ToolError::BadInput(
+                        "workspaceSymbol needs `query` (a name or part of one)".into(),
+                    )
+                })?;
+                let file = a.file.as_ref().map(PathBuf::from);
+                ws.workspace_symbols(&query, file.as_deref())
+                    .await
+                    .map(|i| render::items_text(&i))
+            }
+            op @ (Operation::PrepareCallHierarchy
+            | Operation::IncomingCalls
+            | Operation::OutgoingCalls) => {
+                let (f, l, c) = position()?;
+                let kind = match op {
+                    Operation::IncomingCalls => ItemsKind::IncomingCalls,
+                    Operation::OutgoingCalls => ItemsKind::OutgoingCalls,
+                    _ => ItemsKind::CallItems,
+                };
+                ws.call_hierarchy(&f, l, c, kind)
+                    .await
+                    .map(|i| render::items_text(&i))
+            }
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! `sightline mcp`: the MCP server over stdio, with `lsp_diagnostics`,
+//! `lsp_definition`, `lsp_references` and the nine-operation `lsp` tool. This
+//! is the only module that names `rmcp`, which is pinned exactly because it
+//! breaks its API every few months.
+//!
+//! Tool failures (bad input, no server, not ready) are tool results with
+//! `isError` and the contract's one-line text; only calls that do not match
+//! the schema are protocol errors. A `notifications/cancelled` drops the call,
+//! which cancels its LSP request (`$/cancelRequest`). When the client sent a
+//! progress token, starting, installing and indexing are reported as progress.
+//! `tools` lists the tools and their schemas; `dispatch` runs one call.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use tokio::sync::mpsc;
+
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::progress::Progress;
+use crate::render;
+
+mod dispatch;
+mod tools;
+
+use tools::tools;
+
+/// The MCP face of an [`Engine`].
+#[derive(Clone)]
+pub struct Sightline {
+    ws: Arc<Engine>,
+    edit_tools: bool,
+}
+
+/// Progress of one call, forwarded to the client as MCP progress
+/// notifications by a task that ends when the call does.
+struct CallProgress {
+    tx: mpsc::UnboundedSender<String>,
+}
+
+impl Progress for CallProgress {
+    fn begin(&self, _key: &str, title: &str) {
+        let _ = self.tx.send(title.to_owned());
+    }
+    fn update(&self, _key: &str, message: &str) {
+        let _ = self.tx.send(message.to_owned());
+    }
+    fn end(&self, _key: &str, message: &str) {
+        let _ = self.tx.send(message.to_owned());
+    }
+}
+
+impl Sightline {
+    pub fn new(ws: Arc<Engine>, edit_tools: bool) -> Self {
+        Sightline { ws, edit_tools }
+    }
+}
+
+impl ServerHandler for Sightline {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("sightline", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Answers from real language servers about files as they are on disk now: \
+                 diagnostics after an edit, definitions, references, hover, outlines and call \
+                 hierarchies. Paths are absolute; lines and columns are 1-based, columns on the \
+                 symbol itself (or pass `symbol` with its name).",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools(self.edit_tools)))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools(self.edit_tools).into_iter().find(|t| t.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+        let forwarder = context.meta.get_progress_token().map(|token| {
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                let mut n = 0u32;
+                while let Some(message) = rx.recv().await {
+                    n += 1;
+                    let p = ProgressNotificationParam::new(token.clone(), f64::from(n))
+                        .with_message(message);
+                    if peer.notify_progress(p).await.is_err() {
+                        break;
+                    }
+                }
+            })
+        });
+        let sink: Arc<dyn Progress> = Arc::new(CallProgress { tx });
+        // A panic inside the call is its answer, never a call left waiting.
+        let run = async {
+            match crate::error::caught(&name, async {
+                Ok(self.run(&name, request.arguments).await)
+            })
+            .await
+            {
+                Ok(r) => r,
+                Err(e) => Ok(Err(e)),
+            }
+        };
+        let work = crate::progress::scoped(sink, run);
+        // Dropping the work on cancellation drops its LSP request, which
+        // sends `$/cancelRequest` to the server.
+        let outcome = tokio::select! {
+            r = work => r,
+            _ = context.ct.cancelled() => {
+                tracing::info!("{name}: cancelled by the client");
+                Ok(Err(ToolError::Cancelled("cancelled by the client".into())))
+            }
+        };
+        if let Some(f) = forwarder {
+            // The sink is gone, so the forwarder ends once it has sent what
+            // was reported: progress never arrives after the result.
+            let _ = f.await;
+        }
+        let result = match outcome? {
+            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Err(e) => CallToolResult::error(vec![ContentBlock::text(render::error_text(&e))]),
+        };
+        Ok(result.into())
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin, then shuts every
+/// server down.
+pub async fn serve(ws: Arc<Engine>, edit_tools: bool) -> i32 {
+    let status = match Sightline::new(ws.clone(), edit_tools)
+        .serve(rmcp::transport::stdio())
+        .await
+    {
+        Ok(running) => {
+            let _ = running.waiting().await;
+            tracing::info!("mcp: the client closed the connection; shutting servers down");
+            0
+        }
+        Err(e) => {
+            tracing::error!("mcp: could not start: {e}");
+            2
+        }
+    };
+    ws.shutdown().await;
+    status
+}

@@ -1,0 +1,200 @@
+//! The tools `sightline mcp` lists: each tool's description, its argument
+//! schema (from the argument types), and its annotations.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// `lsp_diagnostics` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FileArgs {
+    /// Absolute path of the file, e.g. /repo/src/app.py. The file is read from
+    /// disk as it is now; save edits before asking.
+    pub(super) file: String,
+}
+
+/// `lsp_definition` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PositionArgs {
+    /// Absolute path of the file holding the symbol.
+    pub(super) file: String,
+    /// 1-based line number, as a `read` tool or a traceback shows it.
+    #[schemars(range(min = 1))]
+    pub(super) line: usize,
+    /// 1-based column in characters, pointing at the symbol itself (not the
+    /// start of the line). Give either `column` or `symbol`.
+    #[schemars(range(min = 1))]
+    pub(super) column: Option<usize>,
+    /// The symbol's name on that line, instead of `column`; if it is not there
+    /// or appears more than once, the answer lists the columns that hold
+    /// symbols.
+    pub(super) symbol: Option<String>,
+}
+
+/// `lsp_references` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ReferencesArgs {
+    /// Absolute path of the file holding the symbol.
+    pub(super) file: String,
+    /// 1-based line number, as a `read` tool or a traceback shows it.
+    #[schemars(range(min = 1))]
+    pub(super) line: usize,
+    /// 1-based column in characters, pointing at the symbol itself (not the
+    /// start of the line). Give either `column` or `symbol`.
+    #[schemars(range(min = 1))]
+    pub(super) column: Option<usize>,
+    /// The symbol's name on that line, instead of `column`.
+    pub(super) symbol: Option<String>,
+    /// Also list the declaration itself. Default false: only uses.
+    pub(super) include_declaration: Option<bool>,
+}
+
+/// The question the `lsp` tool asks.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub(super) enum Operation {
+    GoToDefinition,
+    FindReferences,
+    Hover,
+    DocumentSymbol,
+    WorkspaceSymbol,
+    GoToImplementation,
+    PrepareCallHierarchy,
+    IncomingCalls,
+    OutgoingCalls,
+}
+
+/// `lsp` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LspArgs {
+    /// goToDefinition, findReferences, hover (type and docs), goToImplementation,
+    /// prepareCallHierarchy, incomingCalls (who calls it) and outgoingCalls
+    /// (what it calls) take `file`, `line` and `column` (or `symbol`);
+    /// documentSymbol (the outline of a file) takes `file`; workspaceSymbol
+    /// takes `query` and optionally `file` to choose the language and project.
+    pub(super) operation: Operation,
+    /// Absolute path of the file.
+    pub(super) file: Option<String>,
+    /// 1-based line number, as a `read` tool or a traceback shows it.
+    #[schemars(range(min = 1))]
+    pub(super) line: Option<usize>,
+    /// 1-based column in characters, pointing at the symbol itself (not the
+    /// start of the line). Give either `column` or `symbol`.
+    #[schemars(range(min = 1))]
+    pub(super) column: Option<usize>,
+    /// The symbol's name on that line, instead of `column`.
+    pub(super) symbol: Option<String>,
+    /// For workspaceSymbol: the name, or part of it, to search for.
+    pub(super) query: Option<String>,
+}
+
+/// `read` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ReadArgs {
+    /// Absolute path of the file.
+    pub(super) file: String,
+    /// The first line to show, 1-based (default 1).
+    #[schemars(range(min = 1))]
+    pub(super) offset: Option<usize>,
+    /// How many lines to show (default 2000).
+    #[schemars(range(min = 1))]
+    pub(super) limit: Option<usize>,
+}
+
+/// `write` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct WriteArgs {
+    /// Absolute path of the file to create or replace.
+    pub(super) file: String,
+    /// The whole new content of the file.
+    pub(super) content: String,
+}
+
+/// `edit` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct EditArgs {
+    /// Absolute path of the file to change.
+    pub(super) file: String,
+    /// The exact text to replace; it must occur once unless `replace_all`.
+    pub(super) old: String,
+    /// The text to put in its place.
+    pub(super) new: String,
+    /// Replace every occurrence of `old`.
+    pub(super) replace_all: Option<bool>,
+    /// Format only the lines the edit touched (instead of the whole file),
+    /// where the server or a formatter can.
+    pub(super) format_range: Option<bool>,
+}
+
+/// `apply_patch` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PatchArgs {
+    /// A patch from `*** Begin Patch` to `*** End Patch` with `*** Add File:`,
+    /// `*** Delete File:`, `*** Update File:` (with `*** Move to:` and `@@`
+    /// hunks of ` `, `-`, `+` lines). Relative paths start at the workspace.
+    pub(super) patch: String,
+}
+
+const DIAGNOSTICS: &str = "Errors and warnings that the project's real type checker (pyright, the TypeScript server, ...) reports for one file as it is on disk now. Use it right after editing a file, instead of running the build or the tests, to learn what the edit broke. Answers `PATH: N diagnostics`, then one `LINE:COL SEVERITY: MESSAGE [SOURCE]` line each; a `note:` line says when the server could not confirm fresh results in time.";
+const DEFINITION: &str = "Where the symbol at a position is really defined, resolved by the language server through imports, aliases and re-exports. Use it instead of grep when a name is common, imported or overloaded. Answers `N definitions`, then `PATH:LINE:COL SOURCE_LINE` each.";
+const REFERENCES: &str = "Every place in the workspace that uses the symbol at a position, resolved by the language server: the same word in a comment or string is not listed, a call through an import alias is. Use it instead of grep before renaming a symbol or changing its signature. Answers `N references`, then `PATH:LINE:COL SOURCE_LINE` each (at most 50; narrow the question for more).";
+const LSP: &str = "Ask the language server one of nine questions: goToDefinition, findReferences, hover (the type and docs of a symbol), documentSymbol (the outline of a file), workspaceSymbol (find a class or function by name), goToImplementation (the concrete versions of an interface or abstract method), prepareCallHierarchy, incomingCalls (who calls this function) and outgoingCalls (what it calls). Use it instead of grep and reading whole files when you need what the type checker knows. Answers compact text: locations as `PATH:LINE:COL TEXT`, outlines indented with kinds and line ranges.";
+const READ: &str = "Print a file with numbered lines (1-based: the numbers the lsp tools take), and start its language server in the background so that the next question is fast.";
+const WRITE: &str = "Create or replace a file with the given content, written atomically (permissions, byte-order mark and line endings kept), then formatted. Answers what was done and the errors the file (and up to 5 other open files of the project) now has, so you learn at once what the write broke.";
+const EDIT: &str = "Replace an exact piece of text in a file (once, or every occurrence with replace_all), written atomically and formatted. Refused when the file changed on disk since you last read it. Answers the errors the file now has.";
+const APPLY_PATCH: &str = "Apply a multi-file patch (add, delete, update with context hunks, move) all at once: if any part does not apply, no file changes. Changed files are formatted, and the answer lists the errors each now has.";
+
+fn schema<T: JsonSchema>() -> Arc<JsonObject> {
+    let value = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
+    Arc::new(match value {
+        Value::Object(o) => o,
+        _ => JsonObject::new(),
+    })
+}
+
+pub(super) fn tools(edit_tools: bool) -> Vec<Tool> {
+    let read_only = |title: &str| {
+        ToolAnnotations::with_title(title)
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
+    };
+    let mut tools = vec![
+        Tool::new("lsp_diagnostics", DIAGNOSTICS, schema::<FileArgs>())
+            .annotate(read_only("Diagnostics of a file")),
+        Tool::new("lsp_definition", DEFINITION, schema::<PositionArgs>())
+            .annotate(read_only("Go to definition")),
+        Tool::new("lsp_references", REFERENCES, schema::<ReferencesArgs>())
+            .annotate(read_only("Find references")),
+        Tool::new("lsp", LSP, schema::<LspArgs>()).annotate(read_only("Language server question")),
+    ];
+    if edit_tools {
+        let writes = |title: &str, idempotent: bool| {
+            ToolAnnotations::with_title(title)
+                .read_only(false)
+                .destructive(true)
+                .idempotent(idempotent)
+                .open_world(false)
+        };
+        tools.extend([
+            Tool::new("read", READ, schema::<ReadArgs>()).annotate(read_only("Read a file")),
+            Tool::new("write", WRITE, schema::<WriteArgs>()).annotate(writes("Write a file", true)),
+            Tool::new("edit", EDIT, schema::<EditArgs>()).annotate(writes("Edit a file", false)),
+            Tool::new("apply_patch", APPLY_PATCH, schema::<PatchArgs>())
+                .annotate(writes("Apply a patch", false)),
+        ]);
+    }
+    tools
+}

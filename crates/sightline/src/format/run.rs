@@ -1,0 +1,167 @@
+//! Running a formatter: in the sandbox, with a timeout, its own stdio and
+//! process group; a failure or timeout is reported, never hidden. Also the
+//! short probes that tell whether a program is the formatter its name says.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::format::{Formatters, Outcome, Run};
+use crate::sandbox::Cache;
+
+/// The caches every formatter run may write (ruff's).
+const CACHES: &[Cache] = &[Cache::User("ruff")];
+
+/// Whether `program args` exits 0 within 5 s and its first output line holds
+/// every word of `needles`.
+pub(super) fn help_says(
+    sandbox: &crate::sandbox::Sandbox,
+    program: &Path,
+    args: &[&str],
+    needles: &[&str],
+) -> bool {
+    let tmp = crate::sandbox::private_tmp("probe");
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    // A probe writes nothing: only its TMPDIR.
+    let Ok((program, args)) = sandbox.command(program, &args, &[], &tmp, false) else {
+        return false;
+    };
+    let child = std::process::Command::new(program)
+        .args(args)
+        .env("TMPDIR", &tmp)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    let Ok(child) = child else {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return false;
+    };
+    let answer = wait_for_help(child, needles);
+    let _ = std::fs::remove_dir_all(&tmp);
+    answer
+}
+
+fn wait_for_help(child: std::process::Child, needles: &[&str]) -> bool {
+    // Wait for the child's exit (and its output) on a thread, so that the
+    // 5 s limit is a timeout on that signal rather than polling.
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(5)) {
+        Ok(Ok(out)) => {
+            let text = String::from_utf8_lossy(&out.stdout);
+            let first = text.lines().next().unwrap_or("");
+            out.status.success() && needles.iter().all(|n| first.contains(n))
+        }
+        _ => {
+            // SAFETY: signalling a child we started; at worst it has exited.
+            unsafe {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            }
+            false
+        }
+    }
+}
+
+impl Formatters {
+    /// Runs one formatter in the sandbox: it may write the writable roots
+    /// of the file (the ones the edit tools' write of it was judged by), its
+    /// cache, and a private TMPDIR.
+    pub(super) async fn run_one(&self, run: &Run, file: &Path) -> Outcome {
+        let tmp = crate::sandbox::private_tmp("formatter");
+        let mut writable = self.sandbox.writable_for_file(file);
+        writable.extend(crate::sandbox::cache_paths(CACHES));
+        let (program, args) = match self.sandbox.command(
+            Path::new(&run.argv[0]),
+            &run.argv[1..],
+            &writable,
+            &tmp,
+            false,
+        ) {
+            Ok(x) => x,
+            Err(e) => {
+                return Outcome::Failed {
+                    message: e.to_string(),
+                };
+            }
+        };
+        let mut argv = vec![program.display().to_string()];
+        argv.extend(args);
+        let mut env = run.env.clone();
+        env.push(("TMPDIR".into(), tmp.display().to_string()));
+        let outcome = run_argv(&Run {
+            argv,
+            cwd: run.cwd.clone(),
+            env,
+            timeout: run.timeout,
+        })
+        .await;
+        let _ = std::fs::remove_dir_all(&tmp);
+        outcome
+    }
+}
+
+async fn run_argv(run: &Run) -> Outcome {
+    let mut cmd = tokio::process::Command::new(&run.argv[0]);
+    cmd.args(&run.argv[1..])
+        .current_dir(&run.cwd)
+        .envs(run.env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return Outcome::Failed {
+                message: format!("could not start `{}`: {e}", run.argv[0]),
+            };
+        }
+    };
+    let pid = child.id();
+    match tokio::time::timeout(run.timeout, child.wait_with_output()).await {
+        Ok(Ok(out)) if out.status.success() => Outcome::Formatted,
+        Ok(Ok(out)) => {
+            let text = String::from_utf8_lossy(&out.stderr).to_string()
+                + &String::from_utf8_lossy(&out.stdout);
+            let tail: Vec<&str> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .rev()
+                .take(3)
+                .collect();
+            let hint = crate::sandbox::explain_denial(&text)
+                .map(|h| format!(" ({h})"))
+                .unwrap_or_default();
+            Outcome::Failed {
+                message: format!(
+                    "exited with status {}{}{hint}",
+                    out.status.code().map_or("?".into(), |c| c.to_string()),
+                    if tail.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            ": {}",
+                            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+                        )
+                    }
+                ),
+            }
+        }
+        Ok(Err(e)) => Outcome::Failed {
+            message: e.to_string(),
+        },
+        Err(_) => {
+            // Its helpers live in its group: stop them all.
+            if let Some(pid) = pid {
+                sightline_lsp::process::kill_group(pid);
+            }
+            Outcome::TimedOut {
+                after_ms: run.timeout.as_millis() as u64,
+            }
+        }
+    }
+}

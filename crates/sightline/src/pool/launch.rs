@@ -1,0 +1,146 @@
+//! Starting a server for the pool: finding its program (the configured
+//! command, or discovery, or an install), its options and environment, and
+//! the sandboxed command line it runs under.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::error::ToolError;
+use crate::pool::Pool;
+use crate::progress::Progress;
+use crate::server::{Launch, LspServer};
+use crate::servers::install;
+use crate::servers::{Budgets, Install, ServerSpec};
+
+impl Pool {
+    pub(super) async fn start(
+        &self,
+        spec: &'static ServerSpec,
+        root: &Path,
+        budgets: Budgets,
+    ) -> Result<Arc<LspServer>, ToolError> {
+        if let Some(why) = self.blocked.get(spec.id) {
+            return Err(ToolError::Unavailable(why.clone()));
+        }
+        let settings = self.settings.get(spec.id);
+        let command = settings.and_then(|s| s.command.clone());
+        let progress = crate::progress::Tee::current(&self.progress);
+        let program = match self.locate(spec, root) {
+            Some(p) => p,
+            None if command.is_some() => {
+                let program = command.as_ref().map(|c| c[0].clone()).unwrap_or_default();
+                return Err(ToolError::Unavailable(format!(
+                    "the configured command of {} (`{program}`) is not found",
+                    spec.id
+                )));
+            }
+            None if !self.downloads || !spec.installable() => return Err(unavailable(spec)),
+            None => install::install(spec, &progress, &self.sandbox)
+                .await
+                .map_err(|e| ToolError::Unavailable(format!("{e}; {}", hint(spec))))?,
+        };
+        let mut init = initialization_options(spec, root, &program)?;
+        if let (Some(extra), Some(base)) = (
+            settings.and_then(|s| s.initialization.clone()),
+            init.as_object_mut(),
+        ) {
+            base.extend(extra);
+        }
+        let args = match &command {
+            Some(c) => c[1..].to_vec(),
+            None => spec.args.iter().map(|a| a.to_string()).collect(),
+        };
+        // Every server runs in the sandbox: it may write the writable roots
+        // (the workspace, or its own root when there is no workspace
+        // directory), a private TMPDIR and the caches it is known to need.
+        // A project root outside the workspace stays writable for its own
+        // server: rust-analyzer's `cargo check` writes `target/` there.
+        let tmp = crate::sandbox::private_tmp(spec.id);
+        let mut writable = self.sandbox.writable_for_project(root);
+        if !writable.iter().any(|w| root.starts_with(w)) {
+            writable.push(root.to_owned());
+        }
+        writable.extend(crate::sandbox::cache_paths(spec.quirks.caches));
+        let network = settings.and_then(|s| s.network).unwrap_or(spec.network);
+        let (program, args) = self
+            .sandbox
+            .command(&program, &args, &writable, &tmp, network)?;
+        let mut env = settings.map(|s| s.env.clone()).unwrap_or_default();
+        env.extend(crate::sandbox::private_env(&tmp, spec.quirks.private_env));
+        let launch = Launch {
+            program,
+            args,
+            env,
+            init,
+            tmp: Some(tmp),
+        };
+        let key = format!("start {} {}", spec.id, root.display());
+        progress.begin(
+            &key,
+            &format!("starting {} for {}", spec.id, root.display()),
+        );
+        let result = LspServer::start(spec, root.to_owned(), launch, budgets).await;
+        match &result {
+            Ok(s) => progress.end(
+                &key,
+                &format!("{} running (pid {})", spec.id, s.pid().unwrap_or(0)),
+            ),
+            Err(e) => progress.end(&key, &e.to_string()),
+        }
+        result
+    }
+}
+
+fn hint(spec: &ServerSpec) -> String {
+    match spec.install {
+        Install::Path => format!("put `{}` on PATH", spec.command),
+        Install::Download(from) => {
+            format!("download it from {from} and put `{}` on PATH", spec.command)
+        }
+        _ => format!(
+            "install it with `{}` (provides {})",
+            spec.install_command(),
+            spec.command
+        ),
+    }
+}
+
+fn unavailable(spec: &ServerSpec) -> ToolError {
+    if !spec.installable() {
+        return ToolError::Unavailable(format!(
+            "no {} language server found ({}); {}",
+            spec.language,
+            spec.id,
+            hint(spec)
+        ));
+    }
+    ToolError::Unavailable(format!(
+        "no {} language server found; {}, or let sightline install it (unset SIGHTLINE_DISABLE_LSP_DOWNLOAD)",
+        spec.language,
+        hint(spec)
+    ))
+}
+
+/// A configured program: a path (relative to the root) or a name on PATH.
+pub(super) fn resolve_program(program: &str, root: &Path) -> Option<PathBuf> {
+    if program.contains('/') {
+        let p = root.join(program);
+        return p.is_file().then_some(p);
+    }
+    which::which(program).ok()
+}
+
+/// The server's `initializationOptions`: made by its quirk for the root and
+/// the program found, or its spec's `init` text.
+fn initialization_options(
+    spec: &ServerSpec,
+    root: &Path,
+    program: &Path,
+) -> Result<Value, ToolError> {
+    match spec.quirks.init_options {
+        Some(make) => make(spec, root, program).map_err(ToolError::Unavailable),
+        None => Ok(serde_json::from_str(spec.init).unwrap_or_else(|_| json!({}))),
+    }
+}

@@ -1,0 +1,128 @@
+//! One server per (workspace root, server id), started lazily: concurrent first
+//! calls share one start, a crashed server is restarted with back-off and
+//! reported as broken after repeated failures (then retried after a cool-down),
+//! idle servers and documents are let go, and all servers shut down together.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use crate::error::ToolError;
+use crate::pool::health::{Shared, lock};
+use crate::progress::Progress;
+use crate::server::LspServer;
+use crate::servers::install;
+use crate::servers::{Budgets, ServerSpec};
+
+mod health;
+mod launch;
+
+pub struct Pool {
+    shared: Arc<Shared>,
+    budgets: Budgets,
+    server_budgets: HashMap<String, Budgets>,
+    settings: std::collections::BTreeMap<String, crate::config::ServerSettings>,
+    /// Servers a project file names commands for without trust: id → why.
+    blocked: std::collections::BTreeMap<String, String>,
+    sandbox: crate::sandbox::Sandbox,
+    progress: Arc<dyn Progress>,
+    search_path: Vec<PathBuf>,
+    downloads: bool,
+    reaper: OnceLock<()>,
+}
+
+impl Pool {
+    pub fn new(
+        budgets: Budgets,
+        server_budgets: HashMap<String, Budgets>,
+        resolved: &crate::config::Resolved,
+        sandbox: crate::sandbox::Sandbox,
+        progress: Arc<dyn Progress>,
+        search_path: Vec<PathBuf>,
+        downloads: bool,
+    ) -> Self {
+        Pool {
+            shared: Arc::default(),
+            budgets,
+            server_budgets,
+            settings: resolved.settings.clone(),
+            blocked: resolved.blocked.clone(),
+            sandbox,
+            progress,
+            search_path,
+            downloads,
+            reaper: OnceLock::new(),
+        }
+    }
+
+    pub fn budgets_for(&self, spec: &ServerSpec) -> Budgets {
+        self.server_budgets
+            .get(spec.id)
+            .copied()
+            .or_else(|| self.settings.get(spec.id).map(|s| s.budgets))
+            .unwrap_or(self.budgets)
+    }
+
+    /// The program to run for `spec`: the configured command, or discovery.
+    pub fn locate(&self, spec: &ServerSpec, root: &Path) -> Option<PathBuf> {
+        match self.settings.get(spec.id).and_then(|s| s.command.as_ref()) {
+            Some(command) => launch::resolve_program(&command[0], root),
+            None => install::locate(spec, root, &self.search_path),
+        }
+    }
+
+    /// The running server for `root`, started (and installed) if needed.
+    pub async fn get(
+        &self,
+        spec: &'static ServerSpec,
+        root: &Path,
+    ) -> Result<Arc<LspServer>, ToolError> {
+        self.start_reaper();
+        let key = (root.to_owned(), spec.id);
+        let budgets = self.budgets_for(spec);
+        loop {
+            self.wait_out_failures(&key, &budgets).await?;
+            let slot = self.shared.slot(&key);
+            let started = slot
+                .get_or_try_init(|| self.start(spec, root, budgets))
+                .await;
+            let server = match started {
+                Ok(s) => s.clone(),
+                Err(e) => {
+                    // A missing server is not a failure of the server.
+                    if matches!(e, ToolError::Server(_) | ToolError::Exited(_)) {
+                        self.shared.record_failure(&key, e.clone());
+                    }
+                    return Err(e);
+                }
+            };
+            if server.is_alive() {
+                server.touch();
+                return Ok(server);
+            }
+            // It crashed since its last use: count it, then start it anew
+            // (the loop applies the back-off, or reports it broken).
+            let why = server.exit_reason();
+            tracing::warn!("{} for {} has exited: {why}", spec.id, root.display());
+            self.shared.record_failure(&key, ToolError::Exited(why));
+            self.shared.forget(&key, &slot);
+        }
+    }
+
+    /// Every running server.
+    pub fn running(&self) -> Vec<Arc<LspServer>> {
+        lock(&self.shared.slots)
+            .values()
+            .filter_map(|s| s.get().cloned())
+            .collect()
+    }
+
+    /// Shuts every server down: `shutdown`, `exit`, then the process group.
+    pub async fn shutdown(&self) {
+        let servers: Vec<_> = lock(&self.shared.slots)
+            .drain()
+            .filter_map(|(_, s)| s.get().cloned())
+            .collect();
+        futures_util::future::join_all(servers.iter().map(|s| s.shutdown())).await;
+    }
+}

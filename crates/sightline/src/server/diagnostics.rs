@@ -1,0 +1,197 @@
+//! The diagnostics engine. Pushed and pulled results are cached apart and
+//! merged on read; an answer holds only results computed for the content now
+//! on disk, or says in a note that this could not be confirmed in time.
+//!
+//! - Pull (`pull`): every provider is asked in parallel, and the first
+//!   answer for this file ends the wait.
+//! - Versioned push: the first publish carrying the current version is fresh.
+//! - Unversioned push: a publish after the change, once the server has been
+//!   quiet for the debounce. A server whose first publish after opening is
+//!   partial (`Quirks::first_publish_is_partial`) does not have it taken as
+//!   final.
+//! - A server whose quirks say so is asked directly instead (`tsserver`).
+
+use std::path::Path;
+use std::time::Instant;
+
+use sightline_lsp::LineIndex;
+use sightline_lsp::protocol::{Diagnostic, DiagnosticSeverity, message_text};
+
+use crate::answer::{Finding, Severity};
+use crate::error::ToolError;
+use crate::server::LspServer;
+use crate::server::documents::Doc;
+
+/// Whether the pushed results for a file can be shown.
+enum PushState {
+    Fresh(Vec<Diagnostic>),
+    /// Fresh once the server stays quiet until then.
+    QuietUntil(Instant),
+    NotYet,
+}
+
+impl LspServer {
+    /// Diagnostics for the content of `doc`, which `sync` has just sent. Returns
+    /// the findings and, when freshness could not be confirmed, a note.
+    pub async fn diagnostics(
+        &self,
+        path: &Path,
+        doc: &Doc,
+    ) -> Result<(Vec<Finding>, Option<String>), ToolError> {
+        if self.spec.quirks.diagnostics_from_tsserver {
+            // Its pushes cannot say when an answer is complete; tsserver
+            // itself answers for the content it holds now, which is exact.
+            match self.tsserver_diagnostics(path, doc).await {
+                Ok(f) => return Ok((f, None)),
+                Err(e) => tracing::debug!(
+                    "{}: sync diagnostics unavailable ({e}); waiting for pushes",
+                    self.spec.id
+                ),
+            }
+        }
+        self.wait_loaded().await?;
+        let deadline = tokio::time::Instant::now() + self.budgets.document;
+        let mut rx = self.state.subscribe();
+        loop {
+            let providers = self.pull_identifiers();
+            if !providers.is_empty() {
+                // The check first, then the pull: rust-analyzer may send the
+                // check's end before the publish of its findings (both come
+                // out of one turn of its main loop), but it answers the pull
+                // in a later turn, after that publish.
+                let checked = !self.check_on_save || self.wait_check(deadline).await;
+                let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
+                // A server that failed to load the project runs no check, and
+                // its answers are empty for want of a project, not of errors.
+                if let Some(failing) = self.state.with(|s| s.failing.clone()) {
+                    note.get_or_insert_with(|| {
+                        format!("{} could not load the project: {failing}", self.spec.id)
+                    });
+                } else if !checked {
+                    note.get_or_insert_with(|| self.check_note());
+                }
+                if let PushState::Fresh(mut pushed) = self.push_state(path, doc) {
+                    items.append(&mut pushed);
+                }
+                return Ok((self.findings(&items, &doc.index), note));
+            }
+            let mut wake_at = deadline;
+            match self.push_state(path, doc) {
+                PushState::Fresh(items) => return Ok((self.findings(&items, &doc.index), None)),
+                PushState::QuietUntil(t) => {
+                    wake_at = wake_at.min(tokio::time::Instant::from_std(t));
+                }
+                PushState::NotYet => {}
+            }
+            if !self.is_alive() {
+                return Err(self.exited());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                // Only results computed after our change may be shown.
+                let items = self
+                    .state
+                    .with(|s| s.pushes.get(path).cloned())
+                    .filter(|p| {
+                        p.version == Some(doc.version)
+                            || (p.version.is_none() && p.seq > doc.changed_seq)
+                    })
+                    .map(|p| p.items)
+                    .unwrap_or_default();
+                return Ok((self.findings(&items, &doc.index), Some(self.budget_note())));
+            }
+            let _ = tokio::time::timeout_at(wake_at, rx.changed()).await;
+        }
+    }
+
+    pub(crate) fn exited(&self) -> ToolError {
+        ToolError::Exited(self.exit_reason())
+    }
+
+    fn push_state(&self, path: &Path, doc: &Doc) -> PushState {
+        let Some(p) = self.state.with(|s| s.pushes.get(path).cloned()) else {
+            return PushState::NotYet;
+        };
+        match p.version {
+            Some(v) if v == doc.version => PushState::Fresh(p.items),
+            // A publish for another version, such as one computed before our
+            // latest change, is never shown.
+            Some(_) => PushState::NotYet,
+            None if p.seq <= doc.changed_seq => PushState::NotYet,
+            None => {
+                let first_after_open =
+                    doc.opened_seq == doc.changed_seq && p.count <= doc.pushes_at_change + 1;
+                if self.spec.quirks.first_publish_is_partial && first_after_open {
+                    return PushState::NotYet;
+                }
+                let quiet_until = p.at + self.budgets.push_quiet;
+                if Instant::now() >= quiet_until {
+                    PushState::Fresh(p.items)
+                } else {
+                    PushState::QuietUntil(quiet_until)
+                }
+            }
+        }
+    }
+
+    /// Waits until a check run on save (rust-analyzer's `cargo check`) that
+    /// began after sightline's last `didSave` has ended, or the server says
+    /// it failed to load the project (then no check runs). Every change of
+    /// content is followed by a save, so that check saw the files as they
+    /// are now.
+    async fn wait_check(&self, deadline: tokio::time::Instant) -> bool {
+        let done = |s: &crate::server::inbox::Inner| {
+            (s.check_began > s.saved_at && s.check_ended > s.check_began) || s.failing.is_some()
+        };
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        self.wait_until(left, done).await
+    }
+
+    fn check_note(&self) -> String {
+        format!(
+            "{} was still running cargo check after {:.1} s; errors only rustc reports may be missing",
+            self.spec.id,
+            self.budgets.document.as_secs_f64()
+        )
+    }
+
+    pub(super) fn budget_note(&self) -> String {
+        format!(
+            "{} was still analysing after {:.1} s; results may be incomplete",
+            self.spec.id,
+            self.budgets.document.as_secs_f64()
+        )
+    }
+
+    pub(super) fn findings(&self, items: &[Diagnostic], index: &LineIndex) -> Vec<Finding> {
+        items
+            .iter()
+            .map(|d| {
+                let (l, c) = index.from_lsp(d.range.start, self.encoding);
+                let (el, ec) = index.from_lsp(d.range.end, self.encoding);
+                Finding {
+                    line: l + 1,
+                    column: c + 1,
+                    end_line: el + 1,
+                    end_column: ec + 1,
+                    severity: match d.severity {
+                        Some(DiagnosticSeverity::Warning) => Severity::Warning,
+                        Some(DiagnosticSeverity::Information) => Severity::Info,
+                        Some(DiagnosticSeverity::Hint) => Severity::Hint,
+                        _ => Severity::Error,
+                    },
+                    message: fold(message_text(&d.message)),
+                    source: d.source.clone().unwrap_or_else(|| self.spec.id.to_owned()),
+                    code: d.code.as_ref().map(|c| match c {
+                        sightline_lsp::protocol::Code::Int(i) => i.to_string(),
+                        sightline_lsp::protocol::Code::String(s) => s.clone(),
+                    }),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Folds a multi-line message onto one line.
+pub fn fold(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}

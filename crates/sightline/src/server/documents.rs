@@ -1,0 +1,309 @@
+//! The server's copy of each file, kept equal to disk: before a question, every
+//! file it touches is compared by content hash with what the server holds; a
+//! changed file gets `didChange` with the full text and the next version, an
+//! unseen one `didOpen`. Few documents stay open, because servers re-check every
+//! open document after each change.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use sightline_lsp::uri::path_to_uri_string;
+use sightline_lsp::{Client, LineIndex};
+
+use crate::error::ToolError;
+use crate::server::LspServer;
+use crate::servers::language_id;
+
+/// Documents kept open per server; the least recently used beyond this close.
+pub const MAX_OPEN: usize = 8;
+
+#[derive(Debug, Clone)]
+pub struct Doc {
+    pub version: i32,
+    hash: u64,
+    pub index: Arc<LineIndex>,
+    /// Server message count when the document was opened.
+    pub opened_seq: u64,
+    /// Server message count when the latest content was sent.
+    pub changed_seq: u64,
+    /// Pushes the file had had when the latest content was sent.
+    pub pushes_at_change: u64,
+    last_used: Instant,
+}
+
+#[derive(Debug, Default)]
+pub struct Documents {
+    docs: HashMap<PathBuf, Doc>,
+    /// The last version sent for each path, kept after `didClose` so that a
+    /// reopened document never reuses a version an old publish may carry.
+    versions: HashMap<PathBuf, i32>,
+}
+
+fn hash_of(text: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
+}
+
+/// What a sync did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Synced {
+    Unchanged,
+    Opened,
+    Changed,
+}
+
+impl Documents {
+    pub fn get(&self, path: &Path) -> Option<&Doc> {
+        self.docs.get(path)
+    }
+
+    pub fn open_paths(&self) -> Vec<PathBuf> {
+        self.docs.keys().cloned().collect()
+    }
+
+    /// Makes the server's copy of `path` equal to `text`. `seq` and `pushes`
+    /// are the server's message count and the file's push count right now.
+    pub fn sync(
+        &mut self,
+        client: &Client,
+        path: &Path,
+        text: String,
+        seq: u64,
+        pushes: u64,
+    ) -> Result<(Doc, Synced), sightline_lsp::ClientError> {
+        let hash = hash_of(&text);
+        let uri = path_to_uri_string(path).unwrap_or_default();
+        if let Some(doc) = self.docs.get_mut(path) {
+            doc.last_used = Instant::now();
+            if doc.hash == hash && doc.index.text() == text {
+                return Ok((doc.clone(), Synced::Unchanged));
+            }
+            doc.hash = hash;
+            doc.index = Arc::new(LineIndex::new(text));
+            let doc = change(doc, &mut self.versions, client, path, seq, pushes)?;
+            return Ok((doc, Synced::Changed));
+        }
+        self.evict(client, MAX_OPEN.saturating_sub(1))?;
+        let version = self.versions.get(path).map_or(1, |v| v + 1);
+        self.versions.insert(path.to_owned(), version);
+        client.notify(
+            "textDocument/didOpen",
+            json!({
+                "textDocument": { "uri": uri, "languageId": language_id(path), "version": version, "text": text },
+            }),
+        )?;
+        let doc = Doc {
+            version,
+            hash,
+            index: Arc::new(LineIndex::new(text)),
+            opened_seq: seq,
+            changed_seq: seq,
+            pushes_at_change: pushes,
+            last_used: Instant::now(),
+        };
+        self.docs.insert(path.to_owned(), doc.clone());
+        Ok((doc, Synced::Opened))
+    }
+
+    /// Sends an open document's current text again as a new version, so
+    /// that only results computed from now on count for it: a file it
+    /// depends on changed on disk, and a push server would otherwise be
+    /// taken at its word for the unchanged version.
+    pub fn touch(
+        &mut self,
+        client: &Client,
+        path: &Path,
+        seq: u64,
+        pushes: u64,
+    ) -> Result<Option<Doc>, sightline_lsp::ClientError> {
+        let Some(doc) = self.docs.get_mut(path) else {
+            return Ok(None);
+        };
+        change(doc, &mut self.versions, client, path, seq, pushes).map(Some)
+    }
+
+    /// Closes a document that no longer exists on disk.
+    pub fn close(
+        &mut self,
+        client: &Client,
+        path: &Path,
+    ) -> Result<(), sightline_lsp::ClientError> {
+        if self.docs.remove(path).is_some() {
+            let uri = path_to_uri_string(path).unwrap_or_default();
+            client.notify(
+                "textDocument/didClose",
+                json!({ "textDocument": { "uri": uri } }),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Closes documents not used for `idle`.
+    pub fn close_idle(
+        &mut self,
+        client: &Client,
+        idle: std::time::Duration,
+    ) -> Result<(), sightline_lsp::ClientError> {
+        let stale: Vec<PathBuf> = self
+            .docs
+            .iter()
+            .filter(|(_, d)| d.last_used.elapsed() >= idle)
+            .map(|(p, _)| p.clone())
+            .collect();
+        for path in stale {
+            tracing::debug!("closing idle document {}", path.display());
+            self.close(client, &path)?;
+        }
+        Ok(())
+    }
+
+    fn evict(&mut self, client: &Client, keep: usize) -> Result<(), sightline_lsp::ClientError> {
+        while self.docs.len() > keep {
+            let Some(oldest) = self
+                .docs
+                .iter()
+                .min_by_key(|(_, d)| d.last_used)
+                .map(|(p, _)| p.clone())
+            else {
+                break;
+            };
+            self.close(client, &oldest)?;
+        }
+        Ok(())
+    }
+}
+
+/// Sends `didChange` with the document's text (already updated) under the
+/// next version.
+fn change(
+    doc: &mut Doc,
+    versions: &mut HashMap<PathBuf, i32>,
+    client: &Client,
+    path: &Path,
+    seq: u64,
+    pushes: u64,
+) -> Result<Doc, sightline_lsp::ClientError> {
+    doc.version += 1;
+    versions.insert(path.to_owned(), doc.version);
+    let uri = path_to_uri_string(path).unwrap_or_default();
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": uri, "version": doc.version },
+            "contentChanges": [{ "text": doc.index.text() }],
+        }),
+    )?;
+    doc.changed_seq = seq;
+    doc.pushes_at_change = pushes;
+    Ok(doc.clone())
+}
+
+impl LspServer {
+    /// Makes the server's copy of `path` equal to `text` (read from disk by
+    /// the caller), and re-checks every other open document against disk so
+    /// that edits made by anything else are seen.
+    pub fn sync(&self, path: &Path, text: String) -> Result<Doc, ToolError> {
+        let (seq, pushes) = self
+            .state
+            .with(|s| (s.seq, s.pushes.get(path).map_or(0, |p| p.count)));
+        let changed = self.send_disk_changes()?;
+        let mut docs = self.docs();
+        // An open document is re-read only when the watch reported it changed,
+        // or when the watch cannot see its directory at all.
+        for other in docs.open_paths() {
+            let unseen = self.watch.as_ref().is_none_or(|w| !w.covers(&other));
+            if other == path || !(unseen || changed.contains(&other)) {
+                continue;
+            }
+            match std::fs::read_to_string(&other) {
+                Ok(t) => {
+                    let other_pushes = self
+                        .state
+                        .with(|s| s.pushes.get(&other).map_or(0, |p| p.count));
+                    docs.sync(&self.client, &other, t, seq, other_pushes)?;
+                }
+                Err(_) => docs.close(&self.client, &other)?,
+            }
+        }
+        docs.close_idle(&self.client, self.budgets.idle_document)?;
+        let (mut doc, how) = docs.sync(&self.client, path, text, seq, pushes)?;
+        // Another file changed on disk: a push server's last publish for this
+        // unchanged version may predate it (gopls kept a fixed dependency's
+        // error), so the same text goes again as a new version and only a
+        // publish for that one counts. A pull is computed when asked.
+        if how == Synced::Unchanged
+            && changed.iter().any(|p| p != path)
+            && self.pull_identifiers().is_empty()
+            && let Some(touched) = docs.touch(&self.client, path, seq, pushes)?
+        {
+            doc = touched;
+        }
+        // A check on save runs when content changed: this file, or any file
+        // on disk (rust-analyzer re-reads those through the watch, but its
+        // last `cargo check` saw the old ones). Opening an unchanged file is
+        // no save, except the first time, so that some check has run.
+        let save = match how {
+            Synced::Changed => true,
+            Synced::Opened => self.state.with(|s| s.saved_at == 0),
+            Synced::Unchanged => false,
+        } || !changed.is_empty();
+        if self.check_on_save && save {
+            let uri = path_to_uri_string(path).unwrap_or_default();
+            self.state.with(|s| s.saved_at = s.seq);
+            self.client.notify(
+                "textDocument/didSave",
+                json!({ "textDocument": { "uri": uri } }),
+            )?;
+        }
+        if how != Synced::Unchanged {
+            tracing::debug!(
+                "{}: {how:?} {} (version {})",
+                self.spec.id,
+                path.display(),
+                doc.version
+            );
+        }
+        Ok(doc)
+    }
+
+    /// Tells the server about files changed on disk since the last question,
+    /// and returns them.
+    fn send_disk_changes(&self) -> Result<Vec<PathBuf>, ToolError> {
+        let Some(watch) = &self.watch else {
+            return Ok(Vec::new());
+        };
+        let drained: Vec<(PathBuf, crate::sync::watch::Change)> = watch
+            .drain()
+            .into_iter()
+            .filter(|(p, _)| self.spec.handles(p))
+            .collect();
+        if drained.is_empty() {
+            // The common case on the hot path: nothing changed on disk.
+            return Ok(Vec::new());
+        }
+        // Open documents are the server's to hold: their content comes from
+        // `didChange`, and telling pyright that one changed on disk as well
+        // makes it re-read and re-check it for nothing.
+        let open = self.docs().open_paths();
+        let changes: Vec<Value> = drained
+            .iter()
+            .filter(|(p, c)| *c == crate::sync::watch::Change::Deleted || !open.contains(p))
+            .filter_map(|(p, c)| {
+                Some(json!({ "uri": path_to_uri_string(p).ok()?, "type": *c as u8 }))
+            })
+            .collect();
+        if !changes.is_empty() {
+            tracing::debug!("{}: {} files changed on disk", self.spec.id, changes.len());
+            self.client.notify(
+                "workspace/didChangeWatchedFiles",
+                json!({ "changes": changes }),
+            )?;
+        }
+        Ok(drained.into_iter().map(|(p, _)| p).collect())
+    }
+}

@@ -1,0 +1,101 @@
+//! Server positions and agent coordinates: a server's position in its
+//! encoding (utf-8, utf-16 or utf-32) turned into a 1-based line and
+//! character column, and back; and places read from the files they are in.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sightline_lsp::LineIndex;
+use sightline_lsp::protocol::{Location, Position};
+use sightline_lsp::uri::{normalize, uri_to_path};
+
+use crate::answer::Loc;
+use crate::server::LspServer;
+use crate::server::documents::Doc;
+
+type Texts = HashMap<PathBuf, Arc<LineIndex>>;
+
+impl LspServer {
+    /// The server position of a 1-based line and character column.
+    pub fn position(&self, doc: &Doc, line: usize, column: usize) -> Option<Position> {
+        doc.index.to_lsp(line - 1, column - 1, self.encoding)
+    }
+
+    /// Converts server locations into agent coordinates, reading each target
+    /// file once. Locations in files that cannot be read are dropped.
+    pub fn to_locs(
+        &self,
+        locations: &[Location],
+        texts: &mut HashMap<PathBuf, Arc<LineIndex>>,
+    ) -> Vec<Loc> {
+        let mut out = Vec::new();
+        for l in locations {
+            let Ok(path) = uri_to_path(l.uri.as_str()) else {
+                continue;
+            };
+            let path = normalize(&path);
+            let Some(index) = self.index_for(&path, texts) else {
+                continue;
+            };
+            let (line, col) = index.from_lsp(l.range.start, self.encoding);
+            let text = index.line(line).unwrap_or("").trim().to_owned();
+            out.push(Loc {
+                path,
+                line: line + 1,
+                column: col + 1,
+                text,
+            });
+        }
+        out
+    }
+
+    pub fn index_for(
+        &self,
+        path: &Path,
+        texts: &mut HashMap<PathBuf, Arc<LineIndex>>,
+    ) -> Option<Arc<LineIndex>> {
+        if let Some(i) = texts.get(path) {
+            return Some(i.clone());
+        }
+        let index = match self.docs().get(path) {
+            Some(doc) => doc.index.clone(),
+            None => Arc::new(LineIndex::new(std::fs::read_to_string(path).ok()?)),
+        };
+        texts.insert(path.to_owned(), index.clone());
+        Some(index)
+    }
+
+    /// The 0-based line and character column of a server position in `index`.
+    pub fn char_position(&self, index: &LineIndex, pos: Position) -> (usize, usize) {
+        index.from_lsp(pos, self.encoding)
+    }
+
+    /// The server position of a 0-based line and character column of `index`.
+    pub fn position_at(&self, index: &LineIndex, line: usize, column: usize) -> Option<Position> {
+        index.to_lsp(line, column, self.encoding)
+    }
+
+    /// A place in agent coordinates, reading the file's text when needed.
+    pub(super) fn loc_at(&self, path: &Path, start: Position, texts: &mut Texts) -> Option<Loc> {
+        let index = self.index_for(path, texts)?;
+        let (line, col) = index.from_lsp(start, self.encoding);
+        Some(Loc {
+            path: path.to_owned(),
+            line: line + 1,
+            column: col + 1,
+            text: index.line(line).unwrap_or("").trim().to_owned(),
+        })
+    }
+
+    pub(super) fn line_of(&self, path: &Path, pos: Position, texts: &mut Texts) -> usize {
+        self.index_for(path, texts)
+            .map(|i| i.from_lsp(pos, self.encoding).0 + 1)
+            .unwrap_or(pos.line as usize + 1)
+    }
+
+    /// The byte offset of a server position in `index`'s text.
+    pub fn byte_offset(&self, index: &LineIndex, pos: Position) -> usize {
+        index.offset(pos, self.encoding)
+    }
+}

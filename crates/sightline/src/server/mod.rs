@@ -1,0 +1,144 @@
+//! One running language server for one workspace root: its process
+//! (`start`), its documents kept in step with disk (`documents`), what it
+//! sends unasked (`inbox`), when its answers can be trusted (`readiness`),
+//! its diagnostics (`diagnostics`, and `tsserver` for the server that needs
+//! asking its TypeScript service directly), and the requests of every other
+//! question (`requests`, `symbols`), answered in agent coordinates (`locs`).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sightline_lsp::{Client, Encoding};
+
+use crate::error::ToolError;
+use crate::server::documents::Documents;
+use crate::server::inbox::ServerState;
+use crate::server::pull::PullCache;
+use crate::servers::{Budgets, ServerSpec};
+
+pub mod diagnostics;
+pub mod documents;
+pub mod inbox;
+mod locs;
+mod pull;
+mod readiness;
+mod requests;
+mod settings;
+mod start;
+mod symbols;
+mod tsserver;
+
+pub use start::Launch;
+
+pub struct LspServer {
+    pub spec: &'static ServerSpec,
+    pub root: PathBuf,
+    pub(crate) client: Client,
+    pub(crate) state: Arc<ServerState>,
+    pub(crate) encoding: Encoding,
+    /// `Some(identifier)` when the server declared pull diagnostics statically.
+    pub(crate) static_pull: Option<Option<String>>,
+    /// The server offers `workspace/diagnostic`.
+    pub(crate) workspace_pull: bool,
+    /// The capabilities the server declared in `initialize`.
+    pub(crate) capabilities: Value,
+    pub budgets: Budgets,
+    /// The server checks files when told they were saved (rust-analyzer's
+    /// `cargo check`), and that is not turned off in its options.
+    pub(crate) check_on_save: bool,
+    docs: Mutex<Documents>,
+    /// External edits to files the server may have read from disk.
+    watch: Option<crate::sync::watch::DiskWatch>,
+    /// Pull results by (file, identifier), for `previousResultId`.
+    pub(crate) pulled: PullCache,
+    /// When a call last used this server, for idle shutdown.
+    last_used: Mutex<Instant>,
+    tmp: Option<PathBuf>,
+}
+
+impl Drop for LspServer {
+    /// The private temporary directory goes with the server (shut down,
+    /// crashed and replaced, or idle).
+    fn drop(&mut self) {
+        if let Some(tmp) = &self.tmp {
+            let _ = std::fs::remove_dir_all(tmp);
+        }
+    }
+}
+
+impl std::fmt::Debug for LspServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LspServer")
+            .field("id", &self.spec.id)
+            .field("root", &self.root)
+            .finish()
+    }
+}
+
+/// `reason` with the sandbox hint when the server's stderr, all of it that is
+/// kept and not only the tail in `reason`, shows a denied write: Biome prints
+/// its `Permission denied` above a long backtrace.
+fn with_denial_hint(reason: String, client: &Client) -> String {
+    let stderr = client.stderr_tail(usize::MAX);
+    match crate::sandbox::explain_denial(&reason)
+        .or_else(|| crate::sandbox::explain_denial(&stderr))
+    {
+        Some(hint) => format!("{reason} ({hint})"),
+        None => reason,
+    }
+}
+
+impl LspServer {
+    pub fn is_alive(&self) -> bool {
+        self.client.is_alive()
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.client.pid()
+    }
+
+    pub async fn shutdown(&self) {
+        self.client.shutdown(Duration::from_secs(2)).await;
+    }
+
+    /// The documents the server holds open.
+    pub fn open_documents(&self) -> Vec<PathBuf> {
+        self.docs().open_paths()
+    }
+
+    /// Why the server is no longer running: exit status and stderr tail.
+    pub fn exit_reason(&self) -> String {
+        with_denial_hint(self.client.exited_error().to_string(), &self.client)
+    }
+
+    /// Marks the server as used now.
+    pub fn touch(&self) {
+        if let Ok(mut t) = self.last_used.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    /// How long no call has used the server.
+    pub fn idle_for(&self) -> Duration {
+        self.last_used
+            .lock()
+            .map(|t| t.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// Closes documents no question has touched within the idle budget.
+    pub fn close_idle_documents(&self) -> Result<(), ToolError> {
+        let mut docs = self.docs();
+        docs.close_idle(&self.client, self.budgets.idle_document)?;
+        Ok(())
+    }
+
+    fn docs(&self) -> std::sync::MutexGuard<'_, Documents> {
+        match self.docs.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! When a server's answers can be trusted: it has loaded its project, built
+//! an opened file, and finished indexing, each within a budget, or the
+//! question ends as `not ready: ...`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::error::ToolError;
+use crate::server::LspServer;
+use crate::server::documents::Doc;
+
+impl LspServer {
+    /// Waits until `ready` holds on the server state, or the budget runs out.
+    pub(crate) async fn wait_until(
+        &self,
+        budget: Duration,
+        ready: impl Fn(&crate::server::inbox::Inner) -> bool,
+    ) -> bool {
+        let deadline = tokio::time::Instant::now() + budget;
+        let mut rx = self.state.subscribe();
+        loop {
+            if self.state.with(|s| ready(s)) {
+                return true;
+            }
+            if !self.is_alive() {
+                return false;
+            }
+            match tokio::time::timeout_at(deadline, rx.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return self.state.with(|s| ready(s)),
+            }
+        }
+    }
+
+    /// For a server that answers empty until it has loaded its project and
+    /// says so in a status notification (rust-analyzer), waits for that,
+    /// within the ready budget. Other servers are taken as loaded at once.
+    pub async fn wait_loaded(&self) -> Result<(), ToolError> {
+        if !self.spec.quirks.ready_on_status || self.state.with(|s| s.loaded) {
+            return Ok(());
+        }
+        let waiting = crate::progress::call();
+        let key = format!("load {}", self.spec.id);
+        if let Some(p) = &waiting {
+            p.begin(
+                &key,
+                &format!("waiting for {} to load the project", self.spec.id),
+            );
+        }
+        let loaded = self.wait_until(self.budgets.ready, |s| s.loaded).await;
+        if let Some(p) = &waiting {
+            p.end(&key, if loaded { "loaded" } else { "still loading" });
+        }
+        if loaded {
+            return Ok(());
+        }
+        let what = self.state.with(|s| {
+            s.busy
+                .clone()
+                .or_else(|| s.progress.values().next().cloned())
+                .map_or_else(
+                    || "loading its project".to_owned(),
+                    |b| format!("loading its project ({b})"),
+                )
+        });
+        Err(self.not_ready(what))
+    }
+
+    /// Waits for the server's first publish for `path` since it was opened
+    /// (it has built the file), within the ready budget.
+    pub async fn wait_built(&self, path: &Path, doc: &Doc) -> Result<(), ToolError> {
+        let opened = doc.opened_seq;
+        let built = self
+            .wait_until(self.budgets.ready, |s| {
+                s.pushes.get(path).is_some_and(|p| p.seq > opened)
+            })
+            .await;
+        if built {
+            Ok(())
+        } else {
+            Err(self.not_ready(format!("building {}", path.display())))
+        }
+    }
+
+    /// Waits until answers about `path` are complete, within the ready budget.
+    /// `cross_file` questions also need the whole workspace indexed: no
+    /// work-done progress running, no busy status, and (pyright) the
+    /// workspace enumerated.
+    pub async fn wait_ready(
+        &self,
+        path: &Path,
+        doc: &Doc,
+        cross_file: bool,
+    ) -> Result<(), ToolError> {
+        let quirks = self.spec.quirks;
+        self.wait_loaded().await?;
+        if quirks.ready_on_first_publish {
+            let opened = doc.opened_seq;
+            let ok = self
+                .wait_until(self.budgets.ready, |s| {
+                    s.pushes.get(path).is_some_and(|p| p.seq > opened)
+                })
+                .await;
+            if !ok {
+                return Err(self.not_ready("loading its project".into()));
+            }
+        }
+        if !cross_file {
+            return Ok(());
+        }
+        let indexed = |s: &crate::server::inbox::Inner| {
+            s.progress.is_empty() && s.busy.is_none() && (quirks.ready_log.is_none() || s.indexed)
+        };
+        // Tell the caller why this takes a while, when it does.
+        let waiting = (!self.state.with(|s| indexed(s)))
+            .then(crate::progress::call)
+            .flatten();
+        let key = format!("index {}", self.spec.id);
+        if let Some(p) = &waiting {
+            p.begin(
+                &key,
+                &format!("waiting for {} to finish indexing", self.spec.id),
+            );
+        }
+        let ready = self.wait_until(self.budgets.ready, indexed).await;
+        if let Some(p) = &waiting {
+            p.end(&key, if ready { "indexed" } else { "still indexing" });
+        }
+        if !ready {
+            let what = self.state.with(|s| {
+                if let Some(title) = s.progress.values().next() {
+                    format!("indexing ({title})")
+                } else if let Some(busy) = &s.busy {
+                    format!("indexing ({busy})")
+                } else {
+                    "enumerating the workspace".to_owned()
+                }
+            });
+            return Err(self.not_ready(what));
+        }
+        Ok(())
+    }
+
+    /// Whether the server reports indexing work in progress right now.
+    pub fn indexing(&self) -> bool {
+        self.state
+            .with(|s| !s.progress.is_empty() || s.busy.is_some())
+    }
+
+    fn not_ready(&self, what: String) -> ToolError {
+        if !self.is_alive() {
+            return self.exited();
+        }
+        ToolError::NotReady(format!(
+            "{} was still {what} after {:.1} s; ask again shortly",
+            self.spec.id,
+            self.budgets.ready.as_secs_f64()
+        ))
+    }
+}

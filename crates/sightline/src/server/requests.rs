@@ -1,0 +1,261 @@
+//! The requests of the questions: one request with the ordinary budget and
+//! a work-done token of sightline's own (`ask`), the capability checks that
+//! turn a question a server cannot answer into `unsupported:`, and
+//! definitions, references, declarations, implementations and hover.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use sightline_lsp::protocol::{DefinitionResponse, Location, Position, definition_locations};
+use sightline_lsp::uri::path_to_uri_string;
+
+use crate::error::ToolError;
+use crate::server::LspServer;
+
+/// The request each capability of `initialize` stands for, as a dynamic
+/// registration names it.
+const PROVIDER_METHODS: &[(&str, &str)] = &[
+    ("definitionProvider", "textDocument/definition"),
+    ("referencesProvider", "textDocument/references"),
+    ("hoverProvider", "textDocument/hover"),
+    ("implementationProvider", "textDocument/implementation"),
+    ("documentSymbolProvider", "textDocument/documentSymbol"),
+    ("workspaceSymbolProvider", "workspace/symbol"),
+    ("callHierarchyProvider", "textDocument/prepareCallHierarchy"),
+    ("documentFormattingProvider", "textDocument/formatting"),
+    (
+        "documentRangeFormattingProvider",
+        "textDocument/rangeFormatting",
+    ),
+];
+
+impl LspServer {
+    /// Whether the server offers `provider`: declared in `initialize`, or
+    /// registered later (`client/registerCapability`) and not unregistered.
+    /// A registration's document selector is not matched against the file:
+    /// a server that registers at all serves the files it was started for.
+    pub(crate) fn offers(&self, provider: &str) -> bool {
+        let declared = match self.capabilities.get(provider) {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::Null) | None => false,
+            Some(_) => true,
+        };
+        declared
+            || PROVIDER_METHODS
+                .iter()
+                .find(|(p, _)| *p == provider)
+                .is_some_and(|(_, method)| {
+                    self.state
+                        .with(|s| s.registrations.values().any(|m| m == method))
+                })
+    }
+
+    pub(crate) fn require(&self, provider: &str, operation: &str) -> Result<(), ToolError> {
+        if self.offers(provider) {
+            return Ok(());
+        }
+        Err(ToolError::Unsupported(format!(
+            "{} does not support {operation}",
+            self.spec.id
+        )))
+    }
+
+    pub(super) fn at(path: &Path, pos: Position) -> Value {
+        json!({
+            "textDocument": { "uri": path_to_uri_string(path).unwrap_or_default() },
+            "position": pos,
+        })
+    }
+
+    /// One request with the ordinary budget, for other modules.
+    pub async fn ask_value(&self, method: &str, params: Value) -> Result<Value, ToolError> {
+        self.ask(method, params).await
+    }
+
+    /// One request with the ordinary budget, carrying a work-done token of
+    /// sightline's own (the progress the server reports for it is not
+    /// indexing).
+    pub(super) async fn ask(&self, method: &str, mut params: Value) -> Result<Value, ToolError> {
+        self.state.own_token(&mut params);
+        Ok(self
+            .client
+            .request_value(method, params, self.budgets.request)
+            .await?)
+    }
+
+    /// [`Self::ask`], decoding the answer into `R`.
+    pub(crate) async fn ask_as<R: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<R, ToolError> {
+        let v = self.ask(method, params).await?;
+        serde_json::from_value(v).map_err(|e| {
+            ToolError::Server(format!(
+                "{} sent a malformed answer to {method}: {e}",
+                self.spec.id
+            ))
+        })
+    }
+
+    pub async fn hover(&self, path: &Path, pos: Position) -> Result<String, ToolError> {
+        self.require("hoverProvider", "hover")?;
+        let v = self.ask("textDocument/hover", Self::at(path, pos)).await?;
+        Ok(hover_markdown(v.get("contents").unwrap_or(&Value::Null)))
+    }
+
+    pub async fn implementation(
+        &self,
+        path: &Path,
+        pos: Position,
+    ) -> Result<Vec<Location>, ToolError> {
+        self.require("implementationProvider", "goToImplementation")?;
+        let r: Option<DefinitionResponse> = self
+            .ask_as("textDocument/implementation", Self::at(path, pos))
+            .await?;
+        Ok(definition_locations(r))
+    }
+
+    pub async fn definition(&self, path: &Path, pos: Position) -> Result<Vec<Location>, ToolError> {
+        self.require("definitionProvider", "goToDefinition")?;
+        let uri = path_to_uri_string(path).unwrap_or_default();
+        let params = json!({ "textDocument": { "uri": uri }, "position": pos });
+        let r: Option<DefinitionResponse> = self.ask_as("textDocument/definition", params).await?;
+        Ok(definition_locations(r))
+    }
+
+    /// Every reference to the symbol at `pos`, its declaration included.
+    /// Servers differ in what `includeDeclaration: false` drops (pyright
+    /// also drops the use under the cursor; the VS Code CSS and HTML servers
+    /// drop nothing), so they are always asked for everything, and the
+    /// caller takes the declaration out (see [`LspServer::without_declarations`]).
+    pub async fn references(&self, path: &Path, pos: Position) -> Result<Vec<Location>, ToolError> {
+        self.require("referencesProvider", "findReferences")?;
+        let uri = path_to_uri_string(path).unwrap_or_default();
+        let params = json!({
+            "textDocument": { "uri": uri },
+            "position": pos,
+            "context": { "includeDeclaration": true },
+        });
+        let r: Option<Vec<Location>> = self.ask_as("textDocument/references", params).await?;
+        Ok(r.unwrap_or_default())
+    }
+
+    /// The places in `path` that `textDocument/documentHighlight` marks for
+    /// the symbol at `pos`, as locations; none from a server without it.
+    pub async fn highlights(&self, path: &Path, pos: Position) -> Result<Vec<Location>, ToolError> {
+        if !self.offers("documentHighlightProvider") {
+            return Ok(Vec::new());
+        }
+        let uri = path_to_uri_string(path).unwrap_or_default();
+        let params = json!({ "textDocument": { "uri": uri }, "position": pos });
+        let found: Option<Vec<Value>> = self
+            .ask_as("textDocument/documentHighlight", params)
+            .await?;
+        let Ok(uri) = uri.parse() else {
+            return Ok(Vec::new());
+        };
+        Ok(found
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|h| serde_json::from_value(h.get("range")?.clone()).ok())
+            .map(|range| Location {
+                uri: Clone::clone(&uri),
+                range,
+            })
+            .collect())
+    }
+
+    /// `found` without the declarations of the symbol at `pos`: its
+    /// definitions and, where the server tells them apart, its declarations,
+    /// asked from `pos` and from each definition (clangd answers a header's
+    /// prototype as the declaration of the definition, and the definition
+    /// as the "declaration" of the prototype). A server that answers
+    /// neither keeps everything.
+    pub async fn without_declarations(
+        &self,
+        path: &Path,
+        pos: Position,
+        mut found: Vec<Location>,
+    ) -> Result<Vec<Location>, ToolError> {
+        let mut declarations = Vec::new();
+        if self.offers("definitionProvider") {
+            declarations.extend(self.definition(path, pos).await?);
+        }
+        if self.offers("declarationProvider") {
+            let uri = path_to_uri_string(path).unwrap_or_default();
+            let mut from = vec![(uri, pos)];
+            from.extend(
+                declarations
+                    .iter()
+                    .take(4)
+                    .map(|d| (d.uri.to_string(), d.range.start)),
+            );
+            for (uri, at) in from {
+                let params = json!({ "textDocument": { "uri": uri }, "position": at });
+                let r: Option<DefinitionResponse> =
+                    self.ask_as("textDocument/declaration", params).await?;
+                declarations.extend(definition_locations(r));
+            }
+        }
+        found.retain(|l| !declarations.iter().any(|d| is_declaration(d, l)));
+        Ok(found)
+    }
+}
+
+/// Whether reference `r` is the declaration `d`: the same start, or (for a
+/// server that answers a definition with the whole declaration's range) a
+/// name inside that range on its first line.
+fn is_declaration(d: &Location, r: &Location) -> bool {
+    if d.uri != r.uri {
+        return false;
+    }
+    let (d, r) = (d.range, r.range);
+    d.start == r.start
+        || (r.start.line == d.start.line
+            && d.start <= r.start
+            && r.end <= d.end
+            && d.start != d.end)
+}
+
+/// `MarkupContent`, a `MarkedString`, or a list of them, as markdown.
+fn hover_markdown(contents: &Value) -> String {
+    match contents {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .map(hover_markdown)
+            .filter(|p| !p.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+        Value::Object(o) => {
+            let value = o.get("value").and_then(Value::as_str).unwrap_or("");
+            match o.get("language").and_then(Value::as_str) {
+                Some(lang) => format!("```{lang}\n{value}\n```"),
+                None => value.to_owned(),
+            }
+        }
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::symbols::kind_name;
+
+    #[test]
+    fn hover_contents_in_every_shape() {
+        assert_eq!(
+            hover_markdown(&json!({ "kind": "markdown", "value": "**x**" })),
+            "**x**"
+        );
+        assert_eq!(hover_markdown(&json!("plain")), "plain");
+        assert_eq!(
+            hover_markdown(&json!([{ "language": "python", "value": "x: int" }, "doc"])),
+            "```python\nx: int\n```\n\ndoc"
+        );
+        assert_eq!(kind_name(Some(12)), "function");
+        assert_eq!(kind_name(Some(99)), "symbol");
+    }
+}

@@ -1,0 +1,178 @@
+//! Starting a server: spawning its process (already wrapped in the sandbox
+//! by the pool), `initialize` with the capabilities sightline supports, and
+//! reading what the server declared back.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use sightline_lsp::uri::path_to_uri_string;
+use sightline_lsp::{Client, ClientError, Encoding, SpawnConfig};
+
+use crate::error::ToolError;
+use crate::server::documents::Documents;
+use crate::server::inbox::ServerState;
+use crate::server::pull::PullCache;
+use crate::server::{LspServer, with_denial_hint};
+use crate::servers::{Budgets, ServerSpec};
+
+/// How to start a server: its program, arguments, environment and
+/// `initializationOptions`, after configuration.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub init: Value,
+    /// The server's private temporary directory, removed when it stops.
+    pub tmp: Option<PathBuf>,
+}
+
+fn initialize_params(root: &Path, initialization_options: Value) -> Value {
+    let uri = path_to_uri_string(root).unwrap_or_default();
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    json!({
+        "processId": std::process::id(),
+        "clientInfo": { "name": "sightline", "version": env!("CARGO_PKG_VERSION") },
+        "rootUri": uri,
+        "rootPath": root,
+        "workspaceFolders": [{ "uri": uri, "name": name }],
+        "initializationOptions": initialization_options,
+        "capabilities": {
+            "general": { "positionEncodings": ["utf-8", "utf-16", "utf-32"] },
+            "window": { "workDoneProgress": true },
+            // rust-analyzer sends `experimental/serverStatus` only when asked.
+            "experimental": { "serverStatusNotification": true },
+            "workspace": {
+                "configuration": true,
+                "workspaceFolders": true,
+                "didChangeWatchedFiles": { "dynamicRegistration": true, "relativePatternSupport": true },
+                "diagnostics": { "refreshSupport": true },
+                "executeCommand": { "dynamicRegistration": false },
+                "symbol": {},
+            },
+            "textDocument": {
+                "synchronization": { "dynamicRegistration": true, "didSave": true },
+                "publishDiagnostics": { "versionSupport": true, "relatedInformation": false, "tagSupport": { "valueSet": [1, 2] } },
+                "diagnostic": { "dynamicRegistration": true, "relatedDocumentSupport": false },
+                "definition": { "linkSupport": true },
+                "references": {},
+                "implementation": { "linkSupport": true },
+                "hover": { "contentFormat": ["markdown", "plaintext"] },
+                "documentSymbol": { "hierarchicalDocumentSymbolSupport": true },
+                "callHierarchy": {},
+            },
+        },
+    })
+}
+
+/// Whether rust-analyzer's options turn its check on save off: `checkOnSave`
+/// is `false`, or (before 2023) `checkOnSave.enable` is.
+fn check_turned_off(init: &Value) -> bool {
+    init.get("checkOnSave") == Some(&Value::Bool(false))
+        || init.pointer("/checkOnSave/enable") == Some(&Value::Bool(false))
+}
+
+impl LspServer {
+    /// Spawns and initializes the server.
+    pub async fn start(
+        spec: &'static ServerSpec,
+        root: PathBuf,
+        launch: Launch,
+        budgets: Budgets,
+    ) -> Result<Arc<LspServer>, ToolError> {
+        let state = Arc::new(ServerState::new(spec, root.clone()));
+        let mut config = SpawnConfig::new(spec.id, launch.program, root.clone());
+        config.args = launch.args;
+        config.env = launch.env;
+        let initialization_options = launch.init;
+        let check_on_save =
+            spec.quirks.check_on_save.is_some() && !check_turned_off(&initialization_options);
+        let tmp = launch.tmp;
+        let client = Client::spawn(config, state.clone())
+            .await
+            .map_err(|e| ToolError::Unavailable(e.to_string()))?;
+        let init = client
+            .request_value(
+                "initialize",
+                initialize_params(&root, initialization_options),
+                budgets.initialize,
+            )
+            .await;
+        let init = match init {
+            Ok(v) => v,
+            Err(e) => {
+                client.kill();
+                if let Some(t) = &tmp {
+                    let _ = std::fs::remove_dir_all(t);
+                }
+                return Err(match e {
+                    ClientError::Timeout { .. } => ToolError::Server(format!(
+                        "{} did not finish initializing within {:.0} s",
+                        spec.id,
+                        budgets.initialize.as_secs_f64()
+                    )),
+                    other => ToolError::Server(with_denial_hint(
+                        format!("{} failed to initialize: {other}", spec.id),
+                        &client,
+                    )),
+                });
+            }
+        };
+        let caps = init.get("capabilities").cloned().unwrap_or(Value::Null);
+        let encoding = Encoding::from_server(caps.get("positionEncoding").and_then(Value::as_str));
+        let static_pull = caps
+            .get("diagnosticProvider")
+            .filter(|d| d.is_object())
+            .map(|d| {
+                d.get("identifier")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            });
+        let workspace_pull = caps
+            .pointer("/diagnosticProvider/workspaceDiagnostics")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        client.notify("initialized", json!({}))?;
+        let watch = crate::sync::watch::DiskWatch::new(&root)
+            .map_err(|e| tracing::warn!("cannot watch {} for external edits: {e}", root.display()))
+            .ok();
+        tracing::info!(
+            "{} started for {} (pid {:?}, {encoding:?})",
+            spec.id,
+            root.display(),
+            client.pid()
+        );
+        let server = Arc::new(LspServer {
+            spec,
+            root,
+            client,
+            state,
+            encoding,
+            static_pull,
+            workspace_pull,
+            capabilities: caps,
+            budgets,
+            check_on_save,
+            docs: Mutex::new(Documents::default()),
+            watch,
+            pulled: PullCache::default(),
+            last_used: Mutex::new(Instant::now()),
+            tmp,
+        });
+        if spec.quirks.ready_after_progress.is_some()
+            && !server.wait_until(budgets.ready, |s| s.loaded).await
+        {
+            tracing::warn!(
+                "{} did not finish scanning its project within {:.0} s",
+                spec.id,
+                budgets.ready.as_secs_f64()
+            );
+        }
+        Ok(server)
+    }
+}

@@ -1,0 +1,97 @@
+//! Diagnostics asked of tsserver itself, for the server whose quirks say so
+//! (`Quirks::diagnostics_from_tsserver`): typescript-language-server
+//! publishes without versions, skips a publish when a kind of diagnostics
+//! stays empty, and publishes syntax before semantics, so its pushes cannot
+//! tell when an answer is complete. Its `typescript.tsserverRequest` command
+//! asks tsserver directly for the diagnostics of the content it holds now,
+//! which is exact.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use sightline_lsp::protocol::Position;
+use sightline_lsp::{Encoding, LineIndex};
+
+use crate::answer::{Finding, Severity};
+use crate::error::ToolError;
+use crate::server::LspServer;
+use crate::server::diagnostics::fold;
+use crate::server::documents::Doc;
+
+/// tsserver's own encoding: 1-based lines and 1-based utf-16 offsets.
+const TSSERVER_ENCODING: Encoding = Encoding::Utf16;
+
+impl LspServer {
+    pub(super) async fn tsserver_diagnostics(
+        &self,
+        path: &Path,
+        doc: &Doc,
+    ) -> Result<Vec<Finding>, ToolError> {
+        let mut findings = Vec::new();
+        for command in [
+            "syntacticDiagnosticsSync",
+            "semanticDiagnosticsSync",
+            "suggestionDiagnosticsSync",
+        ] {
+            let params = json!({
+                "command": "typescript.tsserverRequest",
+                "arguments": [command, { "file": path, "includeLinePosition": false }],
+            });
+            let v = self
+                .client
+                .request_value("workspace/executeCommand", params, self.budgets.document)
+                .await?;
+            let items = v.get("body").cloned().unwrap_or(v);
+            let Some(items) = items.as_array() else {
+                return Err(ToolError::Server(format!(
+                    "tsserver answered {command} with {items}"
+                )));
+            };
+            for d in items {
+                if let Some(f) = tsserver_finding(d, &doc.index, self.spec.id) {
+                    findings.push(f);
+                }
+            }
+        }
+        Ok(findings)
+    }
+}
+
+/// Converts one tsserver diagnostic (`start`/`end` as 1-based line and utf-16
+/// offset, `category` as a word) into a finding, the way
+/// typescript-language-server maps them when it publishes. A diagnostic
+/// without a `source` is the server's own (its id).
+fn tsserver_finding(d: &Value, index: &LineIndex, server: &str) -> Option<Finding> {
+    let pos = |key: &str| -> Option<(usize, usize)> {
+        let p = d.get(key)?;
+        let line = p.get("line")?.as_u64()?.saturating_sub(1) as u32;
+        let character = p.get("offset")?.as_u64()?.saturating_sub(1) as u32;
+        Some(index.from_lsp(Position { line, character }, TSSERVER_ENCODING))
+    };
+    let (l, c) = pos("start")?;
+    let (el, ec) = pos("end").unwrap_or((l, c));
+    let severity = match d.get("category").and_then(Value::as_str) {
+        Some("warning") => Severity::Warning,
+        Some("suggestion") => Severity::Hint,
+        Some("message") => Severity::Info,
+        _ => Severity::Error,
+    };
+    Some(Finding {
+        line: l + 1,
+        column: c + 1,
+        end_line: el + 1,
+        end_column: ec + 1,
+        severity,
+        message: fold(d.get("text").and_then(Value::as_str).unwrap_or("")),
+        source: d
+            .get("source")
+            .and_then(Value::as_str)
+            .unwrap_or(server)
+            .to_owned(),
+        code: d.get("code").map(|c| {
+            c.as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| c.to_string())
+        }),
+    })
+}

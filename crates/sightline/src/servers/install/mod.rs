@@ -1,0 +1,145 @@
+//! Finding a server's executable, and installing it into sightline's data
+//! directory when it is missing and installs are allowed: npm and PyPI
+//! packages at pinned versions, or the toolchain command that provides it.
+//!
+//! An install runs under an exclusive file lock, so concurrent installs of one
+//! server (two sightline processes, or two calls in one) happen once. npm
+//! installs go into a temporary directory renamed into place; a PyPI
+//! virtualenv (whose scripts hold absolute paths) is built in place and
+//! counts only once its completion marker is written. Either way a failed or
+//! killed install leaves nothing that is taken for a server (`run`).
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use crate::servers::{Install, ServerSpec};
+
+mod run;
+
+pub use run::install;
+
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error(
+        "{tool} is not on PATH, so {server} cannot be installed; install {tool}, or run `{command}` by hand"
+    )]
+    ToolMissing {
+        tool: String,
+        server: String,
+        command: String,
+    },
+    #[error("installing {server} failed (`{command}`): {tail}")]
+    Failed {
+        server: String,
+        command: String,
+        tail: String,
+    },
+    #[error("{server} is not installed automatically; {command}")]
+    Manual { server: String, command: String },
+    #[error("installing {server}: {source}")]
+    Io {
+        server: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Whether automatic installs are switched off.
+pub fn downloads_disabled() -> bool {
+    std::env::var("SIGHTLINE_DISABLE_LSP_DOWNLOAD")
+        .is_ok_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+}
+
+pub(super) fn install_dir(spec: &ServerSpec) -> PathBuf {
+    crate::files::data_dir()
+        .join("servers")
+        .join(spec.id.replace(' ', "-"))
+}
+
+/// Where an install of `spec` puts its executable.
+pub fn installed_bin(spec: &ServerSpec) -> PathBuf {
+    let dir = install_dir(spec);
+    match spec.install {
+        Install::Pypi { .. } => dir.join("venv").join("bin").join(spec.command),
+        Install::Toolchain(_) => dir.join("bin").join(spec.command),
+        _ => dir.join("node_modules").join(".bin").join(spec.command),
+    }
+}
+
+/// A PyPI install counts once this marker exists.
+pub(super) fn pypi_marker(spec: &ServerSpec) -> PathBuf {
+    install_dir(spec).join("complete")
+}
+
+pub(super) fn is_installed(spec: &ServerSpec, bin: &Path) -> bool {
+    bin.is_file()
+        && match spec.install {
+            Install::Pypi { .. } => pypi_marker(spec).is_file(),
+            _ => true,
+        }
+}
+
+/// Looks for the executable: the project's own `node_modules/.bin` (nearest
+/// first), then the extra `search_path`, then PATH, then sightline's install
+/// directory.
+pub fn locate(spec: &ServerSpec, root: &Path, search_path: &[PathBuf]) -> Option<PathBuf> {
+    for dir in root.ancestors() {
+        let local = dir.join("node_modules").join(".bin").join(spec.command);
+        if local.is_file() {
+            return Some(local);
+        }
+    }
+    if let Some(p) = search_path
+        .iter()
+        .map(|d| d.join(spec.command))
+        .find(|p| p.is_file())
+    {
+        return Some(p);
+    }
+    if let Ok(p) = which::which(spec.command)
+        && !is_rustup_proxy_without_component(spec, &p)
+    {
+        return Some(p);
+    }
+    let installed = installed_bin(spec);
+    is_installed(spec, &installed).then_some(installed)
+}
+
+/// A rustup proxy for `spec`'s component (its quirk) that fails until the
+/// component is added; that is not a server.
+fn is_rustup_proxy_without_component(spec: &ServerSpec, found: &Path) -> bool {
+    let Some(component) = spec.quirks.rustup_component else {
+        return false;
+    };
+    if !found.to_string_lossy().contains(".cargo/bin") {
+        return false;
+    }
+    !std::process::Command::new("rustup")
+        .args(["which", component])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The version of a located executable, when it can be told without running
+/// it: from the npm package it belongs to, or from sightline's PyPI marker.
+pub fn version_of(spec: &ServerSpec, bin: &Path) -> Option<String> {
+    if bin == installed_bin(spec)
+        && let Install::Pypi { version, .. } = spec.install
+    {
+        return Some(version.to_owned());
+    }
+    let real = std::fs::canonicalize(bin).ok()?;
+    for dir in real.ancestors().skip(1).take(4) {
+        let manifest = dir.join("package.json");
+        if let Ok(text) = std::fs::read_to_string(&manifest)
+            && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+            && let Some(version) = v.get("version").and_then(|v| v.as_str())
+        {
+            return Some(version.to_owned());
+        }
+    }
+    None
+}

@@ -1,0 +1,153 @@
+//! What the engine must know about a server to give complete answers, and
+//! every other way a server differs from the protocol's defaults: caches it
+//! writes, environment it needs, how its startup options are found, when a
+//! linter applies. The values live in the table (`servers::table`); code
+//! elsewhere reads these fields and never names a server.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::sandbox::Cache;
+use crate::servers::spec::ServerSpec;
+
+/// Per-server behaviour that the engine needs to know to give complete answers.
+#[derive(Debug, Clone, Copy)]
+pub struct Quirks {
+    /// pyright and ty list `from m import f as g` (rust-analyzer `use m::f as
+    /// g;`) among the references of `f` but not the later uses of `g`, so
+    /// references of the alias are asked for too.
+    pub follow_import_alias: bool,
+    /// typescript-language-server (tsserver) answers only for open files, and
+    /// answers `definition` on an import alias with the alias itself until the
+    /// project is loaded; its first `publishDiagnostics` for a file marks that.
+    pub ready_on_first_publish: bool,
+    /// pyright answers `references` before it has enumerated the workspace and
+    /// returns partial lists until it logs this text.
+    pub ready_log: Option<&'static str>,
+    /// tsserver publishes syntax-only diagnostics first after opening a file,
+    /// so that publish is not taken as final.
+    pub first_publish_is_partial: bool,
+    /// typescript-language-server publishes without versions, skips a
+    /// publish when a kind of diagnostics stays empty, and publishes syntax
+    /// before semantics, so no push says an answer is complete. Its
+    /// `typescript.tsserverRequest` command asks tsserver itself for the
+    /// diagnostics of the content it holds now (`server::tsserver`); the
+    /// pushes are waited for only when that fails.
+    pub diagnostics_from_tsserver: bool,
+    /// rust-analyzer answers every question (definition, references, pulled
+    /// diagnostics) with empty results until it has loaded the Cargo
+    /// workspace, and says when it has: its first `experimental/serverStatus`
+    /// with `quiescent: true`. (jdtls's `ServiceReady` in `language/status`
+    /// is recorded the same way, but jdtls cannot be run here to confirm
+    /// that it needs the wait, so it does not have this quirk.)
+    pub ready_on_status: bool,
+    /// rust-analyzer runs `cargo check` only when told a file was saved,
+    /// and its own analysis misses what only rustc reports (overflowing
+    /// literals, borrow errors). A file sightline reads is saved on disk, so
+    /// it sends `didSave`, and a diagnostics answer waits for the check: the
+    /// work-done progress whose title starts with this (`cargo check`, or
+    /// `cargo clippy` when so configured) that began after the change.
+    pub check_on_save: Option<&'static str>,
+    /// Servers that index a whole project only when a file names it
+    /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
+    /// `compile_commands.json`) see a file outside every such project with
+    /// only the open files around it. For such a file, references and
+    /// incoming calls are asked with the files that mention the name open
+    /// (see `loose`).
+    pub loose_files: Option<LooseFiles>,
+    /// Biome answers a file opened before it has scanned its project with
+    /// an empty publish, then the real one once its scan ends (work-done
+    /// progress with this title). No file is opened before that.
+    pub ready_after_progress: Option<&'static str>,
+    /// Work-done progress (by exact title) that is background work no
+    /// question waits for. pyright reports its checking of open files as
+    /// progress titled "" ("7 files to analyze"); when diagnostics are pulled
+    /// it may not end that progress for as long as files stay open, and
+    /// references never depend on it, so it is not indexing.
+    pub background_progress: &'static [&'static str],
+    /// Cache directories the server writes, which the sandbox lets it write
+    /// (tsserver's type cache, gopls's and Go's build caches, Cargo's home).
+    pub caches: &'static [Cache],
+    /// Variables pointed at a directory inside the server's private
+    /// temporary directory, as (variable, directory). `biome lsp-proxy`
+    /// starts (or joins) a daemon that binds its socket and writes its logs
+    /// in `$XDG_CACHE_HOME/biome`; a private one means the daemon is this
+    /// server's own, sandboxed like it and gone with it, never one shared
+    /// with an editor or another sightline (a daemon still stopping after
+    /// its last client went answered a new proxy with nothing).
+    pub private_env: &'static [(&'static str, &'static str)],
+    /// Makes the server's `initializationOptions` for a root and the program
+    /// found, in place of the spec's `init` text; an `Err` is why the server
+    /// cannot start there (the text of the `unavailable:` answer).
+    pub init_options: Option<InitOptions>,
+    /// The settings answered when the server asks for its whole
+    /// configuration (`workspace/configuration` with the section "" or
+    /// none), given the server's root, for a server that fails on `{}`.
+    pub whole_settings: Option<fn(&Path) -> Value>,
+    /// For a linter: what shows that a project uses it. A linter without
+    /// this is taken as used everywhere it is found.
+    pub used_by_project: Option<LinterUse>,
+    /// A rustup component whose proxy rustup puts on PATH: the proxy fails
+    /// until the component is added, so a proxy without it is not taken for
+    /// the server.
+    pub rustup_component: Option<&'static str>,
+}
+
+/// `Quirks::init_options`: the spec, the project root and the program
+/// found for it.
+pub type InitOptions = fn(&ServerSpec, &Path, &Path) -> Result<Value, String>;
+
+/// What shows that a project uses a linter: its npm package in a
+/// `node_modules` on the way up, or one of its config files there.
+#[derive(Debug, Clone, Copy)]
+pub struct LinterUse {
+    /// The npm package (the project's own copy is what the linter runs).
+    pub package: &'static str,
+    /// Config files that mean the project uses it even without the package.
+    pub config_files: &'static [&'static str],
+}
+
+impl LinterUse {
+    /// Whether the project at `root`, or a directory above it, uses the linter.
+    pub fn in_project(&self, root: &Path) -> bool {
+        root.ancestors().any(|d| {
+            d.join("node_modules").join(self.package).is_dir()
+                || self.config_files.iter().any(|c| d.join(c).is_file())
+        })
+    }
+}
+
+impl Quirks {
+    /// A server that needs no special handling.
+    pub const NONE: Quirks = Quirks {
+        follow_import_alias: false,
+        ready_on_first_publish: false,
+        ready_log: None,
+        first_publish_is_partial: false,
+        diagnostics_from_tsserver: false,
+        ready_on_status: false,
+        check_on_save: None,
+        loose_files: None,
+        ready_after_progress: None,
+        background_progress: &[],
+        caches: &[],
+        private_env: &[],
+        init_options: None,
+        whole_settings: None,
+        used_by_project: None,
+        rustup_component: None,
+    };
+}
+
+/// How a server that indexes whole projects treats a file outside them.
+#[derive(Debug, Clone, Copy)]
+pub struct LooseFiles {
+    /// The files that make a project, looked for from the file's directory
+    /// up to the root.
+    pub project: &'static [&'static str],
+    /// The server takes in an opened file only once it has built it, which
+    /// its first `publishDiagnostics` for the file marks (clangd); tsserver
+    /// takes it in before it answers the next request.
+    pub wait_publish: bool,
+}

@@ -1,0 +1,224 @@
+//! The servers of the remaining languages: Ruby, Elixir, YAML, Lua, PHP,
+//! Prisma, shell, Terraform, LaTeX, Dockerfiles, Clojure, Nix, Typst and
+//! Julia.
+
+use super::LOCKFILES;
+use crate::servers::spec::{BASE, Install, NpmPackage, RootRule, ServerSpec};
+
+pub static RUBY: ServerSpec = ServerSpec {
+    id: "ruby-lsp",
+    language: "Ruby",
+    extensions: &[".rb", ".rake", ".gemspec", ".ru"],
+    command: "rubocop",
+    args: &["--lsp"],
+    root: RootRule::Nearest {
+        markers: &["Gemfile"],
+        exclude: &[],
+    },
+    install: Install::Toolchain(&["gem", "install", "rubocop", "-v", "1.81.7"]),
+    ..BASE
+};
+
+pub static ELIXIR: ServerSpec = ServerSpec {
+    id: "elixir-ls",
+    language: "Elixir",
+    extensions: &[".ex", ".exs"],
+    command: "elixir-ls",
+    root: RootRule::Nearest {
+        markers: &["mix.exs", "mix.lock"],
+        exclude: &[],
+    },
+    install: Install::Download("https://github.com/elixir-lsp/elixir-ls/releases"),
+    ..BASE
+};
+
+pub static YAML: ServerSpec = ServerSpec {
+    id: "yaml-ls",
+    language: "YAML",
+    extensions: &[".yaml", ".yml"],
+    command: "yaml-language-server",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: LOCKFILES,
+        exclude: &[],
+    },
+    install: Install::Npm(&[NpmPackage {
+        name: "yaml-language-server",
+        version: "2.0.0",
+    }]),
+    ..BASE
+};
+
+pub static LUA: ServerSpec = ServerSpec {
+    id: "lua-ls",
+    language: "Lua",
+    extensions: &[".lua"],
+    command: "lua-language-server",
+    root: RootRule::Nearest {
+        markers: &[
+            ".luarc.json",
+            ".luarc.jsonc",
+            ".luacheckrc",
+            ".stylua.toml",
+            "stylua.toml",
+            "selene.toml",
+            "selene.yml",
+        ],
+        exclude: &[],
+    },
+    install: Install::Download("https://github.com/LuaLS/lua-language-server/releases"),
+    ..BASE
+};
+
+pub static PHP: ServerSpec = ServerSpec {
+    id: "php intelephense",
+    language: "PHP",
+    extensions: &[".php"],
+    command: "intelephense",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: &["composer.json", "composer.lock", ".php-version"],
+        exclude: &[],
+    },
+    install: Install::Npm(&[NpmPackage {
+        name: "intelephense",
+        version: "1.18.5",
+    }]),
+    init: r#"{"telemetry":{"enabled":false}}"#,
+    ..BASE
+};
+
+pub static PRISMA: ServerSpec = ServerSpec {
+    id: "prisma",
+    language: "Prisma",
+    extensions: &[".prisma"],
+    command: "prisma",
+    args: &["language-server"],
+    // No exclusion for a `package.json`: nearly every Prisma project has
+    // one.
+    root: RootRule::Nearest {
+        markers: &["schema.prisma", "prisma/schema.prisma", "prisma"],
+        exclude: &[],
+    },
+    install: Install::Path,
+    ..BASE
+};
+
+pub static BASH: ServerSpec = ServerSpec {
+    id: "bash",
+    language: "Shell",
+    extensions: &[".sh", ".bash", ".zsh", ".ksh"],
+    command: "bash-language-server",
+    args: &["start"],
+    root: RootRule::Default,
+    install: Install::Npm(&[NpmPackage {
+        name: "bash-language-server",
+        version: "5.8.1",
+    }]),
+    ..BASE
+};
+
+pub static TERRAFORM: ServerSpec = ServerSpec {
+    id: "terraform",
+    language: "Terraform",
+    extensions: &[".tf", ".tfvars"],
+    command: "terraform-ls",
+    args: &["serve"],
+    root: RootRule::Nearest {
+        markers: &[".terraform.lock.hcl", "terraform.tfstate", "*.tf"],
+        exclude: &[],
+    },
+    install: Install::Download("https://releases.hashicorp.com/terraform-ls/"),
+    init: r#"{"experimentalFeatures":{"prefillRequiredFields":true,"validateOnSave":true}}"#,
+    ..BASE
+};
+
+pub static TEXLAB: ServerSpec = ServerSpec {
+    id: "texlab",
+    language: "LaTeX",
+    extensions: &[".tex", ".bib"],
+    command: "texlab",
+    root: RootRule::Nearest {
+        markers: &[".latexmkrc", "latexmkrc", ".texlabroot", "texlabroot"],
+        exclude: &[],
+    },
+    install: Install::Download("https://github.com/latex-lsp/texlab/releases"),
+    ..BASE
+};
+
+pub static DOCKERFILE: ServerSpec = ServerSpec {
+    id: "dockerfile",
+    language: "Dockerfile",
+    extensions: &[".dockerfile"],
+    file_names: &["Dockerfile", "Containerfile"],
+    command: "docker-langserver",
+    args: &["--stdio"],
+    root: RootRule::Default,
+    install: Install::Npm(&[NpmPackage {
+        name: "dockerfile-language-server-nodejs",
+        version: "0.15.0",
+    }]),
+    ..BASE
+};
+
+pub static CLOJURE: ServerSpec = ServerSpec {
+    id: "clojure-lsp",
+    language: "Clojure",
+    extensions: &[".clj", ".cljs", ".cljc", ".edn"],
+    command: "clojure-lsp",
+    args: &["listen"],
+    root: RootRule::Nearest {
+        markers: &[
+            "deps.edn",
+            "project.clj",
+            "shadow-cljs.edn",
+            "bb.edn",
+            "build.boot",
+        ],
+        exclude: &[],
+    },
+    install: Install::Download("https://github.com/clojure-lsp/clojure-lsp/releases"),
+    ..BASE
+};
+
+pub static NIXD: ServerSpec = ServerSpec {
+    id: "nixd",
+    language: "Nix",
+    extensions: &[".nix"],
+    command: "nixd",
+    root: RootRule::Nix,
+    install: Install::Toolchain(&["nix", "profile", "install", "nixpkgs#nixd"]),
+    ..BASE
+};
+
+pub static TINYMIST: ServerSpec = ServerSpec {
+    id: "tinymist",
+    language: "Typst",
+    extensions: &[".typ", ".typc"],
+    command: "tinymist",
+    root: RootRule::Nearest {
+        markers: &["typst.toml"],
+        exclude: &[],
+    },
+    install: Install::Download("https://github.com/Myriad-Dreamin/tinymist/releases"),
+    ..BASE
+};
+
+pub static JULIA: ServerSpec = ServerSpec {
+    id: "julials",
+    language: "Julia",
+    extensions: &[".jl"],
+    command: "julia",
+    args: &[
+        "--startup-file=no",
+        "--history-file=no",
+        "-e",
+        "using LanguageServer; runserver()",
+    ],
+    root: RootRule::Nearest {
+        markers: &["Project.toml", "Manifest.toml", "*.jl"],
+        exclude: &[],
+    },
+    install: Install::Toolchain(&["julia", "-e", "using Pkg; Pkg.add(\"LanguageServer\")"]),
+    ..BASE
+};

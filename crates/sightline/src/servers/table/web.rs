@@ -1,0 +1,368 @@
+//! The JavaScript and TypeScript servers, the linters that join them
+//! (ESLint, oxlint, Biome), and the servers of the web's other formats: Vue,
+//! Svelte, Astro, JSON, CSS and HTML.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::{DENO, JS_EXTS, JS_PROJECT, LOCKFILES, TS_LOOSE, VSCODE_EXTRACTED};
+use crate::sandbox::Cache;
+use crate::servers::quirks::{LinterUse, Quirks};
+use crate::servers::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
+
+/// tsserver's type cache (`~/.cache/typescript`), written by every server
+/// that runs it.
+const TS_CACHE: &[Cache] = &[Cache::User("typescript")];
+
+pub static DENO_LSP: ServerSpec = ServerSpec {
+    id: "deno",
+    language: "TypeScript/JavaScript",
+    extensions: &[".ts", ".tsx", ".js", ".jsx", ".mjs"],
+    command: "deno",
+    args: &["lsp"],
+    root: RootRule::Strict { markers: DENO },
+    install: Install::Download("https://github.com/denoland/deno/releases"),
+    ..BASE
+};
+
+pub static TYPESCRIPT: ServerSpec = ServerSpec {
+    id: "typescript",
+    language: "TypeScript/JavaScript",
+    extensions: JS_EXTS,
+    command: "typescript-language-server",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: JS_PROJECT,
+        exclude: DENO,
+    },
+    // typescript@7 is the native port without tsserver.js, which this server
+    // needs; 5.x is pinned.
+    install: Install::Npm(&[
+        NpmPackage {
+            name: "typescript-language-server",
+            version: "5.3.0",
+        },
+        NpmPackage {
+            name: "typescript",
+            version: "5.9.3",
+        },
+    ]),
+    quirks: Quirks {
+        ready_on_first_publish: true,
+        first_publish_is_partial: true,
+        loose_files: Some(TS_LOOSE),
+        diagnostics_from_tsserver: true,
+        caches: TS_CACHE,
+        init_options: Some(tsserver_path),
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+pub static TYPESCRIPT_NATIVE: ServerSpec = ServerSpec {
+    id: "typescript-native",
+    language: "TypeScript/JavaScript",
+    extensions: JS_EXTS,
+    command: "tsc",
+    args: &["--lsp", "--stdio"],
+    root: RootRule::Nearest {
+        markers: JS_PROJECT,
+        exclude: DENO,
+    },
+    install: Install::Npm(&[NpmPackage {
+        name: "typescript",
+        version: "7.0.2",
+    }]),
+    role: Role::Alternative,
+    // Like tsserver, `tsc --lsp` finds no use of a loose file's export in a
+    // file that is not open.
+    quirks: Quirks {
+        loose_files: Some(TS_LOOSE),
+        caches: TS_CACHE,
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+pub static VUE: ServerSpec = ServerSpec {
+    id: "vue",
+    language: "Vue",
+    extensions: &[".vue"],
+    command: "vue-language-server",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: JS_PROJECT,
+        exclude: &[],
+    },
+    install: Install::Npm(&[NpmPackage {
+        name: "@vue/language-server",
+        version: "3.3.11",
+    }]),
+    quirks: Quirks {
+        caches: TS_CACHE,
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+pub static ESLINT: ServerSpec = ServerSpec {
+    id: "eslint",
+    language: "TypeScript/JavaScript",
+    extensions: &[
+        ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue",
+    ],
+    command: "vscode-eslint-language-server",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: LOCKFILES,
+        exclude: &[],
+    },
+    install: Install::Npm(VSCODE_EXTRACTED),
+    role: Role::Linter,
+    quirks: Quirks {
+        // It fails on an empty settings object.
+        whole_settings: Some(eslint_settings),
+        // It runs the project's own eslint.
+        used_by_project: Some(LinterUse {
+            package: "eslint",
+            config_files: &[],
+        }),
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+pub static OXLINT: ServerSpec = ServerSpec {
+    id: "oxlint",
+    language: "TypeScript/JavaScript",
+    extensions: &[
+        ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".astro", ".svelte",
+    ],
+    command: "oxlint",
+    args: &["--lsp"],
+    root: RootRule::Nearest {
+        markers: &[
+            ".oxlintrc.json",
+            "package-lock.json",
+            "bun.lockb",
+            "bun.lock",
+            "pnpm-lock.yaml",
+            "yarn.lock",
+            "package.json",
+        ],
+        exclude: &[],
+    },
+    install: Install::Npm(&[NpmPackage {
+        name: "oxlint",
+        version: "1.94.0",
+    }]),
+    role: Role::Linter,
+    quirks: Quirks {
+        used_by_project: Some(LinterUse {
+            package: "oxlint",
+            config_files: &[".oxlintrc.json"],
+        }),
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+pub static BIOME: ServerSpec = ServerSpec {
+    id: "biome",
+    language: "TypeScript/JavaScript",
+    extensions: &[
+        ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".json", ".jsonc", ".vue",
+        ".astro", ".svelte", ".css", ".graphql", ".gql", ".html",
+    ],
+    command: "biome",
+    args: &["lsp-proxy"],
+    root: RootRule::Nearest {
+        markers: &[
+            "biome.json",
+            "biome.jsonc",
+            "package-lock.json",
+            "bun.lockb",
+            "bun.lock",
+            "pnpm-lock.yaml",
+            "yarn.lock",
+        ],
+        exclude: &[],
+    },
+    // The package is `@biomejs/biome`, not `biome`.
+    install: Install::Npm(&[NpmPackage {
+        name: "@biomejs/biome",
+        version: "2.6.8",
+    }]),
+    role: Role::Linter,
+    quirks: Quirks {
+        ready_after_progress: Some("Biome is scanning"),
+        private_env: &[("XDG_CACHE_HOME", "cache")],
+        used_by_project: Some(LinterUse {
+            package: "@biomejs/biome",
+            config_files: &["biome.json", "biome.jsonc"],
+        }),
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+pub static SVELTE: ServerSpec = ServerSpec {
+    id: "svelte",
+    language: "Svelte",
+    extensions: &[".svelte"],
+    command: "svelteserver",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: JS_PROJECT,
+        exclude: &[],
+    },
+    install: Install::Npm(&[NpmPackage {
+        name: "svelte-language-server",
+        version: "0.18.4",
+    }]),
+    quirks: Quirks {
+        caches: TS_CACHE,
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+pub static ASTRO: ServerSpec = ServerSpec {
+    id: "astro",
+    language: "Astro",
+    extensions: &[".astro"],
+    command: "astro-ls",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: JS_PROJECT,
+        exclude: &[],
+    },
+    install: Install::Npm(&[
+        NpmPackage {
+            name: "@astrojs/language-server",
+            version: "2.17.1",
+        },
+        NpmPackage {
+            name: "typescript",
+            version: "5.9.3",
+        },
+    ]),
+    quirks: Quirks {
+        caches: TS_CACHE,
+        // The Astro server needs a TypeScript SDK directory.
+        init_options: Some(typescript_sdk),
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+pub static JSON: ServerSpec = ServerSpec {
+    id: "json",
+    language: "JSON",
+    extensions: &[".json", ".jsonc"],
+    command: "vscode-json-language-server",
+    args: &["--stdio"],
+    install: Install::Npm(VSCODE_EXTRACTED),
+    init: r#"{"provideFormatter":true}"#,
+    ..BASE
+};
+
+pub static CSS: ServerSpec = ServerSpec {
+    id: "css",
+    language: "CSS",
+    extensions: &[".css", ".scss", ".less"],
+    command: "vscode-css-language-server",
+    args: &["--stdio"],
+    install: Install::Npm(VSCODE_EXTRACTED),
+    init: r#"{"provideFormatter":true}"#,
+    ..BASE
+};
+
+pub static HTML: ServerSpec = ServerSpec {
+    id: "html",
+    language: "HTML",
+    extensions: &[".html", ".htm"],
+    command: "vscode-html-language-server",
+    args: &["--stdio"],
+    install: Install::Npm(VSCODE_EXTRACTED),
+    init: r#"{"provideFormatter":true}"#,
+    ..BASE
+};
+
+/// typescript-language-server's options: the `tsserver.js` it runs. It needs
+/// a TypeScript that ships one; TypeScript 7 is the native port without it.
+fn tsserver_path(spec: &ServerSpec, root: &Path, program: &Path) -> Result<Value, String> {
+    match find_tsserver(root, program) {
+        Some(tsserver) => Ok(json!({ "tsserver": { "path": tsserver } })),
+        None => Err(format!(
+            "typescript-language-server needs TypeScript 5 or 6 (with tsserver.js); install it with `npm install typescript@5.9.3` in the project, or `{}`",
+            spec.install_command()
+        )),
+    }
+}
+
+/// The Astro server's options: the TypeScript SDK directory (the one holding
+/// `tsserver.js`), or none.
+fn typescript_sdk(_spec: &ServerSpec, root: &Path, program: &Path) -> Result<Value, String> {
+    Ok(match find_tsserver(root, program) {
+        Some(ts) => json!({ "typescript": { "tsdk": ts.parent() } }),
+        None => json!({}),
+    })
+}
+
+/// Finds a TypeScript with `tsserver.js` for typescript-language-server: the
+/// workspace's own `node_modules` first, then the one installed beside the
+/// server. TypeScript 7 (the native port) has no `tsserver.js` and is skipped.
+fn find_tsserver(root: &Path, server_bin: &Path) -> Option<PathBuf> {
+    let candidate = |nm: &Path| {
+        let p = nm.join("typescript").join("lib").join("tsserver.js");
+        p.is_file().then_some(p)
+    };
+    for dir in root.ancestors() {
+        if let Some(p) = candidate(&dir.join("node_modules")) {
+            return Some(p);
+        }
+    }
+    // `node_modules/.bin/x` links into `node_modules/<pkg>/...`: walk up from
+    // the real file to the `node_modules` directory that holds it.
+    let real = std::fs::canonicalize(server_bin).ok()?;
+    real.ancestors()
+        .filter(|d| d.file_name().is_some_and(|n| n == "node_modules"))
+        .find_map(candidate)
+}
+
+/// vscode-eslint-language-server asks for its whole settings object and
+/// fails on `{}` ("The \"path\" argument must be of type string"): these are
+/// the VS Code extension's defaults, with the workspace folder it resolves
+/// paths against.
+fn eslint_settings(root: &Path) -> Value {
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    json!({
+        "validate": "on",
+        "packageManager": "npm",
+        "useESLintClass": false,
+        "experimental": { "useFlatConfig": false },
+        "codeAction": {
+            "disableRuleComment": { "enable": true, "location": "separateLine" },
+            "showDocumentation": { "enable": true }
+        },
+        "codeActionOnSave": { "enable": false, "mode": "all" },
+        "format": false,
+        "quiet": false,
+        "onIgnoredFiles": "off",
+        "options": {},
+        "rulesCustomizations": [],
+        "run": "onType",
+        "problems": { "shortenToSingleLine": false },
+        "nodePath": null,
+        "workingDirectory": { "mode": "location" },
+        "workspaceFolder": {
+            "uri": sightline_lsp::uri::path_to_uri_string(root).unwrap_or_default(),
+            "name": name
+        }
+    })
+}
