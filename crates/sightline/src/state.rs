@@ -364,14 +364,14 @@ impl Handler for ServerState {
                                 s.check_ended = s.seq;
                             }
                             match s.progress.remove(&token) {
-                                Some(title) => {
+                                Some(title)
                                     if quirks
                                         .ready_after_progress
-                                        .is_some_and(|p| title.starts_with(p))
-                                    {
-                                        s.loaded = true;
-                                    }
+                                        .is_some_and(|p| title.starts_with(p)) =>
+                                {
+                                    s.loaded = true;
                                 }
+                                Some(_) => {}
                                 None if !was_check && !token.starts_with(OWN_TOKEN_PREFIX) => {
                                     if s.ended_early.len() >= ENDED_EARLY_KEPT {
                                         s.ended_early.pop_front();
