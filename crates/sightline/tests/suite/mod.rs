@@ -14,5 +14,6 @@ mod mcp_driver;
 mod python;
 mod sandbox;
 mod servers;
+mod soak;
 mod support;
 mod typescript;
