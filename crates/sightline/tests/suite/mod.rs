@@ -16,5 +16,6 @@ mod python;
 mod references;
 mod sandbox;
 mod servers;
+mod soak;
 mod support;
 mod typescript;
