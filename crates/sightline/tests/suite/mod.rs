@@ -16,6 +16,5 @@ mod python;
 mod references;
 mod sandbox;
 mod servers;
-mod soak;
 mod support;
 mod typescript;

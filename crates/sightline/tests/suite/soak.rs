@@ -1214,8 +1214,19 @@ fn spots(lang: Lang, project: &Tree, n: usize, keep: impl Fn(&str) -> bool) -> V
     out
 }
 
+/// The sessions take turns: each is a real workload, and they measure
+/// sightline's own memory, which the others would not disturb but whose
+/// servers would slow each other down.
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    TURN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[test]
 fn soak_click_with_pyright() {
+    let _turn = turn();
     require("pyright-langserver");
     let lib = std::fs::read_dir(repo_root().join("tools/.venv/lib"))
         .ok()
@@ -1270,6 +1281,7 @@ const MOBX_TSCONFIG: &str = r#"{
 
 #[test]
 fn soak_mobx_with_typescript() {
+    let _turn = turn();
     require("typescript-language-server");
     let src = repo_root().join("tools/node_modules/mobx/src");
     assert!(
@@ -1360,6 +1372,7 @@ const RUST_CONFIG: &str =
 
 #[test]
 fn soak_memchr_with_rust_analyzer() {
+    let _turn = turn();
     let found = Command::new("rustup")
         .args(["which", "rust-analyzer"])
         .output()
