@@ -116,7 +116,12 @@ impl LspServer {
             // A publish for another version, such as one computed before our
             // latest change, is never shown.
             Some(_) => PushState::NotYet,
-            None if p.seq <= doc.changed_seq => PushState::NotYet,
+            // A check's findings for a file opened after it ran came before
+            // the open; they hold while no file changed since (a change is
+            // saved, and the check that follows publishes anew).
+            None if p.seq <= doc.changed_seq && !self.published_by_last_check(&p) => {
+                PushState::NotYet
+            }
             None => {
                 let first_after_open =
                     doc.opened_seq == doc.changed_seq && p.count <= doc.pushes_at_change + 1;
@@ -144,6 +149,15 @@ impl LspServer {
         };
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         self.wait_until(left, done).await
+    }
+
+    /// Whether `p` was published by the last check run on save, which began
+    /// after the last `didSave` and has ended: it saw the files as they are.
+    fn published_by_last_check(&self, p: &crate::server::inbox::Push) -> bool {
+        self.check_on_save
+            && self.state.with(|s| {
+                s.check_began > s.saved_at && s.check_ended > s.check_began && p.seq > s.check_began
+            })
     }
 
     fn check_note(&self) -> String {

@@ -249,12 +249,15 @@ impl LspServer {
         // no save, except the first time, so that some check has run.
         let save = match how {
             Synced::Changed => true,
-            Synced::Opened => self.state.with(|s| s.saved_at == 0),
+            Synced::Opened => self.state.with(|s| !s.saved),
             Synced::Unchanged => false,
         } || !changed.is_empty();
         if self.check_on_save && save {
             let uri = path_to_uri_string(path).unwrap_or_default();
-            self.state.with(|s| s.saved_at = s.seq);
+            self.state.with(|s| {
+                s.saved_at = s.seq;
+                s.saved = true;
+            });
             self.client.notify(
                 "textDocument/didSave",
                 json!({ "textDocument": { "uri": uri } }),

