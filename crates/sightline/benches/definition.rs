@@ -7,12 +7,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-mod common;
-
 use std::time::Instant;
 
-use common::{Direct, median, runtime, tool, us, workspace};
 use serde_json::json;
+use sightline_test_support::{direct::Direct, runtime, stats::median, stats::us, tool, workspace};
 
 const ROUNDS: usize = 200;
 const LIB: &str = "def add(a: int, b: int) -> int:\n    return a + b\n";
@@ -29,7 +27,7 @@ fn main() {
 
     // Direct client.
     let mut direct = Direct::start(&tool("pyright-langserver"), &root, json!({}), json!({}));
-    let uri = common::uri(&app);
+    let uri = sightline_test_support::direct::uri(&app);
     direct.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": APP}}),

@@ -16,13 +16,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-mod common;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Direct, median, runtime, tool, us, workspace};
 use serde_json::{Value, json};
+use sightline_test_support::{direct::Direct, runtime, stats::median, stats::us, tool, workspace};
 
 const ROUNDS: usize = 40;
 const WARMUP: usize = 3;
@@ -83,7 +81,7 @@ fn pyright() -> Result {
         "publishDiagnostics": { "versionSupport": true },
     } });
     let mut d = Direct::start(&tool("pyright-langserver"), &root, caps, json!({}));
-    let uri = common::uri(&file);
+    let uri = sightline_test_support::direct::uri(&file);
     d.notify(
         "textDocument/didOpen",
         json!({ "textDocument": { "uri": uri, "languageId": "python", "version": 0, "text": text } }),
@@ -140,7 +138,7 @@ fn typescript() -> Result {
     let caps = json!({ "textDocument": { "publishDiagnostics": { "versionSupport": true } } });
     let init = json!({ "tsserver": { "path": tsserver } });
     let mut d = Direct::start(&tool("typescript-language-server"), &root, caps, init);
-    let uri = common::uri(&file);
+    let uri = sightline_test_support::direct::uri(&file);
     d.notify(
         "textDocument/didOpen",
         json!({ "textDocument": { "uri": uri, "languageId": "typescript", "version": 0, "text": text } }),

@@ -5,12 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-mod common;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{median, us};
+use sightline_test_support::{stats::median, stats::us};
 
 const ROUNDS: usize = 200;
 

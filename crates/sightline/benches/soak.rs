@@ -6,11 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
-mod common;
-
 use std::time::Instant;
 
-use common::{rss_kib, runtime, workspace};
+use sightline_test_support::{rss_kib, runtime, workspace};
 
 const CALLS: usize = 10_000;
 const WARMUP: usize = 100;

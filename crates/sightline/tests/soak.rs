@@ -2,9 +2,5 @@
 //! one after another, so its long sessions do not share the machine with the
 //! timing-sensitive tests in `all`, and its three sessions take turns.
 
-#[path = "suite/mcp_driver.rs"]
-mod mcp_driver;
 #[path = "suite/soak.rs"]
 mod soak;
-#[path = "suite/support.rs"]
-mod support;

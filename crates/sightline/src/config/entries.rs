@@ -91,7 +91,7 @@ fn command_of(
 }
 
 /// `extensions`: a non-empty list of extensions with their dot, lower-cased.
-/// (An empty list matched every file in the reference agent.)
+/// An empty list is refused, so that it is never read as "every file".
 fn extensions_of(
     file: &File,
     prop: &ast::ObjectProp,

@@ -1,4 +1,5 @@
-//! Configuration: JSONC files in the reference agent's shape, the user file
+//! Configuration: JSONC files (`lsp`, `formatter` and the other keys the
+//! README's Configuration section lists), the user file
 //! (`$XDG_CONFIG_HOME/sightline/config.json[c]`, or `$SIGHTLINE_CONFIG`)
 //! under the project file (`sightline.json[c]` at the workspace root), every
 //! value remembered with the file and line it came from. Every invalid shape

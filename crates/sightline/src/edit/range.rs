@@ -1,7 +1,7 @@
 //! Formatting only the lines an edit touched: through the language server's
 //! `textDocument/rangeFormatting` where it offers it, else a formatter that
-//! takes line ranges (clang-format). Whole-file formatting of an edit makes
-//! noisy diffs, which users of the reference agent complain about.
+//! takes line ranges (clang-format). Formatting the whole file after a small
+//! edit changes lines the edit never touched, which makes noisy diffs.
 
 use std::path::Path;
 

@@ -1,6 +1,7 @@
-//! The built-in formatters, as data: the reference agent's 26, each with its
-//! extensions, the condition that enables it for a file, and its command
-//! (`$FILE` stands for the file).
+//! The built-in formatters, as data: 26 of them, each with the key the
+//! configuration's `formatter` object names it by, its extensions, the
+//! condition that enables it for a file, and its command (`$FILE` stands
+//! for the file).
 
 /// When a formatter is on for a file. Conditions that look for files search
 /// from the file's directory up to the project top (the nearest `.git`).
@@ -181,8 +182,8 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), 26);
-        // Overrides are looked up by these keys (the reference agent used
-        // export names, so clang-format, air and uv overrides broke).
+        // Overrides are looked up by these keys, exactly as a configuration
+        // writes them.
         for key in ["clang-format", "air", "uv", "ruff", "prettier", "biome"] {
             assert!(builtin(key).is_some(), "{key}");
         }

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::support::{Project, run_cli, sightline_bin};
+use sightline_test_support::{Project, run_cli, sightline_bin};
 
 fn project() -> Project {
     Project::new(&[
@@ -189,7 +189,7 @@ fn first_use_installs_pyright_into_the_data_dir() {
 #[test]
 fn batch_servers_shows_the_running_ones_with_root_and_pid() {
     let p = project();
-    let mut s = super::support::BatchSession::builder().start();
+    let mut s = sightline_test_support::BatchSession::builder().start();
     let d = s.ask(&format!("diagnostics {}", p.path("app.py").display()));
     assert!(d.starts_with("app.py: "), "{d}");
     let servers = s.ask("servers");

@@ -5,7 +5,9 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::support::{Project, path_with_tools, repo_root, run_cli, sightline_bin, tools_bin};
+use sightline_test_support::{
+    Project, path_with_tools, repo_root, run_cli, sightline_bin, tools_bin,
+};
 
 /// Runs the CLI with a given data directory and environment; returns
 /// (stdout, stderr, exit code).
@@ -120,7 +122,7 @@ fn an_untrusted_project_command_does_not_run_until_trusted() {
 /// program starts is ignored (and said so) until the project is trusted.
 #[test]
 fn an_untrusted_project_cannot_change_how_a_server_starts() {
-    super::support::require("pyright-langserver");
+    sightline_test_support::require("pyright-langserver");
     let p = Project::new(&[
         ("pyproject.toml", ""),
         ("app.py", "x: int = \"s\"\n"),
@@ -136,7 +138,7 @@ fn an_untrusted_project_cannot_change_how_a_server_starts() {
     let data = tempfile::tempdir().unwrap();
     let root = p.root().to_str().unwrap();
     let file = p.path("app.py");
-    let path = super::support::path_with_tools();
+    let path = sightline_test_support::path_with_tools();
     let env = [
         ("PATH", path.as_str()),
         ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1"),

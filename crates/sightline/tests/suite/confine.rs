@@ -13,8 +13,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 
-use super::mcp_driver::McpDriver;
-use super::support::{path_with_tools, sightline_bin};
+use sightline_test_support::mcp::McpDriver;
+use sightline_test_support::{path_with_tools, sightline_bin};
 
 /// A workspace `ws` beside a directory `outside`, in one temporary
 /// directory, with a user configuration of our own (none of this machine's)

@@ -7,7 +7,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::support::{Project, runtime, sightline_bin, workspace};
+use sightline_test_support::{Project, runtime, sightline_bin, workspace};
 
 const BOM: &str = "\u{feff}";
 
@@ -48,14 +48,14 @@ fn the_byte_order_mark_survives_a_formatter_that_drops_it() {
         ("ruff.toml", ""),
         ("a.py", &format!("{BOM}x=1\n")),
     ]);
-    let ruff_dir = super::support::repo_root().join("tools/.venv/bin");
+    let ruff_dir = sightline_test_support::repo_root().join("tools/.venv/bin");
     assert!(
         ruff_dir.join("ruff").is_file(),
         "ruff is not installed; run tools/install"
     );
     runtime().block_on(async {
         let ws = sightline::Engine::new(sightline::Options {
-            search_path: vec![super::support::tools_bin(), ruff_dir],
+            search_path: vec![sightline_test_support::tools_bin(), ruff_dir],
             downloads: Some(false),
             ..Default::default()
         });
@@ -354,7 +354,7 @@ fn the_errors_block_against_pyright() {
     runtime().block_on(async {
         let ws = workspace();
         // app.py is open in pyright once asked about.
-        assert_eq!(super::support::diags(&ws, &p.path("app.py")).await, "app.py: no diagnostics\n");
+        assert_eq!(sightline_test_support::diags(&ws, &p.path("app.py")).await, "app.py: no diagnostics\n");
         // `write` lists the file and other open files that now have errors.
         let a = ws.write(&p.path("lib.py"), "def add(a: int, b: int) -> str:\n    return str(a + b)\n").await.unwrap();
         assert_eq!(
@@ -371,7 +371,7 @@ fn the_errors_block_against_pyright() {
         let patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-total: str = add(1, 2)\n+total: str = add(1, \"2\")\n*** Add File: more.py\n+from lib import sub\n*** End Patch\n";
         let ws2 = sightline::Engine::new(sightline::Options {
             root: Some(p.root().to_owned()),
-            search_path: vec![super::support::tools_bin()],
+            search_path: vec![sightline_test_support::tools_bin()],
             downloads: Some(false),
             ..Default::default()
         });
@@ -403,7 +403,7 @@ fn the_errors_block_against_typescript() {
     ]);
     runtime().block_on(async {
         let ws = workspace();
-        assert_eq!(super::support::diags(&ws, &p.path("app.ts")).await, "app.ts: no diagnostics\n");
+        assert_eq!(sightline_test_support::diags(&ws, &p.path("app.ts")).await, "app.ts: no diagnostics\n");
         let a = ws.write(&p.path("lib.ts"), "export function add(a: number, b: number): string {\n  return String(a + b);\n}\n").await.unwrap();
         assert_eq!(
             a.text(),

@@ -10,7 +10,7 @@ use serde_json::Value;
 use sightline::servers::{Budgets, FAKE};
 use sightline::{Engine, Options};
 
-use super::support::Project;
+use sightline_test_support::Project;
 
 /// `a.fake` defines `alpha` and has one error on line 2; `b.fake` uses it.
 pub const A: &str = "def alpha\nalpha ERR\n";
@@ -19,7 +19,7 @@ pub const A_DIAGS: &str = "a.fake: 1 diagnostic\n2:7 error: found ERR [fake]\n";
 pub const ALPHA_DEF: &str = "1 definition\na.fake:1:5 def alpha\n";
 
 pub fn fake_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_sightline-fake-lsp"))
+    sightline_test_support::fake_lsp_bin()
 }
 
 /// A project whose fake server follows `script`.
@@ -88,7 +88,7 @@ pub async fn wait_gone(pids: &[u32]) {
         let left: Vec<u32> = pids
             .iter()
             .copied()
-            .filter(|&p| super::support::alive(p))
+            .filter(|&p| sightline_test_support::alive(p))
             .collect();
         if left.is_empty() {
             return;

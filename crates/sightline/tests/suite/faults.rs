@@ -10,10 +10,10 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::fake::{self, A_DIAGS, ALPHA_DEF, budgets, project, wait_for_log, workspace};
-use super::support::{defs, diags, refs, runtime};
+use sightline_test_support::{defs, diags, refs, runtime};
 
 /// Asks for `alpha`'s definition from its use in `a.fake`.
-async fn alpha(ws: &sightline::Engine, p: &super::support::Project) -> String {
+async fn alpha(ws: &sightline::Engine, p: &sightline_test_support::Project) -> String {
     defs(ws, &p.path("a.fake"), 2, 1).await
 }
 
@@ -304,7 +304,7 @@ fn unversioned_pushes_wait_for_quiet() {
 }
 
 /// Asks for diagnostics until the answer is `want`, within 15 s.
-async fn diags_until(ws: &sightline::Engine, p: &super::support::Project, want: &str) {
+async fn diags_until(ws: &sightline::Engine, p: &sightline_test_support::Project, want: &str) {
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
         let answer = diags(ws, &p.path("a.fake")).await;
@@ -420,7 +420,7 @@ fn a_server_that_never_answers_shutdown_is_still_killed() {
         assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
         let mut pids = ws.server_pids();
         pids.push(fake::child_pid(&p));
-        assert!(pids.iter().all(|&pid| super::support::alive(pid)));
+        assert!(pids.iter().all(|&pid| sightline_test_support::alive(pid)));
         ws.shutdown().await;
         fake::wait_gone(&pids).await;
     });
@@ -461,7 +461,7 @@ fn an_unknown_server_request_gets_method_not_found() {
 }
 
 /// The text a tool gives for `hover` on `alpha` in `a.fake`.
-async fn hover(ws: &sightline::Engine, p: &super::support::Project) -> String {
+async fn hover(ws: &sightline::Engine, p: &sightline_test_support::Project) -> String {
     match ws.hover(&p.path("a.fake"), 2, 1).await {
         Ok(h) => sightline::render::hover_text(&h),
         Err(e) => sightline::render::error_text(&e),

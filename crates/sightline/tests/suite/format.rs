@@ -1,5 +1,5 @@
 //! Formatters, for real, at the versions `tools/install` pins: each one's
-//! enable condition both true and false, and the reference agent's bugs.
+//! enable condition both true and false, and overrides by configuration key.
 
 #![allow(clippy::unwrap_used)]
 
@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use sightline::config::Config;
 use sightline::format::{Formatters, Outcome};
 
-use super::support::{Project, repo_root, runtime};
+use sightline_test_support::{Project, repo_root, runtime};
 
 fn tools(rel: &str) -> PathBuf {
     repo_root().join("tools").join(rel)
@@ -53,7 +53,7 @@ fn formatters(config: Value) -> Formatters {
 fn sandbox() -> sightline::sandbox::Sandbox {
     sightline::sandbox::Sandbox::new(
         sightline::sandbox::Mode::WorkspaceWrite,
-        Some(super::support::sightline_bin()),
+        Some(sightline_test_support::sightline_bin()),
         false,
     )
 }
@@ -202,8 +202,8 @@ fn clang_format_runs_with_a_config_file_and_an_override_without_command_keeps_de
         (".clang-format", "BasedOnStyle: LLVM\n"),
         ("a.c", "int main(){return 0;}\n"),
     ]);
-    // The reference agent looked `clang-format` up by export name (`clang`)
-    // and lost detection; here the key is the name.
+    // An override keyed `clang-format` (the name, not a name derived from
+    // the program) keeps detection working.
     let f = formatters(json!({ "formatter": { "clang-format": { "environment": { "X": "1" } } } }));
     assert_eq!(
         run(&f, &yes, "a.c", "clang-format"),

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use sightline::render;
 
-use super::support::{Project, runtime, workspace};
+use sightline_test_support::{Project, runtime, workspace};
 
 const EDITS: usize = 200;
 const SLOTS: usize = 8;

@@ -6,8 +6,8 @@
 
 use serde_json::json;
 
-use super::mcp_driver::McpDriver;
-use super::support::{Project, path_with_tools, run_cli};
+use sightline_test_support::mcp::McpDriver;
+use sightline_test_support::{Project, path_with_tools, run_cli};
 
 #[test]
 fn a_panic_in_an_mcp_call_is_its_answer_and_the_session_goes_on() {

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::support::{BatchSession, Project, alive, descendants};
+use sightline_test_support::{BatchSession, Project, alive, descendants};
 
 #[test]
 fn sigkill_leaves_no_server_behind() {
@@ -57,7 +57,7 @@ use serde_json::json;
 use sightline::servers::Budgets;
 
 use super::fake::{self, A_DIAGS, ALPHA_DEF, budgets, project, wait_for_log, wait_gone, workspace};
-use super::support::{defs, diags, refs, runtime};
+use sightline_test_support::{defs, diags, refs, runtime};
 
 #[test]
 fn a_server_failing_again_and_again_is_broken_then_retried_after_a_cool_down() {
@@ -185,7 +185,7 @@ fn a_server_indexing_past_the_budget_answers_not_ready() {
 
 /// The fake server's line of `sightline servers`, without its id and
 /// extension columns.
-fn fake_state(ws: &sightline::Engine, p: &super::support::Project) -> String {
+fn fake_state(ws: &sightline::Engine, p: &sightline_test_support::Project) -> String {
     let states = ws.server_states(p.root());
     let fake: Vec<_> = states.into_iter().filter(|s| s.id == "fake").collect();
     let text = sightline::render::servers_text(&fake);
@@ -197,14 +197,14 @@ fn fake_state(ws: &sightline::Engine, p: &super::support::Project) -> String {
         .to_owned()
 }
 
-async fn alpha_def(ws: &sightline::Engine, p: &super::support::Project) -> String {
+async fn alpha_def(ws: &sightline::Engine, p: &sightline_test_support::Project) -> String {
     defs(ws, &p.path("a.fake"), 2, 1).await
 }
 
 /// Starts `sightline-fake-lsp host` (a sightline process serving `a.fake`
 /// with a fake server that ignores `shutdown`, `exit` and the end of its
 /// input, and has a child of its own), and waits for its first answer.
-fn host(p: &super::support::Project) -> (std::process::Child, Vec<u32>) {
+fn host(p: &sightline_test_support::Project) -> (std::process::Child, Vec<u32>) {
     use std::io::BufRead;
     let mut child = std::process::Command::new(fake::fake_bin())
         .arg("host")
@@ -230,7 +230,7 @@ fn host(p: &super::support::Project) -> (std::process::Child, Vec<u32>) {
     (child, family)
 }
 
-fn stubborn_project() -> super::support::Project {
+fn stubborn_project() -> sightline_test_support::Project {
     project(json!({ "rules": [
         { "method": "$spawn", "actions": ["spawn_child"] },
         { "method": "shutdown", "actions": ["hang"] },

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::mcp_driver::{Answer, McpDriver};
-use super::support::{Project, alive, descendants, require};
+use sightline_test_support::mcp::{Answer, McpDriver};
+use sightline_test_support::{Project, alive, descendants, require};
 
 const SHAPES_PY: &str = r#"from abc import ABC, abstractmethod
 
@@ -82,7 +82,7 @@ fn ok(a: Answer) -> String {
 /// A snapshot with this checkout's path (stdlib stubs and typings are shown
 /// absolute) replaced by `[REPO]`.
 fn snapshot(name: &str, text: &str) {
-    let repo = super::support::repo_root().display().to_string();
+    let repo = sightline_test_support::repo_root().display().to_string();
     insta::with_settings!({ filters => vec![(repo.as_str(), "[REPO]")] }, {
         insta::assert_snapshot!(name, text);
     });
@@ -566,7 +566,7 @@ fn edit_tools_are_served_with_edit_tools() {
     d.open_args(
         "s",
         p.root(),
-        &super::support::path_with_tools(),
+        &sightline_test_support::path_with_tools(),
         &["mcp", "--edit-tools"],
     );
     let tools = d.send(json!({ "cmd": "list", "session": "s" }))["tools"].clone();

@@ -1,4 +1,5 @@
-//! Integration suites. `support` holds the fixtures and harnesses.
+//! Integration suites. The fixtures and harnesses they share with the
+//! benchmarks are in the `sightline-test-support` crate.
 
 mod cli;
 mod config;
@@ -12,10 +13,8 @@ mod internal;
 mod layout;
 mod lifecycle;
 mod mcp;
-mod mcp_driver;
 mod python;
 mod references;
 mod sandbox;
 mod servers;
-mod support;
 mod typescript;

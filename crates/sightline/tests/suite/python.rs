@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::support::{Project, defs, diags, refs, runtime, workspace};
+use sightline_test_support::{Project, defs, diags, refs, runtime, workspace};
 
 const LIB: &str = "def add(a: int, b: int) -> int:\n    return a + b\n";
 

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use sightline::render;
 
 use super::servers::{gopls_config, require, snapshot, tools, workspace};
-use super::support::{Project, runtime};
+use sightline_test_support::{Project, runtime};
 
 /// Where to ask: a file, a 1-based line, and the `nth` (0-based) occurrence
 /// of `name` on it, whose column is counted in characters.

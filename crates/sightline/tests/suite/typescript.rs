@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use super::support::{Project, defs, diags, refs, runtime, workspace};
+use sightline_test_support::{Project, defs, diags, refs, runtime, workspace};
 
 const LIB: &str = "export function add(a: number, b: number): number {\n  return a + b;\n}\n";
 

@@ -3,8 +3,6 @@
 //! command gets exactly one answer; dropping the harness with an answer
 //! unread fails the test.
 
-#![allow(clippy::unwrap_used, dead_code)]
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -13,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::support::{path_with_tools, repo_root, sightline_bin};
+use crate::paths::{path_with_tools, repo_root, sightline_bin};
 
 pub fn python() -> PathBuf {
     let p = repo_root().join("tools/.venv/bin/python");
@@ -44,7 +42,7 @@ pub struct Answer {
 
 impl McpDriver {
     pub fn start() -> McpDriver {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/driver.py");
+        let script = repo_root().join("crates/sightline/tests/mcp/driver.py");
         let mut child = Command::new(python())
             .arg(script)
             .stdin(Stdio::piped())

@@ -3,40 +3,13 @@
 //! (`workspace/configuration` with nulls, everything else with `null`) and
 //! hands responses and notifications to the caller. It is the floor.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
-
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-
-pub fn tool(name: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tools/node_modules/.bin")
-        .join(name);
-    assert!(
-        p.is_file(),
-        "{name} missing at {}; run tools/install",
-        p.display()
-    );
-    p
-}
-
-pub fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-pub fn us(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
-}
-
-pub fn uri(path: &Path) -> String {
-    format!("file://{}", path.display())
-}
 
 pub struct Direct {
     stdin: Arc<Mutex<ChildStdin>>,
@@ -44,6 +17,11 @@ pub struct Direct {
     pub notifications: mpsc::Receiver<Value>,
     child: Child,
     next: i64,
+}
+
+/// The file URI of `path`.
+pub fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
 }
 
 fn write_frame(w: &mut impl Write, v: &Value) {
@@ -160,32 +138,4 @@ impl Drop for Direct {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// A multi-threaded runtime like the CLI's.
-pub fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-/// A workspace finding servers only in `tools/`.
-pub fn workspace() -> sightline::Engine {
-    sightline::Engine::new(sightline::Options {
-        search_path: vec![tool("pyright-langserver").parent().unwrap().to_owned()],
-        downloads: Some(false),
-        ..Default::default()
-    })
-}
-
-/// Resident memory of this process, in KiB.
-pub fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
 }

@@ -1,0 +1,130 @@
+//! The CLI as a child process: one command (`run_cli`), or a `sightline
+//! batch` session that checks, when dropped, that every answer it produced
+//! was read.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use crate::paths::{path_with_tools, require, sightline_bin};
+
+/// Runs the CLI once; returns (stdout, exit code).
+pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
+    let data = tempfile::tempdir().unwrap();
+    let out = Command::new(sightline_bin())
+        .args(args)
+        .env("PATH", path_with_tools())
+        .env("SIGHTLINE_DATA_DIR", data.path())
+        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// A running `sightline batch`. Each `ask` reads exactly one answer; dropping
+/// the session with unread output fails the test, so no answer goes unchecked.
+pub struct BatchSession {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    _data: tempfile::TempDir,
+}
+
+pub struct BatchBuilder {
+    env: Vec<(String, String)>,
+}
+
+impl BatchBuilder {
+    pub fn env(mut self, k: &str, v: &str) -> Self {
+        self.env.push((k.into(), v.into()));
+        self
+    }
+
+    pub fn start(self) -> BatchSession {
+        require("pyright-langserver");
+        require("typescript-language-server");
+        let data = tempfile::tempdir().unwrap();
+        let mut child = Command::new(sightline_bin())
+            .arg("batch")
+            .env("PATH", path_with_tools())
+            .env("SIGHTLINE_DATA_DIR", data.path())
+            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+            .envs(self.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout: ChildStdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        BatchSession {
+            stdin: child.stdin.take(),
+            child,
+            lines: rx,
+            _data: data,
+        }
+    }
+}
+
+impl BatchSession {
+    pub fn builder() -> BatchBuilder {
+        BatchBuilder { env: Vec::new() }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends one command and returns its answer (the lines up to the blank line).
+    pub fn ask(&mut self, command: &str) -> String {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{command}").unwrap();
+        stdin.flush().unwrap();
+        let mut answer = String::new();
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .expect("sightline batch did not answer within 60 s");
+            if line.is_empty() {
+                return answer;
+            }
+            answer.push_str(&line);
+            answer.push('\n');
+        }
+    }
+
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for BatchSession {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait();
+        let unread: Vec<String> = self.lines.try_iter().collect();
+        if !std::thread::panicking() {
+            assert!(
+                unread.is_empty(),
+                "sightline batch printed output nobody read: {unread:?}"
+            );
+            assert!(status.is_ok());
+        }
+    }
+}

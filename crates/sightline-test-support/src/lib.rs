@@ -1,0 +1,27 @@
+//! The harnesses sightline's tests and benchmarks share: temporary projects
+//! (`project`), the pinned servers in `tools/` and this build's binaries
+//! (`paths`), an engine wired to those servers (`engine`), the CLI and
+//! `sightline batch` as children (`cli`), `sightline mcp` driven by the
+//! official MCP Python SDK (`mcp`), a bare blocking LSP client to measure
+//! against (`direct`), processes (`process`), and benchmark numbers
+//! (`stats`). Every harness fails (never skips) when what it needs is
+//! missing, and says how to get it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+pub mod cli;
+pub mod direct;
+pub mod engine;
+pub mod mcp;
+pub mod paths;
+pub mod process;
+pub mod project;
+pub mod stats;
+
+pub use cli::{BatchBuilder, BatchSession, run_cli};
+pub use engine::{defs, diags, refs, runtime, workspace};
+pub use paths::{
+    bin_dir, fake_lsp_bin, path_with_tools, repo_root, require, sightline_bin, tool, tools_bin,
+};
+pub use process::{alive, descendants, rss_kib};
+pub use project::Project;

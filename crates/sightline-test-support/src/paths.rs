@@ -1,0 +1,78 @@
+//! Where things are: the repository, the pinned servers `tools/install`
+//! puts in `tools/`, and the binaries of this build (`sightline`, and the
+//! fake server of `crates/sightline-fake-lsp`).
+
+use std::path::{Path, PathBuf};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Where `tools/install` puts the pinned servers.
+pub fn tools_bin() -> PathBuf {
+    repo_root().join("tools/node_modules/.bin")
+}
+
+/// Fails (never skips) when a server the test needs is missing.
+pub fn require(command: &str) {
+    let p = tools_bin().join(command);
+    assert!(
+        p.is_file(),
+        "{command} is not installed at {}; run `tools/install` (the README's test command `scripts/test` does this)",
+        p.display()
+    );
+}
+
+/// The pinned server `name` in `tools/`, which must be there.
+pub fn tool(name: &str) -> PathBuf {
+    let p = tools_bin().join(name);
+    assert!(
+        p.is_file(),
+        "{name} missing at {}; run tools/install",
+        p.display()
+    );
+    p
+}
+
+/// PATH with the pinned servers first.
+pub fn path_with_tools() -> String {
+    format!(
+        "{}:{}",
+        tools_bin().display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// The directory of this build's binaries: the one above the running test
+/// or bench executable (`target/debug/deps/all-...` is in `target/debug`).
+pub fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the running test has a path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("a test executable lives in <profile>/deps")
+        .to_owned()
+}
+
+/// A binary of this build, which must have been built.
+fn built(name: &str, package: &str) -> PathBuf {
+    let p = bin_dir().join(name);
+    assert!(
+        p.is_file(),
+        "{} is not built; run the tests with `cargo test --workspace` (or build it with `cargo build -p {package}`)",
+        p.display()
+    );
+    p
+}
+
+/// The `sightline` binary of this build.
+pub fn sightline_bin() -> PathBuf {
+    built("sightline", "sightline")
+}
+
+/// The scripted fake server of this build (`crates/sightline-fake-lsp`).
+pub fn fake_lsp_bin() -> PathBuf {
+    built("sightline-fake-lsp", "sightline-fake-lsp")
+}

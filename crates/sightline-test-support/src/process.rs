@@ -1,0 +1,54 @@
+//! Processes: the descendants of a process, whether one is alive, and this
+//! process's resident memory.
+
+/// Every process whose parent chain leads to `pid`.
+pub fn descendants(pid: u32) -> Vec<u32> {
+    let mut parents = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(p) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+            continue;
+        };
+        // The command name is in parentheses and may hold spaces.
+        let Some(after) = stat.rsplit_once(')').map(|(_, a)| a.to_owned()) else {
+            continue;
+        };
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        if let Some(ppid) = fields.get(1).and_then(|f| f.parse::<u32>().ok()) {
+            parents.push((p, ppid));
+        }
+    }
+    let mut out = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(parent) = frontier.pop() {
+        for &(p, pp) in &parents {
+            if pp == parent && !out.contains(&p) {
+                out.push(p);
+                frontier.push(p);
+            }
+        }
+    }
+    out
+}
+
+pub fn alive(pid: u32) -> bool {
+    // A zombie has exited; it only waits to be reaped.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, a)| a.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// Resident memory of this process, in KiB.
+pub fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
