@@ -5,16 +5,22 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+/// How much a finding matters, as the server rated it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Must be fixed: the code does not type-check.
     Error,
+    /// Likely wrong, but valid.
     Warning,
+    /// Information.
     Info,
+    /// A hint (an unused name, a deprecation).
     Hint,
 }
 
 impl Severity {
+    /// The word the text answers use (`error`, `warning`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -28,13 +34,21 @@ impl Severity {
 /// One diagnostic.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Finding {
+    /// The 1-based line the finding starts on.
     pub line: usize,
+    /// The 1-based character column it starts at.
     pub column: usize,
+    /// The 1-based line it ends on.
     pub end_line: usize,
+    /// The 1-based character column it ends at.
     pub end_column: usize,
+    /// How much it matters.
     pub severity: Severity,
+    /// The message, on one line.
     pub message: String,
+    /// Who reported it (`Pyright`, `ts`, `eslint`, ...).
     pub source: String,
+    /// The server's code for it, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
 }
@@ -46,12 +60,14 @@ pub struct Diagnostics {
     pub file: PathBuf,
     /// The workspace root the file was checked under.
     pub root: PathBuf,
+    /// The findings, by position, each once.
     pub diagnostics: Vec<Finding>,
     /// Lines such as `pyright was still analysing after 5.0 s; ...`.
     pub notes: Vec<String>,
 }
 
 impl Diagnostics {
+    /// Whether any finding is an error.
     pub fn has_errors(&self) -> bool {
         self.diagnostics
             .iter()
@@ -62,8 +78,11 @@ impl Diagnostics {
 /// One place in a file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Loc {
+    /// The file, absolute.
     pub path: PathBuf,
+    /// The 1-based line.
     pub line: usize,
+    /// The 1-based character column.
     pub column: usize,
     /// The source line, trimmed.
     pub text: String,
@@ -82,19 +101,26 @@ impl Loc {
     }
 }
 
+/// What a list of places answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LocKind {
+    /// Where a symbol is defined.
     Definitions,
+    /// Where a symbol is used.
     References,
+    /// Where an interface or abstract method is implemented.
     Implementations,
 }
 
 /// The answer to a definition or references question.
 #[derive(Debug, Clone, Serialize)]
 pub struct Locations {
+    /// What the places are.
     pub kind: LocKind,
+    /// The workspace root the places are shown relative to.
     pub root: PathBuf,
+    /// The places, workspace first, each once.
     pub locations: Vec<Loc>,
 }
 
@@ -103,16 +129,20 @@ pub struct Locations {
 /// is the caller.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Item {
+    /// The symbol's name.
     pub name: String,
     /// `function`, `class`, `method`, ... (the LSP symbol kind, in words).
     pub kind: String,
+    /// Where it is (for an incoming call, the call site).
     pub loc: Loc,
     /// The last line of the item's range (outlines only).
     pub end_line: usize,
+    /// Nested symbols (outlines only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<Item>,
 }
 
+/// What a list of items answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ItemsKind {
@@ -122,48 +152,68 @@ pub enum ItemsKind {
     Symbols,
     /// `prepareCallHierarchy`.
     CallItems,
+    /// `incomingCalls`: the callers, one entry per call site.
     IncomingCalls,
+    /// `outgoingCalls`: what the item calls.
     OutgoingCalls,
 }
 
 /// The answer to a symbol or call-hierarchy question.
 #[derive(Debug, Clone, Serialize)]
 pub struct Items {
+    /// What the items are.
     pub kind: ItemsKind,
+    /// The workspace root the places are shown relative to.
     pub root: PathBuf,
     /// The file of an outline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<PathBuf>,
+    /// The items, by position.
     pub items: Vec<Item>,
 }
 
 /// The answer to a hover question: the server's markdown.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hover {
+    /// The workspace root of the server that answered.
     pub root: PathBuf,
+    /// The hover text, as the server wrote it (markdown).
     pub text: String,
 }
 
+/// The state of one server, as `sightline servers` shows it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
-/// The state of one server, as `sightline servers` shows it.
 pub enum State {
+    /// Turned off; `why` says how to turn it on.
     Off {
+        /// Why it is off.
         why: String,
     },
+    /// Running for a root.
     Running {
+        /// The root it serves.
         root: PathBuf,
+        /// Its process id.
         pid: u32,
     },
+    /// Failed too often recently; not restarted until its cool-down passes.
     Broken {
+        /// The root it failed for.
         root: PathBuf,
+        /// Its last failure.
         reason: String,
     },
+    /// Found where sightline looks.
     Installed {
+        /// The executable.
         path: PathBuf,
+        /// Its version, when it can be told without running it.
         version: Option<String>,
     },
+    /// Not found; `install` is how to get it.
     Missing {
+        /// The command that installs it.
         install: String,
     },
 }
@@ -171,10 +221,15 @@ pub enum State {
 /// One line of `sightline servers`: a server and its state.
 #[derive(Debug, Clone, Serialize)]
 pub struct ServerStatus {
+    /// The server id (the configuration key).
     pub id: String,
+    /// The language family it serves.
     pub language: String,
+    /// The extensions and file names it handles.
     pub extensions: Vec<String>,
+    /// `primary`, `alternative` or `linter`.
     pub role: &'static str,
+    /// Its state.
     #[serde(flatten)]
     pub state: State,
 }

@@ -3,6 +3,9 @@
 
 use sightline_lsp::ClientError;
 
+/// The one-line answer of a question that has none: each variant is one of
+/// the first words a caller sees (`error:`, `unavailable:`, `unsupported:`,
+/// `not ready:`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ToolError {
     /// The call itself is wrong: a relative path, a line past the end, ...
@@ -36,7 +39,12 @@ pub enum ToolError {
     Refused(String),
     /// A bug in sightline, caught where the tool call is answered.
     #[error("error: internal error in {tool}: {message}")]
-    Internal { tool: String, message: String },
+    Internal {
+        /// The tool or command being answered.
+        tool: String,
+        /// The panic's first line.
+        message: String,
+    },
 }
 
 impl ToolError {

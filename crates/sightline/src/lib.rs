@@ -15,7 +15,7 @@
 //!   ([`answer`]);
 //! - [`render`]: the text or JSON the caller gets.
 //!
-//! [`edit`] and [`format`] are the edit tools and the formatters, built on the
+//! [`edit`] and [`format`](mod@format) are the edit tools and the formatters, built on the
 //! engine; [`config`] is the user and project configuration.
 //!
 //! ```no_run
@@ -26,6 +26,8 @@
 //! engine.shutdown().await;
 //! # Ok(()) }
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod answer;
 pub mod config;

@@ -3,8 +3,11 @@
 
 /// Receives progress of long work. `key` ties the events of one job together.
 pub trait Progress: Send + Sync {
+    /// Work `key` began: `title` says what it is.
     fn begin(&self, key: &str, title: &str);
+    /// Work `key` goes on: `message` says how far.
     fn update(&self, key: &str, message: &str);
+    /// Work `key` ended: `message` says how.
     fn end(&self, key: &str, message: &str);
 }
 

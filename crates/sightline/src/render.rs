@@ -29,6 +29,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     }
 }
 
+/// The diagnostics answer: `PATH: N diagnostics`, notes, then a line each.
 pub fn diagnostics_text(d: &Diagnostics) -> String {
     let path = sightline_lsp::uri::normalize(&d.file);
     let mut out = format!(
@@ -63,6 +64,7 @@ fn push_capped<T>(out: &mut String, items: &[T], line: impl Fn(&T) -> String) {
     }
 }
 
+/// A list of places: `N references`, then `PATH:LINE:COL TEXT` each.
 pub fn locations_text(l: &Locations) -> String {
     let (one, many) = match l.kind {
         LocKind::Definitions => ("definition", "definitions"),
@@ -138,6 +140,7 @@ fn outline(items: &[Item], depth: usize, lines: &mut Vec<String>) {
     }
 }
 
+/// The hover answer: the server's markdown, or that there is none.
 pub fn hover_text(h: &Hover) -> String {
     if h.text.trim().is_empty() {
         return "no hover information\n".into();
@@ -145,14 +148,17 @@ pub fn hover_text(h: &Hover) -> String {
     format!("{}\n", h.text.trim())
 }
 
+/// The JSON of a symbol or call-hierarchy answer.
 pub fn items_json(i: &Items) -> Value {
     json!({ "kind": i.kind, "items": i.items })
 }
 
+/// A failure as the tools give it: one line.
 pub fn error_text(e: &ToolError) -> String {
     format!("{e}\n")
 }
 
+/// The JSON of a diagnostics answer.
 pub fn diagnostics_json(d: &Diagnostics) -> Value {
     let path = sightline_lsp::uri::normalize(&d.file);
     json!({
@@ -165,6 +171,7 @@ pub fn diagnostics_json(d: &Diagnostics) -> Value {
     })
 }
 
+/// The JSON of a list of places (all of them, not capped).
 pub fn locations_json(l: &Locations) -> Value {
     let locations: Vec<Value> = l
         .locations
@@ -174,6 +181,7 @@ pub fn locations_json(l: &Locations) -> Value {
     json!({ "kind": l.kind, "root": l.root, "count": l.locations.len(), "locations": locations })
 }
 
+/// The JSON of a failure: its kind and message.
 pub fn error_json(e: &ToolError) -> Value {
     let text = e.to_string();
     let message = text

@@ -13,24 +13,41 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+/// Why a configuration file could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// The file is not valid JSONC, or a value has the wrong shape.
     #[error("{file}:{line}: {message}")]
     Invalid {
+        /// The file.
         file: String,
+        /// The 1-based line.
         line: usize,
+        /// What is wrong there.
         message: String,
     },
+    /// The file exists but cannot be read.
     #[error("cannot read {file}: {message}")]
-    Unreadable { file: String, message: String },
+    Unreadable {
+        /// The file.
+        file: String,
+        /// Why it cannot be read.
+        message: String,
+    },
 }
 
 /// Where a value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
+    /// Not set in any file: the default.
     Default,
-    File { path: PathBuf, line: usize },
+    /// A line of a configuration file.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line.
+        line: usize,
+    },
 }
 
 impl std::fmt::Display for Origin {
@@ -45,10 +62,15 @@ impl std::fmt::Display for Origin {
 /// One `lsp` entry.
 #[derive(Debug, Clone, Default)]
 pub struct LspEntry {
+    /// Turned off.
     pub disabled: bool,
+    /// The program and its arguments; without it, a built-in keeps its discovery and install.
     pub command: Option<Vec<String>>,
+    /// The extensions it serves (a custom server needs them).
     pub extensions: Option<Vec<String>>,
+    /// Variables set for the server.
     pub env: BTreeMap<String, String>,
+    /// `initializationOptions`, merged over the built-in ones.
     pub initialization: Option<Map<String, Value>>,
     /// Lets the server open internet sockets (or, `false`, refuses them).
     pub network: Option<bool>,
@@ -65,7 +87,9 @@ pub struct LspEntry {
 pub struct Config {
     /// `false` turns every server off.
     pub lsp_enabled: bool,
+    /// Where `lsp` was set.
     pub lsp_origin: Origin,
+    /// The `lsp` entries, by server id.
     pub servers: BTreeMap<String, LspEntry>,
     /// `false` stops sightline installing servers.
     pub autoinstall: Option<bool>,
@@ -75,6 +99,7 @@ pub struct Config {
     pub format_range: bool,
     /// Run children unsandboxed where Landlock is missing, instead of refusing.
     pub allow_unsandboxed: bool,
+    /// The sandbox mode as written (`workspace-write`, `read-only`, `danger-full-access`).
     pub sandbox: Option<String>,
     /// Directories `workspace-write` lets sightline and its children write
     /// besides the workspace (user file only).
@@ -83,12 +108,15 @@ pub struct Config {
     pub formatter: Value,
     /// `false` turns every formatter off.
     pub formatters_enabled: bool,
+    /// The `formatter` entries, by key.
     pub formatters: BTreeMap<String, FormatterEntry>,
     /// Every leaf value with its origin, for `sightline config`.
     pub values: BTreeMap<String, (Value, Origin)>,
     /// The project directory, when a project file was read.
     pub project: Option<PathBuf>,
+    /// Whether the project's directory is trusted (`sightline trust`).
     pub trusted: bool,
+    /// The files read, user file first.
     pub files: Vec<PathBuf>,
     /// Keys of an untrusted project file that were dropped, each with where
     /// it is written (see `trust`).

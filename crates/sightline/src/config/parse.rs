@@ -38,6 +38,8 @@ impl Config {
         self.merge_text(path, &text, project)
     }
 
+    /// Merges the configuration `text`, read from `path`; `project` says it is
+    /// a project file (its commands then need trust).
     pub fn merge_text(
         &mut self,
         path: &Path,

@@ -14,9 +14,11 @@ use crate::servers::{self, Budgets, Role, ServerSpec};
 pub struct ServerSettings {
     /// Replaces discovery: the program and its arguments.
     pub command: Option<Vec<String>>,
+    /// Variables set for the server, after the trust gate.
     pub env: Vec<(String, String)>,
     /// Merged over the built-in `initializationOptions`.
     pub initialization: Option<Map<String, Value>>,
+    /// Its budgets, with the configured overrides applied.
     pub budgets: Budgets,
     /// Overrides the server table's `network`.
     pub network: Option<bool>,
@@ -32,6 +34,7 @@ pub struct Resolved {
     pub enabled: HashSet<String>,
     /// Linters turned on explicitly (installed if needed).
     pub explicit: HashSet<String>,
+    /// The settings of each configured server, by id.
     pub settings: BTreeMap<String, ServerSettings>,
     /// Servers whose command a project file sets without trust: id → why.
     pub blocked: BTreeMap<String, String>,

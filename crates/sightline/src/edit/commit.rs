@@ -8,6 +8,8 @@ use crate::edit::text::Text;
 use crate::error::ToolError;
 use crate::files::{atomic_write, write_file};
 
+/// The bytes of `path`, or `None` when there is no such file; a directory
+/// or an unreadable file is an error.
 pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, ToolError> {
     match std::fs::read(path) {
         Ok(b) => Ok(Some(b)),

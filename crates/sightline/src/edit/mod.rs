@@ -28,22 +28,31 @@ pub const OTHER_FILES: usize = 5;
 /// The errors one file has after a change.
 #[derive(Debug, Clone)]
 pub struct FileErrors {
+    /// The file.
     pub path: PathBuf,
+    /// Its errors, by position.
     pub errors: Vec<Finding>,
+    /// Notes of its diagnostics answer (`... still analysing`), or why the
+    /// errors were not checked.
     pub notes: Vec<String>,
 }
 
 /// The answer of `write`, `edit` and `apply_patch`.
 #[derive(Debug, Clone, Default)]
 pub struct EditAnswer {
+    /// The workspace root paths are shown relative to.
     pub root: Option<PathBuf>,
     /// What was done, one line each (`wrote a.py`).
     pub changes: Vec<String>,
+    /// What each formatter did, by file.
     pub formatting: Vec<(PathBuf, Report)>,
+    /// The errors of each changed file (and, for `write`, of other open files).
     pub files: Vec<FileErrors>,
 }
 
 impl EditAnswer {
+    /// The answer as the tools give it: the changes, formatting, then each
+    /// file's errors (at most [`ERRORS_PER_FILE`] each), or `no errors`.
     pub fn text(&self) -> String {
         let root = self.root.clone().unwrap_or_default();
         let show = |p: &Path| crate::render::shown(&root, p);

@@ -11,13 +11,17 @@ const BOM: &str = "\u{feff}";
 /// The text of a file, split into what the tools keep apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Text {
+    /// The file starts with a byte-order mark.
     pub bom: bool,
+    /// The file's lines end in `\r\n`.
     pub crlf: bool,
     /// The content without BOM, with `\n` line endings.
     pub body: String,
 }
 
 impl Text {
+    /// Splits `bytes` of `path` into mark, line endings and content; text that
+    /// is not UTF-8 is an error.
     pub fn decode(bytes: &[u8], path: &Path) -> Result<Text, ToolError> {
         let s = std::str::from_utf8(bytes)
             .map_err(|_| ToolError::BadInput(format!("{} is not UTF-8 text", path.display())))?;
@@ -31,6 +35,7 @@ impl Text {
         })
     }
 
+    /// The bytes to write: the content with the mark and line endings put back.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = String::new();
         if self.bom {
@@ -48,7 +53,9 @@ impl Text {
 /// Why [`replace`] changed nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReplaceError {
+    /// `old` is empty.
     EmptyOld,
+    /// `old` is not in the text.
     NotFound,
     /// `old` is there this many times and `replace_all` was not set.
     Ambiguous(usize),

@@ -34,7 +34,9 @@ pub struct Options {
     /// The directory the user works in; files outside every project marker
     /// but inside it are served under it.
     pub root: Option<PathBuf>,
+    /// The wait budgets of every server not given its own.
     pub budgets: Budgets,
+    /// Where progress of long work (installs, starts, indexing) goes.
     pub progress: Arc<dyn Progress>,
     /// Directories searched for server executables before PATH.
     pub search_path: Vec<PathBuf>,
@@ -73,6 +75,8 @@ impl Default for Options {
     }
 }
 
+/// The engine: every question of the tool contract, for files as they are
+/// on disk now. One per session; its servers live until [`Engine::shutdown`].
 pub struct Engine {
     root: Option<PathBuf>,
     pool: Pool,
@@ -88,6 +92,7 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// An engine as `options` say; no server starts until a question needs it.
     pub fn new(options: Options) -> Engine {
         let root = options.root.map(|r| sightline_lsp::uri::normalize(&r));
         // The environment switch wins over the configuration, which wins
@@ -153,10 +158,12 @@ impl Engine {
         }
     }
 
+    /// The sandbox every child starts in, and the edit tools' writes are judged by.
     pub fn sandbox(&self) -> &crate::sandbox::Sandbox {
         &self.sandbox
     }
 
+    /// The formatters, as configured.
     pub fn formatters(&self) -> &crate::format::Formatters {
         &self.formatters
     }

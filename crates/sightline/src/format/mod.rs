@@ -54,7 +54,9 @@ pub struct Settings {
 /// Whether a formatter is on for a file.
 #[derive(Debug, Clone, Serialize)]
 pub struct Detection {
+    /// The formatter's key.
     pub name: String,
+    /// Whether it runs for the file.
     pub enabled: bool,
     /// Why it is on or off, in words.
     pub why: String,
@@ -74,23 +76,33 @@ struct Run {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
+    /// It ran and changed the file.
     Formatted,
+    /// It ran and left the file as it was.
     Unchanged,
+    /// It failed; the file is as it left it.
     Failed {
+        /// Its exit status and the last lines of its output.
         message: String,
     },
+    /// It ran past its timeout and was stopped.
     TimedOut {
+        /// The timeout.
         after_ms: u64,
     },
     /// Nothing could do what was asked (format only some lines).
     Skipped {
+        /// Why.
         message: String,
     },
 }
 
+/// What one formatter did to a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
+    /// The formatter's key (with the lines, for range formatting).
     pub name: String,
+    /// What happened.
     #[serde(flatten)]
     pub outcome: Outcome,
 }
@@ -114,6 +126,7 @@ impl Report {
     }
 }
 
+/// The formatters of an engine: detection (cached) and runs.
 pub struct Formatters {
     enabled: bool,
     entries: BTreeMap<String, FormatterEntry>,

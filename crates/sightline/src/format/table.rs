@@ -26,12 +26,16 @@ pub enum Enable {
     Configured,
 }
 
+/// One built-in formatter.
 #[derive(Debug)]
 pub struct FormatterSpec {
     /// The configuration key.
     pub name: &'static str,
+    /// The extensions it formats.
     pub extensions: &'static [&'static str],
+    /// Its program and arguments; `$FILE` stands for the file.
     pub command: &'static [&'static str],
+    /// When it is on for a file.
     pub enable: Enable,
     /// Directories (relative to each ancestor) searched for the program
     /// before PATH: the project's own copy wins.

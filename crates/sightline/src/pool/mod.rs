@@ -17,6 +17,7 @@ use crate::servers::{Budgets, ServerSpec};
 mod health;
 mod launch;
 
+/// The running servers, one per (root, server id), started on first use.
 pub struct Pool {
     shared: Arc<Shared>,
     budgets: Budgets,
@@ -32,6 +33,8 @@ pub struct Pool {
 }
 
 impl Pool {
+    /// A pool starting servers with these budgets and settings, in `sandbox`,
+    /// looking in `search_path` before PATH, installing when `downloads`.
     pub fn new(
         budgets: Budgets,
         server_budgets: HashMap<String, Budgets>,
@@ -55,6 +58,7 @@ impl Pool {
         }
     }
 
+    /// The budgets of `spec`: given for its id, else configured, else the default.
     pub fn budgets_for(&self, spec: &ServerSpec) -> Budgets {
         self.server_budgets
             .get(spec.id)

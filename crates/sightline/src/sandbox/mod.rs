@@ -34,14 +34,19 @@ pub use denial::explain_denial;
 pub use launch::launch;
 pub use tmp::{private_env, private_tmp};
 
+/// How much children (and the edit tools) may write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// Write the workspace's writable roots, caches and a private `TMPDIR`.
     WorkspaceWrite,
+    /// Write only a private `TMPDIR`.
     ReadOnly,
+    /// No sandbox.
     DangerFullAccess,
 }
 
 impl Mode {
+    /// The mode a configuration or `--sandbox` names.
     pub fn parse(s: &str) -> Option<Mode> {
         match s {
             "workspace-write" => Some(Mode::WorkspaceWrite),
@@ -51,6 +56,7 @@ impl Mode {
         }
     }
 
+    /// The mode's name.
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::WorkspaceWrite => "workspace-write",
@@ -78,8 +84,10 @@ pub fn kernel_abi() -> Option<i64> {
     })
 }
 
+/// The sandbox of an engine: its mode, the launcher, and the writable roots.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
+    /// The mode.
     pub mode: Mode,
     launcher: Option<PathBuf>,
     /// Run children unsandboxed when Landlock or the launcher is missing,
@@ -90,6 +98,9 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
+    /// A sandbox in `mode`, launching through `launcher` (else found beside
+    /// this program or on PATH); `allow_unsandboxed` runs children without it
+    /// where Landlock or the launcher is missing.
     pub fn new(mode: Mode, launcher: Option<PathBuf>, allow_unsandboxed: bool) -> Sandbox {
         let s = Sandbox {
             mode,

@@ -21,10 +21,13 @@ use crate::servers::language_id;
 /// Documents kept open per server; the least recently used beyond this close.
 pub const MAX_OPEN: usize = 8;
 
+/// One document as the server holds it.
 #[derive(Debug, Clone)]
 pub struct Doc {
+    /// The version last sent.
     pub version: i32,
     hash: u64,
+    /// Its text, indexed by line.
     pub index: Arc<LineIndex>,
     /// Server message count when the document was opened.
     pub opened_seq: u64,
@@ -35,6 +38,7 @@ pub struct Doc {
     last_used: Instant,
 }
 
+/// The documents a server holds open, and the versions sent.
 #[derive(Debug, Default)]
 pub struct Documents {
     docs: HashMap<PathBuf, Doc>,
@@ -52,16 +56,21 @@ fn hash_of(text: &str) -> u64 {
 /// What a sync did.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Synced {
+    /// The server already held this text.
     Unchanged,
+    /// It was opened (`didOpen`).
     Opened,
+    /// Its text was sent anew (`didChange`).
     Changed,
 }
 
 impl Documents {
+    /// The open document of `path`.
     pub fn get(&self, path: &Path) -> Option<&Doc> {
         self.docs.get(path)
     }
 
+    /// The paths of the open documents.
     pub fn open_paths(&self) -> Vec<PathBuf> {
         self.docs.keys().cloned().collect()
     }

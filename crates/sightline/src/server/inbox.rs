@@ -18,20 +18,25 @@ use crate::servers::ServerSpec;
 /// One push for a file, with the order it arrived in.
 #[derive(Debug, Clone)]
 pub struct Push {
+    /// The document version the publish was for, if it said.
     pub version: Option<i32>,
     /// The value of [`Inner::seq`] when it arrived.
     pub seq: u64,
+    /// When it arrived.
     pub at: Instant,
+    /// The diagnostics published.
     pub items: Vec<Diagnostic>,
     /// How many pushes this file has had in all, this one included.
     pub count: u64,
 }
 
+/// What the server has said, as of the last message.
 #[derive(Debug, Default)]
 pub struct Inner {
     /// Counts every message from the server, so that "after our change" can be
     /// told by arrival order when a server sends no versions.
     pub seq: u64,
+    /// The last publish for each file.
     pub pushes: HashMap<PathBuf, Push>,
     /// Dynamically registered pull providers: registration id → identifier.
     pub pull_registrations: HashMap<String, Option<String>>,
@@ -52,9 +57,10 @@ pub struct Inner {
     /// The first line of the status message when the server says its health
     /// is `error` (rust-analyzer: "Failed to discover workspace.").
     pub failing: Option<String>,
-    /// Message counts at which the last check run on save (rust-analyzer's
-    /// `cargo check`) began and ended.
+    /// Message count at which the last check run on save (rust-analyzer's
+    /// `cargo check`) began.
     pub check_began: u64,
+    /// Message count at which it ended.
     pub check_ended: u64,
     /// Message count when sightline last sent `didSave`: only a check that
     /// began after it covers the files as they are on disk.
@@ -80,8 +86,12 @@ pub const OWN_TOKEN_PREFIX: &str = "sightline/";
 /// How many early-ended tokens are remembered.
 const ENDED_EARLY_KEPT: usize = 64;
 
+/// What a server sends unasked, kept for the questions to wait on; it
+/// answers the server's own requests too.
 pub struct ServerState {
+    /// The server.
     pub spec: &'static ServerSpec,
+    /// Its root.
     pub root: PathBuf,
     inner: Mutex<Inner>,
     changed: watch::Sender<u64>,
@@ -89,6 +99,7 @@ pub struct ServerState {
 }
 
 impl ServerState {
+    /// The state of `spec` started for `root`, before any message.
     pub fn new(spec: &'static ServerSpec, root: PathBuf) -> Self {
         ServerState {
             spec,

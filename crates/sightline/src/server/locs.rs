@@ -50,6 +50,8 @@ impl LspServer {
         out
     }
 
+    /// The line index of `path`: the open document's, else read from disk,
+    /// remembered in `texts`.
     pub fn index_for(
         &self,
         path: &Path,

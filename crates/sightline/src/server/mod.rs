@@ -32,8 +32,11 @@ mod tsserver;
 
 pub use start::Launch;
 
+/// One running language server for one root.
 pub struct LspServer {
+    /// Which server it is.
     pub spec: &'static ServerSpec,
+    /// The root it serves.
     pub root: PathBuf,
     pub(crate) client: Client,
     pub(crate) state: Arc<ServerState>,
@@ -44,6 +47,7 @@ pub struct LspServer {
     pub(crate) workspace_pull: bool,
     /// The capabilities the server declared in `initialize`.
     pub(crate) capabilities: Value,
+    /// Its budgets.
     pub budgets: Budgets,
     /// The server checks files when told they were saved (rust-analyzer's
     /// `cargo check`), and that is not turned off in its options.
@@ -91,14 +95,17 @@ fn with_denial_hint(reason: String, client: &Client) -> String {
 }
 
 impl LspServer {
+    /// Whether its process is still running.
     pub fn is_alive(&self) -> bool {
         self.client.is_alive()
     }
 
+    /// Its process id.
     pub fn pid(&self) -> Option<u32> {
         self.client.pid()
     }
 
+    /// Shuts it down: `shutdown`, `exit`, then its process group.
     pub async fn shutdown(&self) {
         self.client.shutdown(Duration::from_secs(2)).await;
     }

@@ -98,12 +98,14 @@ impl LspServer {
         })
     }
 
+    /// The hover text at `pos`, as markdown.
     pub async fn hover(&self, path: &Path, pos: Position) -> Result<String, ToolError> {
         self.require("hoverProvider", "hover")?;
         let v = self.ask("textDocument/hover", Self::at(path, pos)).await?;
         Ok(hover_markdown(v.get("contents").unwrap_or(&Value::Null)))
     }
 
+    /// Where the symbol at `pos` is implemented.
     pub async fn implementation(
         &self,
         path: &Path,
@@ -116,6 +118,7 @@ impl LspServer {
         Ok(definition_locations(r))
     }
 
+    /// Where the symbol at `pos` is defined.
     pub async fn definition(&self, path: &Path, pos: Position) -> Result<Vec<Location>, ToolError> {
         self.require("definitionProvider", "goToDefinition")?;
         let uri = path_to_uri_string(path).unwrap_or_default();

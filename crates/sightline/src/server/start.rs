@@ -21,9 +21,13 @@ use crate::servers::{Budgets, ServerSpec};
 /// `initializationOptions`, after configuration.
 #[derive(Debug, Clone)]
 pub struct Launch {
+    /// The executable (the sandbox launcher, when sandboxed).
     pub program: PathBuf,
+    /// Its arguments.
     pub args: Vec<String>,
+    /// Variables set for it.
     pub env: Vec<(String, String)>,
+    /// `initializationOptions`.
     pub init: Value,
     /// The server's private temporary directory, removed when it stops.
     pub tmp: Option<PathBuf>,

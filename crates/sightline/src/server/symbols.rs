@@ -66,6 +66,7 @@ fn uri_path(uri: &str) -> Option<PathBuf> {
 }
 
 impl LspServer {
+    /// The outline of `path`: its symbols, nested.
     pub async fn document_symbols(&self, path: &Path) -> Result<Vec<Item>, ToolError> {
         self.require("documentSymbolProvider", "documentSymbol")?;
         let params =
@@ -116,6 +117,7 @@ impl LspServer {
         })
     }
 
+    /// Symbols matching `query` in the server's workspace.
     pub async fn workspace_symbols(&self, query: &str) -> Result<Vec<Item>, ToolError> {
         self.require("workspaceSymbolProvider", "workspaceSymbol")?;
         let v = self

@@ -10,7 +10,9 @@ use crate::servers::quirks::Quirks;
 /// An npm package pinned to the version sightline installs.
 #[derive(Debug, Clone, Copy)]
 pub struct NpmPackage {
+    /// The package.
     pub name: &'static str,
+    /// Its pinned version.
     pub version: &'static str,
 }
 
@@ -22,11 +24,16 @@ pub enum RootRule {
     /// An `exclude` marker found first on the way up means the server does
     /// not attach.
     Nearest {
+        /// The markers, nearest first on the way up.
         markers: &'static [&'static str],
+        /// Markers that keep the server away when found first.
         exclude: &'static [&'static str],
     },
     /// The nearest directory holding a marker; with none, do not attach.
-    Strict { markers: &'static [&'static str] },
+    Strict {
+        /// The markers.
+        markers: &'static [&'static str],
+    },
     /// rust-analyzer: the nearest `Cargo.toml`, then the topmost ancestor
     /// whose `Cargo.toml` declares `[workspace]`.
     CargoWorkspace,
@@ -52,7 +59,9 @@ pub enum Install {
     Npm(&'static [NpmPackage]),
     /// A PyPI package at a pinned version, in a virtualenv of its own.
     Pypi {
+        /// The package.
         package: &'static str,
+        /// Its pinned version.
         version: &'static str,
     },
     /// A toolchain command (rustup, go, gem, dotnet) that provides the server.
@@ -75,23 +84,31 @@ pub enum Role {
     Linter,
 }
 
+/// One language server, as data.
 #[derive(Debug)]
 pub struct ServerSpec {
+    /// The id: the configuration key and the name in messages.
     pub id: &'static str,
     /// The language family named in messages ("Python").
     pub language: &'static str,
+    /// The extensions it serves, with their dot.
     pub extensions: &'static [&'static str],
     /// Whole file names, for files without an extension (`Dockerfile`).
     pub file_names: &'static [&'static str],
     /// The executable looked up in the project, on PATH and in the install
     /// directory.
     pub command: &'static str,
+    /// Its arguments.
     pub args: &'static [&'static str],
+    /// How its root is found for a file.
     pub root: RootRule,
+    /// How sightline gets it when it is missing.
     pub install: Install,
     /// `initializationOptions`, as JSON text.
     pub init: &'static str,
+    /// How it joins the other servers of a file.
     pub role: Role,
+    /// How it differs from the protocol's defaults.
     pub quirks: Quirks,
     /// The server may open internet sockets. Off by default: a server reads
     /// the project, and a cloned project must not make it talk to the
@@ -155,6 +172,7 @@ impl ServerSpec {
         )
     }
 
+    /// Whether it serves `path`, by extension or by file name.
     pub fn handles(&self, path: &Path) -> bool {
         if let Some(e) = extension_of(path)
             && self.extensions.contains(&e.as_str())

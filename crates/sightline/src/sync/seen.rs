@@ -21,12 +21,14 @@ fn hash(bytes: &[u8]) -> u64 {
 pub struct Seen(Mutex<HashMap<PathBuf, u64>>);
 
 impl Seen {
+    /// Remembers `bytes` as what the tools last saw of `path`.
     pub fn record(&self, path: &Path, bytes: &[u8]) {
         if let Ok(mut m) = self.0.lock() {
             m.insert(path.to_owned(), hash(bytes));
         }
     }
 
+    /// Forgets `path` (deleted through the tools).
     pub fn forget(&self, path: &Path) {
         if let Ok(mut m) = self.0.lock() {
             m.remove(path);

@@ -28,11 +28,15 @@ pub const SKIPPED: &[&str] = &[
 /// LSP `FileChangeType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Change {
+    /// A file appeared.
     Created = 1,
+    /// A file's content changed.
     Changed = 2,
+    /// A file went away.
     Deleted = 3,
 }
 
+/// A watch on every directory of a root (but the `SKIPPED` ones).
 pub struct DiskWatch {
     inner: Mutex<Inner>,
 }
@@ -82,6 +86,7 @@ impl Inner {
 }
 
 impl DiskWatch {
+    /// Watches every directory under `root`.
     pub fn new(root: &Path) -> std::io::Result<DiskWatch> {
         let mut inner = Inner {
             inotify: Inotify::init()?,

@@ -4,42 +4,67 @@
 
 use std::path::{Path, PathBuf};
 
+/// One change of a patch, with paths resolved against the base directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
+    /// `*** Add File:` a new file with this text.
     Add {
+        /// The file to create.
         path: PathBuf,
+        /// Its whole text.
         text: String,
     },
+    /// `*** Delete File:`.
     Delete {
+        /// The file to delete.
         path: PathBuf,
     },
+    /// `*** Update File:`, maybe with `*** Move to:`.
     Update {
+        /// The file to change.
         path: PathBuf,
+        /// Where it moves, if it does.
         move_to: Option<PathBuf>,
+        /// The changes, in order.
         hunks: Vec<Hunk>,
     },
 }
 
+/// One `@@` hunk: lines to find, and what replaces them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Hunk {
     /// The text after `@@`, a line to find first (may be empty).
     pub anchor: String,
+    /// The context and `-` lines, in order: what must be in the file.
     pub old: Vec<String>,
+    /// The context and `+` lines, in order: what takes their place.
     pub new: Vec<String>,
     /// `*** End of File`: the old lines end the file.
     pub at_end: bool,
 }
 
+/// Why a patch was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PatchError {
+    /// The text is not between `*** Begin Patch` and `*** End Patch`.
     #[error("the patch must start with `*** Begin Patch` and end with `*** End Patch`")]
     Envelope,
+    /// A line of the patch that is not in its grammar.
     #[error("patch line {line}: {message}")]
-    Syntax { line: usize, message: String },
+    Syntax {
+        /// The 1-based line of the patch.
+        line: usize,
+        /// What is wrong there.
+        message: String,
+    },
+    /// A hunk's lines are not in the file.
     #[error("{path}: hunk {hunk} does not match the file; it expects:\n{expected}")]
     NoMatch {
+        /// The file, as the patch names it.
         path: String,
+        /// The 1-based number of the hunk in that file.
         hunk: usize,
+        /// The first line that was looked for.
         expected: String,
     },
 }

@@ -11,7 +11,9 @@ use crate::render;
 
 /// One answer, rendered, with its exit status.
 pub struct Rendered {
+    /// What goes to stdout.
     pub text: String,
+    /// The exit status.
     pub status: i32,
 }
 

@@ -37,6 +37,7 @@ pub const EXIT_FAILED: i32 = 2;
                   Logs go to stderr; set RUST_LOG=debug (or trace) for more.\n\
                   Servers missing from PATH are installed from npm into $SIGHTLINE_DATA_DIR unless SIGHTLINE_DISABLE_LSP_DOWNLOAD=1."
 )]
+/// The command line: global options and one command.
 pub struct Cli {
     /// Print JSON instead of text.
     #[arg(long, global = true)]
@@ -48,10 +49,12 @@ pub struct Cli {
     /// workspace-write (default), read-only, or danger-full-access (no sandbox).
     #[arg(long, global = true, value_name = "MODE", value_parser = ["workspace-write", "read-only", "danger-full-access"])]
     pub sandbox: Option<String>,
+    /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print the errors and warnings of FILE as it is on disk now.
@@ -95,6 +98,7 @@ pub enum Command {
     /// Trust the project in DIR (default: --root or the current directory),
     /// so that the commands its sightline.json names may run.
     Trust {
+        /// The directory (default: --root or the current directory).
         dir: Option<PathBuf>,
         /// Stop trusting it.
         #[arg(long)]
@@ -102,13 +106,18 @@ pub enum Command {
     },
     /// Run the formatters that are on for each FILE.
     Format {
+        /// The files to format.
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
     /// List the formatters for FILE: whether each is on, and why.
-    Formatters { file: PathBuf },
+    Formatters {
+        /// The file the formatters would format.
+        file: PathBuf,
+    },
     /// Print FILE with numbered lines (the numbers the other commands take).
     Read {
+        /// The file to print.
         file: PathBuf,
         /// The first line to print (1-based).
         #[arg(long)]
@@ -119,12 +128,18 @@ pub enum Command {
     },
     /// Replace (or create) FILE with the text on stdin, format it, and print
     /// the errors it now has.
-    Write { file: PathBuf },
+    Write {
+        /// The file to write.
+        file: PathBuf,
+    },
     /// Replace OLD with NEW in FILE, format it, and print the errors it now has.
     Edit {
+        /// The file to edit.
         file: PathBuf,
+        /// The text to replace.
         #[arg(long)]
         old: String,
+        /// The text to put in its place.
         #[arg(long)]
         new: String,
         /// Replace every occurrence (otherwise OLD must occur once).
@@ -174,6 +189,8 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
     }
 }
 
+/// Runs one command line to its exit status: builds the engine, answers,
+/// then shuts every server down.
 pub async fn run(cli: Cli) -> i32 {
     let workdir = cli
         .root

@@ -57,6 +57,8 @@ impl Progress for CallProgress {
 }
 
 impl Sightline {
+    /// The MCP server over `ws`; with `edit_tools`, `read`, `write`, `edit` and
+    /// `apply_patch` are served too.
     pub fn new(ws: Arc<Engine>, edit_tools: bool) -> Self {
         Sightline { ws, edit_tools }
     }

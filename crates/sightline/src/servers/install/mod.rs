@@ -18,27 +18,45 @@ mod run;
 
 pub use run::install;
 
+/// Why a server could not be installed.
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
+    /// The package manager or toolchain the install needs is not on PATH.
     #[error(
         "{tool} is not on PATH, so {server} cannot be installed; install {tool}, or run `{command}` by hand"
     )]
     ToolMissing {
+        /// The missing program (`npm`, `python3`, `go`, ...).
         tool: String,
+        /// The server id.
         server: String,
+        /// The command a person would run instead.
         command: String,
     },
+    /// An install step failed.
     #[error("installing {server} failed (`{command}`): {tail}")]
     Failed {
+        /// The server id.
         server: String,
+        /// The command a person would run instead.
         command: String,
+        /// The last lines of the step's output.
         tail: String,
     },
+    /// The server is only used when found (a release download, or PATH).
     #[error("{server} is not installed automatically; {command}")]
-    Manual { server: String, command: String },
+    Manual {
+        /// The server id.
+        server: String,
+        /// Where to get it.
+        command: String,
+    },
+    /// Creating or moving the install's files failed.
     #[error("installing {server}: {source}")]
     Io {
+        /// The server id.
         server: String,
+        /// The error.
         #[source]
         source: std::io::Error,
     },

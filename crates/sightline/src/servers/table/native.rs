@@ -5,6 +5,7 @@ use crate::sandbox::Cache;
 use crate::servers::quirks::{LooseFiles, Quirks};
 use crate::servers::spec::{BASE, Install, RootRule, ServerSpec};
 
+/// Go: `gopls`.
 pub static GOPLS: ServerSpec = ServerSpec {
     id: "gopls",
     language: "Go",
@@ -25,6 +26,7 @@ pub static GOPLS: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Zig: `zls`.
 pub static ZLS: ServerSpec = ServerSpec {
     id: "zls",
     language: "Zig",
@@ -51,6 +53,7 @@ const ROSLYN: Install = Install::Toolchain(&[
     "--prerelease",
 ]);
 
+/// C#: `roslyn-language-server --stdio --autoLoadProjects`.
 pub static CSHARP: ServerSpec = ServerSpec {
     id: "csharp",
     language: "C#",
@@ -62,6 +65,7 @@ pub static CSHARP: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Razor: `roslyn-language-server --stdio --autoLoadProjects`.
 pub static RAZOR: ServerSpec = ServerSpec {
     id: "razor",
     language: "Razor",
@@ -73,6 +77,7 @@ pub static RAZOR: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// F#: `fsautocomplete`.
 pub static FSHARP: ServerSpec = ServerSpec {
     id: "fsharp",
     language: "F#",
@@ -86,6 +91,7 @@ pub static FSHARP: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Swift/Objective-C: `sourcekit-lsp`.
 pub static SOURCEKIT: ServerSpec = ServerSpec {
     id: "sourcekit-lsp",
     language: "Swift/Objective-C",
@@ -99,6 +105,7 @@ pub static SOURCEKIT: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Rust: `rust-analyzer`.
 pub static RUST: ServerSpec = ServerSpec {
     id: "rust",
     language: "Rust",
@@ -125,6 +132,7 @@ pub static RUST: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// C/C++: `clangd --background-index --clang-tidy`.
 pub static CLANGD: ServerSpec = ServerSpec {
     id: "clangd",
     language: "C/C++",
@@ -155,6 +163,7 @@ pub static CLANGD: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Java: `jdtls`.
 pub static JDTLS: ServerSpec = ServerSpec {
     id: "jdtls",
     language: "Java",
@@ -165,6 +174,7 @@ pub static JDTLS: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Kotlin: `kotlin-lsp --stdio`.
 pub static KOTLIN: ServerSpec = ServerSpec {
     id: "kotlin-ls",
     language: "Kotlin",
@@ -176,6 +186,7 @@ pub static KOTLIN: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Dart: `dart language-server --lsp`.
 pub static DART: ServerSpec = ServerSpec {
     id: "dart",
     language: "Dart",
@@ -190,6 +201,7 @@ pub static DART: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// OCaml: `ocamllsp`.
 pub static OCAML: ServerSpec = ServerSpec {
     id: "ocaml-lsp",
     language: "OCaml",
@@ -203,6 +215,7 @@ pub static OCAML: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Haskell: `haskell-language-server-wrapper --lsp`.
 pub static HASKELL: ServerSpec = ServerSpec {
     id: "haskell-language-server",
     language: "Haskell",
@@ -217,6 +230,7 @@ pub static HASKELL: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Gleam: `gleam lsp`.
 pub static GLEAM: ServerSpec = ServerSpec {
     id: "gleam",
     language: "Gleam",

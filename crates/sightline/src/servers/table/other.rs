@@ -5,6 +5,7 @@
 use super::LOCKFILES;
 use crate::servers::spec::{BASE, Install, NpmPackage, RootRule, ServerSpec};
 
+/// Ruby: `rubocop --lsp`.
 pub static RUBY: ServerSpec = ServerSpec {
     id: "ruby-lsp",
     language: "Ruby",
@@ -19,6 +20,7 @@ pub static RUBY: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Elixir: `elixir-ls`.
 pub static ELIXIR: ServerSpec = ServerSpec {
     id: "elixir-ls",
     language: "Elixir",
@@ -32,6 +34,7 @@ pub static ELIXIR: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// YAML: `yaml-language-server --stdio`.
 pub static YAML: ServerSpec = ServerSpec {
     id: "yaml-ls",
     language: "YAML",
@@ -49,6 +52,7 @@ pub static YAML: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Lua: `lua-language-server`.
 pub static LUA: ServerSpec = ServerSpec {
     id: "lua-ls",
     language: "Lua",
@@ -70,6 +74,7 @@ pub static LUA: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// PHP: `intelephense --stdio`.
 pub static PHP: ServerSpec = ServerSpec {
     id: "php intelephense",
     language: "PHP",
@@ -88,6 +93,7 @@ pub static PHP: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Prisma: `prisma language-server`.
 pub static PRISMA: ServerSpec = ServerSpec {
     id: "prisma",
     language: "Prisma",
@@ -104,6 +110,7 @@ pub static PRISMA: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Shell: `bash-language-server start`.
 pub static BASH: ServerSpec = ServerSpec {
     id: "bash",
     language: "Shell",
@@ -118,6 +125,7 @@ pub static BASH: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Terraform: `terraform-ls serve`.
 pub static TERRAFORM: ServerSpec = ServerSpec {
     id: "terraform",
     language: "Terraform",
@@ -133,6 +141,7 @@ pub static TERRAFORM: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// LaTeX: `texlab`.
 pub static TEXLAB: ServerSpec = ServerSpec {
     id: "texlab",
     language: "LaTeX",
@@ -146,6 +155,7 @@ pub static TEXLAB: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Dockerfile: `docker-langserver --stdio`.
 pub static DOCKERFILE: ServerSpec = ServerSpec {
     id: "dockerfile",
     language: "Dockerfile",
@@ -161,6 +171,7 @@ pub static DOCKERFILE: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Clojure: `clojure-lsp listen`.
 pub static CLOJURE: ServerSpec = ServerSpec {
     id: "clojure-lsp",
     language: "Clojure",
@@ -181,6 +192,7 @@ pub static CLOJURE: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Nix: `nixd`.
 pub static NIXD: ServerSpec = ServerSpec {
     id: "nixd",
     language: "Nix",
@@ -191,6 +203,7 @@ pub static NIXD: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Typst: `tinymist`.
 pub static TINYMIST: ServerSpec = ServerSpec {
     id: "tinymist",
     language: "Typst",
@@ -204,6 +217,7 @@ pub static TINYMIST: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Julia: `julia --startup-file=no --history-file=no -e using LanguageServer; runserver()`.
 pub static JULIA: ServerSpec = ServerSpec {
     id: "julials",
     language: "Julia",

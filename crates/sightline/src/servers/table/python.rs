@@ -6,6 +6,7 @@ use crate::sandbox::Cache;
 use crate::servers::quirks::Quirks;
 use crate::servers::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
 
+/// Python: `ty server`, an alternative server.
 pub static TY: ServerSpec = ServerSpec {
     id: "ty",
     language: "Python",
@@ -39,6 +40,7 @@ pub static TY: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Python: `pyright-langserver --stdio`.
 pub static PYRIGHT: ServerSpec = ServerSpec {
     id: "pyright",
     language: "Python",
@@ -57,6 +59,7 @@ pub static PYRIGHT: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Python: `basedpyright-langserver --stdio`, an alternative server.
 pub static BASEDPYRIGHT: ServerSpec = ServerSpec {
     id: "basedpyright",
     language: "Python",

@@ -15,6 +15,7 @@ use crate::servers::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec
 /// that runs it.
 const TS_CACHE: &[Cache] = &[Cache::User("typescript")];
 
+/// TypeScript/JavaScript: `deno lsp`.
 pub static DENO_LSP: ServerSpec = ServerSpec {
     id: "deno",
     language: "TypeScript/JavaScript",
@@ -26,6 +27,7 @@ pub static DENO_LSP: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// TypeScript/JavaScript: `typescript-language-server --stdio`.
 pub static TYPESCRIPT: ServerSpec = ServerSpec {
     id: "typescript",
     language: "TypeScript/JavaScript",
@@ -60,6 +62,7 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// TypeScript/JavaScript: `tsc --lsp --stdio`, an alternative server.
 pub static TYPESCRIPT_NATIVE: ServerSpec = ServerSpec {
     id: "typescript-native",
     language: "TypeScript/JavaScript",
@@ -85,6 +88,7 @@ pub static TYPESCRIPT_NATIVE: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Vue: `vue-language-server --stdio`.
 pub static VUE: ServerSpec = ServerSpec {
     id: "vue",
     language: "Vue",
@@ -106,6 +110,7 @@ pub static VUE: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// TypeScript/JavaScript: `vscode-eslint-language-server --stdio`, a linter.
 pub static ESLINT: ServerSpec = ServerSpec {
     id: "eslint",
     language: "TypeScript/JavaScript",
@@ -133,6 +138,7 @@ pub static ESLINT: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// TypeScript/JavaScript: `oxlint --lsp`, a linter.
 pub static OXLINT: ServerSpec = ServerSpec {
     id: "oxlint",
     language: "TypeScript/JavaScript",
@@ -168,6 +174,7 @@ pub static OXLINT: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// TypeScript/JavaScript: `biome lsp-proxy`, a linter.
 pub static BIOME: ServerSpec = ServerSpec {
     id: "biome",
     language: "TypeScript/JavaScript",
@@ -207,6 +214,7 @@ pub static BIOME: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Svelte: `svelteserver --stdio`.
 pub static SVELTE: ServerSpec = ServerSpec {
     id: "svelte",
     language: "Svelte",
@@ -228,6 +236,7 @@ pub static SVELTE: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// Astro: `astro-ls --stdio`.
 pub static ASTRO: ServerSpec = ServerSpec {
     id: "astro",
     language: "Astro",
@@ -257,6 +266,7 @@ pub static ASTRO: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// JSON: `vscode-json-language-server --stdio`.
 pub static JSON: ServerSpec = ServerSpec {
     id: "json",
     language: "JSON",
@@ -268,6 +278,7 @@ pub static JSON: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// CSS: `vscode-css-language-server --stdio`.
 pub static CSS: ServerSpec = ServerSpec {
     id: "css",
     language: "CSS",
@@ -279,6 +290,7 @@ pub static CSS: ServerSpec = ServerSpec {
     ..BASE
 };
 
+/// HTML: `vscode-html-language-server --stdio`.
 pub static HTML: ServerSpec = ServerSpec {
     id: "html",
     language: "HTML",
