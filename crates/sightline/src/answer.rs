@@ -75,6 +75,41 @@ impl Diagnostics {
     }
 }
 
+/// A position as callers count it: a 1-based line and a 1-based column in
+/// characters (Unicode code points), so that a symbol after emoji or CJK text
+/// has the column a person would count. A server's position is another
+/// thing (0-based, counted in the server's encoding); only
+/// `LspServer::position` turns one into the other, knowing the encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    /// The line, from 1.
+    pub line: usize,
+    /// The column in characters, from 1.
+    pub column: usize,
+}
+
+impl Pos {
+    /// The position at `line` and `column`, both 1-based.
+    pub fn new(line: usize, column: usize) -> Pos {
+        Pos { line, column }
+    }
+
+    /// The position of a 0-based line and character column, as a
+    /// `LineIndex` counts them.
+    pub fn from_zero_based(line: usize, column: usize) -> Pos {
+        Pos {
+            line: line + 1,
+            column: column + 1,
+        }
+    }
+
+    /// The 0-based line and character column, as a `LineIndex` counts them;
+    /// none for line or column 0, which no file has.
+    pub fn zero_based(self) -> Option<(usize, usize)> {
+        Some((self.line.checked_sub(1)?, self.column.checked_sub(1)?))
+    }
+}
+
 /// One place in a file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Loc {
@@ -246,6 +281,15 @@ mod tests {
             column: 1,
             text: String::new(),
         }
+    }
+
+    #[test]
+    fn a_callers_position_is_one_based() {
+        use super::Pos;
+        assert_eq!(Pos::new(3, 7).zero_based(), Some((2, 6)));
+        assert_eq!(Pos::from_zero_based(2, 6), Pos::new(3, 7));
+        assert_eq!(Pos::new(0, 1).zero_based(), None);
+        assert_eq!(Pos::new(1, 0).zero_based(), None);
     }
 
     #[test]

@@ -1,10 +1,73 @@
-//! Small file helpers every layer uses: sightline's data directory, a file's
-//! extension as the tables spell it, and atomic writes.
+//! Small file helpers every layer uses: absolute paths checked once
+//! (`AbsPath`), sightline's data directory, a file's extension as the
+//! tables spell it, and atomic writes.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::error::ToolError;
+
+/// An absolute path. A caller's path is checked once where it comes in
+/// (`AbsPath::new`); code past that point takes an `AbsPath` and never asks
+/// again whether it is absolute.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct AbsPath(PathBuf);
+
+impl AbsPath {
+    /// `path` as written, when it is absolute; otherwise the one-line
+    /// `error:` every tool gives for a relative path.
+    pub fn new(path: &Path) -> Result<AbsPath, ToolError> {
+        if !path.is_absolute() {
+            return Err(ToolError::BadInput(format!(
+                "file must be an absolute path, got `{}`",
+                path.display()
+            )));
+        }
+        Ok(AbsPath(path.to_owned()))
+    }
+
+    /// The same path with symbolic links and `..` resolved where it exists
+    /// (so that a linked root and its target compare equal), else as it is.
+    pub fn canonical(&self) -> AbsPath {
+        AbsPath(sightline_lsp::uri::normalize(&self.0))
+    }
+
+    /// The path.
+    pub fn as_path(&self) -> &Path {
+        &self.0
+    }
+
+    /// The path, owned.
+    pub fn into_path_buf(self) -> PathBuf {
+        self.0
+    }
+}
+
+impl std::ops::Deref for AbsPath {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for AbsPath {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl PartialEq<PathBuf> for AbsPath {
+    fn eq(&self, other: &PathBuf) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<AbsPath> for PathBuf {
+    fn eq(&self, other: &AbsPath) -> bool {
+        *self == other.0
+    }
+}
 
 /// The directory sightline keeps installed servers (and private temporary
 /// directories, and the trust list) in: `$SIGHTLINE_DATA_DIR`, else
@@ -59,4 +122,24 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_path_is_checked_absolute_once() {
+        assert_eq!(
+            AbsPath::new(Path::new("src/app.py"))
+                .unwrap_err()
+                .to_string(),
+            "error: file must be an absolute path, got `src/app.py`"
+        );
+        let p = AbsPath::new(Path::new("/no/such/dir/../app.py")).unwrap();
+        assert_eq!(p.as_path(), Path::new("/no/such/dir/../app.py"));
+        // Nothing there to resolve: the path stays as written.
+        assert_eq!(p.canonical(), p);
+    }
 }

@@ -12,7 +12,7 @@ use crate::edit::patch::{self, Op};
 use crate::edit::text::{ReplaceError, Replaced, Text, replace};
 use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::files::atomic_write;
+use crate::files::{AbsPath, atomic_write};
 
 impl Engine {
     /// Numbered lines of `file` (1-based, the numbers the LSP tools take).
@@ -22,7 +22,7 @@ impl Engine {
         offset: Option<usize>,
         limit: Option<usize>,
     ) -> Result<String, ToolError> {
-        let path = absolute(file)?;
+        let path = AbsPath::new(file)?.canonical().into_path_buf();
         let bytes = read_bytes(&path)?
             .ok_or_else(|| ToolError::BadInput(format!("file not found: {}", path.display())))?;
         let text = Text::decode(&bytes, &path)?;
@@ -58,10 +58,11 @@ impl Engine {
 
     /// Replaces (or creates) `file` with `content`.
     pub async fn write(&self, file: &Path, content: &str) -> Result<EditAnswer, ToolError> {
-        // Judged as given, before `absolute` follows a link to its target,
+        // Judged as given, before `canonical` follows a link to its target,
         // so that a refusal names the path the caller wrote.
-        self.confine([absolute_unresolved(file)?.as_path()])?;
-        let path = absolute(file)?;
+        let given = AbsPath::new(file)?;
+        self.confine([given.as_path()])?;
+        let path = given.canonical().into_path_buf();
         let before = read_bytes(&path)?;
         self.seen().check(&path, before.as_deref())?;
         let old = before
@@ -108,8 +109,9 @@ impl Engine {
         replace_all: bool,
         format_range: bool,
     ) -> Result<EditAnswer, ToolError> {
-        self.confine([absolute_unresolved(file)?.as_path()])?;
-        let path = absolute(file)?;
+        let given = AbsPath::new(file)?;
+        self.confine([given.as_path()])?;
+        let path = given.canonical().into_path_buf();
         let before = read_bytes(&path)?
             .ok_or_else(|| ToolError::BadInput(format!("file not found: {}", path.display())))?;
         self.seen().check(&path, Some(&before))?;
@@ -306,19 +308,4 @@ impl Engine {
         }
         Ok(answer)
     }
-}
-
-fn absolute(path: &Path) -> Result<PathBuf, ToolError> {
-    Ok(sightline_lsp::uri::normalize(&absolute_unresolved(path)?))
-}
-
-/// `path` when it is absolute, as written.
-fn absolute_unresolved(path: &Path) -> Result<PathBuf, ToolError> {
-    if !path.is_absolute() {
-        return Err(ToolError::BadInput(format!(
-            "file must be an absolute path, got `{}`",
-            path.display()
-        )));
-    }
-    Ok(path.to_owned())
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::answer::{Loc, LocKind, Locations};
+use crate::answer::{Loc, LocKind, Locations, Pos};
 use crate::engine::{Engine, aliases, loose, validate};
 use crate::error::ToolError;
 use crate::server::LspServer;
@@ -21,7 +21,7 @@ impl Engine {
         line: usize,
         column: usize,
     ) -> Result<Locations, ToolError> {
-        let (server, checked, pos) = self.prepare(file, line, column, false).await?;
+        let (server, checked, pos) = self.prepare(file, Pos::new(line, column), false).await?;
         let found = server.definition(&checked.path, pos).await?;
         let mut texts = HashMap::new();
         Ok(self.finish(
@@ -39,7 +39,7 @@ impl Engine {
         column: usize,
         include_declaration: bool,
     ) -> Result<Locations, ToolError> {
-        let (server, checked, pos) = self.prepare(file, line, column, true).await?;
+        let (server, checked, pos) = self.prepare(file, Pos::new(line, column), true).await?;
         let mut found = server.references(&checked.path, pos).await?;
         // A server may announce indexing only after we asked (its progress
         // begins just after `initialized`); then the answer may be partial:
@@ -49,7 +49,7 @@ impl Engine {
             server.wait_ready(&checked.path, &doc, true).await?;
             found = server.references(&checked.path, pos).await?;
         }
-        if let Some(name) = loose::name_to_open(&server, &checked, line, column) {
+        if let Some(name) = loose::name_to_open(&server, &checked, Pos::new(line, column)) {
             for group in loose::groups(&server, &checked, &name) {
                 loose::open(&server, &checked, &group).await?;
                 found.extend(server.references(&checked.path, pos).await?);
@@ -76,21 +76,28 @@ impl Engine {
         ))
     }
 
+    /// Gets a position question ready: the file read and the position
+    /// checked, its server started, the file synced and the server ready
+    /// (`cross_file` questions wait for the whole workspace indexed); then
+    /// the position in the server's terms.
     pub(crate) async fn prepare(
         &self,
         file: &Path,
-        line: usize,
-        column: usize,
+        at: Pos,
         cross_file: bool,
     ) -> Result<(Arc<LspServer>, Snapshot, sightline_lsp::protocol::Position), ToolError> {
         let checked = Snapshot::read(file)?;
         let index = sightline_lsp::LineIndex::new(checked.text.as_str());
-        validate::check_position(&index, file, line, column)?;
+        validate::check_position(&index, file, at)?;
         let server = self.server_for(&checked).await?;
         let doc = server.sync(&checked.path, checked.text.clone())?;
         server.wait_ready(&checked.path, &doc, cross_file).await?;
-        let pos = server.position(&doc, line, column).ok_or_else(|| {
-            ToolError::BadInput(format!("line {line} is past the end of {}", file.display()))
+        let pos = server.position(&doc, at).ok_or_else(|| {
+            ToolError::BadInput(format!(
+                "line {} is past the end of {}",
+                at.line,
+                file.display()
+            ))
         })?;
         Ok((server, checked, pos))
     }
@@ -118,7 +125,7 @@ impl Engine {
         line: usize,
         column: usize,
     ) -> Result<Locations, ToolError> {
-        let (server, checked, pos) = self.prepare(file, line, column, true).await?;
+        let (server, checked, pos) = self.prepare(file, Pos::new(line, column), true).await?;
         let found = server.implementation(&checked.path, pos).await?;
         let mut texts = HashMap::new();
         Ok(self.finish(

@@ -13,6 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::answer::Pos;
 use crate::error::ToolError;
 use crate::server::LspServer;
 use crate::server::documents::MAX_OPEN;
@@ -80,21 +81,17 @@ pub async fn open(
 
 /// The name at a position, when the server needs the files that mention it
 /// open for cross-file questions about `file` (a loose file).
-pub fn name_to_open(
-    server: &LspServer,
-    file: &Snapshot,
-    line: usize,
-    column: usize,
-) -> Option<String> {
+pub fn name_to_open(server: &LspServer, file: &Snapshot, pos: Pos) -> Option<String> {
     let loose = server.spec.quirks.loose_files?;
     if in_project(&file.path, &server.root, loose.project) {
         return None;
     }
     let index = sightline_lsp::LineIndex::new(file.text.as_str());
-    let text = index.line(line.checked_sub(1)?)?;
+    let (line, _) = pos.zero_based()?;
+    let text = index.line(line)?;
     crate::engine::validate::symbol_at(
         text,
-        column,
+        pos.column,
         crate::engine::validate::dashed_names(&file.path),
     )
 }

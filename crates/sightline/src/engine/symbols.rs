@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::answer::{Hover, Items, ItemsKind};
-use crate::engine::Engine;
-use crate::engine::validate;
+use crate::answer::{Hover, Items, ItemsKind, Pos};
+
+use crate::engine::{Engine, loose, validate};
 use crate::error::ToolError;
 use crate::servers;
 use crate::sync::Snapshot;
@@ -15,7 +15,7 @@ use crate::sync::Snapshot;
 impl Engine {
     /// The server's hover text (its markdown) for the symbol at a position.
     pub async fn hover(&self, file: &Path, line: usize, column: usize) -> Result<Hover, ToolError> {
-        let (server, checked, pos) = self.prepare(file, line, column, false).await?;
+        let (server, checked, pos) = self.prepare(file, Pos::new(line, column), false).await?;
         let text = server.hover(&checked.path, pos).await?;
         Ok(Hover {
             root: server.root.clone(),
@@ -35,7 +35,7 @@ impl Engine {
         Ok(Items {
             kind: ItemsKind::Outline,
             root: server.root.clone(),
-            file: Some(checked.path),
+            file: Some(checked.path.into_path_buf()),
             items,
         })
     }
@@ -138,16 +138,18 @@ impl Engine {
         kind: ItemsKind,
     ) -> Result<Items, ToolError> {
         let cross_file = kind != ItemsKind::CallItems;
-        let (server, checked, pos) = self.prepare(file, line, column, cross_file).await?;
+        let (server, checked, pos) = self
+            .prepare(file, Pos::new(line, column), cross_file)
+            .await?;
         let prepared = server.prepare_call_hierarchy(&checked.path, pos).await?;
         let mut texts = HashMap::new();
         let mut items = Vec::new();
         // Callers in other files of a loose file are found only while open.
         if kind == ItemsKind::IncomingCalls
-            && let Some(name) = crate::engine::loose::name_to_open(&server, &checked, line, column)
+            && let Some(name) = loose::name_to_open(&server, &checked, Pos::new(line, column))
         {
-            for group in crate::engine::loose::groups(&server, &checked, &name) {
-                crate::engine::loose::open(&server, &checked, &group).await?;
+            for group in loose::groups(&server, &checked, &name) {
+                loose::open(&server, &checked, &group).await?;
                 for item in &prepared {
                     items.extend(server.incoming_calls(item, &mut texts).await?);
                 }

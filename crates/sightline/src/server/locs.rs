@@ -10,16 +10,18 @@ use sightline_lsp::LineIndex;
 use sightline_lsp::protocol::{Location, Position};
 use sightline_lsp::uri::{normalize, uri_to_path};
 
-use crate::answer::Loc;
+use crate::answer::{Loc, Pos};
 use crate::server::LspServer;
 use crate::server::documents::Doc;
 
 type Texts = HashMap<PathBuf, Arc<LineIndex>>;
 
 impl LspServer {
-    /// The server position of a 1-based line and character column.
-    pub fn position(&self, doc: &Doc, line: usize, column: usize) -> Option<Position> {
-        doc.index.to_lsp(line - 1, column - 1, self.encoding)
+    /// The server position of a caller's position in `doc`, in the server's
+    /// encoding.
+    pub fn position(&self, doc: &Doc, pos: Pos) -> Option<Position> {
+        let (line, column) = pos.zero_based()?;
+        doc.index.to_lsp(line, column, self.encoding)
     }
 
     /// Converts server locations into agent coordinates, reading each target
@@ -40,10 +42,11 @@ impl LspServer {
             };
             let (line, col) = index.from_lsp(l.range.start, self.encoding);
             let text = index.line(line).unwrap_or("").trim().to_owned();
+            let at = Pos::from_zero_based(line, col);
             out.push(Loc {
                 path,
-                line: line + 1,
-                column: col + 1,
+                line: at.line,
+                column: at.column,
                 text,
             });
         }
@@ -82,10 +85,11 @@ impl LspServer {
     pub(super) fn loc_at(&self, path: &Path, start: Position, texts: &mut Texts) -> Option<Loc> {
         let index = self.index_for(path, texts)?;
         let (line, col) = index.from_lsp(start, self.encoding);
+        let at = Pos::from_zero_based(line, col);
         Some(Loc {
             path: path.to_owned(),
-            line: line + 1,
-            column: col + 1,
+            line: at.line,
+            column: at.column,
             text: index.line(line).unwrap_or("").trim().to_owned(),
         })
     }

@@ -1,17 +1,16 @@
 //! Snapshots of files as a question reads them from disk.
 
-use std::path::{Path, PathBuf};
-
-use sightline_lsp::uri::normalize;
+use std::path::Path;
 
 use crate::error::ToolError;
+use crate::files::AbsPath;
 
 /// A file as it was on disk when a question read it: its normalized path
 /// and its text, checked to be an absolute path to UTF-8 text.
 #[derive(Debug)]
 pub struct Snapshot {
-    /// The file's absolute, normalized path.
-    pub path: PathBuf,
+    /// The file's path, absolute and canonical.
+    pub path: AbsPath,
     /// Its whole text.
     pub text: String,
 }
@@ -21,12 +20,8 @@ impl Snapshot {
     /// question's subject: a relative path, missing, a directory, binary, or
     /// not UTF-8.
     pub fn read(file: &Path) -> Result<Snapshot, ToolError> {
+        let given = AbsPath::new(file)?;
         let shown = file.display();
-        if !file.is_absolute() {
-            return Err(ToolError::BadInput(format!(
-                "file must be an absolute path, got `{shown}`"
-            )));
-        }
         let meta = std::fs::metadata(file).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => ToolError::BadInput(format!("file not found: {shown}")),
             _ => ToolError::BadInput(format!("cannot read {shown}: {e}")),
@@ -47,7 +42,7 @@ impl Snapshot {
         let text = String::from_utf8(bytes)
             .map_err(|_| ToolError::BadInput(format!("{shown} is not valid UTF-8 text")))?;
         Ok(Snapshot {
-            path: normalize(file),
+            path: given.canonical(),
             text,
         })
     }
