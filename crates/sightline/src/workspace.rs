@@ -467,7 +467,6 @@ impl Workspace {
                     .await?,
             );
         }
-        found.extend(crate::aliases::asked_use(&server, &checked, pos, &found).await?);
         // Every server was asked with the declaration included; take it out
         // here, and only it, so the use that was asked about always stays.
         if !include_declaration {
