@@ -147,6 +147,10 @@ pub static ESLINT: ServerSpec = ServerSpec {
         exclude: &[],
     },
     install: Install::Npm(VSCODE_EXTRACTED),
+    quirks: Quirks {
+        runs_project_code: true,
+        ..Quirks::NONE
+    },
     role: Role::Linter,
     ..BASE
 };
@@ -220,8 +224,6 @@ pub static GOPLS: ServerSpec = ServerSpec {
     command: "gopls",
     root: RootRule::Go,
     install: Install::Toolchain(&["go", "install", "golang.org/x/tools/gopls@v0.20.0"]),
-    // `go list` downloads modules missing from the module cache.
-    network: true,
     ..BASE
 };
 
@@ -412,8 +414,6 @@ pub static RUST: ServerSpec = ServerSpec {
         follow_import_alias: true,
         ..Quirks::NONE
     },
-    // `cargo metadata` downloads dependencies missing from the cache.
-    network: true,
     ..BASE
 };
 

@@ -86,12 +86,13 @@ fn is_installed(spec: &ServerSpec, bin: &Path) -> bool {
 }
 
 /// Looks for the executable: the project's own `node_modules/.bin` (nearest
-/// first), then the extra `search_path`, then PATH, then sightline's install
-/// directory.
+/// first, and only under a trusted directory, see
+/// [`crate::config::trusted_at`]), then the extra `search_path`, then PATH,
+/// then sightline's install directory.
 pub fn locate(spec: &ServerSpec, root: &Path, search_path: &[PathBuf]) -> Option<PathBuf> {
     for dir in root.ancestors() {
         let local = dir.join("node_modules").join(".bin").join(spec.command);
-        if local.is_file() {
+        if local.is_file() && crate::config::trusted_at(dir) {
             return Some(local);
         }
     }
@@ -495,7 +496,7 @@ pub fn find_tsserver(root: &Path, server_bin: &Path) -> Option<PathBuf> {
         let p = nm.join("typescript").join("lib").join("tsserver.js");
         p.is_file().then_some(p)
     };
-    for dir in root.ancestors() {
+    for dir in root.ancestors().filter(|d| crate::config::trusted_at(d)) {
         if let Some(p) = candidate(&dir.join("node_modules")) {
             return Some(p);
         }

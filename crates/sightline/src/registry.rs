@@ -52,6 +52,10 @@ pub struct Quirks {
     /// it may not end that progress for as long as files stay open, and
     /// references never depend on it, so it is not indexing.
     pub background_progress: &'static [&'static str],
+    /// The server runs code the project ships: ESLint loads the project's
+    /// own `eslint` and its `eslint.config.js`. Such a linter joins a
+    /// project on its own only once the project is trusted.
+    pub runs_project_code: bool,
 }
 
 impl Quirks {
@@ -66,6 +70,7 @@ impl Quirks {
         loose_files: None,
         ready_after_progress: None,
         background_progress: &[],
+        runs_project_code: false,
     };
 }
 
@@ -218,10 +223,11 @@ pub struct ServerSpec {
     pub init: &'static str,
     pub role: Role,
     pub quirks: Quirks,
-    /// The server may open internet sockets. Off by default: a server reads
-    /// the project, and a cloned project must not make it talk to the
-    /// network. On only where the server's build tool fetches dependencies
-    /// it has not downloaded yet (cargo for rust-analyzer, go for gopls).
+    /// The server may open internet sockets. Off for every built-in: a
+    /// server reads the project and some run its code (rust-analyzer its
+    /// build scripts and proc macros, ESLint its config), and a cloned
+    /// project must not make them talk to the network. A user whose cargo or
+    /// go must download dependencies sets the entry's `network`.
     pub network: bool,
 }
 

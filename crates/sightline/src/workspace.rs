@@ -274,6 +274,7 @@ impl Workspace {
             registry::Role::Linter => {
                 !self.config.servers.get(spec.id).is_some_and(|e| e.disabled)
                     && linter_in_project(spec, root)
+                    && (!spec.quirks.runs_project_code || crate::config::trusted_at(root))
                     && self.pool.locate(spec, root).is_some()
             }
             _ => self.resolved.enabled.contains(spec.id),

@@ -161,6 +161,29 @@ pub fn user_file() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Whether `dir` or a directory above it has been trusted: only then may a
+/// program the project itself ships (`node_modules/.bin`, `.venv/bin`,
+/// `vendor/bin`, its `tsserver.js`) run, since a cloned repository can
+/// commit any file there.
+pub fn trusted_at(dir: &Path) -> bool {
+    let in_process = IN_PROCESS
+        .lock()
+        .map(|t| t.iter().any(|d| dir.starts_with(d)))
+        .unwrap_or(false);
+    in_process || dir.ancestors().any(is_trusted)
+}
+
+/// Directories trusted for this process only, by a library caller that
+/// decides trust itself (and by tests), without the user's trust file.
+static IN_PROCESS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Trusts `dir` (and everything under it) for the rest of this process.
+pub fn trust_in_process(dir: &Path) {
+    if let Ok(mut t) = IN_PROCESS.lock() {
+        t.push(sightline_lsp::uri::normalize(dir));
+    }
+}
+
 /// The project file in `dir`, if one exists.
 pub fn project_file(dir: &Path) -> Option<PathBuf> {
     ["sightline.jsonc", "sightline.json"]
