@@ -1,7 +1,9 @@
 //! The project a file belongs to: the nearest ancestor holding a project
 //! marker. Each server refines this with its own rule (`servers::roots`);
 //! the sandbox and the formatters use it as it is. Glob markers (`*.csproj`)
-//! really match.
+//! really match. Also whether the user trusts a project (`sightline trust`):
+//! the trust list is read by the configuration's gate and by everything
+//! that would run a program the project ships.
 
 use std::path::{Path, PathBuf};
 
@@ -54,6 +56,60 @@ pub fn root_for(file: &Path, workspace: Option<&Path>) -> Option<PathBuf> {
     workspace
         .filter(|ws| file.starts_with(ws))
         .map(Path::to_owned)
+}
+
+/// Whether `dir` or a directory above it has been trusted: only then may a
+/// program the project itself ships (`node_modules/.bin`, `.venv/bin`,
+/// `vendor/bin`, its `tsserver.js`) run, since a cloned repository can
+/// commit any file there.
+pub fn trusted_at(dir: &Path) -> bool {
+    let in_process = IN_PROCESS
+        .lock()
+        .map(|t| t.iter().any(|d| dir.starts_with(d)))
+        .unwrap_or(false);
+    in_process || dir.ancestors().any(is_trusted)
+}
+
+/// Directories trusted for this process only, by a library caller that
+/// decides trust itself (and by tests), without the user's trust file.
+static IN_PROCESS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Trusts `dir` (and everything under it) for the rest of this process.
+pub fn trust_in_process(dir: &Path) {
+    if let Ok(mut t) = IN_PROCESS.lock() {
+        t.push(sightline_lsp::uri::normalize(dir));
+    }
+}
+
+/// The file listing trusted project directories.
+fn trust_file() -> PathBuf {
+    crate::files::data_dir().join("trusted-projects")
+}
+
+/// Whether `dir` has been trusted with `sightline trust`.
+pub fn is_trusted(dir: &Path) -> bool {
+    let dir = sightline_lsp::uri::normalize(dir);
+    std::fs::read_to_string(trust_file()).is_ok_and(|t| t.lines().any(|l| Path::new(l) == dir))
+}
+
+/// Trusts (or, with `trust = false`, stops trusting) the project in `dir`.
+pub fn set_trusted(dir: &Path, trust: bool) -> std::io::Result<PathBuf> {
+    let dir = sightline_lsp::uri::normalize(dir);
+    let path = trust_file();
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| Path::new(l) != dir)
+        .map(str::to_owned)
+        .collect();
+    if trust {
+        lines.push(dir.display().to_string());
+    }
+    // The edit tools' atomic write: a unique temporary file, so that two
+    // `sightline trust` at once cannot interleave.
+    crate::files::atomic_write(&path, (lines.join("\n") + "\n").as_bytes())
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(dir)
 }
 
 #[cfg(test)]

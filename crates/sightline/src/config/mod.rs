@@ -211,37 +211,6 @@ pub fn project_file(dir: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The file listing trusted project directories.
-fn trust_file() -> PathBuf {
-    crate::files::data_dir().join("trusted-projects")
-}
-
-/// Whether `dir` has been trusted with `sightline trust`.
-pub fn is_trusted(dir: &Path) -> bool {
-    let dir = sightline_lsp::uri::normalize(dir);
-    std::fs::read_to_string(trust_file()).is_ok_and(|t| t.lines().any(|l| Path::new(l) == dir))
-}
-
-/// Trusts (or, with `trust = false`, stops trusting) the project in `dir`.
-pub fn set_trusted(dir: &Path, trust: bool) -> std::io::Result<PathBuf> {
-    let dir = sightline_lsp::uri::normalize(dir);
-    let path = trust_file();
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
-    let mut lines: Vec<String> = text
-        .lines()
-        .filter(|l| Path::new(l) != dir)
-        .map(str::to_owned)
-        .collect();
-    if trust {
-        lines.push(dir.display().to_string());
-    }
-    // The edit tools' atomic write: a unique temporary file, so that two
-    // `sightline trust` at once cannot interleave.
-    crate::files::atomic_write(&path, (lines.join("\n") + "\n").as_bytes())
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
-    Ok(dir)
-}
-
 mod entries;
 mod parse;
 mod resolve;
@@ -249,6 +218,7 @@ mod schema;
 mod trust;
 
 pub use crate::format::FormatterEntry;
+pub use crate::project::{is_trusted, set_trusted, trust_in_process, trusted_at};
 pub use resolve::{Resolved, ServerSettings};
 pub use schema::schema;
 

@@ -71,6 +71,11 @@ impl Config {
                 "lsp" => self.merge_lsp(&file, &prop.value, project)?,
                 "autoinstall" => {
                     let v = bool_of(&file, &prop.value, "\"autoinstall\" must be true or false")?;
+                    // Installing runs an installer with the network.
+                    if v && project && !self.trusted {
+                        self.ignore("autoinstall".into(), &file.origin(prop.range));
+                        continue;
+                    }
                     self.autoinstall = Some(v);
                     self.record("autoinstall", json!(v), file.origin(prop.range));
                 }
@@ -115,6 +120,10 @@ impl Config {
                 }
                 "edit_tools" => {
                     let v = bool_of(&file, &prop.value, "\"edit_tools\" must be true or false")?;
+                    if v && project && !self.trusted {
+                        self.ignore("edit_tools".into(), &file.origin(prop.range));
+                        continue;
+                    }
                     self.edit_tools = v;
                     self.record("edit_tools", json!(v), file.origin(prop.range));
                 }

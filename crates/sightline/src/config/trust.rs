@@ -51,7 +51,7 @@ pub(super) fn names_a_program(key: &str, value: &Value) -> bool {
 }
 
 impl Config {
-    fn ignore(&mut self, key: String, origin: &Origin) {
+    pub(super) fn ignore(&mut self, key: String, origin: &Origin) {
         self.ignored.push(format!("{key} ({origin})"));
     }
 
@@ -104,9 +104,16 @@ impl Config {
     }
 
     /// Whether an untrusted project may set the sandbox `mode`: only as
-    /// strict as the default or stricter.
+    /// strict as what the user's file (or the default, `workspace-write`)
+    /// chose, or stricter.
     pub(super) fn gate_sandbox(&mut self, mode: &str, origin: &Origin) -> bool {
-        if mode == "danger-full-access" {
+        let rank = |m: &str| match m {
+            "read-only" => 0,
+            "workspace-write" => 1,
+            _ => 2,
+        };
+        let current = self.sandbox.as_deref().unwrap_or("workspace-write");
+        if rank(mode) > rank(current) {
             self.ignore("sandbox".into(), origin);
             return false;
         }
@@ -139,9 +146,50 @@ impl Config {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use std::path::Path;
+
     use serde_json::{Map, json};
 
     use super::*;
+
+    /// An untrusted project may make the sandbox stricter, never looser
+    /// than the user's choice, and may not turn installs or edit tools on.
+    #[test]
+    fn an_untrusted_project_only_tightens() {
+        let mut c = Config::default();
+        c.merge_text(
+            Path::new("/u/config.json"),
+            r#"{ "sandbox": "read-only" }"#,
+            false,
+        )
+        .unwrap();
+        c.merge_text(
+            Path::new("/p/sightline.json"),
+            "{\n\"sandbox\": \"workspace-write\",\n\"autoinstall\": true,\n\"edit_tools\": true\n}",
+            true,
+        )
+        .unwrap();
+        assert_eq!(c.sandbox.as_deref(), Some("read-only"));
+        assert_eq!(c.autoinstall, None);
+        assert!(!c.edit_tools);
+        assert_eq!(
+            c.ignored,
+            vec![
+                "sandbox (/p/sightline.json:2)",
+                "autoinstall (/p/sightline.json:3)",
+                "edit_tools (/p/sightline.json:4)"
+            ]
+        );
+        let mut c = Config::default();
+        c.merge_text(
+            Path::new("/p/sightline.json"),
+            r#"{ "sandbox": "read-only" }"#,
+            true,
+        )
+        .unwrap();
+        assert_eq!(c.sandbox.as_deref(), Some("read-only"));
+        assert!(c.ignored.is_empty());
+    }
 
     /// The settings of `init` that name no program.
     fn harmless(init: &Map<String, Value>) -> Vec<&str> {

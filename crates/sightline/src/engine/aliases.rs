@@ -1,6 +1,5 @@
 //! Uses that servers leave out of a symbol's references: the uses of an
-//! import alias (`from m import f as g`, `use m::f as g;`), and, with
-//! rust-analyzer, even the use that was asked about.
+//! import alias (`from m import f as g`, `use m::f as g;`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -8,11 +7,10 @@ use std::sync::Arc;
 
 use sightline_lsp::LineIndex;
 use sightline_lsp::protocol::{Location, Position, Range};
-use sightline_lsp::uri::{path_to_uri_string, uri_to_path};
+use sightline_lsp::uri::uri_to_path;
 
 use crate::error::ToolError;
 use crate::server::LspServer;
-use crate::sync::Snapshot;
 
 type Texts = HashMap<PathBuf, Arc<LineIndex>>;
 
@@ -71,61 +69,8 @@ pub async fn alias_references(
     Ok(more)
 }
 
-/// The asked position, when the server left it out of its own answer
-/// (rust-analyzer, asked at a use of an alias) although it holds a symbol
-/// with a definition: the contract is every use of the symbol there, this
-/// one included. A declaration added here is taken out later with the
-/// others when declarations are not wanted.
-pub async fn asked_use(
-    server: &LspServer,
-    checked: &Snapshot,
-    pos: Position,
-    found: &[Location],
-) -> Result<Option<Location>, ToolError> {
-    let uri_text = path_to_uri_string(&checked.path).unwrap_or_default();
-    let Ok(uri) = uri_text.parse() else {
-        return Ok(None);
-    };
-    let listed = found
-        .iter()
-        .any(|l| l.uri == uri && l.range.start <= pos && pos <= l.range.end);
-    if listed {
-        return Ok(None);
-    }
-    let index = LineIndex::new(checked.text.as_str());
-    let (line, col) = server.char_position(&index, pos);
-    let Some((start, name)) = word_at(index.line(line).unwrap_or(""), col) else {
-        return Ok(None);
-    };
-    if server.definition(&checked.path, pos).await?.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(word_location(
-        &uri, server, &index, line, start, &name,
-    )))
-}
-
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
-}
-
-/// The identifier around character `col` of `line`: its first column and
-/// its text.
-fn word_at(line: &str, col: usize) -> Option<(usize, String)> {
-    let chars: Vec<char> = line.chars().collect();
-    if !chars.get(col).is_some_and(|c| is_word_char(*c)) {
-        return None;
-    }
-    let start = (0..col)
-        .rev()
-        .take_while(|i| is_word_char(chars[*i]))
-        .last()
-        .unwrap_or(col);
-    let end = (col..chars.len())
-        .take_while(|i| is_word_char(chars[*i]))
-        .last()
-        .map_or(col, |i| i + 1);
-    Some((start, chars[start..end].iter().collect()))
 }
 
 /// Every whole-word occurrence of `name` in `index`: 0-based line and
@@ -169,9 +114,41 @@ fn word_location(
     }
 }
 
-/// The 0-based character column and the name `g` when the text after `loc`
-/// reads `as g`.
+/// Words that begin an import statement: Python's `from m import f as g`
+/// and `import m as g`, Rust's `use m::f as g;`.
+const IMPORT_STARTS: &[&str] = &["from ", "import ", "use ", "pub use ", "pub(crate) use "];
+
+/// Whether line `line` of `index` is part of an import statement: it starts
+/// one, or one starts above it and is still open (a parenthesised or braced
+/// list spread over lines, with no `)` or `;` in between). `n as usize`
+/// and `except E as e` are not imports.
+fn in_import(index: &LineIndex, line: usize) -> bool {
+    let starts = |l: usize| {
+        index
+            .line(l)
+            .is_some_and(|t| IMPORT_STARTS.iter().any(|k| t.trim_start().starts_with(k)))
+    };
+    if starts(line) {
+        return true;
+    }
+    for above in (line.saturating_sub(30)..line).rev() {
+        let text = index.line(above).unwrap_or("");
+        if starts(above) {
+            return text.contains(['(', '{']) && !text.contains([')', ';']);
+        }
+        if text.contains([')', ';']) {
+            return false;
+        }
+    }
+    false
+}
+
+/// The 0-based character column and the name `g` when `loc` is in an import
+/// statement and the text after it reads `as g`.
 fn alias_after(server: &LspServer, index: &LineIndex, loc: &Location) -> Option<(usize, String)> {
+    if !in_import(index, loc.range.end.line as usize) {
+        return None;
+    }
     let line = index.line(loc.range.end.line as usize)?;
     let (_, end_col) = server.char_position(index, loc.range.end);
     let rest: String = line.chars().skip(end_col).collect();
@@ -195,10 +172,19 @@ mod tests {
 
     #[test]
     fn words_are_found_whole_after_wide_characters() {
-        assert_eq!(word_at("let 名前 = plus(1);", 9), Some((9, "plus".into())));
-        assert_eq!(word_at("let 名前 = plus(1);", 11), Some((9, "plus".into())));
-        assert_eq!(word_at("a + b", 1), None);
         let index = LineIndex::new("use m::add as plus;\n🙂 plus(plusx, xplus, plus)\n");
         assert_eq!(words(&index, "plus"), vec![(0, 14), (1, 2), (1, 21)]);
+    }
+
+    #[test]
+    fn only_imports_have_aliases() {
+        // The closing line of a spread import is part of it too.
+        let text = "from m import (\n    a as b,\n)\nx = n as usize\nuse m::{\n    f as g,\n};\nexcept E as e:\nimport os as o\n";
+        let index = LineIndex::new(text);
+        let got: Vec<bool> = (0..9).map(|l| in_import(&index, l)).collect();
+        assert_eq!(
+            got,
+            vec![true, true, true, false, true, true, true, false, true]
+        );
     }
 }

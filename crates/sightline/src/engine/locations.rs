@@ -61,7 +61,6 @@ impl Engine {
                 aliases::alias_references(&server, &found, include_declaration, &mut texts).await?,
             );
         }
-        found.extend(aliases::asked_use(&server, &checked, pos, &found).await?);
         // Every server was asked with the declaration included; take it out
         // here, and only it, so the use that was asked about always stays.
         if !include_declaration {

@@ -62,6 +62,7 @@ impl Engine {
                         .quirks
                         .used_by_project
                         .is_none_or(|u| u.in_project(root))
+                    && (!spec.quirks.runs_project_code || crate::project::trusted_at(root))
                     && self.pool.locate(spec, root).is_some()
             }
             _ => self.resolved.enabled.contains(spec.id),

@@ -128,7 +128,8 @@ impl Formatters {
     /// Looks for a program: in each ancestor's `local` dirs (nearest
     /// first, up to the top), then the extra search path, then PATH.
     fn program(&self, name: &str, local: &[&str], dir: &Path, top: &Path) -> Option<PathBuf> {
-        for d in walk_up(dir, top) {
+        // A program the project ships runs only once it is trusted.
+        for d in walk_up(dir, top).filter(|d| crate::project::trusted_at(d)) {
             for l in local {
                 let p = d.join(l).join(name);
                 if p.is_file() {

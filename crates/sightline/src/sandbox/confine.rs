@@ -83,6 +83,15 @@ impl Roots {
                         path.display()
                     ))
                 })?;
+                // Git runs hooks and reads `core.fsmonitor` from `.git`
+                // unsandboxed, so a write there would leave the sandbox.
+                if resolved.components().any(|c| c.as_os_str() == ".git") {
+                    return Err(ToolError::Refused(format!(
+                        "the sandbox mode {} allows no writes inside .git; {} is inside it",
+                        mode.as_str(),
+                        path.display()
+                    )));
+                }
                 let roots = self.for_file(&resolved);
                 if roots.iter().any(|r| resolved.starts_with(r)) {
                     return Ok(());
@@ -199,6 +208,17 @@ mod tests {
         assert!(!ok(Mode::WorkspaceWrite, &top.join("wsx/a.py")));
         assert!(!ok(Mode::ReadOnly, &ws.join("a.py")));
         assert!(ok(Mode::DangerFullAccess, &top.join("x.py")));
+        // `.git` is never written: git would run a planted hook unsandboxed.
+        assert_eq!(
+            roots
+                .check(Mode::WorkspaceWrite, &ws.join(".git/hooks/pre-commit"))
+                .unwrap_err()
+                .to_string(),
+            format!(
+                "error: the sandbox mode workspace-write allows no writes inside .git; {}/.git/hooks/pre-commit is inside it",
+                ws.display()
+            )
+        );
         assert_eq!(
             roots
                 .check(Mode::WorkspaceWrite, &ws.join("../x.py"))

@@ -93,7 +93,8 @@ pub fn launch(args: &[String]) -> ! {
 }
 
 /// Installs a seccomp filter under which `socket(AF_INET | AF_INET6, ...)`
-/// fails with `EACCES` (as Codex confines its children). Landlock has
+/// and every io_uring call fail with `EACCES` (as Codex confines its
+/// children). Landlock has
 /// already set `no_new_privs`, which an unprivileged filter needs.
 fn refuse_internet_sockets() -> Result<(), String> {
     use seccompiler::{
@@ -109,8 +110,17 @@ fn refuse_internet_sockets() -> Result<(), String> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| e.to_string())?;
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| e.to_string())?;
+    // io_uring can open a socket without the `socket` syscall
+    // (IORING_OP_SOCKET), so a child without the network gets no io_uring.
     let filter = SeccompFilter::new(
-        [(libc::SYS_socket, rules)].into_iter().collect(),
+        [
+            (libc::SYS_socket, rules),
+            (libc::SYS_io_uring_setup, Vec::new()),
+            (libc::SYS_io_uring_enter, Vec::new()),
+            (libc::SYS_io_uring_register, Vec::new()),
+        ]
+        .into_iter()
+        .collect(),
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EACCES as u32),
         arch,

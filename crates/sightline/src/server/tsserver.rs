@@ -37,9 +37,12 @@ impl LspServer {
                 "command": "typescript.tsserverRequest",
                 "arguments": [command, { "file": path, "includeLinePosition": false }],
             });
+            // The first check of a project includes loading it (the lib
+            // files, every source), so it gets the ready budget too.
+            let budget = self.budgets.document.max(self.budgets.ready);
             let v = self
                 .client
-                .request_value("workspace/executeCommand", params, self.budgets.document)
+                .request_value("workspace/executeCommand", params, budget)
                 .await?;
             let items = v.get("body").cloned().unwrap_or(v);
             let Some(items) = items.as_array() else {

@@ -66,6 +66,10 @@ pub struct Quirks {
     /// it may not end that progress for as long as files stay open, and
     /// references never depend on it, so it is not indexing.
     pub background_progress: &'static [&'static str],
+    /// The server runs code the project ships: ESLint loads the project's
+    /// own `eslint` and its `eslint.config.js`. Such a linter joins a
+    /// project on its own only once the project is trusted.
+    pub runs_project_code: bool,
     /// Cache directories the server writes, which the sandbox lets it write
     /// (tsserver's type cache, gopls's and Go's build caches, Cargo's home).
     pub caches: &'static [Cache],
@@ -131,6 +135,7 @@ impl Quirks {
         loose_files: None,
         ready_after_progress: None,
         background_progress: &[],
+        runs_project_code: false,
         caches: &[],
         private_env: &[],
         init_options: None,

@@ -110,10 +110,11 @@ pub struct ServerSpec {
     pub role: Role,
     /// How it differs from the protocol's defaults.
     pub quirks: Quirks,
-    /// The server may open internet sockets. Off by default: a server reads
-    /// the project, and a cloned project must not make it talk to the
-    /// network. On only where the server's build tool fetches dependencies
-    /// it has not downloaded yet (cargo for rust-analyzer, go for gopls).
+    /// The server may open internet sockets. Off for every built-in: a
+    /// server reads the project and some run its code (rust-analyzer its
+    /// build scripts and proc macros, ESLint its config), and a cloned
+    /// project must not make them talk to the network. A user whose cargo or
+    /// go must download dependencies sets the entry's `network`.
     pub network: bool,
 }
 

@@ -183,6 +183,59 @@ fn an_untrusted_project_cannot_change_how_a_server_starts() {
     );
 }
 
+/// A repository can commit `node_modules/.bin/pyright-langserver`: the
+/// program a project ships runs only once the project is trusted.
+#[test]
+fn a_server_the_project_ships_runs_only_when_trusted() {
+    sightline_test_support::require("pyright-langserver");
+    let real = sightline_test_support::tools_bin().join("pyright-langserver");
+    let p = Project::new(&[("pyproject.toml", ""), ("app.py", "x: int = \"s\"\n")]);
+    p.write(
+        "node_modules/.bin/pyright-langserver",
+        &format!(
+            "#!/bin/sh\ntouch local.mark\nexec {} \"$@\"\n",
+            real.display()
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let script = p.path("node_modules/.bin/pyright-langserver");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let root = p.root().to_str().unwrap();
+    let file = p.path("app.py");
+    let path = sightline_test_support::path_with_tools();
+    let env = [
+        ("PATH", path.as_str()),
+        ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1"),
+    ];
+    let ask = || {
+        cli(
+            &["--root", root, "diagnostics", file.to_str().unwrap()],
+            data.path(),
+            &env,
+        )
+    };
+    let (out, _, _) = ask();
+    assert!(
+        out.starts_with("app.py: 1 diagnostic\n1:10 error: Type"),
+        "{out}"
+    );
+    assert!(
+        !p.path("local.mark").exists(),
+        "the project's own server ran untrusted"
+    );
+    cli(&["trust", root], data.path(), &[]);
+    let (out, _, _) = ask();
+    assert!(
+        out.starts_with("app.py: 1 diagnostic\n1:10 error: Type"),
+        "{out}"
+    );
+    assert!(
+        p.path("local.mark").exists(),
+        "trusted, the project's server runs"
+    );
+}
+
 #[test]
 fn an_override_without_a_command_keeps_discovery_and_needs_no_trust() {
     let p = Project::new(&[

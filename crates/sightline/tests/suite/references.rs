@@ -254,7 +254,7 @@ fn rust_analyzer() {
             ),
             (
                 "src/lib.rs",
-                "mod util;\nuse util::add as plus;\n\npub fn total() -> i32 {\n    let s = \"🙂 名前\"; let more = util::add(3, 4);\n    util::add(1, 2) + more + plus(5, 6) + s.len() as i32\n}\n",
+                "mod util;\nuse util::add as plus;\n\npub fn total() -> i32 {\n    let s = \"🙂 名前\"; let more = util::add(3, 4);\n    util::add(1, 2) + more + plus(5, 6) + s.len() as i32\n}\n\n// A cast is not an import alias: `usize`'s uses are not `add`'s.\npub fn address() -> usize {\n    util::add as usize\n}\n",
             ),
         ],
         config: json!({}),

@@ -302,12 +302,18 @@ fn real_servers_start_and_answer_in_the_default_sandbox() {
 #[test]
 fn children_get_no_network_unless_their_entry_asks() {
     let tmp = tempfile::tempdir().unwrap();
-    let probe = "import socket\n\
+    // io_uring can open sockets without `socket()`: `io_uring_setup` with
+    // zero entries fails with EINVAL when allowed, EACCES when refused.
+    let probe = "import ctypes, os, socket\n\
         for fam in (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6):\n\
         \x20   try:\n\
         \x20       socket.socket(fam).close(); print(fam.name, 'ok')\n\
         \x20   except OSError as e:\n\
-        \x20       print(fam.name, 'refused', e.errno)\n";
+        \x20       print(fam.name, 'refused', e.errno)\n\
+        libc = ctypes.CDLL(None, use_errno=True)\n\
+        params = ctypes.create_string_buffer(120)\n\
+        libc.syscall(425, 0, params)\n\
+        print('io_uring errno', ctypes.get_errno())\n";
     let run = |network: bool| {
         let mut args = vec![
             "__sandbox".to_owned(),
@@ -330,7 +336,10 @@ fn children_get_no_network_unless_their_entry_asks() {
     };
     assert_eq!(
         run(false),
-        "AF_UNIX ok\nAF_INET refused 13\nAF_INET6 refused 13\n"
+        "AF_UNIX ok\nAF_INET refused 13\nAF_INET6 refused 13\nio_uring errno 13\n"
     );
-    assert_eq!(run(true), "AF_UNIX ok\nAF_INET ok\nAF_INET6 ok\n");
+    assert_eq!(
+        run(true),
+        "AF_UNIX ok\nAF_INET ok\nAF_INET6 ok\nio_uring errno 22\n"
+    );
 }

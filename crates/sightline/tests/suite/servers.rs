@@ -593,13 +593,26 @@ fn eslint_joins_typescript_where_the_project_uses_it() {
         ("a.js", js),
     ]);
     std::os::unix::fs::symlink(tools("node_modules"), with.path("node_modules")).unwrap();
+    // The same project, not trusted: ESLint runs the project's own eslint and
+    // its `eslint.config.js`, so it joins only a trusted project.
+    let untrusted = Project::new(&[
+        ("package.json", "{\"type\": \"module\"}"),
+        (
+            "eslint.config.js",
+            "import js from \"@eslint/js\";\nexport default [js.configs.recommended];\n",
+        ),
+        ("a.js", js),
+    ]);
+    std::os::unix::fs::symlink(tools("node_modules"), untrusted.path("node_modules")).unwrap();
+    sightline::config::trust_in_process(with.root());
     let without = Project::new(&[("package.json", "{\"type\": \"module\"}"), ("a.js", js)]);
     let out = runtime().block_on(async {
         // The linked `node_modules` holds Biome too, which would join as well.
         let ws = workspace(json!({ "lsp": { "biome": { "disabled": true } } }));
         let out = format!(
-            "--- with eslint\n{}--- without\n{}",
+            "--- with eslint\n{}--- with eslint, not trusted\n{}--- without\n{}",
             diags(&ws, &with.path("a.js")).await,
+            diags(&ws, &untrusted.path("a.js")).await,
             diags(&ws, &without.path("a.js")).await,
         );
         ws.shutdown().await;

@@ -98,12 +98,13 @@ pub(super) fn is_installed(spec: &ServerSpec, bin: &Path) -> bool {
 }
 
 /// Looks for the executable: the project's own `node_modules/.bin` (nearest
-/// first), then the extra `search_path`, then PATH, then sightline's install
-/// directory.
+/// first, and only under a trusted directory, see
+/// [`crate::project::trusted_at`]), then the extra `search_path`, then PATH,
+/// then sightline's install directory.
 pub fn locate(spec: &ServerSpec, root: &Path, search_path: &[PathBuf]) -> Option<PathBuf> {
     for dir in root.ancestors() {
         let local = dir.join("node_modules").join(".bin").join(spec.command);
-        if local.is_file() {
+        if local.is_file() && crate::project::trusted_at(dir) {
             return Some(local);
         }
     }

@@ -13,8 +13,6 @@ pub static GOPLS: ServerSpec = ServerSpec {
     command: "gopls",
     root: RootRule::Go,
     install: Install::Toolchain(&["go", "install", "golang.org/x/tools/gopls@v0.20.0"]),
-    // `go list` downloads modules missing from the module cache.
-    network: true,
     quirks: Quirks {
         caches: &[
             Cache::User("gopls"),
@@ -127,8 +125,6 @@ pub static RUST: ServerSpec = ServerSpec {
         rustup_component: Some("rust-analyzer"),
         ..Quirks::NONE
     },
-    // `cargo metadata` downloads dependencies missing from the cache.
-    network: true,
     ..BASE
 };
 

@@ -128,6 +128,7 @@ pub static ESLINT: ServerSpec = ServerSpec {
     quirks: Quirks {
         // It fails on an empty settings object.
         whole_settings: Some(eslint_settings),
+        runs_project_code: true,
         // It runs the project's own eslint.
         used_by_project: Some(LinterUse {
             package: "eslint",
@@ -331,7 +332,7 @@ fn find_tsserver(root: &Path, server_bin: &Path) -> Option<PathBuf> {
         let p = nm.join("typescript").join("lib").join("tsserver.js");
         p.is_file().then_some(p)
     };
-    for dir in root.ancestors() {
+    for dir in root.ancestors().filter(|d| crate::project::trusted_at(d)) {
         if let Some(p) = candidate(&dir.join("node_modules")) {
             return Some(p);
         }
