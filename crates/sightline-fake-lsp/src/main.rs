@@ -7,6 +7,7 @@
 
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
+mod answers;
 mod host;
 mod script;
 mod serve;
