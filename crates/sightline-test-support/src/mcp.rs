@@ -75,6 +75,18 @@ impl McpDriver {
         self.child.id()
     }
 
+    /// Trusts `dir` in the data directory the sessions use (`sightline
+    /// trust`), so that a program the project ships may run.
+    pub fn trust(&self, dir: &Path) {
+        let out = Command::new(sightline_bin())
+            .args(["trust", &dir.display().to_string()])
+            .env("SIGHTLINE_DATA_DIR", &self.data)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "sightline trust failed: {out:?}");
+    }
+
     /// Sends one command and returns its one answer.
     pub fn send(&mut self, command: Value) -> Value {
         let stdin = self.stdin.as_mut().unwrap();

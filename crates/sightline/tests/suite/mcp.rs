@@ -447,6 +447,9 @@ fn a_cancelled_call_cancels_its_lsp_request() {
         { "method": "textDocument/definition", "nth": 1, "actions": ["hang"] },
     ] }));
     let mut d = McpDriver::start();
+    // The fake server is the project's own `node_modules/.bin` program,
+    // which runs only in a trusted project.
+    d.trust(p.root());
     d.open("s", p.root());
     let a_py = p.path("a.py");
     let log = p.path("fake-lsp.log");
