@@ -32,10 +32,21 @@ fn write_frame(w: &mut impl Write, v: &Value) {
 }
 
 impl Direct {
-    /// Starts the server and completes `initialize`/`initialized`.
+    /// Starts `program --stdio` and completes `initialize`/`initialized`.
     pub fn start(program: &Path, root: &Path, capabilities: Value, init_options: Value) -> Direct {
+        Direct::start_with(program, &["--stdio"], root, capabilities, init_options)
+    }
+
+    /// Starts `program args` and completes `initialize`/`initialized`.
+    pub fn start_with(
+        program: &Path,
+        args: &[&str],
+        root: &Path,
+        capabilities: Value,
+        init_options: Value,
+    ) -> Direct {
         let mut child = Command::new(program)
-            .arg("--stdio")
+            .args(args)
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -109,6 +120,11 @@ impl Direct {
         );
         d.notify("initialized", json!({}));
         d
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn notify(&mut self, method: &str, params: Value) {

@@ -2,7 +2,7 @@
 //! (`project`), the pinned servers in `tools/` and this build's binaries
 //! (`paths`), an engine wired to those servers (`engine`), the CLI and
 //! `sightline batch` as children (`cli`), `sightline mcp` driven by the
-//! official MCP Python SDK (`mcp`), a bare blocking LSP client to measure
+//! official MCP Python SDK (`mcp`), positions scanned from real source (`scan`), a bare blocking LSP client to measure
 //! against (`direct`), processes (`process`), and benchmark numbers
 //! (`stats`). Every harness fails (never skips) when what it needs is
 //! missing, and says how to get it.
@@ -16,6 +16,7 @@ pub mod mcp;
 pub mod paths;
 pub mod process;
 pub mod project;
+pub mod scan;
 pub mod stats;
 
 pub use cli::{BatchBuilder, BatchSession, run_cli};

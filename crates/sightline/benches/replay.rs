@@ -1,0 +1,748 @@
+//! Replay: one scripted, agent-like session on a pinned real project, asked
+//! through sightline's library `Engine` (in-process) and through the bare
+//! direct client of `sightline-test-support` on the same server binary, in
+//! one run, question by question (the two alternate which goes first).
+//!
+//! Projects (the soak test's): click 8.5.1 with pyright, mobx 6.16.1's `src/`
+//! with typescript-language-server, memchr 2.8.3 with rust-analyzer. Each gets
+//! its own two copies (one per client), so that the two servers never share
+//! a build directory. The session: positions scanned from the source
+//! (declarations and calls, spread over the files), asked in windows of a few
+//! files: each position's definition, then its references and hover shuffled
+//! together, an outline (`documentSymbol`) of some files, and three edit
+//! cycles (an error appended on disk, diagnostics, the file reverted,
+//! diagnostics again).
+//!
+//! Printed per kind: median and p95 of both, the ratio of the medians; the
+//! cold first answer of both (from spawning the server, or creating the
+//! engine, to the first non-empty definition); the servers' resident memory
+//! at the end (VmRSS summed over each server's process tree); and this bench
+//! process's VmRSS growth from before the engine was created to the end,
+//! which is sightline's own memory (the direct client in the same process is
+//! a reader thread and two channels).
+//!
+//! The direct client's diagnostics: pyright is pulled (`didChange`, then
+//! `textDocument/diagnostic`); typescript-language-server and rust-analyzer
+//! push, and the direct client waits for the publish that shows the appended
+//! error on its line (after an edit) or no error on it (after the revert), an
+//! oracle no real client has, so a floor. rust-analyzer also gets `didSave`,
+//! which starts its `cargo check`.
+//!
+//! Run with `cargo bench -p sightline --bench replay` (all three), or pass
+//! `pyright`, `typescript` or `rust` after `--` (or set `SIGHTLINE_REPLAY`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sightline::Engine;
+use sightline::servers::Budgets;
+use sightline_test_support::direct::{Direct, uri};
+use sightline_test_support::scan::{Lang, Rng, Spot, Tree, scan, spread};
+use sightline_test_support::{descendants, repo_root, rss_kib, runtime, stats::us, tool};
+
+/// Positions asked about per project; each gets definition, references and
+/// hover.
+const SPOTS: usize = 40;
+/// Outlines per project.
+const OUTLINES: usize = 8;
+/// Files whose questions are shuffled together.
+const WINDOW: usize = 4;
+/// How long the direct client waits for a publish.
+const PUSH_WAIT: Duration = Duration::from_secs(90);
+
+/// The capabilities sightline sends (`server/start.rs`), for the direct
+/// client: the same settings on both sides.
+fn capabilities() -> Value {
+    json!({
+        "window": { "workDoneProgress": true },
+        "experimental": { "serverStatusNotification": true },
+        "workspace": {
+            "configuration": true,
+            "workspaceFolders": true,
+            "diagnostics": { "refreshSupport": true },
+            "symbol": {},
+        },
+        "textDocument": {
+            "synchronization": { "dynamicRegistration": true, "didSave": true },
+            "publishDiagnostics": { "versionSupport": true, "relatedInformation": false, "tagSupport": { "valueSet": [1, 2] } },
+            "diagnostic": { "dynamicRegistration": true, "relatedDocumentSupport": false },
+            "definition": { "linkSupport": true },
+            "references": {},
+            "hover": { "contentFormat": ["markdown", "plaintext"] },
+            "documentSymbol": { "hierarchicalDocumentSymbolSupport": true },
+        },
+    })
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Q {
+    Definition(usize),
+    References(usize),
+    Hover(usize),
+    Outline(usize),
+    /// Diagnostics of a file after an error was appended (`true`) or after
+    /// it was reverted (`false`).
+    Diagnostics(usize, bool),
+}
+
+impl Q {
+    fn kind(self) -> &'static str {
+        match self {
+            Q::Definition(_) => "definition",
+            Q::References(_) => "references",
+            Q::Hover(_) => "hover",
+            Q::Outline(_) => "documentSymbol",
+            Q::Diagnostics(..) => "diagnostics",
+        }
+    }
+}
+
+/// One project: its name, server and two copies.
+struct Setup {
+    name: &'static str,
+    lang: Lang,
+    language_id: &'static str,
+    program: PathBuf,
+    args: &'static [&'static str],
+    init: Value,
+    /// The copy the direct client works on, and sightline's.
+    direct: Tree,
+    through: Tree,
+    edits: &'static [&'static str],
+    /// Ask references only where the definition is in the project
+    /// (rust-analyzer searches the standard library for `From::from`).
+    local_references: bool,
+    /// Which files to scan for positions.
+    keep: fn(&str) -> bool,
+    /// Budgets for sightline's server, when not the defaults.
+    budgets: Option<(&'static str, Budgets)>,
+}
+
+fn two(from: &Path, dir: &str, ext: &str) -> (Tree, Tree) {
+    (Tree::new(from, dir, ext), Tree::new(from, dir, ext))
+}
+
+fn click() -> Setup {
+    let lib = std::fs::read_dir(repo_root().join("tools/.venv/lib"))
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|python| python.path().join("site-packages/click"))
+        .find(|p| p.join("core.py").is_file())
+        .expect("click is not installed in tools/.venv; run `tools/install`");
+    let (direct, through) = two(&lib, "click", "py");
+    for t in [&direct, &through] {
+        std::fs::write(t.root.join("pyproject.toml"), "").unwrap();
+    }
+    Setup {
+        name: "pyright / click 8.5.1",
+        lang: Lang::Python,
+        language_id: "python",
+        program: tool("pyright-langserver"),
+        args: &["--stdio"],
+        init: json!({}),
+        direct,
+        through,
+        edits: &["click/utils.py", "click/formatting.py", "click/core.py"],
+        local_references: false,
+        keep: |_| true,
+        budgets: None,
+    }
+}
+
+/// As in the soak test: the globals mobx uses from Node's types.
+const MOBX_ENV: &str = "declare var global: typeof globalThis
+declare var console: { log(...a: any[]): void; warn(...a: any[]): void; error(...a: any[]): void }
+declare function setTimeout(f: () => void, ms?: number): unknown
+declare function clearTimeout(handle: unknown): void
+";
+
+/// As in the soak test: type-checks clean with TypeScript 5.9.
+const MOBX_TSCONFIG: &str = r#"{
+  "compilerOptions": {
+    "target": "esnext",
+    "lib": ["esnext"],
+    "module": "esnext",
+    "moduleResolution": "bundler",
+    "strict": true,
+    "noImplicitAny": false,
+    "noImplicitThis": false,
+    "noEmit": true
+  },
+  "include": ["src", "env.d.ts"]
+}
+"#;
+
+fn mobx() -> Setup {
+    let src = repo_root().join("tools/node_modules/mobx/src");
+    assert!(
+        src.join("mobx.ts").is_file(),
+        "mobx is not installed at {}; run `tools/install`",
+        src.display()
+    );
+    let (direct, through) = two(&src, "src", "ts");
+    for t in [&direct, &through] {
+        std::fs::write(t.root.join("tsconfig.json"), MOBX_TSCONFIG).unwrap();
+        std::fs::write(t.root.join("env.d.ts"), MOBX_ENV).unwrap();
+    }
+    let tsserver = tool("tsc")
+        .parent()
+        .unwrap()
+        .join("../typescript/lib/tsserver.js")
+        .canonicalize()
+        .unwrap();
+    Setup {
+        name: "typescript-language-server / mobx 6.16.1 src",
+        lang: Lang::TypeScript,
+        language_id: "typescript",
+        program: tool("typescript-language-server"),
+        args: &["--stdio"],
+        init: json!({ "tsserver": { "path": tsserver } }),
+        direct,
+        through,
+        edits: &[
+            "src/api/autorun.ts",
+            "src/core/atom.ts",
+            "src/types/observablemap.ts",
+        ],
+        local_references: false,
+        keep: |f| !f.ends_with(".d.ts"),
+        budgets: None,
+    }
+}
+
+/// As in the soak test: memchr's manifest without its dependencies.
+const MEMCHR_CARGO_TOML: &str = r#"[package]
+name = "memchr"
+version = "2.8.3"
+edition = "2021"
+
+[lib]
+path = "src/lib.rs"
+
+[features]
+default = ["std"]
+std = ["alloc"]
+alloc = []
+libc = []
+logging = []
+use_std = ["std"]
+
+[workspace]
+"#;
+
+/// memchr 2.8.3's sources in cargo's registry (a dependency of this
+/// workspace), as the soak test finds them.
+fn memchr_source() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "cargo metadata failed");
+    let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let manifest = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "memchr" && p["version"] == "2.8.3")
+        .and_then(|p| p["manifest_path"].as_str())
+        .expect("memchr 2.8.3 is not a dependency of this workspace any more");
+    Path::new(manifest).parent().unwrap().to_owned()
+}
+
+fn memchr() -> Setup {
+    let out = Command::new("rustup")
+        .args(["which", "rust-analyzer"])
+        .output()
+        .expect("rustup");
+    assert!(
+        out.status.success(),
+        "rust-analyzer is not installed; run `tools/install`"
+    );
+    let program = PathBuf::from(String::from_utf8(out.stdout).unwrap().trim());
+    let (direct, through) = two(&memchr_source().join("src"), "src", "rs");
+    for t in [&direct, &through] {
+        std::fs::write(t.root.join("Cargo.toml"), MEMCHR_CARGO_TOML).unwrap();
+    }
+    // As the soak test's configuration: rust-analyzer loads the standard
+    // library and runs `cargo check` on each save.
+    let budgets = Budgets {
+        document: Duration::from_secs(30),
+        ready: Duration::from_secs(30),
+        ..Budgets::default()
+    };
+    Setup {
+        name: "rust-analyzer / memchr 2.8.3",
+        lang: Lang::Rust,
+        language_id: "rust",
+        program,
+        args: &[],
+        init: json!({}),
+        direct,
+        through,
+        edits: &[
+            "src/memchr.rs",
+            "src/memmem/mod.rs",
+            "src/arch/all/twoway.rs",
+        ],
+        local_references: true,
+        keep: |f| {
+            let arch = std::env::consts::ARCH;
+            !["x86_64", "aarch64", "wasm32"]
+                .iter()
+                .any(|a| *a != arch && f.contains(&format!("/{a}/")))
+        },
+        budgets: Some(("rust", budgets)),
+    }
+}
+
+/// The script: per window of files, the definitions first (they tell which
+/// references to skip), then references and hovers shuffled, with outlines
+/// and edit cycles spread among them.
+fn script(spots: &[Spot], files: &[String], edits: &[&str]) -> Vec<Q> {
+    let mut rng = Rng(0x5eed_7e91_a400_0001);
+    let outlines = spread(&(0..files.len()).collect::<Vec<_>>(), OUTLINES);
+    let edit_files: Vec<usize> = edits
+        .iter()
+        .map(|e| files.iter().position(|f| f == e).unwrap())
+        .collect();
+    let mut out = Vec::new();
+    for window in (0..files.len()).collect::<Vec<_>>().chunks(WINDOW) {
+        let here: Vec<usize> = (0..spots.len())
+            .filter(|s| window.contains(&spots[*s].file))
+            .collect();
+        out.extend(here.iter().map(|s| Q::Definition(*s)));
+        let mut rest: Vec<Q> = here
+            .iter()
+            .flat_map(|s| [Q::References(*s), Q::Hover(*s)])
+            .chain(
+                window
+                    .iter()
+                    .filter(|f| outlines.contains(f))
+                    .map(|f| Q::Outline(*f)),
+            )
+            .collect();
+        rng.shuffle(&mut rest);
+        out.extend(rest);
+    }
+    // Edit cycles at even intervals.
+    let every = out.len() / (edit_files.len() + 1);
+    for (k, f) in edit_files.iter().enumerate().rev() {
+        let at = every * (k + 1);
+        out.insert(at, Q::Diagnostics(*f, false));
+        out.insert(at, Q::Diagnostics(*f, true));
+    }
+    out
+}
+
+/// The direct client's side of the session.
+struct DirectSide {
+    d: Direct,
+    root: PathBuf,
+    files: Vec<String>,
+    language_id: &'static str,
+    opened: HashSet<usize>,
+    version: i64,
+    pull: bool,
+    save: bool,
+}
+
+fn has_error_on(diags: &Value, line0: usize) -> bool {
+    diags.as_array().is_some_and(|a| {
+        a.iter()
+            .any(|x| x["severity"] == json!(1) && x["range"]["start"]["line"] == json!(line0))
+    })
+}
+
+impl DirectSide {
+    fn open(&mut self, file: usize) -> String {
+        let u = uri(&self.root.join(&self.files[file]));
+        if self.opened.insert(file) {
+            let text = std::fs::read_to_string(self.root.join(&self.files[file])).unwrap();
+            self.d.notify(
+                "textDocument/didOpen",
+                json!({ "textDocument": { "uri": u, "languageId": self.language_id, "version": 0, "text": text } }),
+            );
+        }
+        u
+    }
+
+    fn at(&mut self, spot: &Spot) -> Value {
+        let u = self.open(spot.file);
+        json!({ "textDocument": { "uri": u }, "position": { "line": spot.line - 1, "character": spot.col - 1 } })
+    }
+
+    /// Asks `q`; whether the answer holds something.
+    fn ask(&mut self, q: Q, spots: &[Spot], edit_line: usize) -> bool {
+        match q {
+            Q::Definition(s) => {
+                let p = self.at(&spots[s]);
+                let r = self.d.request("textDocument/definition", p);
+                !r["result"].is_null() && r["result"] != json!([])
+            }
+            Q::References(s) => {
+                let mut p = self.at(&spots[s]);
+                p["context"] = json!({ "includeDeclaration": false });
+                let r = self.d.request("textDocument/references", p);
+                r["result"].is_array()
+            }
+            Q::Hover(s) => {
+                let p = self.at(&spots[s]);
+                !self.d.request("textDocument/hover", p)["result"].is_null()
+            }
+            Q::Outline(f) => {
+                let u = self.open(f);
+                let r = self.d.request(
+                    "textDocument/documentSymbol",
+                    json!({ "textDocument": { "uri": u } }),
+                );
+                r["result"].is_array()
+            }
+            Q::Diagnostics(f, edited) => self.diagnostics(f, edited, edit_line),
+        }
+    }
+
+    /// The file is already written on disk; sends it and waits for its
+    /// diagnostics to show (or, after the revert, no longer show) the error.
+    fn diagnostics(&mut self, f: usize, edited: bool, line1: usize) -> bool {
+        let u = self.open(f);
+        // Drop stale publishes.
+        while self.d.notifications.try_recv().is_ok() {}
+        let text = std::fs::read_to_string(self.root.join(&self.files[f])).unwrap();
+        self.version += 1;
+        self.d.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": u, "version": self.version }, "contentChanges": [{ "text": text }] }),
+        );
+        if self.save {
+            self.d.notify(
+                "textDocument/didSave",
+                json!({ "textDocument": { "uri": u } }),
+            );
+        }
+        if self.pull {
+            let r = self.d.request(
+                "textDocument/diagnostic",
+                json!({ "textDocument": { "uri": u } }),
+            );
+            return has_error_on(&r["result"]["items"], line1 - 1) == edited;
+        }
+        let until = Instant::now() + PUSH_WAIT;
+        loop {
+            let Some(left) = until.checked_duration_since(Instant::now()) else {
+                return false;
+            };
+            let Ok(n) = self.d.notifications.recv_timeout(left) else {
+                return false;
+            };
+            if n["method"] == json!("textDocument/publishDiagnostics")
+                && n["params"]["uri"] == json!(u)
+                && has_error_on(&n["params"]["diagnostics"], line1 - 1) == edited
+            {
+                return true;
+            }
+        }
+    }
+}
+
+/// sightline's side: asks `q`; whether the answer holds something, and
+/// whether the definition is in the project.
+async fn through(ws: &Engine, root: &Path, files: &[String], q: Q, spots: &[Spot]) -> (bool, bool) {
+    let path = |f: usize| root.join(&files[f]);
+    match q {
+        Q::Definition(s) => {
+            let sp = &spots[s];
+            match ws.definition(&path(sp.file), sp.line, sp.col).await {
+                Ok(l) => (
+                    !l.locations.is_empty(),
+                    l.locations.iter().any(|x| x.path.starts_with(root)),
+                ),
+                Err(_) => (false, false),
+            }
+        }
+        Q::References(s) => {
+            let sp = &spots[s];
+            let r = ws.references(&path(sp.file), sp.line, sp.col, false).await;
+            (r.is_ok(), false)
+        }
+        Q::Hover(s) => {
+            let sp = &spots[s];
+            (
+                ws.hover(&path(sp.file), sp.line, sp.col).await.is_ok(),
+                false,
+            )
+        }
+        Q::Outline(f) => (ws.document_symbols(&path(f)).await.is_ok(), false),
+        Q::Diagnostics(f, _) => (ws.diagnostics(&path(f)).await.is_ok(), false),
+    }
+}
+
+/// Resident memory of `pid`, in KiB (0 once it is gone).
+fn rss_of(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn tree_rss(pids: &[u32]) -> u64 {
+    pids.iter().map(|p| rss_of(*p)).sum()
+}
+
+fn pct(v: &mut [Duration], p: f64) -> Duration {
+    v.sort();
+    v[((v.len() - 1) as f64 * p).round() as usize]
+}
+
+fn ms(d: Duration) -> f64 {
+    us(d) / 1000.0
+}
+
+/// Waits until the direct server has been quiet for `quiet` (rust-analyzer:
+/// or says it is quiescent), at most `max`: its background indexing would
+/// otherwise run during sightline's cold start.
+fn settle(d: &Direct, quiet: Duration, max: Duration) {
+    let until = Instant::now() + max;
+    while Instant::now() < until {
+        match d.notifications.recv_timeout(quiet) {
+            Err(_) => return,
+            Ok(n) => {
+                if n["method"] == json!("experimental/serverStatus")
+                    && n["params"]["quiescent"] == json!(true)
+                {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn run(setup: Setup) {
+    let started = Instant::now();
+    let texts: Vec<String> = setup
+        .direct
+        .files
+        .iter()
+        .map(|f| {
+            if (setup.keep)(f) {
+                std::fs::read_to_string(setup.direct.root.join(f)).unwrap()
+            } else {
+                String::new()
+            }
+        })
+        .collect();
+    let (decls, calls) = scan(setup.lang, &texts);
+    let mut spots = spread(&decls, SPOTS / 3);
+    spots.extend(spread(&calls, SPOTS - spots.len()));
+    spots.sort_by_key(|s| (s.file, s.line, s.col));
+    let files = setup.direct.files.clone();
+    let questions = script(&spots, &files, setup.edits);
+    let first = Q::Definition(0);
+
+    // Cold: the direct client, from spawn to its first non-empty definition.
+    let t = Instant::now();
+    let d = Direct::start_with(
+        &setup.program,
+        setup.args,
+        &setup.direct.root,
+        capabilities(),
+        setup.init.clone(),
+    );
+    let mut direct = DirectSide {
+        d,
+        root: setup.direct.root.clone(),
+        files: files.clone(),
+        language_id: setup.language_id,
+        opened: HashSet::new(),
+        version: 0,
+        pull: setup.lang == Lang::Python,
+        save: setup.lang == Lang::Rust,
+    };
+    let mut tries = 1;
+    while !direct.ask(first, &spots, 0) && t.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(100));
+        tries += 1;
+    }
+    let direct_cold = t.elapsed();
+    settle(&direct.d, Duration::from_secs(3), Duration::from_secs(60));
+    let direct_pids: Vec<u32> = std::iter::once(direct.d.pid())
+        .chain(descendants(direct.d.pid()))
+        .collect();
+
+    let mut times: BTreeMap<&'static str, (Vec<Duration>, Vec<Duration>)> = BTreeMap::new();
+    let mut misses: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
+    let mut skipped = 0;
+    let rss_before = rss_kib();
+    let (through_cold, through_tries, rss_end, server_rss) = runtime().block_on(async {
+        let mut options = sightline::Options {
+            search_path: vec![sightline_test_support::tools_bin()],
+            downloads: Some(false),
+            ..sightline::Options::default()
+        };
+        if let Some((id, b)) = &setup.budgets {
+            options.server_budgets.insert((*id).to_owned(), b.clone());
+        }
+        let t = Instant::now();
+        let ws = Engine::new(options);
+        let root = setup.through.root.clone();
+        let mut tries = 1;
+        while !through(&ws, &root, &files, first, &spots).await.0
+            && t.elapsed() < Duration::from_secs(120)
+        {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            tries += 1;
+        }
+        let cold = t.elapsed();
+        let mut local = vec![true; spots.len()];
+        let mut edit_line = 0;
+        let mut originals: HashMap<PathBuf, String> = HashMap::new();
+        for (k, q) in questions.iter().enumerate() {
+            if let Q::References(s) = q
+                && setup.local_references
+                && !local[*s]
+            {
+                skipped += 1;
+                continue;
+            }
+            if let Q::Diagnostics(f, edited) = q {
+                let rel = &files[*f];
+                for tree in [&setup.direct, &setup.through] {
+                    let path = tree.root.join(rel);
+                    if *edited {
+                        let original = std::fs::read_to_string(&path).unwrap();
+                        let mut text = original.clone();
+                        if !text.ends_with('\n') {
+                            text.push('\n');
+                        }
+                        edit_line = text.lines().count() + 1;
+                        text.push_str(setup.lang.error_line());
+                        text.push('\n');
+                        std::fs::write(&path, text).unwrap();
+                        originals.insert(path, original);
+                    } else {
+                        std::fs::write(&path, originals.remove(&path).unwrap()).unwrap();
+                    }
+                }
+            }
+            let ask_direct = |direct: &mut DirectSide| {
+                let t = Instant::now();
+                let ok = direct.ask(*q, &spots, edit_line);
+                (t.elapsed(), ok)
+            };
+            let early = (k % 2 == 0).then(|| ask_direct(&mut direct));
+            let t = Instant::now();
+            let (ok, is_local) = through(&ws, &root, &files, *q, &spots).await;
+            let st = t.elapsed();
+            let (dt, direct_ok) = match early {
+                Some(x) => x,
+                None => ask_direct(&mut direct),
+            };
+            if let Q::Definition(s) = q {
+                local[*s] = is_local;
+            }
+            let e = times.entry(q.kind()).or_default();
+            e.0.push(dt);
+            e.1.push(st);
+            let m = misses.entry(q.kind()).or_default();
+            m.0 += usize::from(!direct_ok);
+            m.1 += usize::from(!ok);
+        }
+        let rss_end = rss_kib();
+        let server_pids: Vec<u32> = descendants(std::process::id())
+            .into_iter()
+            .filter(|p| !direct_pids.contains(p))
+            .collect();
+        let server_rss = tree_rss(&server_pids);
+        ws.shutdown().await;
+        (cold, tries, rss_end, server_rss)
+    });
+    let direct_rss = tree_rss(
+        &std::iter::once(direct.d.pid())
+            .chain(descendants(direct.d.pid()))
+            .collect::<Vec<_>>(),
+    );
+    drop(direct);
+
+    let asked: usize = times.values().map(|v| v.0.len()).sum();
+    println!(
+        "{}: {} files, {} positions, {asked} questions each ({skipped} references not asked: defined outside the project), {:.0} s",
+        setup.name,
+        files.len(),
+        spots.len(),
+        started.elapsed().as_secs_f64()
+    );
+    println!(
+        "  {:<15} {:>4} {:>11} {:>11} {:>11} {:>11} {:>7}",
+        "kind", "n", "direct p50", "direct p95", "sightl p50", "sightl p95", "ratio"
+    );
+    for (kind, (mut d, mut s)) in times {
+        let n = d.len();
+        let (d50, d95) = (pct(&mut d, 0.5), pct(&mut d, 0.95));
+        let (s50, s95) = (pct(&mut s, 0.5), pct(&mut s, 0.95));
+        let (dm, sm) = misses[kind];
+        println!(
+            "  {kind:<15} {n:>4} {:>8.2} ms {:>8.2} ms {:>8.2} ms {:>8.2} ms {:>6.2}x{}",
+            ms(d50),
+            ms(d95),
+            ms(s50),
+            ms(s95),
+            s50.as_secs_f64() / d50.as_secs_f64(),
+            if dm + sm > 0 {
+                format!("  (empty/failed: direct {dm}, sightline {sm})")
+            } else {
+                String::new()
+            }
+        );
+    }
+    println!(
+        "  cold first definition: direct {:.2} s ({tries} tries), sightline {:.2} s ({through_tries} tries)",
+        direct_cold.as_secs_f64(),
+        through_cold.as_secs_f64()
+    );
+    println!(
+        "  server RSS at the end (process tree): direct {} MiB, sightline's {} MiB",
+        direct_rss / 1024,
+        server_rss / 1024
+    );
+    println!(
+        "  sightline's own RSS (bench process VmRSS, before the engine -> end): {} -> {} MiB ({:+} MiB)",
+        rss_before / 1024,
+        rss_end / 1024,
+        (rss_end as i64 - rss_before as i64) / 1024
+    );
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; any other word picks the servers.
+    let mut picked: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    if let Ok(v) = std::env::var("SIGHTLINE_REPLAY") {
+        picked.extend(v.split(',').map(str::to_owned));
+    }
+    let wants =
+        |name: &str| picked.is_empty() || picked.iter().any(|p| name.starts_with(p.as_str()));
+    if wants("pyright") {
+        run(click());
+    }
+    if wants("typescript") {
+        run(mobx());
+    }
+    if wants("rust-analyzer") {
+        run(memchr());
+    }
+}
