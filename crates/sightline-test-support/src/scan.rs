@@ -560,7 +560,7 @@ pub fn spread<T: Clone>(items: &[T], n: usize) -> Vec<T> {
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -569,7 +569,7 @@ impl Rng {
 
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for k in (1..items.len()).rev() {
-            let j = (self.next() % (k as u64 + 1)) as usize;
+            let j = (self.next_u64() % (k as u64 + 1)) as usize;
             items.swap(k, j);
         }
     }

@@ -593,7 +593,7 @@ fn run(setup: Setup) {
             ..sightline::Options::default()
         };
         if let Some((id, b)) = &setup.budgets {
-            options.server_budgets.insert((*id).to_owned(), b.clone());
+            options.server_budgets.insert((*id).to_owned(), *b);
         }
         let t = Instant::now();
         let ws = Engine::new(options);
