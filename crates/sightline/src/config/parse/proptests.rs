@@ -72,7 +72,13 @@ fn settings() -> impl Strategy<Value = Vec<Setting>> {
             prop::option::of(entry(true)),
         )
             .prop_map(|(a, b, c, d)| {
-                let ids = ["pyright", "ty", "mine", "é-lsp"];
+                // Two built-in servers (from the table) and two custom ones.
+                let ids = [
+                    crate::servers::table::PYRIGHT.id,
+                    crate::servers::table::TY.id,
+                    "mine",
+                    "é-lsp",
+                ];
                 Setting::Lsp(
                     ids.into_iter()
                         .zip([a, b, c, d])
