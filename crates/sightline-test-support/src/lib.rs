@@ -2,7 +2,7 @@
 //! (`project`), the pinned servers in `tools/` and this build's binaries
 //! (`paths`), an engine wired to those servers (`engine`), the CLI and
 //! `sightline batch` as children (`cli`), `sightline mcp` driven by the
-//! official MCP Python SDK (`mcp`), positions scanned from real source (`scan`), a bare blocking LSP client to measure
+//! official MCP Python SDK (`mcp`), positions scanned from real source (`scan`) in the pinned real projects (`pinned`), a bare blocking LSP client to measure
 //! against (`direct`), processes (`process`), and benchmark numbers
 //! (`stats`). Every harness fails (never skips) when what it needs is
 //! missing, and says how to get it.
@@ -14,6 +14,7 @@ pub mod direct;
 pub mod engine;
 pub mod mcp;
 pub mod paths;
+pub mod pinned;
 pub mod process;
 pub mod project;
 pub mod scan;
@@ -24,5 +25,5 @@ pub use engine::{defs, diags, refs, runtime, workspace};
 pub use paths::{
     bin_dir, fake_lsp_bin, path_with_tools, repo_root, require, sightline_bin, tool, tools_bin,
 };
-pub use process::{alive, descendants, rss_kib};
+pub use process::{alive, descendants, rss_kib, rss_kib_of};
 pub use project::Project;

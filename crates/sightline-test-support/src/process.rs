@@ -45,10 +45,14 @@ pub fn alive(pid: u32) -> bool {
 
 /// Resident memory of this process, in KiB.
 pub fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap()
+    rss_kib_of(std::process::id()).unwrap()
+}
+
+/// The resident memory of process `pid` in KiB, or `None` once it is gone.
+pub fn rss_kib_of(pid: u32) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
         .lines()
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
 }

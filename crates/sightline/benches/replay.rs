@@ -42,8 +42,11 @@ use serde_json::{Value, json};
 use sightline::Engine;
 use sightline::servers::Budgets;
 use sightline_test_support::direct::{Direct, uri};
+use sightline_test_support::pinned::{MEMCHR_CARGO_TOML, MOBX_ENV, MOBX_TSCONFIG, memchr_source};
 use sightline_test_support::scan::{Lang, Rng, Spot, Tree, scan, spread};
-use sightline_test_support::{descendants, repo_root, rss_kib, runtime, stats::us, tool};
+use sightline_test_support::{
+    descendants, repo_root, rss_kib, rss_kib_of, runtime, stats::us, tool,
+};
 
 /// Positions asked about per project; each gets definition, references and
 /// hover.
@@ -156,29 +159,6 @@ fn click() -> Setup {
     }
 }
 
-/// As in the soak test: the globals mobx uses from Node's types.
-const MOBX_ENV: &str = "declare var global: typeof globalThis
-declare var console: { log(...a: any[]): void; warn(...a: any[]): void; error(...a: any[]): void }
-declare function setTimeout(f: () => void, ms?: number): unknown
-declare function clearTimeout(handle: unknown): void
-";
-
-/// As in the soak test: type-checks clean with TypeScript 5.9.
-const MOBX_TSCONFIG: &str = r#"{
-  "compilerOptions": {
-    "target": "esnext",
-    "lib": ["esnext"],
-    "module": "esnext",
-    "moduleResolution": "bundler",
-    "strict": true,
-    "noImplicitAny": false,
-    "noImplicitThis": false,
-    "noEmit": true
-  },
-  "include": ["src", "env.d.ts"]
-}
-"#;
-
 fn mobx() -> Setup {
     let src = repo_root().join("tools/node_modules/mobx/src");
     assert!(
@@ -215,47 +195,6 @@ fn mobx() -> Setup {
         keep: |f| !f.ends_with(".d.ts"),
         budgets: None,
     }
-}
-
-/// As in the soak test: memchr's manifest without its dependencies.
-const MEMCHR_CARGO_TOML: &str = r#"[package]
-name = "memchr"
-version = "2.8.3"
-edition = "2021"
-
-[lib]
-path = "src/lib.rs"
-
-[features]
-default = ["std"]
-std = ["alloc"]
-alloc = []
-libc = []
-logging = []
-use_std = ["std"]
-
-[workspace]
-"#;
-
-/// memchr 2.8.3's sources in cargo's registry (a dependency of this
-/// workspace), as the soak test finds them.
-fn memchr_source() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
-        .current_dir(repo_root())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "cargo metadata failed");
-    let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let manifest = meta["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "memchr" && p["version"] == "2.8.3")
-        .and_then(|p| p["manifest_path"].as_str())
-        .expect("memchr 2.8.3 is not a dependency of this workspace any more");
-    Path::new(manifest).parent().unwrap().to_owned()
 }
 
 fn memchr() -> Setup {
@@ -485,21 +424,8 @@ async fn through(ws: &Engine, root: &Path, files: &[String], q: Q, spots: &[Spot
     }
 }
 
-/// Resident memory of `pid`, in KiB (0 once it is gone).
-fn rss_of(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("VmRSS:"))
-                .and_then(|v| v.split_whitespace().next())
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 fn tree_rss(pids: &[u32]) -> u64 {
-    pids.iter().map(|p| rss_of(*p)).sum()
+    pids.iter().map(|p| rss_kib_of(*p).unwrap_or(0)).sum()
 }
 
 fn pct(v: &mut [Duration], p: f64) -> Duration {

@@ -12,15 +12,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 
 use sightline_test_support::mcp::McpDriver;
+use sightline_test_support::pinned::{MEMCHR_CARGO_TOML, MOBX_ENV, MOBX_TSCONFIG, memchr_source};
 use sightline_test_support::scan::{Lang, Rng, Spot, Tree, scan, spread};
-use sightline_test_support::{path_with_tools, repo_root, require};
+use sightline_test_support::{path_with_tools, repo_root, require, rss_kib_of};
 
 /// Outlines asked per project, spread over its files.
 const OUTLINES: usize = 30;
@@ -88,16 +89,6 @@ fn line_diff(first: &str, again: &str) -> String {
         .chain(new.map(|l| format!("+ {l}")))
         .collect();
     format!("difference\n{}\n", lines.join("\n"))
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .expect("VmRSS in /proc/PID/status")
 }
 
 /// One project's soak: its session, what it asked and what went wrong.
@@ -429,11 +420,12 @@ impl Soak {
             // The warm-up: the server has loaded the project and sightline
             // has opened a share of its files.
             if rss_start.is_none() && self.answered >= 40 {
-                rss_start = Some(rss_kib(self.pid));
+                rss_start = Some(rss_kib_of(self.pid).expect("sightline mcp is running"));
             }
         }
-        let rss_start = rss_start.unwrap_or_else(|| rss_kib(self.pid));
-        let rss_definitions = rss_kib(self.pid);
+        let rss_start =
+            rss_start.unwrap_or_else(|| rss_kib_of(self.pid).expect("sightline mcp is running"));
+        let rss_definitions = rss_kib_of(self.pid).expect("sightline mcp is running");
         // Shuffled within windows of a few files, as an agent works: sightline
         // keeps 8 documents open per server, and reopening one waits for the
         // server to take it in again (tsserver's first publish of it).
@@ -479,7 +471,7 @@ impl Soak {
         for f in &edit_files[edits_done..] {
             self.edit_cycle(*f);
         }
-        let rss_references = rss_kib(self.pid);
+        let rss_references = rss_kib_of(self.pid).expect("sightline mcp is running");
         let repeated = self.kept.len();
         let mut flaky = Vec::new();
         for (q, text) in std::mem::take(&mut self.kept) {
@@ -492,7 +484,7 @@ impl Soak {
                 ));
             }
         }
-        let rss_end = rss_kib(self.pid);
+        let rss_end = rss_kib_of(self.pid).expect("sightline mcp is running");
         eprintln!(
             "soak {}: {} questions in {:.1} s ({} positions: {} declarations, {} calls; {} edit cycles; {} answers asked again)",
             self.name,
@@ -637,31 +629,6 @@ fn soak_click_with_pyright() {
     Soak::start("click", Lang::Python, project, spots, &[]).run(&plan);
 }
 
-/// mobx compiles its `src/` with Node's types, which `tools/` does not
-/// install: these are the globals it uses.
-const MOBX_ENV: &str = "declare var global: typeof globalThis
-declare var console: { log(...a: any[]): void; warn(...a: any[]): void; error(...a: any[]): void }
-declare function setTimeout(f: () => void, ms?: number): unknown
-declare function clearTimeout(handle: unknown): void
-";
-
-/// Type-checks clean with TypeScript 5.9 (`tsc -p .`): mobx's own build
-/// leaves implicit `any` and `this` on.
-const MOBX_TSCONFIG: &str = r#"{
-  "compilerOptions": {
-    "target": "esnext",
-    "lib": ["esnext"],
-    "module": "esnext",
-    "moduleResolution": "bundler",
-    "strict": true,
-    "noImplicitAny": false,
-    "noImplicitThis": false,
-    "noEmit": true
-  },
-  "include": ["src", "env.d.ts"]
-}
-"#;
-
 #[test]
 fn soak_mobx_with_typescript() {
     let _turn = turn();
@@ -690,62 +657,6 @@ fn soak_mobx_with_typescript() {
     });
     Soak::start("mobx", Lang::TypeScript, project, spots, &[]).run(&plan);
 }
-
-/// memchr's sources, from cargo's registry: this workspace depends on
-/// memchr 2.8.3, so building it (which the test command does first) fetched
-/// them.
-fn memchr_source() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
-        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
-        .current_dir(repo_root())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "cargo metadata failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let manifest = meta["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "memchr" && p["version"] == "2.8.3")
-        .and_then(|p| p["manifest_path"].as_str())
-        .expect("memchr 2.8.3 is not a dependency of this workspace any more (see Cargo.lock); pin the version it has");
-    let dir = Path::new(manifest).parent().unwrap().to_owned();
-    assert!(
-        dir.join("src/lib.rs").is_file(),
-        "memchr 2.8.3's sources are not at {}; run `cargo fetch`",
-        dir.display()
-    );
-    dir
-}
-
-/// memchr's own manifest, without its dependencies (optional ones, and the
-/// dev-dependency quickcheck), none of which are downloaded: `cargo check`
-/// runs offline. Its tests use quickcheck, so rust-analyzer's check (all
-/// targets) reports rustc errors in about 15 files: findings every answer
-/// must keep, before and after each edit.
-const MEMCHR_CARGO_TOML: &str = r#"[package]
-name = "memchr"
-version = "2.8.3"
-edition = "2021"
-
-[lib]
-path = "src/lib.rs"
-
-[features]
-default = ["std"]
-std = ["alloc"]
-alloc = []
-libc = []
-logging = []
-use_std = ["std"]
-
-[workspace]
-"#;
 
 /// rust-analyzer loads the standard library and runs `cargo check` on each
 /// save: slower budgets than the defaults, as in `servers.rs`. The waits end

@@ -1,0 +1,92 @@
+//! The pinned real third-party projects the soak test and the replay
+//! benchmark read, and how each is made to build offline: mobx's `src/`
+//! (npm, in `tools/node_modules`) and memchr 2.8.3 (crates.io, a dependency
+//! of this workspace). click is read straight from `tools/.venv`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::paths::repo_root;
+
+/// mobx compiles its `src/` with Node's types, which `tools/` does not
+/// install: these are the globals it uses.
+pub const MOBX_ENV: &str = "declare var global: typeof globalThis
+declare var console: { log(...a: any[]): void; warn(...a: any[]): void; error(...a: any[]): void }
+declare function setTimeout(f: () => void, ms?: number): unknown
+declare function clearTimeout(handle: unknown): void
+";
+
+/// Type-checks clean with TypeScript 5.9 (`tsc -p .`): mobx's own build
+/// leaves implicit `any` and `this` on.
+pub const MOBX_TSCONFIG: &str = r#"{
+  "compilerOptions": {
+    "target": "esnext",
+    "lib": ["esnext"],
+    "module": "esnext",
+    "moduleResolution": "bundler",
+    "strict": true,
+    "noImplicitAny": false,
+    "noImplicitThis": false,
+    "noEmit": true
+  },
+  "include": ["src", "env.d.ts"]
+}
+"#;
+
+/// memchr's sources, from cargo's registry: this workspace depends on
+/// memchr 2.8.3, so building it (which the test command does first) fetched
+/// them.
+pub fn memchr_source() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let manifest = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "memchr" && p["version"] == "2.8.3")
+        .and_then(|p| p["manifest_path"].as_str())
+        .expect("memchr 2.8.3 is not a dependency of this workspace any more (see Cargo.lock); pin the version it has");
+    let dir = Path::new(manifest).parent().unwrap().to_owned();
+    assert!(
+        dir.join("src/lib.rs").is_file(),
+        "memchr 2.8.3's sources are not at {}; run `cargo fetch`",
+        dir.display()
+    );
+    dir
+}
+
+/// memchr's own manifest, without its dependencies (optional ones, and the
+/// dev-dependency quickcheck), none of which are downloaded: `cargo check`
+/// runs offline. Its tests use quickcheck, so rust-analyzer's check (all
+/// targets) reports rustc errors in about 15 files: findings every answer
+/// must keep, before and after each edit.
+pub const MEMCHR_CARGO_TOML: &str = r#"[package]
+name = "memchr"
+version = "2.8.3"
+edition = "2021"
+
+[lib]
+path = "src/lib.rs"
+
+[features]
+default = ["std"]
+std = ["alloc"]
+alloc = []
+libc = []
+logging = []
+use_std = ["std"]
+
+[workspace]
+"#;
