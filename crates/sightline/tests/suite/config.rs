@@ -29,6 +29,26 @@ fn cli(args: &[&str], data: &Path, env: &[(&str, &str)]) -> (String, String, i32
     )
 }
 
+/// `sightline --root P diagnostics P/REL` with the pinned servers on PATH,
+/// no downloads, and `data` as the data directory (where trust is kept).
+fn diagnostics_with_tools(p: &Project, rel: &str, data: &Path) -> (String, String, i32) {
+    let path = sightline_test_support::path_with_tools();
+    let file = p.path(rel);
+    cli(
+        &[
+            "--root",
+            p.root().to_str().unwrap(),
+            "diagnostics",
+            file.to_str().unwrap(),
+        ],
+        data,
+        &[
+            ("PATH", path.as_str()),
+            ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1"),
+        ],
+    )
+}
+
 #[test]
 fn an_invalid_project_file_is_one_line_with_file_and_line() {
     let p = Project::new(&[
@@ -137,19 +157,7 @@ fn an_untrusted_project_cannot_change_how_a_server_starts() {
     ]);
     let data = tempfile::tempdir().unwrap();
     let root = p.root().to_str().unwrap();
-    let file = p.path("app.py");
-    let path = sightline_test_support::path_with_tools();
-    let env = [
-        ("PATH", path.as_str()),
-        ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1"),
-    ];
-    let ask = || {
-        cli(
-            &["--root", root, "diagnostics", file.to_str().unwrap()],
-            data.path(),
-            &env,
-        )
-    };
+    let ask = || diagnostics_with_tools(&p, "app.py", data.path());
     let (out, _, code) = ask();
     let json = p.path("sightline.json");
     let json = json.display();
@@ -166,7 +174,7 @@ fn an_untrusted_project_cannot_change_how_a_server_starts() {
         !p.path("evil.mark").exists(),
         "the project's NODE_OPTIONS ran"
     );
-    let (config, _, _) = cli(&["--root", root, "config"], data.path(), &env);
+    let (config, _, _) = cli(&["--root", root, "config"], data.path(), &[]);
     assert!(!config.contains("danger-full-access"), "{config}");
     assert!(
         config.contains(&format!("# ignored until trusted: sandbox ({json}:2), ")),
@@ -202,19 +210,7 @@ fn a_server_the_project_ships_runs_only_when_trusted() {
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let data = tempfile::tempdir().unwrap();
     let root = p.root().to_str().unwrap();
-    let file = p.path("app.py");
-    let path = sightline_test_support::path_with_tools();
-    let env = [
-        ("PATH", path.as_str()),
-        ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1"),
-    ];
-    let ask = || {
-        cli(
-            &["--root", root, "diagnostics", file.to_str().unwrap()],
-            data.path(),
-            &env,
-        )
-    };
+    let ask = || diagnostics_with_tools(&p, "app.py", data.path());
     let (out, _, _) = ask();
     assert!(
         out.starts_with("app.py: 1 diagnostic\n1:10 error: Type"),
