@@ -181,28 +181,49 @@ impl LspServer {
         pos: Position,
         mut found: Vec<Location>,
     ) -> Result<Vec<Location>, ToolError> {
-        let mut declarations = Vec::new();
-        if self.offers("definitionProvider") {
-            declarations.extend(self.definition(path, pos).await?);
-        }
-        if self.offers("declarationProvider") {
-            let uri = path_to_uri_string(path).unwrap_or_default();
-            let mut from = vec![(uri, pos)];
-            from.extend(
-                declarations
-                    .iter()
-                    .take(4)
-                    .map(|d| (d.uri.to_string(), d.range.start)),
-            );
-            for (uri, at) in from {
-                let params = json!({ "textDocument": { "uri": uri }, "position": at });
-                let r: Option<DefinitionResponse> =
-                    self.ask_as("textDocument/declaration", params).await?;
-                declarations.extend(definition_locations(r));
+        let uri = path_to_uri_string(path).unwrap_or_default();
+        let declared = self.offers("declarationProvider");
+        // The definitions and the declaration at `pos` are asked together,
+        // then the declarations of every definition together: two round
+        // trips on every references answer, not up to six in a row.
+        let definitions = async {
+            if self.offers("definitionProvider") {
+                self.definition(path, pos).await
+            } else {
+                Ok(Vec::new())
+            }
+        };
+        let at_pos = async {
+            if declared {
+                self.declaration(&uri, pos).await
+            } else {
+                Ok(Vec::new())
+            }
+        };
+        let (definitions, at_pos) = futures_util::future::join(definitions, at_pos).await;
+        let mut declarations = definitions?;
+        let mut more = at_pos?;
+        if declared {
+            let of_definitions = declarations
+                .iter()
+                .take(4)
+                .map(|d| self.declaration(d.uri.as_str(), d.range.start));
+            for r in futures_util::future::join_all(of_definitions).await {
+                more.extend(r?);
             }
         }
+        declarations.append(&mut more);
         found.retain(|l| !declarations.iter().any(|d| is_declaration(d, l)));
         Ok(found)
+    }
+}
+
+impl LspServer {
+    /// `textDocument/declaration` at `at` in the document `uri`.
+    async fn declaration(&self, uri: &str, at: Position) -> Result<Vec<Location>, ToolError> {
+        let params = json!({ "textDocument": { "uri": uri }, "position": at });
+        let r: Option<DefinitionResponse> = self.ask_as("textDocument/declaration", params).await?;
+        Ok(definition_locations(r))
     }
 }
 
