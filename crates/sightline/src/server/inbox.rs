@@ -76,6 +76,9 @@ pub struct Inner {
     /// `window/workDoneProgress/create` and its notifications on different
     /// paths): a late `begin` for one of them is not work still running.
     pub ended_early: std::collections::VecDeque<String>,
+    /// Tokens of background progress that began (pyright's checking): their
+    /// `end` is expected, not early.
+    pub background: std::collections::HashSet<String>,
 }
 
 /// The prefix of the work-done tokens sightline puts in its own requests. The
@@ -297,7 +300,11 @@ impl Handler for ServerState {
                             s.check_began = s.seq;
                             s.checks.insert(token);
                         }
-                        "begin" if not_indexing => {}
+                        "begin" if not_indexing => {
+                            if !token.starts_with(OWN_TOKEN_PREFIX) {
+                                s.background.insert(token);
+                            }
+                        }
                         "begin" => {
                             s.progress.insert(token, title);
                         }
@@ -306,6 +313,7 @@ impl Handler for ServerState {
                             if was_check {
                                 s.check_ended = s.seq;
                             }
+                            let known = was_check || s.background.remove(&token);
                             match s.progress.remove(&token) {
                                 Some(title)
                                     if quirks
@@ -315,7 +323,7 @@ impl Handler for ServerState {
                                     s.loaded = true;
                                 }
                                 Some(_) => {}
-                                None if !was_check && !token.starts_with(OWN_TOKEN_PREFIX) => {
+                                None if !known && !token.starts_with(OWN_TOKEN_PREFIX) => {
                                     if s.ended_early.len() >= ENDED_EARLY_KEPT {
                                         s.ended_early.pop_front();
                                     }
@@ -416,5 +424,9 @@ mod tests {
         assert_eq!(running(), 1);
         progress(&s, "c", json!({ "kind": "end" }));
         assert_eq!(running(), 0);
+        // The end of background work is expected: it takes no slot among
+        // the tokens that ended early.
+        progress(&s, "a", json!({ "kind": "end" }));
+        assert!(s.with(|i| i.ended_early.is_empty() && i.background.is_empty()));
     }
 }
