@@ -300,11 +300,10 @@ impl Handler for ServerState {
                             s.check_began = s.seq;
                             s.checks.insert(token);
                         }
-                        "begin" if not_indexing => {
-                            if !token.starts_with(OWN_TOKEN_PREFIX) {
-                                s.background.insert(token);
-                            }
+                        "begin" if not_indexing && !token.starts_with(OWN_TOKEN_PREFIX) => {
+                            s.background.insert(token);
                         }
+                        "begin" if not_indexing => {}
                         "begin" => {
                             s.progress.insert(token, title);
                         }
