@@ -292,7 +292,15 @@ impl Fake {
             }
             Action::Oversized(n) => {
                 if let Some(id) = id {
-                    let body = response(id, Ok(json!("x".repeat(*n))));
+                    // Built as bytes, not through serde: in a debug build,
+                    // serializing a 50 MB string takes seconds of the client's
+                    // request budget on a loaded machine.
+                    let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
+                    let open = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":\"");
+                    let mut body = Vec::with_capacity(open.len() + n + 2);
+                    body.extend_from_slice(open.as_bytes());
+                    body.resize(open.len() + n, b'x');
+                    body.extend_from_slice(b"\"}");
                     self.send(frame(&body));
                     return true;
                 }
