@@ -30,6 +30,8 @@
 //!
 //! Run with `cargo bench -p sightline --bench replay` (all three), or pass
 //! `pyright`, `typescript` or `rust` after `--` (or set `SIGHTLINE_REPLAY`).
+//! `SIGHTLINE_REPLAY_OPEN=N` replays with N documents open at most in place
+//! of the server table's number.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -122,8 +124,9 @@ struct Setup {
     local_references: bool,
     /// Which files to scan for positions.
     keep: fn(&str) -> bool,
-    /// Budgets for sightline's server, when not the defaults.
-    budgets: Option<(&'static str, Budgets)>,
+    /// sightline's server id, and its budgets.
+    server: &'static str,
+    budgets: Budgets,
 }
 
 fn two(from: &Path, dir: &str, ext: &str) -> (Tree, Tree) {
@@ -155,7 +158,8 @@ fn click() -> Setup {
         edits: &["click/utils.py", "click/formatting.py", "click/core.py"],
         local_references: false,
         keep: |_| true,
-        budgets: None,
+        server: "pyright",
+        budgets: Budgets::default(),
     }
 }
 
@@ -183,7 +187,8 @@ fn mobx() -> Setup {
         language_id: "typescript",
         program: tool("typescript-language-server"),
         args: &["--stdio"],
-        init: json!({ "tsserver": { "path": tsserver } }),
+        // sightline's options for this server (`servers/table/web.rs`).
+        init: json!({ "tsserver": { "path": tsserver, "useSyntaxServer": "never" } }),
         direct,
         through,
         edits: &[
@@ -193,7 +198,8 @@ fn mobx() -> Setup {
         ],
         local_references: false,
         keep: |f| !f.ends_with(".d.ts"),
-        budgets: None,
+        server: "typescript",
+        budgets: Budgets::default(),
     }
 }
 
@@ -239,7 +245,8 @@ fn memchr() -> Setup {
                 .iter()
                 .any(|a| *a != arch && f.contains(&format!("/{a}/")))
         },
-        budgets: Some(("rust", budgets)),
+        server: "rust",
+        budgets,
     }
 }
 
@@ -518,9 +525,14 @@ fn run(setup: Setup) {
             downloads: Some(false),
             ..sightline::Options::default()
         };
-        if let Some((id, b)) = &setup.budgets {
-            options.server_budgets.insert((*id).to_owned(), *b);
+        let mut budgets = setup.budgets;
+        // The open-document limit under test, when not the table's.
+        if let Some(n) = open_documents() {
+            budgets.open_documents = Some(n);
         }
+        options
+            .server_budgets
+            .insert(setup.server.to_owned(), budgets);
         let t = Instant::now();
         let ws = Engine::new(options);
         let root = setup.through.root.clone();
@@ -604,8 +616,9 @@ fn run(setup: Setup) {
 
     let asked: usize = times.values().map(|v| v.0.len()).sum();
     println!(
-        "{}: {} files, {} positions, {asked} questions each ({skipped} references not asked: defined outside the project), {:.0} s",
+        "{}{}: {} files, {} positions, {asked} questions each ({skipped} references not asked: defined outside the project), {:.0} s",
         setup.name,
+        open_documents().map_or(String::new(), |n| format!(" (open documents: {n})")),
         files.len(),
         spots.len(),
         started.elapsed().as_secs_f64()
@@ -649,6 +662,12 @@ fn run(setup: Setup) {
         rss_end / 1024,
         (rss_end as i64 - rss_before as i64) / 1024
     );
+}
+
+/// `SIGHTLINE_REPLAY_OPEN`: the open-document limit to replay with, in place
+/// of the server table's (how the table's numbers were chosen).
+fn open_documents() -> Option<usize> {
+    std::env::var("SIGHTLINE_REPLAY_OPEN").ok()?.parse().ok()
 }
 
 fn main() {

@@ -45,8 +45,8 @@ impl Engine {
         // begins just after `initialized`); then the answer may be partial:
         // wait for the index and ask again.
         if server.indexing() {
-            let doc = server.sync(&checked.path, checked.text.clone())?;
-            server.wait_ready(&checked.path, &doc, true).await?;
+            server.sync(&checked.path, checked.text.clone())?;
+            server.wait_ready(true).await?;
             found = server.references(&checked.path, pos).await?;
         }
         if let Some(name) = loose::name_to_open(&server, &checked, Pos::new(line, column)) {
@@ -90,7 +90,7 @@ impl Engine {
         validate::check_position(&index, file, at)?;
         let server = self.server_for(&checked).await?;
         let doc = server.sync(&checked.path, checked.text.clone())?;
-        server.wait_ready(&checked.path, &doc, cross_file).await?;
+        server.wait_ready(cross_file).await?;
         let pos = server.position(&doc, at).ok_or_else(|| {
             ToolError::BadInput(format!(
                 "line {} is past the end of {}",

@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 use crate::answer::Pos;
 use crate::error::ToolError;
 use crate::server::LspServer;
-use crate::server::documents::MAX_OPEN;
 use crate::sync::Snapshot;
 
 /// At most this many files that mention the name are opened.
@@ -48,7 +47,7 @@ pub fn groups(server: &LspServer, file: &Snapshot, name: &str) -> Vec<Vec<(PathB
         .collect();
     // Room for the asked file, which must stay open, and one spare.
     candidates
-        .chunks(MAX_OPEN.saturating_sub(2).max(1))
+        .chunks(server.open_limit().saturating_sub(2).max(1))
         .map(<[_]>::to_vec)
         .collect()
 }

@@ -28,8 +28,8 @@ impl Engine {
     pub async fn document_symbols(&self, file: &Path) -> Result<Items, ToolError> {
         let checked = Snapshot::read(file)?;
         let server = self.server_for(&checked).await?;
-        let doc = server.sync(&checked.path, checked.text)?;
-        server.wait_ready(&checked.path, &doc, false).await?;
+        server.sync(&checked.path, checked.text)?;
+        server.wait_ready(false).await?;
         let mut items = server.document_symbols(&checked.path).await?;
         sort_outline(&mut items);
         Ok(Items {
@@ -72,8 +72,8 @@ impl Engine {
             let answer = async {
                 let server = self.pool_get(spec, &r).await?;
                 // tsserver answers only for projects with an open file.
-                let doc = server.sync(&checked.path, checked.text.clone())?;
-                server.wait_ready(&checked.path, &doc, true).await?;
+                server.sync(&checked.path, checked.text.clone())?;
+                server.wait_ready(true).await?;
                 server.workspace_symbols(query).await
             }
             .await;

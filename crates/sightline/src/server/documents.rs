@@ -18,9 +18,6 @@ use crate::error::ToolError;
 use crate::server::LspServer;
 use crate::servers::language_id;
 
-/// Documents kept open per server; the least recently used beyond this close.
-pub const MAX_OPEN: usize = 8;
-
 /// One document as the server holds it.
 #[derive(Debug, Clone)]
 pub struct Doc {
@@ -75,15 +72,16 @@ impl Documents {
         self.docs.keys().cloned().collect()
     }
 
-    /// Makes the server's copy of `path` equal to `text`. `seq` and `pushes`
-    /// are the server's message count and the file's push count right now.
+    /// Makes the server's copy of `path` equal to `text`, keeping at most
+    /// `max_open` documents open. `seq` and `pushes` are the server's message
+    /// count and the file's push count right now.
     pub fn sync(
         &mut self,
         client: &Client,
         path: &Path,
         text: String,
-        seq: u64,
-        pushes: u64,
+        (seq, pushes): (u64, u64),
+        max_open: usize,
     ) -> Result<(Doc, Synced), sightline_lsp::ClientError> {
         let hash = hash_of(&text);
         let uri = path_to_uri_string(path).unwrap_or_default();
@@ -97,7 +95,7 @@ impl Documents {
             let doc = change(doc, &mut self.versions, client, path, seq, pushes)?;
             return Ok((doc, Synced::Changed));
         }
-        self.evict(client, MAX_OPEN.saturating_sub(1))?;
+        self.evict(client, max_open.saturating_sub(1))?;
         let version = self.versions.get(path).map_or(1, |v| v + 1);
         self.versions.insert(path.to_owned(), version);
         client.notify(
@@ -213,6 +211,14 @@ fn change(
 }
 
 impl LspServer {
+    /// How many documents this server keeps open at once.
+    pub fn open_limit(&self) -> usize {
+        self.budgets
+            .open_documents
+            .unwrap_or(self.spec.open_documents)
+            .max(1)
+    }
+
     /// Makes the server's copy of `path` equal to `text` (read from disk by
     /// the caller), and re-checks every other open document against disk so
     /// that edits made by anything else are seen.
@@ -234,13 +240,20 @@ impl LspServer {
                     let other_pushes = self
                         .state
                         .with(|s| s.pushes.get(&other).map_or(0, |p| p.count));
-                    docs.sync(&self.client, &other, t, seq, other_pushes)?;
+                    docs.sync(
+                        &self.client,
+                        &other,
+                        t,
+                        (seq, other_pushes),
+                        self.open_limit(),
+                    )?;
                 }
                 Err(_) => docs.close(&self.client, &other)?,
             }
         }
         docs.close_idle(&self.client, self.budgets.idle_document)?;
-        let (mut doc, how) = docs.sync(&self.client, path, text, seq, pushes)?;
+        let (mut doc, how) =
+            docs.sync(&self.client, path, text, (seq, pushes), self.open_limit())?;
         // Another file changed on disk: a push server's last publish for this
         // unchanged version may predate it (gopls kept a fixed dependency's
         // error), so the same text goes again as a new version and only a

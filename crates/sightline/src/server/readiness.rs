@@ -82,29 +82,13 @@ impl LspServer {
         }
     }
 
-    /// Waits until answers about `path` are complete, within the ready budget.
-    /// `cross_file` questions also need the whole workspace indexed: no
-    /// work-done progress running, no busy status, and (pyright) the
-    /// workspace enumerated.
-    pub async fn wait_ready(
-        &self,
-        path: &Path,
-        doc: &Doc,
-        cross_file: bool,
-    ) -> Result<(), ToolError> {
+    /// Waits until answers about the server's open files are complete, within
+    /// the ready budget: the project loaded. `cross_file` questions also need
+    /// the whole workspace indexed: no work-done progress running, no busy
+    /// status, and (pyright) the workspace enumerated.
+    pub async fn wait_ready(&self, cross_file: bool) -> Result<(), ToolError> {
         let quirks = self.spec.quirks;
         self.wait_loaded().await?;
-        if quirks.ready_on_first_publish {
-            let opened = doc.opened_seq;
-            let ok = self
-                .wait_until(self.budgets.ready, |s| {
-                    s.pushes.get(path).is_some_and(|p| p.seq > opened)
-                })
-                .await;
-            if !ok {
-                return Err(self.not_ready("loading its project".into()));
-            }
-        }
         if !cross_file {
             return Ok(());
         }

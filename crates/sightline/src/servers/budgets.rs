@@ -32,6 +32,8 @@ pub struct Budgets {
     pub max_failures: u32,
     /// ...until this much time has passed since its last failure.
     pub cooldown: Duration,
+    /// Documents kept open at once, when not the server table's number.
+    pub open_documents: Option<usize>,
 }
 
 impl Default for Budgets {
@@ -49,6 +51,7 @@ impl Default for Budgets {
             backoff: Duration::from_millis(500),
             max_failures: 3,
             cooldown: Duration::from_secs(60),
+            open_documents: None,
         }
     }
 }

@@ -18,10 +18,6 @@ pub struct Quirks {
     /// g;`) among the references of `f` but not the later uses of `g`, so
     /// references of the alias are asked for too.
     pub follow_import_alias: bool,
-    /// typescript-language-server (tsserver) answers only for open files, and
-    /// answers `definition` on an import alias with the alias itself until the
-    /// project is loaded; its first `publishDiagnostics` for a file marks that.
-    pub ready_on_first_publish: bool,
     /// pyright answers `references` before it has enumerated the workspace and
     /// returns partial lists until it logs this text.
     pub ready_log: Option<&'static str>,
@@ -126,7 +122,6 @@ impl Quirks {
     /// A server that needs no special handling.
     pub const NONE: Quirks = Quirks {
         follow_import_alias: false,
-        ready_on_first_publish: false,
         ready_log: None,
         first_publish_is_partial: false,
         diagnostics_from_tsserver: false,

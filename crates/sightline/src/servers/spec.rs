@@ -116,6 +116,13 @@ pub struct ServerSpec {
     /// project must not make them talk to the network. A user whose cargo or
     /// go must download dependencies sets the entry's `network`.
     pub network: bool,
+    /// Documents kept open at once; the least recently used beyond this are
+    /// closed. An open document costs the server work after every change
+    /// (typescript-language-server asks tsserver for the diagnostics of
+    /// every open file; pyright re-checks them), and reopening one costs a
+    /// `didOpen`. Chosen per server from the replay benchmark (README,
+    /// "Replay"); a configuration's budgets may override it.
+    pub open_documents: usize,
 }
 
 /// A server with nothing set; the table in `builtin` fills in what differs.
@@ -132,6 +139,7 @@ pub const BASE: ServerSpec = ServerSpec {
     role: Role::Primary,
     quirks: Quirks::NONE,
     network: false,
+    open_documents: 8,
 };
 
 impl ServerSpec {

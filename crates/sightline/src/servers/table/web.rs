@@ -51,7 +51,6 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         },
     ]),
     quirks: Quirks {
-        ready_on_first_publish: true,
         first_publish_is_partial: true,
         loose_files: Some(TS_LOOSE),
         diagnostics_from_tsserver: true,
@@ -303,11 +302,19 @@ pub static HTML: ServerSpec = ServerSpec {
     ..BASE
 };
 
-/// typescript-language-server's options: the `tsserver.js` it runs. It needs
-/// a TypeScript that ships one; TypeScript 7 is the native port without it.
+/// typescript-language-server's options: the `tsserver.js` it runs (it needs
+/// a TypeScript that ships one; TypeScript 7 is the native port without it),
+/// and one tsserver, not two. By default (`useSyntaxServer: "auto"`) it runs
+/// a second, syntax-only tsserver and routes `definition`, `documentSymbol`
+/// and others there while the project loads, which answers `definition` on
+/// an import alias with the alias itself. With `"never"` every question goes
+/// to the one tsserver that loads the project, and waits for it: right at
+/// once, with no wait of sightline's own, and one process fewer.
 fn tsserver_path(spec: &ServerSpec, root: &Path, program: &Path) -> Result<Value, String> {
     match find_tsserver(root, program) {
-        Some(tsserver) => Ok(json!({ "tsserver": { "path": tsserver } })),
+        Some(tsserver) => Ok(json!({
+            "tsserver": { "path": tsserver, "useSyntaxServer": "never" }
+        })),
         None => Err(format!(
             "typescript-language-server needs TypeScript 5 or 6 (with tsserver.js); install it with `npm install typescript@5.9.3` in the project, or `{}`",
             spec.install_command()
