@@ -3,8 +3,9 @@
 //! Three tasks serve each server. The reader routes responses to the pending map,
 //! answers every server-to-client request through the [`Handler`] (unsupported
 //! methods get `MethodNotFound`, never silence), and passes notifications to the
-//! handler in arrival order. The writer drains an unbounded queue into stdin, so
-//! no caller ever waits behind another. The stderr task keeps the last lines in a
+//! handler in arrival order. A message is written into stdin by the task that
+//! sends it, and what the pipe does not take at once queues for a flusher
+//! (`writer`), so no caller ever waits behind another. The stderr task keeps the last lines in a
 //! ring buffer. Every pending request ends by its response, its timeout, its
 //! future being dropped (which sends `$/cancelRequest`), or the server exiting
 //! (which fails it with the stderr tail).
@@ -16,18 +17,19 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::process::Command;
-use tokio::sync::{mpsc, oneshot, watch};
-use tokio_util::codec::{FramedRead, FramedWrite};
+use tokio::sync::{oneshot, watch};
+use tokio_util::codec::FramedRead;
 
 use crate::error::ClientError;
-use crate::framing::{DEFAULT_MAX_BODY, Frame, LspCodec};
+use crate::framing::{DEFAULT_MAX_BODY, Frame, LspCodec, frame};
 use crate::message::{Message, RequestId, ResponseError};
+use crate::writer::Writer;
 use crate::process;
 use crate::stderr::StderrRing;
 
@@ -68,11 +70,6 @@ impl SpawnConfig {
     }
 }
 
-enum Outgoing {
-    Frame(Vec<u8>),
-    Close,
-}
-
 /// What ends a pending request, short of the server exiting.
 enum Reply {
     Answer(Result<Value, ResponseError>),
@@ -88,7 +85,7 @@ struct ExitInfo {
 
 struct Inner {
     name: String,
-    tx: mpsc::UnboundedSender<Outgoing>,
+    writer: Writer,
     pending: Mutex<HashMap<i64, oneshot::Sender<Reply>>>,
     next_id: AtomicI64,
     stderr: Arc<StderrRing>,
@@ -201,12 +198,11 @@ impl Client {
         max_body: usize,
         handler: Arc<dyn Handler>,
     ) -> Client {
-        let (tx, rx) = mpsc::unbounded_channel();
         let (exit_tx, exit_rx) = watch::channel(None);
         let ring = Arc::new(StderrRing::new(STDERR_BYTES));
         let inner = Arc::new(Inner {
             name: name.clone(),
-            tx,
+            writer: Writer::new(writer),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicI64::new(1),
             stderr: ring.clone(),
@@ -214,7 +210,6 @@ impl Client {
             pgid,
             kill: Mutex::new(kill),
         });
-        tokio::spawn(write_loop(writer, rx));
         let stderr_done = stderr.map(|stderr| {
             let (done_tx, done_rx) = oneshot::channel::<()>();
             let ring = ring.clone();
@@ -303,14 +298,14 @@ impl Client {
     pub fn notify(&self, method: &str, params: impl Serialize) -> Result<(), ClientError> {
         let params = serde_json::to_value(params).unwrap_or(Value::Null);
         tracing::trace!("-> {} {method} {params}", self.inner.name);
-        let frame = Message::Notification {
+        let body = Message::Notification {
             method: method.to_owned(),
             params,
         }
         .encode();
         self.inner
-            .tx
-            .send(Outgoing::Frame(frame))
+            .writer
+            .send(frame(&body))
             .map_err(|_| self.exited_error())
     }
 
@@ -353,13 +348,13 @@ impl Client {
             armed: true,
         };
         tracing::trace!("-> {} #{id} {method} {params}", self.inner.name);
-        let frame = Message::Request {
+        let body = Message::Request {
             id: RequestId::Number(id),
             method: method.to_owned(),
             params,
         }
         .encode();
-        if self.inner.tx.send(Outgoing::Frame(frame)).is_err() {
+        if self.inner.writer.send(frame(&body)).is_err() {
             guard.armed = false;
             return Err(self.exited_error());
         }
@@ -401,7 +396,7 @@ impl Client {
             let _ = self.request_value("shutdown", Value::Null, grace).await;
             let _ = self.notify("exit", Value::Null);
             // tsgo and `tsc --lsp` ignore `exit` until stdin closes.
-            let _ = self.inner.tx.send(Outgoing::Close);
+            self.inner.writer.close();
             let _ = tokio::time::timeout(grace, self.exited()).await;
         }
         self.kill();
@@ -474,29 +469,14 @@ impl Drop for CancelGuard<'_> {
             .ok()
             .and_then(|mut p| p.remove(&self.id));
         if removed.is_some() {
-            let frame = Message::Notification {
+            let body = Message::Notification {
                 method: "$/cancelRequest".into(),
                 params: serde_json::json!({ "id": self.id }),
             }
             .encode();
-            let _ = self.inner.tx.send(Outgoing::Frame(frame));
+            let _ = self.inner.writer.send(frame(&body));
         }
     }
-}
-
-async fn write_loop(writer: impl AsyncWrite + Unpin, mut rx: mpsc::UnboundedReceiver<Outgoing>) {
-    let mut sink = FramedWrite::new(writer, LspCodec::default());
-    while let Some(out) = rx.recv().await {
-        match out {
-            Outgoing::Frame(body) => {
-                if sink.send(body.as_slice()).await.is_err() {
-                    break;
-                }
-            }
-            Outgoing::Close => break,
-        }
-    }
-    let _ = sink.close().await;
 }
 
 async fn read_loop(
@@ -563,12 +543,12 @@ async fn read_loop(
             Message::Request { id, method, params } => {
                 tracing::trace!("<- {name} request {method} {params}");
                 let result = handler.request(&method, params);
-                let frame = Message::Response {
+                let body = Message::Response {
                     id: Some(id),
                     result,
                 }
                 .encode();
-                let _ = inner.tx.send(Outgoing::Frame(frame));
+                let _ = inner.writer.send(crate::framing::frame(&body));
             }
             Message::Notification { method, params } => {
                 tracing::trace!("<- {name} {method} {params}");

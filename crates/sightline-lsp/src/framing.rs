@@ -199,6 +199,15 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// `body` with its `Content-Length` header, ready for the pipe.
+pub fn frame(body: &[u8]) -> Vec<u8> {
+    let header = format!("Content-Length: {}\r\n\r\n", body.len());
+    let mut out = Vec::with_capacity(header.len() + body.len());
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
 impl Encoder<&[u8]> for LspCodec {
     type Error = FramingError;
 

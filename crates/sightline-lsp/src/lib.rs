@@ -11,6 +11,7 @@ pub mod process;
 pub mod protocol;
 pub mod stderr;
 pub mod uri;
+mod writer;
 
 pub use client::{Client, Handler, SpawnConfig};
 pub use error::ClientError;

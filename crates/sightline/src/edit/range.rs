@@ -43,7 +43,7 @@ impl Engine {
             if !server.offers("documentRangeFormattingProvider") {
                 continue;
             }
-            let doc = server.sync(&checked.path, checked.text.clone()).ok()?;
+            let doc = server.sync(&checked.path, &checked.index).ok()?;
             let end_line = last.min(doc.index.line_count());
             let params = json!({
                 "textDocument": { "uri": path_to_uri_string(path).ok()? },

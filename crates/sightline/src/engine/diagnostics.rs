@@ -16,7 +16,7 @@ impl Engine {
         let routes = self.route_all(&checked)?;
         let answers = futures_util::future::join_all(routes.iter().map(|(spec, root)| async {
             let server = self.pool.get(spec, root).await?;
-            let doc = server.sync(&checked.path, checked.text.clone())?;
+            let doc = server.sync(&checked.path, &checked.index)?;
             let (findings, note) = server.diagnostics(&checked.path, &doc).await?;
             Ok::<_, ToolError>((server.root.clone(), findings, note))
         }))
@@ -64,7 +64,7 @@ impl Engine {
         let checked = Snapshot::read(file)?;
         let (spec, root) = self.route(&checked)?;
         let server = self.pool.get(spec, &root).await?;
-        server.sync(&checked.path, checked.text.clone())?;
+        server.sync(&checked.path, &checked.index)?;
         let Some(files) = server.workspace_diagnostics().await? else {
             return Ok(vec![self.diagnostics(file).await?]);
         };

@@ -45,7 +45,7 @@ impl Engine {
         // begins just after `initialized`); then the answer may be partial:
         // wait for the index and ask again.
         if server.indexing() {
-            server.sync(&checked.path, checked.text.clone())?;
+            server.sync(&checked.path, &checked.index)?;
             server.wait_ready(true).await?;
             found = server.references(&checked.path, pos).await?;
         }
@@ -86,10 +86,10 @@ impl Engine {
         cross_file: bool,
     ) -> Result<(Arc<LspServer>, Snapshot, sightline_lsp::protocol::Position), ToolError> {
         let checked = Snapshot::read(file)?;
-        let index = sightline_lsp::LineIndex::new(checked.text.as_str());
+        let index = checked.index.clone();
         validate::check_position(&index, file, at)?;
         let server = self.server_for(&checked).await?;
-        let doc = server.sync(&checked.path, checked.text.clone())?;
+        let doc = server.sync(&checked.path, &checked.index)?;
         server.wait_ready(cross_file).await?;
         let pos = server.position(&doc, at).ok_or_else(|| {
             ToolError::BadInput(format!(

@@ -11,7 +11,7 @@
 //! clangd likewise indexes in the background only the files a compilation
 //! database lists; without one it knows the open files.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::answer::Pos;
 use crate::error::ToolError;
@@ -34,14 +34,14 @@ pub fn in_project(file: &Path, root: &Path, project: &[&str]) -> bool {
 
 /// The other workspace files of `server` that mention `name`, in groups
 /// small enough to be open together with `file` (open document limit).
-pub fn groups(server: &LspServer, file: &Snapshot, name: &str) -> Vec<Vec<(PathBuf, String)>> {
-    let candidates: Vec<(PathBuf, String)> = crate::sync::walk::files_under(&server.root)
+pub fn groups(server: &LspServer, file: &Snapshot, name: &str) -> Vec<Vec<Snapshot>> {
+    let candidates: Vec<Snapshot> = crate::sync::walk::files_under(&server.root)
         .into_iter()
         .filter(|p| *p != file.path && server.spec.handles(p))
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
         .filter_map(|p| {
-            let text = std::fs::read_to_string(&p).ok()?;
-            text.contains(name).then_some((p, text))
+            let read = Snapshot::read(&p).ok()?;
+            read.text().contains(name).then_some(read)
         })
         .take(CANDIDATE_LIMIT)
         .collect();
@@ -58,13 +58,13 @@ pub fn groups(server: &LspServer, file: &Snapshot, name: &str) -> Vec<Vec<(PathB
 pub async fn open(
     server: &LspServer,
     file: &Snapshot,
-    group: &[(PathBuf, String)],
+    group: &[Snapshot],
 ) -> Result<(), ToolError> {
     let mut opened = Vec::new();
-    for (path, text) in group {
-        opened.push((path, server.sync(path, text.clone())?));
+    for other in group {
+        opened.push((&other.path, server.sync(&other.path, &other.index)?));
     }
-    server.sync(&file.path, file.text.clone())?;
+    server.sync(&file.path, &file.index)?;
     if server
         .spec
         .quirks
@@ -85,7 +85,7 @@ pub fn name_to_open(server: &LspServer, file: &Snapshot, pos: Pos) -> Option<Str
     if in_project(&file.path, &server.root, loose.project) {
         return None;
     }
-    let index = sightline_lsp::LineIndex::new(file.text.as_str());
+    let index = file.index.clone();
     let (line, _) = pos.zero_based()?;
     let text = index.line(line)?;
     crate::engine::validate::symbol_at(

@@ -183,7 +183,7 @@ impl Engine {
         };
         for (spec, root) in routes {
             if let Ok(server) = self.pool.get(spec, &root).await {
-                let _ = server.sync(&checked.path, checked.text.clone());
+                let _ = server.sync(&checked.path, &checked.index);
             }
         }
     }

@@ -28,7 +28,7 @@ impl Engine {
     pub async fn document_symbols(&self, file: &Path) -> Result<Items, ToolError> {
         let checked = Snapshot::read(file)?;
         let server = self.server_for(&checked).await?;
-        server.sync(&checked.path, checked.text)?;
+        server.sync(&checked.path, &checked.index)?;
         server.wait_ready(false).await?;
         let mut items = server.document_symbols(&checked.path).await?;
         sort_outline(&mut items);
@@ -72,7 +72,7 @@ impl Engine {
             let answer = async {
                 let server = self.pool_get(spec, &r).await?;
                 // tsserver answers only for projects with an open file.
-                server.sync(&checked.path, checked.text.clone())?;
+                server.sync(&checked.path, &checked.index)?;
                 server.wait_ready(true).await?;
                 server.workspace_symbols(query).await
             }
@@ -186,7 +186,7 @@ impl Engine {
         symbol: &str,
     ) -> Result<usize, ToolError> {
         let checked = Snapshot::read(file)?;
-        let index = sightline_lsp::LineIndex::new(checked.text);
+        let index = checked.index.clone();
         validate::column_of(&index, file, line, symbol)
     }
 }

@@ -5,7 +5,6 @@
 //! open document after each change.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -23,7 +22,6 @@ use crate::servers::language_id;
 pub struct Doc {
     /// The version last sent.
     pub version: i32,
-    hash: u64,
     /// Its text, indexed by line.
     pub index: Arc<LineIndex>,
     /// Server message count when the document was opened.
@@ -42,12 +40,6 @@ pub struct Documents {
     /// The last version sent for each path, kept after `didClose` so that a
     /// reopened document never reuses a version an old publish may carry.
     versions: HashMap<PathBuf, i32>,
-}
-
-fn hash_of(text: &str) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut h);
-    h.finish()
 }
 
 /// What a sync did.
@@ -79,19 +71,20 @@ impl Documents {
         &mut self,
         client: &Client,
         path: &Path,
-        text: String,
+        text: &Arc<LineIndex>,
         (seq, pushes): (u64, u64),
         max_open: usize,
     ) -> Result<(Doc, Synced), sightline_lsp::ClientError> {
-        let hash = hash_of(&text);
         let uri = path_to_uri_string(path).unwrap_or_default();
         if let Some(doc) = self.docs.get_mut(path) {
             doc.last_used = Instant::now();
-            if doc.hash == hash && doc.index.text() == text {
+            // The same snapshot (a file unchanged on disk) is the same
+            // index; other text is compared only when its length matches.
+            if Arc::ptr_eq(&doc.index, text) || doc.index.text() == text.text() {
+                doc.index = text.clone();
                 return Ok((doc.clone(), Synced::Unchanged));
             }
-            doc.hash = hash;
-            doc.index = Arc::new(LineIndex::new(text));
+            doc.index = text.clone();
             let doc = change(doc, &mut self.versions, client, path, seq, pushes)?;
             return Ok((doc, Synced::Changed));
         }
@@ -101,13 +94,12 @@ impl Documents {
         client.notify(
             "textDocument/didOpen",
             json!({
-                "textDocument": { "uri": uri, "languageId": language_id(path), "version": version, "text": text },
+                "textDocument": { "uri": uri, "languageId": language_id(path), "version": version, "text": text.text() },
             }),
         )?;
         let doc = Doc {
             version,
-            hash,
-            index: Arc::new(LineIndex::new(text)),
+            index: text.clone(),
             opened_seq: seq,
             changed_seq: seq,
             pushes_at_change: pushes,
@@ -222,7 +214,7 @@ impl LspServer {
     /// Makes the server's copy of `path` equal to `text` (read from disk by
     /// the caller), and re-checks every other open document against disk so
     /// that edits made by anything else are seen.
-    pub fn sync(&self, path: &Path, text: String) -> Result<Doc, ToolError> {
+    pub fn sync(&self, path: &Path, text: &Arc<LineIndex>) -> Result<Doc, ToolError> {
         let (seq, pushes) = self
             .state
             .with(|s| (s.seq, s.pushes.get(path).map_or(0, |p| p.count)));
@@ -235,7 +227,7 @@ impl LspServer {
             if other == path || !(unseen || changed.contains(&other)) {
                 continue;
             }
-            match std::fs::read_to_string(&other) {
+            match crate::sync::Snapshot::read(&other) {
                 Ok(t) => {
                     let other_pushes = self
                         .state
@@ -243,7 +235,7 @@ impl LspServer {
                     docs.sync(
                         &self.client,
                         &other,
-                        t,
+                        &t.index,
                         (seq, other_pushes),
                         self.open_limit(),
                     )?;

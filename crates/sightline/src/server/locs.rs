@@ -65,7 +65,7 @@ impl LspServer {
         }
         let index = match self.docs().get(path) {
             Some(doc) => doc.index.clone(),
-            None => Arc::new(LineIndex::new(std::fs::read_to_string(path).ok()?)),
+            None => crate::sync::Snapshot::read(path).ok()?.index,
         };
         texts.insert(path.to_owned(), index.clone());
         Some(index)
