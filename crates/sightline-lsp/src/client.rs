@@ -29,9 +29,9 @@ use tokio_util::codec::FramedRead;
 use crate::error::ClientError;
 use crate::framing::{DEFAULT_MAX_BODY, Frame, LspCodec, frame};
 use crate::message::{Message, RequestId, ResponseError};
-use crate::writer::Writer;
 use crate::process;
 use crate::stderr::StderrRing;
+use crate::writer::Writer;
 
 /// Receives what the server sends on its own initiative.
 pub trait Handler: Send + Sync + 'static {

@@ -40,6 +40,9 @@ pub struct Documents {
     /// The last version sent for each path, kept after `didClose` so that a
     /// reopened document never reuses a version an old publish may carry.
     versions: HashMap<PathBuf, i32>,
+    /// Counts every change of what the server sees: a document opened,
+    /// changed or closed, or files changed on disk (`memo`).
+    pub generation: u64,
 }
 
 /// What a sync did.
@@ -85,10 +88,12 @@ impl Documents {
                 return Ok((doc.clone(), Synced::Unchanged));
             }
             doc.index = text.clone();
+            self.generation += 1;
             let doc = change(doc, &mut self.versions, client, path, seq, pushes)?;
             return Ok((doc, Synced::Changed));
         }
         self.evict(client, max_open.saturating_sub(1))?;
+        self.generation += 1;
         let version = self.versions.get(path).map_or(1, |v| v + 1);
         self.versions.insert(path.to_owned(), version);
         client.notify(
@@ -123,6 +128,7 @@ impl Documents {
         let Some(doc) = self.docs.get_mut(path) else {
             return Ok(None);
         };
+        self.generation += 1;
         change(doc, &mut self.versions, client, path, seq, pushes).map(Some)
     }
 
@@ -133,6 +139,7 @@ impl Documents {
         path: &Path,
     ) -> Result<(), sightline_lsp::ClientError> {
         if self.docs.remove(path).is_some() {
+            self.generation += 1;
             let uri = path_to_uri_string(path).unwrap_or_default();
             client.notify(
                 "textDocument/didClose",
@@ -303,6 +310,7 @@ impl LspServer {
             // The common case on the hot path: nothing changed on disk.
             return Ok(Vec::new());
         }
+        self.docs().generation += 1;
         // Open documents are the server's to hold: their content comes from
         // `didChange`, and telling pyright that one changed on disk as well
         // makes it re-read and re-check it for nothing.

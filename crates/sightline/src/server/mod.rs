@@ -22,6 +22,7 @@ pub mod diagnostics;
 pub mod documents;
 pub mod inbox;
 mod locs;
+mod memo;
 mod pull;
 mod readiness;
 mod requests;
@@ -60,6 +61,8 @@ pub struct LspServer {
     /// When a call last used this server, for idle shutdown.
     last_used: Mutex<Instant>,
     tmp: Option<PathBuf>,
+    /// Location answers of the current generation.
+    memo: memo::Memo,
 }
 
 impl Drop for LspServer {
@@ -140,6 +143,11 @@ impl LspServer {
         let mut docs = self.docs();
         docs.close_idle(&self.client, self.budgets.idle_document)?;
         Ok(())
+    }
+
+    /// The count of changes to what the server sees (`Documents::generation`).
+    pub(crate) fn generation(&self) -> u64 {
+        self.docs().generation
     }
 
     fn docs(&self) -> std::sync::MutexGuard<'_, Documents> {

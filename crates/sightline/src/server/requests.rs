@@ -123,8 +123,13 @@ impl LspServer {
         self.require("definitionProvider", "goToDefinition")?;
         let uri = path_to_uri_string(path).unwrap_or_default();
         let params = json!({ "textDocument": { "uri": uri }, "position": pos });
+        // The question itself is always the server's to answer; its answer
+        // is kept for a references question that follows at this position.
+        let generation = self.generation();
         let r: Option<DefinitionResponse> = self.ask_as("textDocument/definition", params).await?;
-        Ok(definition_locations(r))
+        let found = definition_locations(r);
+        self.keep("definition", &uri, pos, generation, &found);
+        Ok(found)
     }
 
     /// Every reference to the symbol at `pos`, its declaration included.
@@ -188,7 +193,8 @@ impl LspServer {
         // trips on every references answer, not up to six in a row.
         let definitions = async {
             if self.offers("definitionProvider") {
-                self.definition(path, pos).await
+                self.remembered("definition", &uri, pos, self.definition(path, pos))
+                    .await
             } else {
                 Ok(Vec::new())
             }
@@ -222,8 +228,12 @@ impl LspServer {
     /// `textDocument/declaration` at `at` in the document `uri`.
     async fn declaration(&self, uri: &str, at: Position) -> Result<Vec<Location>, ToolError> {
         let params = json!({ "textDocument": { "uri": uri }, "position": at });
-        let r: Option<DefinitionResponse> = self.ask_as("textDocument/declaration", params).await?;
-        Ok(definition_locations(r))
+        self.remembered("declaration", uri, at, async {
+            let r: Option<DefinitionResponse> =
+                self.ask_as("textDocument/declaration", params).await?;
+            Ok(definition_locations(r))
+        })
+        .await
     }
 }
 

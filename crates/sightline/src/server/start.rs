@@ -167,6 +167,7 @@ impl LspServer {
             pulled: PullCache::default(),
             last_used: Mutex::new(Instant::now()),
             tmp,
+            memo: Default::default(),
         });
         if spec.quirks.ready_after_progress.is_some()
             && !server.wait_until(budgets.ready, |s| s.loaded).await

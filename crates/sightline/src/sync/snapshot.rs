@@ -74,7 +74,9 @@ struct Cache {
 static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
 
 fn cached(path: &Path, stamp: Stamp) -> Option<Arc<LineIndex>> {
-    let cache = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let cache = CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let (kept, index) = cache.as_ref()?.reads.get(path)?;
     (*kept == stamp).then(|| index.clone())
 }
@@ -83,7 +85,9 @@ fn keep(path: &Path, stamp: Stamp, modified: Option<SystemTime>, index: &Arc<Lin
     let settled = modified
         .and_then(|m| SystemTime::now().duration_since(m).ok())
         .is_some_and(|age| age >= SETTLED);
-    let mut cache = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut cache = CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let cache = cache.get_or_insert_with(Cache::default);
     if let Some((_, old)) = cache.reads.remove(path) {
         cache.bytes -= old.text().len();
@@ -164,7 +168,10 @@ mod tests {
         age(&p, Duration::from_secs(5));
         let first = Snapshot::read(&p).unwrap();
         let again = Snapshot::read(&p).unwrap();
-        assert!(Arc::ptr_eq(&first.index, &again.index), "a settled file was read again");
+        assert!(
+            Arc::ptr_eq(&first.index, &again.index),
+            "a settled file was read again"
+        );
         // Same size, in place: the stamp's times change.
         std::fs::write(&p, "x = 2\n").unwrap();
         assert_eq!(Snapshot::read(&p).unwrap().text(), "x = 2\n");

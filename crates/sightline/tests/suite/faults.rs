@@ -622,3 +622,32 @@ fn workspace_diagnostics_cover_every_file_and_reuse_unchanged_results() {
         ws.shutdown().await;
     });
 }
+
+#[test]
+fn references_reuse_the_definition_just_asked_until_anything_changes() {
+    let p = project(json!({ "rules": [] }));
+    let asked = |p: &sightline_test_support::Project| {
+        fake::log(p)
+            .lines()
+            .filter(|l| l.starts_with("<- textDocument/definition"))
+            .count()
+    };
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        let a = p.path("a.fake");
+        assert_eq!(defs(&ws, &a, 2, 1).await, ALPHA_DEF);
+        assert_eq!(asked(&p), 1);
+        let both = "2 references\na.fake:2:1 alpha ERR\nb.fake:1:1 alpha again\n";
+        assert_eq!(refs(&ws, &a, 2, 1).await, both);
+        // The declaration was taken out with the definition kept from the
+        // question before: the server was not asked again.
+        assert_eq!(asked(&p), 1, "{}", fake::log(&p));
+        // Another file changes on disk: nothing kept counts any more.
+        p.write("b.fake", "alpha again\nalpha\n");
+        let three =
+            "3 references\na.fake:2:1 alpha ERR\nb.fake:1:1 alpha again\nb.fake:2:1 alpha\n";
+        assert_eq!(refs(&ws, &a, 2, 1).await, three);
+        assert_eq!(asked(&p), 2, "{}", fake::log(&p));
+        ws.shutdown().await;
+    });
+}

@@ -1,0 +1,85 @@
+//! Location answers kept while nothing the server sees has changed: no
+//! document opened, changed or closed, no file changed on disk, and no
+//! indexing running.
+//!
+//! A references answer without the declaration asks `definition` and
+//! `declaration` at the position as well; an agent that has just asked for
+//! the definition there would pay for it twice. On pyright that doubled
+//! the cost of references in the replay benchmark (README, "Replay").
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use sightline_lsp::protocol::{Location, Position};
+
+use crate::error::ToolError;
+use crate::server::LspServer;
+
+/// The kept answers, all from one generation of the server's view.
+#[derive(Debug, Default)]
+pub(crate) struct Memo {
+    inner: Mutex<(
+        u64,
+        HashMap<(&'static str, String, u32, u32), Vec<Location>>,
+    )>,
+}
+
+/// Answers kept at most; past this they start over.
+const KEPT: usize = 512;
+
+impl LspServer {
+    /// `ask`'s answer for `method` at `uri`:`at`, or the one kept from the
+    /// same generation.
+    pub(crate) async fn remembered(
+        &self,
+        method: &'static str,
+        uri: &str,
+        at: Position,
+        ask: impl Future<Output = Result<Vec<Location>, ToolError>>,
+    ) -> Result<Vec<Location>, ToolError> {
+        let key = (method, uri.to_owned(), at.line, at.character);
+        let generation = self.generation();
+        if !self.indexing() {
+            let kept = self
+                .memo
+                .inner
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if kept.0 == generation
+                && let Some(hit) = kept.1.get(&key)
+            {
+                return Ok(hit.clone());
+            }
+        }
+        let answer = ask.await?;
+        self.keep(method, uri, at, generation, &answer);
+        Ok(answer)
+    }
+
+    /// Keeps `answer`, asked at `generation`, if nothing changed while it
+    /// was computed and no indexing runs.
+    pub(crate) fn keep(
+        &self,
+        method: &'static str,
+        uri: &str,
+        at: Position,
+        generation: u64,
+        answer: &[Location],
+    ) {
+        if self.indexing() || self.generation() != generation {
+            return;
+        }
+        let mut kept = self
+            .memo
+            .inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if kept.0 != generation || kept.1.len() >= KEPT {
+            *kept = (generation, HashMap::new());
+        }
+        kept.1.insert(
+            (method, uri.to_owned(), at.line, at.character),
+            answer.to_vec(),
+        );
+    }
+}
