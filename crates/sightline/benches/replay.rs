@@ -31,7 +31,8 @@
 //! Run with `cargo bench -p sightline --bench replay` (all three), or pass
 //! `pyright`, `typescript` or `rust` after `--` (or set `SIGHTLINE_REPLAY`).
 //! `SIGHTLINE_REPLAY_OPEN=N` replays with N documents open at most in place
-//! of the server table's number.
+//! of the server table's number; `SIGHTLINE_REPLAY_SANDBOX=MODE` with another
+//! sandbox mode.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -63,25 +64,7 @@ const PUSH_WAIT: Duration = Duration::from_secs(90);
 /// The capabilities sightline sends (`server/start.rs`), for the direct
 /// client: the same settings on both sides.
 fn capabilities() -> Value {
-    json!({
-        "window": { "workDoneProgress": true },
-        "experimental": { "serverStatusNotification": true },
-        "workspace": {
-            "configuration": true,
-            "workspaceFolders": true,
-            "diagnostics": { "refreshSupport": true },
-            "symbol": {},
-        },
-        "textDocument": {
-            "synchronization": { "dynamicRegistration": true, "didSave": true },
-            "publishDiagnostics": { "versionSupport": true, "relatedInformation": false, "tagSupport": { "valueSet": [1, 2] } },
-            "diagnostic": { "dynamicRegistration": true, "relatedDocumentSupport": false },
-            "definition": { "linkSupport": true },
-            "references": {},
-            "hover": { "contentFormat": ["markdown", "plaintext"] },
-            "documentSymbol": { "hierarchicalDocumentSymbolSupport": true },
-        },
-    })
+    sightline::server::initialize_params(Path::new("/"), Value::Null)["capabilities"].clone()
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -525,6 +508,11 @@ fn run(setup: Setup) {
             downloads: Some(false),
             ..sightline::Options::default()
         };
+        // `SIGHTLINE_REPLAY_SANDBOX`: another sandbox mode for sightline's
+        // server (`danger-full-access` measures what the sandbox costs).
+        if let Ok(mode) = std::env::var("SIGHTLINE_REPLAY_SANDBOX") {
+            options.sandbox = Some(sightline::sandbox::Mode::parse(&mode).expect("a sandbox mode"));
+        }
         let mut budgets = setup.budgets;
         // The open-document limit under test, when not the table's.
         if let Some(n) = open_documents() {

@@ -31,7 +31,7 @@ mod start;
 mod symbols;
 mod tsserver;
 
-pub use start::Launch;
+pub use start::{Launch, initialize_params};
 
 /// One running language server for one root.
 pub struct LspServer {

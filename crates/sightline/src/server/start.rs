@@ -33,7 +33,9 @@ pub struct Launch {
     pub tmp: Option<PathBuf>,
 }
 
-fn initialize_params(root: &Path, initialization_options: Value) -> Value {
+/// The `initialize` params sightline sends; public so that the benchmarks'
+/// direct client sends the very same capabilities.
+pub fn initialize_params(root: &Path, initialization_options: Value) -> Value {
     let uri = path_to_uri_string(root).unwrap_or_default();
     let name = root
         .file_name()
