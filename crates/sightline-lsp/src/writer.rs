@@ -71,7 +71,8 @@ impl Writer {
             Ok(n) => {
                 st.queue.push_back(frame[n..].to_vec());
                 self.start_flusher(&mut st);
-                Ok(())
+                // No runtime to finish the frame: the pipe is unusable.
+                if st.dead { Err(Closed) } else { Ok(()) }
             }
             Err(()) => {
                 st.dead = true;
@@ -101,6 +102,7 @@ impl Writer {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             st.dead = true;
             st.sink = None;
+            st.queue.clear();
             return;
         };
         let Some(mut sink) = st.sink.take() else {

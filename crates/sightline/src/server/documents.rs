@@ -212,10 +212,12 @@ fn change(
 impl LspServer {
     /// How many documents this server keeps open at once.
     pub fn open_limit(&self) -> usize {
+        // Three at least: a loose file's references open other files in
+        // groups beside it, which needs room for the asked file and one more.
         self.budgets
             .open_documents
             .unwrap_or(self.spec.open_documents)
-            .max(1)
+            .max(3)
     }
 
     /// Makes the server's copy of `path` equal to `text` (read from disk by
@@ -307,14 +309,20 @@ impl LspServer {
             .filter(|(p, _)| self.spec.handles(p))
             .collect();
         if drained.is_empty() {
-            // The common case on the hot path: nothing changed on disk.
+            // The common case on the hot path: nothing changed on disk. (A
+            // change to a file the server does not handle, such as a
+            // tsconfig, bumps no generation; `memo` keeps answers 10 s at
+            // most for that.)
             return Ok(Vec::new());
         }
-        self.docs().generation += 1;
+        // The documents' lock is held until the server has been told and
+        // the generation bumped, so that no answer asked in between is kept
+        // (`memo`).
+        let mut docs = self.docs();
         // Open documents are the server's to hold: their content comes from
         // `didChange`, and telling pyright that one changed on disk as well
         // makes it re-read and re-check it for nothing.
-        let open = self.docs().open_paths();
+        let open = docs.open_paths();
         let changes: Vec<Value> = drained
             .iter()
             .filter(|(p, c)| *c == crate::sync::watch::Change::Deleted || !open.contains(p))
@@ -329,6 +337,8 @@ impl LspServer {
                 json!({ "changes": changes }),
             )?;
         }
+        docs.generation += 1;
+        drop(docs);
         Ok(drained.into_iter().map(|(p, _)| p).collect())
     }
 }

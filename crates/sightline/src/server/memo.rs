@@ -18,14 +18,30 @@ use crate::server::LspServer;
 /// The kept answers, all from one generation of the server's view.
 #[derive(Debug, Default)]
 pub(crate) struct Memo {
-    inner: Mutex<(
-        u64,
-        HashMap<(&'static str, String, u32, u32), Vec<Location>>,
-    )>,
+    inner: Mutex<Kept>,
+}
+
+#[derive(Debug, Default)]
+struct Kept {
+    generation: u64,
+    /// When this generation's first answer was kept.
+    since: Option<std::time::Instant>,
+    answers: HashMap<(&'static str, String, u32, u32), Vec<Location>>,
+}
+
+impl Kept {
+    fn fresh(&self, generation: u64) -> bool {
+        self.generation == generation && self.since.is_some_and(|t| t.elapsed() < FRESH_FOR)
+    }
 }
 
 /// Answers kept at most; past this they start over.
 const KEPT: usize = 512;
+
+/// How long a kept answer counts at most. Changes the file watch cannot see
+/// (an `npm install` under `node_modules`, a queue overflow) bump no
+/// generation; this bounds how long they can go unnoticed.
+const FRESH_FOR: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl LspServer {
     /// `ask`'s answer for `method` at `uri`:`at`, or the one kept from the
@@ -45,8 +61,8 @@ impl LspServer {
                 .inner
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            if kept.0 == generation
-                && let Some(hit) = kept.1.get(&key)
+            if kept.fresh(generation)
+                && let Some(hit) = kept.answers.get(&key)
             {
                 return Ok(hit.clone());
             }
@@ -74,10 +90,14 @@ impl LspServer {
             .inner
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if kept.0 != generation || kept.1.len() >= KEPT {
-            *kept = (generation, HashMap::new());
+        if !kept.fresh(generation) || kept.answers.len() >= KEPT {
+            *kept = Kept {
+                generation,
+                since: Some(std::time::Instant::now()),
+                answers: HashMap::new(),
+            };
         }
-        kept.1.insert(
+        kept.answers.insert(
             (method, uri.to_owned(), at.line, at.character),
             answer.to_vec(),
         );

@@ -22,8 +22,11 @@ use crate::error::ToolError;
 use crate::files::AbsPath;
 
 /// How long a file must have been unchanged when read for the read to be
-/// reused; far above any file system's timestamp grain.
+/// reused, on a file system with fine timestamps.
 const SETTLED: Duration = Duration::from_millis(100);
+/// The same, when the file's times have no nanoseconds: a file system
+/// (FAT, old ext4 inodes, some NFS) that rounds times down to seconds.
+const SETTLED_COARSE: Duration = Duration::from_secs(3);
 
 /// Text kept for reuse, in bytes; past this the cache starts over. The
 /// open documents share their text with it, so this bounds what sightline
@@ -81,10 +84,26 @@ fn cached(path: &Path, stamp: Stamp) -> Option<Arc<LineIndex>> {
     (*kept == stamp).then(|| index.clone())
 }
 
-fn keep(path: &Path, stamp: Stamp, modified: Option<SystemTime>, index: &Arc<LineIndex>) {
-    let settled = modified
-        .and_then(|m| SystemTime::now().duration_since(m).ok())
-        .is_some_and(|age| age >= SETTLED);
+/// Whether a file with `stamp`, statted at `at`, had been unchanged long
+/// enough then: the later of its modification and change times (a copy
+/// that keeps an old mtime still has a new ctime) is older than the grain.
+fn settled(stamp: Stamp, at: SystemTime) -> bool {
+    let last = stamp.mtime.max(stamp.ctime);
+    let Ok(secs) = u64::try_from(last.0) else {
+        return false;
+    };
+    let nanos = u32::try_from(last.1).unwrap_or(0);
+    let changed = SystemTime::UNIX_EPOCH + Duration::new(secs, nanos);
+    let grain = if stamp.mtime.1 == 0 && stamp.ctime.1 == 0 {
+        SETTLED_COARSE
+    } else {
+        SETTLED
+    };
+    at.duration_since(changed).is_ok_and(|age| age >= grain)
+}
+
+fn keep(path: &Path, stamp: Stamp, statted: SystemTime, index: &Arc<LineIndex>) {
+    let settled = settled(stamp, statted);
     let mut cache = CACHE
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -111,6 +130,7 @@ impl Snapshot {
     pub fn read(file: &Path) -> Result<Snapshot, ToolError> {
         let given = AbsPath::new(file)?;
         let shown = file.display();
+        let statted = SystemTime::now();
         let meta = std::fs::metadata(file).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => ToolError::BadInput(format!("file not found: {shown}")),
             _ => ToolError::BadInput(format!("cannot read {shown}: {e}")),
@@ -139,7 +159,7 @@ impl Snapshot {
         // The stamp taken before the read describes what was read only if
         // nothing wrote in between; a write then changes the stamp seen by
         // the next question, which reads again.
-        keep(path.as_path(), stamp, meta.modified().ok(), &index);
+        keep(path.as_path(), stamp, statted, &index);
         Ok(Snapshot { path, index })
     }
 
@@ -155,6 +175,8 @@ mod tests {
 
     use super::*;
 
+    /// Sets the file's mtime back, as `cp -p` or `touch -d` do; its ctime
+    /// becomes now.
     fn age(path: &Path, by: Duration) {
         let f = std::fs::File::options().write(true).open(path).unwrap();
         f.set_modified(SystemTime::now() - by).unwrap();
@@ -165,7 +187,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("a.py");
         std::fs::write(&p, "x = 1\n").unwrap();
-        age(&p, Duration::from_secs(5));
+        // Its ctime is now; wait until it is settled (tmpfs and ext4 keep
+        // nanoseconds, so 100 ms).
+        std::thread::sleep(SETTLED + Duration::from_millis(50));
         let first = Snapshot::read(&p).unwrap();
         let again = Snapshot::read(&p).unwrap();
         assert!(
@@ -187,10 +211,39 @@ mod tests {
         // leave this very stamp; so nothing is kept for it.
         let stamp = Stamp::of(&std::fs::metadata(&p).unwrap());
         assert!(cached(read.path.as_path(), stamp).is_none());
+        // An old mtime (`cp -p`, `touch -d`) does not make it settled: its
+        // ctime is new.
         age(&p, Duration::from_secs(5));
-        let settled = Snapshot::read(&p).unwrap();
+        let copied = Snapshot::read(&p).unwrap();
         let stamp = Stamp::of(&std::fs::metadata(&p).unwrap());
-        let kept = cached(settled.path.as_path(), stamp).unwrap();
-        assert!(Arc::ptr_eq(&kept, &settled.index));
+        assert!(cached(copied.path.as_path(), stamp).is_none());
+    }
+
+    #[test]
+    fn settled_means_both_times_older_than_the_grain() {
+        let now = SystemTime::now();
+        let secs = |t: SystemTime| {
+            let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap();
+            (
+                i64::try_from(d.as_secs()).unwrap(),
+                i64::from(d.subsec_nanos()) | 1,
+            )
+        };
+        let old = secs(now - Duration::from_secs(10));
+        let fresh = secs(now - Duration::from_millis(10));
+        let stamp = |mtime, ctime| Stamp {
+            len: 1,
+            ino: 1,
+            dev: 1,
+            mtime,
+            ctime,
+        };
+        assert!(settled(stamp(old, old), now));
+        assert!(!settled(stamp(old, fresh), now));
+        assert!(!settled(stamp(fresh, old), now));
+        // Whole seconds only: a coarse file system, which needs 3 s.
+        let coarse = |ago: u64| (secs(now - Duration::from_secs(ago)).0, 0);
+        assert!(!settled(stamp(coarse(1), coarse(1)), now));
+        assert!(settled(stamp(coarse(5), coarse(5)), now));
     }
 }

@@ -642,12 +642,15 @@ fn references_reuse_the_definition_just_asked_until_anything_changes() {
         // The declaration was taken out with the definition kept from the
         // question before: the server was not asked again.
         assert_eq!(asked(&p), 1, "{}", fake::log(&p));
+        // The definition tool itself always asks the server.
+        assert_eq!(defs(&ws, &a, 2, 1).await, ALPHA_DEF);
+        assert_eq!(asked(&p), 2, "{}", fake::log(&p));
         // Another file changes on disk: nothing kept counts any more.
         p.write("b.fake", "alpha again\nalpha\n");
         let three =
             "3 references\na.fake:2:1 alpha ERR\nb.fake:1:1 alpha again\nb.fake:2:1 alpha\n";
         assert_eq!(refs(&ws, &a, 2, 1).await, three);
-        assert_eq!(asked(&p), 2, "{}", fake::log(&p));
+        assert_eq!(asked(&p), 3, "{}", fake::log(&p));
         ws.shutdown().await;
     });
 }
