@@ -65,3 +65,36 @@ impl Engine {
             .collect()
     }
 }
+
+impl Engine {
+    /// Each running server: its id, root, pid, resident memory in KiB and
+    /// how long since a call used it (`sightline daemon status`).
+    pub fn server_status(&self) -> Vec<(&'static str, std::path::PathBuf, u32, u64, u64)> {
+        self.pool
+            .running()
+            .iter()
+            .map(|s| {
+                let pid = s.pid().unwrap_or(0);
+                (
+                    s.spec.id,
+                    s.root.clone(),
+                    pid,
+                    rss_kib(pid),
+                    s.idle_for().as_secs(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// `VmRSS` of `pid` in KiB, or 0.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}

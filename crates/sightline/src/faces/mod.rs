@@ -1,6 +1,8 @@
-//! The faces sightline shows callers: the command line (`cli`) and the MCP
-//! server (`mcp`). Both take a call, ask the [`crate::Engine`], and render
+//! The faces sightline shows callers: the command line (`cli`), the MCP
+//! server (`mcp`), and the shared daemon that serves MCP on a socket and the
+//! bridge to it (`daemon`). Both take a call, ask the [`crate::Engine`], and render
 //! the answer with [`crate::render`].
 
 pub mod cli;
+pub mod daemon;
 pub mod mcp;

@@ -4,6 +4,7 @@
 mod cli;
 mod config;
 mod confine;
+mod daemon;
 mod edit;
 mod fake;
 mod faults;

@@ -180,3 +180,69 @@ fn find(ws: &Engine, id: &str) -> Option<&'static crate::servers::ServerSpec> {
         .find(|s| s.id == id)
         .or_else(|| crate::servers::builtin(id))
 }
+
+/// `sightline daemon [status|stop]`: runs the daemon, or asks the running
+/// one; the exit status.
+pub async fn daemon(action: Option<&crate::faces::cli::DaemonAction>, json: bool) -> i32 {
+    use crate::faces::cli::DaemonAction;
+    use crate::faces::cli::terminal::print_out;
+    use crate::faces::daemon::{Hello, bridge, build_id, serve};
+    let tool = match action {
+        None => return serve::run().await,
+        Some(DaemonAction::Status) => serve::STATUS_TOOL,
+        Some(DaemonAction::Stop) => serve::STOP_TOOL,
+    };
+    let hello = Hello {
+        root: None,
+        sandbox: None,
+        edit_tools: false,
+        path: None,
+        build: build_id(),
+        control: true,
+    };
+    match bridge::ask_daemon(tool, &hello, false).await {
+        Ok(None) => {
+            let text = if json {
+                "null\n"
+            } else {
+                "no daemon is running\n"
+            };
+            print_out(text, EXIT_OK)
+        }
+        Ok(Some(text)) if tool == serve::STOP_TOOL => print_out(
+            &if json {
+                format!("{}\n", json!({ "stopped": true }))
+            } else {
+                format!("{text}\n")
+            },
+            EXIT_OK,
+        ),
+        Ok(Some(text)) if json => print_out(&format!("{text}\n"), EXIT_OK),
+        Ok(Some(text)) => print_out(&status_text(&text), EXIT_OK),
+        Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
+    }
+}
+
+/// The status JSON as lines for a person.
+fn status_text(raw: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(raw).unwrap_or_default();
+    let mut out = format!(
+        "daemon pid {}, up {} s, {} client(s), {} session(s) served\n",
+        v["pid"], v["uptime_secs"], v["clients"], v["sessions"]
+    );
+    let servers = v["servers"].as_array().cloned().unwrap_or_default();
+    if servers.is_empty() {
+        out.push_str("no servers running\n");
+    }
+    for s in servers {
+        out.push_str(&format!(
+            "{} {} pid {} rss {} MiB idle {} s\n",
+            s["id"].as_str().unwrap_or("?"),
+            s["root"].as_str().unwrap_or("?"),
+            s["pid"],
+            s["rss_kib"].as_u64().unwrap_or(0) / 1024,
+            s["idle_secs"]
+        ));
+    }
+    out
+}

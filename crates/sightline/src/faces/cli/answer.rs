@@ -47,6 +47,7 @@ pub(super) fn command_name(command: &Command) -> &'static str {
         Command::Edit { .. } => "edit",
         Command::ApplyPatch => "apply-patch",
         Command::Mcp { .. } => "mcp",
+        Command::Daemon { .. } => "daemon",
     }
 }
 

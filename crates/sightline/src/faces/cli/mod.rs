@@ -160,7 +160,30 @@ pub enum Command {
         /// Also serve the edit tools: read, write, edit and apply_patch.
         #[arg(long)]
         edit_tools: bool,
+        /// Bridge to the shared daemon (started when none runs) instead of
+        /// starting servers in this process, so that sessions on one root
+        /// share them; also `SIGHTLINE_DAEMON=1`.
+        #[arg(long)]
+        daemon: bool,
     },
+    /// Run the shared daemon in the foreground (`sightline mcp --daemon`
+    /// starts it when none runs), or ask the running one for its status or
+    /// to stop.
+    Daemon {
+        #[command(subcommand)]
+        /// What to ask the running daemon; without it, run the daemon.
+        action: Option<DaemonAction>,
+    },
+}
+
+/// What to ask the running daemon.
+#[derive(Debug, Subcommand)]
+pub enum DaemonAction {
+    /// Its pid, uptime and clients, and each running server with its root,
+    /// pid, resident memory and idle time.
+    Status,
+    /// Stop it and every server it runs.
+    Stop,
 }
 
 /// Parses `FILE:LINE:COL` from the right, so a path may itself hold colons.
@@ -186,6 +209,22 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
         std::env::current_dir()
             .map(|d| d.join(path))
             .unwrap_or_else(|_| path.to_owned())
+    }
+}
+
+/// What this client tells the daemon about itself.
+fn hello(
+    root: Option<PathBuf>,
+    sandbox: Option<String>,
+    edit_tools: bool,
+) -> crate::faces::daemon::Hello {
+    crate::faces::daemon::Hello {
+        root,
+        sandbox,
+        edit_tools,
+        path: std::env::var("PATH").ok(),
+        build: crate::faces::daemon::build_id(),
+        control: false,
     }
 }
 
@@ -221,11 +260,29 @@ pub async fn run(cli: Cli) -> i32 {
             Err(e) => print_out(&format!("error: cannot record trust: {e}\n"), EXIT_FAILED),
         };
     }
+    if let Command::Daemon { action } = &cli.command {
+        return crate::faces::cli::admin::daemon(action.as_ref(), cli.json).await;
+    }
+    if let Command::Mcp {
+        edit_tools,
+        daemon: true,
+    } = cli.command
+    {
+        return crate::faces::daemon::bridge::run(hello(workdir, cli.sandbox, edit_tools)).await;
+    }
+    if let Command::Mcp {
+        edit_tools,
+        daemon: false,
+    } = cli.command
+        && crate::faces::daemon::enabled_by_env()
+    {
+        return crate::faces::daemon::bridge::run(hello(workdir, cli.sandbox, edit_tools)).await;
+    }
     let config = match crate::config::Config::load(workdir.as_deref()) {
         Ok(c) => c,
         Err(e) => return print_out(&format!("error: {e}\n"), EXIT_FAILED),
     };
-    if let Command::Mcp { edit_tools } = cli.command {
+    if let Command::Mcp { edit_tools, .. } = cli.command {
         let edit_tools = edit_tools || config.edit_tools;
         // stdout carries the protocol: progress goes to the client, logs to stderr.
         let ws = Arc::new(Engine::new(Options {

@@ -54,7 +54,7 @@ fn plain(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
-pub(super) fn print_out(text: &str, status: i32) -> i32 {
+pub(crate) fn print_out(text: &str, status: i32) -> i32 {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     status

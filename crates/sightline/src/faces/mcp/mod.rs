@@ -64,16 +64,22 @@ impl Sightline {
     }
 }
 
+/// What sightline says of itself in `initialize`, in process or through
+/// the daemon.
+pub fn server_config() -> ServerConfig {
+    ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        .with_server_info(Implementation::new("sightline", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Answers from real language servers about files as they are on disk now: \
+             diagnostics after an edit, definitions, references, hover, outlines and call \
+             hierarchies. Paths are absolute; lines and columns are 1-based, columns on the \
+             symbol itself (or pass `symbol` with its name).",
+        )
+}
+
 impl ServerHandler for Sightline {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("sightline", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Answers from real language servers about files as they are on disk now: \
-                 diagnostics after an edit, definitions, references, hover, outlines and call \
-                 hierarchies. Paths are absolute; lines and columns are 1-based, columns on the \
-                 symbol itself (or pass `symbol` with its name).",
-            )
+        server_config()
     }
 
     async fn list_tools(

@@ -1,0 +1,270 @@
+//! `sightline mcp --daemon`: the agent's stdio bridged line by line to the
+//! daemon's socket. The bridge adds the client's [`Hello`] to `initialize`,
+//! starts the daemon when none answers, and when the daemon goes away
+//! answers every call in flight with an `error:` at once, starts a new
+//! daemon and initializes the session there again, so the agent's session
+//! goes on. A daemon of another build is asked to drain, and the bridge
+//! waits for it to go before starting its own.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixStream;
+
+use crate::faces::daemon::{DaemonError, HELLO_KEY, Hello, paths};
+
+/// How long a client waits for a daemon it started to answer.
+const START_WAIT: Duration = Duration::from_secs(10);
+
+/// The id of the `initialize` the bridge sends again on a new daemon.
+const REINIT_ID: &str = "sightline-reinitialize";
+
+/// Connects to the daemon, starting one when none answers.
+pub async fn connect_or_start() -> Result<UnixStream, DaemonError> {
+    let socket = paths::socket();
+    if let Ok(s) = UnixStream::connect(&socket).await {
+        return Ok(s);
+    }
+    paths::ensure_private(&paths::runtime_dir())?;
+    start_daemon()?;
+    let deadline = Instant::now() + START_WAIT;
+    loop {
+        if let Ok(s) = UnixStream::connect(&socket).await {
+            return Ok(s);
+        }
+        if Instant::now() >= deadline {
+            return Err(DaemonError::Unreachable(
+                socket.display().to_string(),
+                START_WAIT.as_secs(),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Starts `sightline daemon` detached: its own session, stdio to null and
+/// its log. Of several clients starting one at once, the lock lets one
+/// daemon through; the others exit at once.
+fn start_daemon() -> Result<(), DaemonError> {
+    let exe = std::env::current_exe().map_err(|e| DaemonError::Io(format!("current exe: {e}")))?;
+    let log = paths::open_log();
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("daemon")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log.map_or_else(Stdio::null, Stdio::from));
+    // SAFETY: setsid is async-signal-safe and touches only the child.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let child = cmd
+        .spawn()
+        .map_err(|e| DaemonError::Io(format!("starting the daemon: {e}")))?;
+    // Reaped by a thread, so that it leaves no zombie while this client runs.
+    std::thread::spawn(move || {
+        let mut child = child;
+        let _ = child.wait();
+    });
+    Ok(())
+}
+
+/// Waits until the daemon at the socket is gone (it drains, then exits).
+async fn wait_gone(socket: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline && UnixStream::connect(socket).await.is_ok() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The answer a call in flight gets when the daemon goes away.
+fn gone_answer(id: &Value, method: &str) -> Value {
+    let text =
+        "error: the sightline daemon exited during the call; ask again (a new daemon is starting)";
+    if method == "tools/call" {
+        json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [{ "type": "text", "text": text }], "isError": true } })
+    } else {
+        json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32603, "message": text } })
+    }
+}
+
+/// Adds `hello` to an `initialize` request.
+fn with_hello(mut msg: Value, hello: &Hello) -> Value {
+    if let Some(params) = msg.get_mut("params").and_then(Value::as_object_mut) {
+        let caps = params.entry("capabilities").or_insert_with(|| json!({}));
+        if let Some(caps) = caps.as_object_mut() {
+            let exp = caps.entry("experimental").or_insert_with(|| json!({}));
+            if let Some(exp) = exp.as_object_mut() {
+                exp.insert(
+                    HELLO_KEY.into(),
+                    serde_json::to_value(hello).unwrap_or_default(),
+                );
+            }
+        }
+    }
+    msg
+}
+
+fn draining(msg: &Value) -> bool {
+    msg.pointer("/error/data/sightline") == Some(&json!("draining"))
+}
+
+/// Bridges stdin/stdout to the daemon until stdin closes; the exit status.
+pub async fn run(hello: Hello) -> i32 {
+    match bridge(hello).await {
+        Ok(()) => 0,
+        Err(e) => {
+            tracing::error!("{e}");
+            2
+        }
+    }
+}
+
+async fn bridge(hello: Hello) -> Result<(), DaemonError> {
+    let socket = paths::socket();
+    let mut stdin = BufReader::new(tokio::io::stdin()).lines();
+    let mut stdout = tokio::io::stdout();
+    let stream = connect_or_start().await?;
+    let (r, mut w) = stream.into_split();
+    let mut from_daemon = BufReader::new(r).lines();
+    // Calls in flight: id → method.
+    let mut pending: HashMap<String, (Value, String)> = HashMap::new();
+    // The session's `initialize`, with the hello, to send again.
+    let mut init: Option<Value> = None;
+    loop {
+        tokio::select! {
+            line = stdin.next_line() => {
+                let Ok(Some(line)) = line else { break };
+                let Ok(mut msg) = serde_json::from_str::<Value>(&line) else {
+                    // Not JSON: the daemon answers with a parse error.
+                    let _ = w.write_all(format!("{line}\n").as_bytes()).await;
+                    continue;
+                };
+                let method = msg.get("method").and_then(Value::as_str).map(str::to_owned);
+                if method.as_deref() == Some("initialize") {
+                    msg = with_hello(msg, &hello);
+                    init = Some(msg.clone());
+                }
+                if let (Some(id), Some(m)) = (msg.get("id"), method) {
+                    pending.insert(id.to_string(), (id.clone(), m));
+                }
+                // A failed write shows as the daemon's end on the read side.
+                let _ = w.write_all(format!("{msg}\n").as_bytes()).await;
+            }
+            line = from_daemon.next_line() => {
+                match line {
+                    Ok(Some(line)) => {
+                        let msg: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+                        let is_response = msg.get("method").is_none();
+                        if is_response && let Some(id) = msg.get("id") {
+                            if id == &json!(REINIT_ID) {
+                                continue;
+                            }
+                            if draining(&msg) && let Some(i) = &init && i.get("id") == Some(id) {
+                                // A daemon of another build: leave it, let
+                                // it drain, then start ours and initialize
+                                // again.
+                                let _ = w.shutdown().await;
+                                wait_gone(&socket).await;
+                                let stream = connect_or_start().await?;
+                                let (r2, w2) = stream.into_split();
+                                from_daemon = BufReader::new(r2).lines();
+                                w = w2;
+                                let _ = w.write_all(format!("{i}\n").as_bytes()).await;
+                                continue;
+                            }
+                            pending.remove(&id.to_string());
+                        }
+                        if stdout.write_all(format!("{line}\n").as_bytes()).await.is_err() {
+                            break;
+                        }
+                        let _ = stdout.flush().await;
+                    }
+                    _ => {
+                        tracing::warn!("the sightline daemon went away; starting a new one");
+                        for (_, (id, method)) in pending.drain() {
+                            let answer = gone_answer(&id, &method);
+                            let _ = stdout.write_all(format!("{answer}\n").as_bytes()).await;
+                        }
+                        let _ = stdout.flush().await;
+                        let stream = connect_or_start().await?;
+                        let (r2, w2) = stream.into_split();
+                        from_daemon = BufReader::new(r2).lines();
+                        w = w2;
+                        if let Some(i) = &init {
+                            let mut again = i.clone();
+                            again["id"] = json!(REINIT_ID);
+                            let _ = w.write_all(format!("{again}\n").as_bytes()).await;
+                            let done = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+                            let _ = w.write_all(format!("{done}\n").as_bytes()).await;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let _ = w.shutdown().await;
+    Ok(())
+}
+
+/// Asks the daemon for one of its own tools (`status`, `stop`) over a
+/// short MCP session; the tool's text.
+pub async fn ask_daemon(
+    tool: &str,
+    hello: &Hello,
+    start: bool,
+) -> Result<Option<String>, DaemonError> {
+    let stream = if start {
+        connect_or_start().await?
+    } else {
+        match UnixStream::connect(paths::socket()).await {
+            Ok(s) => s,
+            Err(_) => return Ok(None),
+        }
+    };
+    let (r, mut w) = stream.into_split();
+    let mut lines = BufReader::new(r).lines();
+    let init = with_hello(
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "sightline-cli", "version": env!("CARGO_PKG_VERSION") } } }),
+        hello,
+    );
+    let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": tool, "arguments": {} } });
+    let done = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    let io = |e: std::io::Error| DaemonError::Io(e.to_string());
+    w.write_all(format!("{init}\n").as_bytes())
+        .await
+        .map_err(io)?;
+    loop {
+        let Some(line) = lines.next_line().await.map_err(io)? else {
+            return Ok(None);
+        };
+        let msg: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+        if msg.get("id") == Some(&json!(1)) {
+            if msg.get("error").is_some() {
+                return Err(DaemonError::Io(format!(
+                    "the daemon refused: {}",
+                    msg["error"]["message"]
+                )));
+            }
+            w.write_all(format!("{done}\n{call}\n").as_bytes())
+                .await
+                .map_err(io)?;
+        } else if msg.get("id") == Some(&json!(2)) {
+            let text = msg
+                .pointer("/result/content/0/text")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            return Ok(Some(text));
+        }
+    }
+}

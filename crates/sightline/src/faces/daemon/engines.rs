@@ -1,0 +1,74 @@
+//! The daemon's engines, one per (root, sandbox mode, PATH): sessions whose
+//! servers would be identical share one engine and so one set of servers;
+//! any difference gets an engine of its own.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::engine::{Engine, Options};
+use crate::faces::daemon::Hello;
+
+type Key = (Option<PathBuf>, Option<String>, Option<String>);
+
+/// Every engine the daemon holds.
+#[derive(Default)]
+pub struct Engines {
+    by_key: Mutex<HashMap<Key, Arc<Engine>>>,
+}
+
+impl Engines {
+    /// The engine for `hello`, made on first use; also whether the
+    /// configuration asks for the edit tools.
+    pub fn for_hello(&self, hello: &Hello) -> Result<(Arc<Engine>, bool), String> {
+        let config =
+            crate::config::Config::load(hello.root.as_deref()).map_err(|e| e.to_string())?;
+        let edit_tools = config.edit_tools;
+        let key = (
+            hello.root.clone(),
+            hello.sandbox.clone(),
+            hello.path.clone(),
+        );
+        let mut map = self.by_key.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(e) = map.get(&key) {
+            return Ok((e.clone(), edit_tools));
+        }
+        // The client's PATH comes first, so that a session finds the servers
+        // its own shell would (a project's node_modules/.bin on PATH, a venv).
+        let search_path = hello
+            .path
+            .as_deref()
+            .map(|p| std::env::split_paths(p).collect())
+            .unwrap_or_default();
+        let engine = Arc::new(Engine::new(Options {
+            root: hello.root.clone(),
+            config,
+            sandbox: hello
+                .sandbox
+                .as_deref()
+                .and_then(crate::sandbox::Mode::parse),
+            search_path,
+            ..Options::default()
+        }));
+        map.insert(key, engine.clone());
+        Ok((engine, edit_tools))
+    }
+
+    /// Every engine, for status and shutdown.
+    pub fn all(&self) -> Vec<(Option<PathBuf>, Arc<Engine>)> {
+        let map = self.by_key.lock().unwrap_or_else(PoisonError::into_inner);
+        map.iter().map(|(k, e)| (k.0.clone(), e.clone())).collect()
+    }
+
+    /// Whether any engine still runs a server.
+    pub fn any_running(&self) -> bool {
+        self.all().iter().any(|(_, e)| !e.server_pids().is_empty())
+    }
+
+    /// Shuts every server of every engine down.
+    pub async fn shutdown(&self) {
+        for (_, e) in self.all() {
+            e.shutdown().await;
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! One warm engine per user: `sightline daemon` serves MCP on a private Unix
+//! socket, and `sightline mcp --daemon` (or `SIGHTLINE_DAEMON=1`) bridges an
+//! agent's stdio to it, so that sessions on one root share their language
+//! servers.
+//!
+//! The path of a session: `bridge` (in the client's process) connects, or
+//! starts the daemon and connects, and adds the client's [`Hello`] to the
+//! MCP `initialize` request; `serve` (in the daemon) checks the peer's uid,
+//! picks the engine for the hello's key (`engines`) and answers the session
+//! with the same MCP face as `sightline mcp` in process.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+pub mod bridge;
+mod engines;
+pub mod paths;
+pub mod serve;
+
+/// What can go wrong starting or reaching the daemon.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// A file system step failed.
+    #[error("daemon: {0}")]
+    Io(String),
+    /// The runtime directory is not private to this user.
+    #[error("daemon: refusing to use {0}")]
+    Unsafe(String),
+    /// No daemon answered in time.
+    #[error("daemon: no daemon answered on {0} within {1} s")]
+    Unreachable(String, u64),
+}
+
+/// What a client tells the daemon in `initialize`
+/// (`capabilities.experimental.sightline`): where it works and how, so that
+/// it gets a server only where the server would be identical.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Hello {
+    /// The client's workspace directory.
+    pub root: Option<PathBuf>,
+    /// Its sandbox mode, as named on the command line.
+    pub sandbox: Option<String>,
+    /// Whether it asked for the edit tools.
+    pub edit_tools: bool,
+    /// Its `PATH`: servers are looked up there first.
+    pub path: Option<String>,
+    /// Its build ([`build_id`]); a daemon of another build drains and exits.
+    pub build: String,
+    /// Only `sightline daemon status` or `stop`: any build may ask, and the
+    /// daemon does not drain for it.
+    #[serde(default)]
+    pub control: bool,
+}
+
+/// The key under `capabilities.experimental`.
+pub const HELLO_KEY: &str = "sightline";
+
+/// This build's identity: the executable's size and modification time, so
+/// that a rebuilt or upgraded binary never talks to an older daemon.
+/// `SIGHTLINE_BUILD_ID` stands in for it (tests of version skew).
+pub fn build_id() -> String {
+    if let Some(id) = std::env::var_os("SIGHTLINE_BUILD_ID").filter(|v| !v.is_empty()) {
+        return id.to_string_lossy().into_owned();
+    }
+    let meta = std::env::current_exe().and_then(std::fs::metadata);
+    match meta {
+        Ok(m) => {
+            use std::os::unix::fs::MetadataExt;
+            format!(
+                "{}-{}-{}.{}",
+                env!("CARGO_PKG_VERSION"),
+                m.len(),
+                m.mtime(),
+                m.mtime_nsec()
+            )
+        }
+        Err(_) => env!("CARGO_PKG_VERSION").to_owned(),
+    }
+}
+
+/// Whether `SIGHTLINE_DAEMON=1` asks `sightline mcp` to bridge to the daemon.
+pub fn enabled_by_env() -> bool {
+    std::env::var_os("SIGHTLINE_DAEMON").is_some_and(|v| !v.is_empty() && v != "0")
+}

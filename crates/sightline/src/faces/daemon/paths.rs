@@ -1,0 +1,81 @@
+//! Where the daemon lives: a private runtime directory (0700, owned by this
+//! user) holding its socket (0600) and lock, and a size-bounded log under the
+//! state directory.
+
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::faces::daemon::DaemonError;
+
+/// The log is started over when it has grown past this.
+const LOG_BYTES: u64 = 1 << 20;
+
+/// `$XDG_RUNTIME_DIR/sightline`, else `/tmp/sightline-<uid>`.
+pub fn runtime_dir() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d).join("sightline"),
+        None => std::env::temp_dir().join(format!("sightline-{}", uid())),
+    }
+}
+
+/// The daemon's socket.
+pub fn socket() -> PathBuf {
+    runtime_dir().join("daemon.sock")
+}
+
+/// The lock the running daemon holds.
+pub fn lock() -> PathBuf {
+    runtime_dir().join("daemon.lock")
+}
+
+/// `$XDG_STATE_HOME/sightline/daemon.log`, else under `~/.local/state`.
+pub fn log() -> PathBuf {
+    std::env::var_os("XDG_STATE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".local/state")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("sightline")
+        .join("daemon.log")
+}
+
+/// This process's effective user id.
+pub fn uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Creates the runtime directory 0700, or checks that the one there is this
+/// user's and private: a directory another user can write could hold a
+/// socket that is not ours.
+pub fn ensure_private(dir: &Path) -> Result<(), DaemonError> {
+    let io = |e: std::io::Error| DaemonError::Io(format!("{}: {e}", dir.display()));
+    if !dir.exists() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(io)?;
+    if !meta.is_dir() || meta.uid() != uid() || meta.mode() & 0o077 != 0 {
+        return Err(DaemonError::Unsafe(format!(
+            "{} is not a private directory of this user (mode {:o}, owner {})",
+            dir.display(),
+            meta.mode() & 0o7777,
+            meta.uid()
+        )));
+    }
+    Ok(())
+}
+
+/// Opens the log for appending, started over when it is too big.
+pub fn open_log() -> Option<std::fs::File> {
+    let path = log();
+    std::fs::create_dir_all(path.parent()?).ok()?;
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > LOG_BYTES) {
+        let _ = std::fs::rename(&path, path.with_extension("log.old"));
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .ok()
+}

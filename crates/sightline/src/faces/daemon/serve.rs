@@ -1,0 +1,292 @@
+//! `sightline daemon`: holds the lock, listens on the socket, refuses peers
+//! of another uid, and serves each connection as one MCP session on the
+//! engine its hello names. It exits when no client has been connected for
+//! the idle time and no server runs, when asked to stop, or, after a client
+//! of another build asked it to drain, when its last session ends.
+
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::json;
+use tokio::net::UnixListener;
+
+use crate::faces::daemon::engines::Engines;
+use crate::faces::daemon::{DaemonError, HELLO_KEY, Hello, build_id, paths};
+use crate::faces::mcp::Sightline;
+
+/// The tool a client calls for the daemon's status (not listed).
+pub const STATUS_TOOL: &str = "sightline_daemon_status";
+/// The tool a client calls to stop the daemon (not listed).
+pub const STOP_TOOL: &str = "sightline_daemon_stop";
+
+/// How long the daemon stays up with no client and no server, unless
+/// `SIGHTLINE_DAEMON_IDLE_SECS` says otherwise.
+const IDLE_EXIT: Duration = Duration::from_secs(60);
+
+struct Daemon {
+    engines: Engines,
+    build: String,
+    started: Instant,
+    clients: AtomicUsize,
+    sessions: AtomicU64,
+    last_left: Mutex<Instant>,
+    /// Refuse new sessions and exit when the last one ends.
+    draining: AtomicBool,
+    stop: tokio::sync::Notify,
+}
+
+/// Runs the daemon until it exits; the exit status.
+pub async fn run() -> i32 {
+    match serve().await {
+        Ok(()) => 0,
+        Err(e) => {
+            tracing::error!("{e}");
+            2
+        }
+    }
+}
+
+fn idle_exit() -> Duration {
+    std::env::var("SIGHTLINE_DAEMON_IDLE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(IDLE_EXIT, Duration::from_secs)
+}
+
+async fn serve() -> Result<(), DaemonError> {
+    let dir = paths::runtime_dir();
+    paths::ensure_private(&dir)?;
+    let io = |what: &str, e: std::io::Error| DaemonError::Io(format!("{what}: {e}"));
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(paths::lock())
+        .map_err(|e| io("lock", e))?;
+    // SAFETY: flock on an fd we own; it is released when the file closes,
+    // which the kernel does even on SIGKILL.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        tracing::info!("daemon: another daemon holds {}", paths::lock().display());
+        return Ok(());
+    }
+    let socket = paths::socket();
+    let _ = std::fs::remove_file(&socket);
+    let listener = UnixListener::bind(&socket).map_err(|e| io("bind", e))?;
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| io("chmod", e))?;
+    let _ = std::fs::write(
+        paths::runtime_dir().join("daemon.pid"),
+        std::process::id().to_string(),
+    );
+    tracing::info!(
+        "daemon: pid {} listening on {} (build {})",
+        std::process::id(),
+        socket.display(),
+        build_id()
+    );
+    let daemon = Arc::new(Daemon {
+        engines: Engines::default(),
+        build: build_id(),
+        started: Instant::now(),
+        clients: AtomicUsize::new(0),
+        sessions: AtomicU64::new(0),
+        last_left: Mutex::new(Instant::now()),
+        draining: AtomicBool::new(false),
+        stop: tokio::sync::Notify::new(),
+    });
+    let idle = idle_exit();
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let uid = stream.peer_cred().map(|c| c.uid());
+                if uid.as_ref().ok() != Some(&paths::uid()) {
+                    tracing::warn!("daemon: refused a client of uid {uid:?}");
+                    continue;
+                }
+                let daemon = daemon.clone();
+                tokio::spawn(async move { session(daemon, stream).await });
+            }
+            _ = tick.tick() => {
+                let clients = daemon.clients.load(Ordering::SeqCst);
+                if clients > 0 {
+                    continue;
+                }
+                let quiet = daemon.last_left.lock().unwrap_or_else(PoisonError::into_inner).elapsed();
+                if daemon.draining.load(Ordering::SeqCst)
+                    || (quiet >= idle && !daemon.engines.any_running())
+                {
+                    tracing::info!("daemon: no clients; exiting");
+                    break;
+                }
+            }
+            () = daemon.stop.notified() => {
+                tracing::info!("daemon: asked to stop");
+                break;
+            }
+            () = crate::faces::cli::interrupted() => break,
+        }
+    }
+    // Nothing new reaches a socket that is gone; the lock goes with us.
+    let _ = std::fs::remove_file(&socket);
+    daemon.engines.shutdown().await;
+    drop(lock);
+    Ok(())
+}
+
+async fn session(daemon: Arc<Daemon>, stream: tokio::net::UnixStream) {
+    daemon.clients.fetch_add(1, Ordering::SeqCst);
+    daemon.sessions.fetch_add(1, Ordering::SeqCst);
+    let handler = Session {
+        daemon: daemon.clone(),
+        face: Arc::new(OnceLock::new()),
+    };
+    match handler.serve(stream).await {
+        Ok(running) => {
+            let _ = running.waiting().await;
+        }
+        Err(e) => tracing::debug!("daemon: a session ended before it began: {e}"),
+    }
+    *daemon
+        .last_left
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    daemon.clients.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// One client's session: the MCP face of its engine, chosen at `initialize`.
+#[derive(Clone)]
+struct Session {
+    daemon: Arc<Daemon>,
+    face: Arc<OnceLock<Sightline>>,
+}
+
+impl Session {
+    fn face(&self) -> Result<&Sightline, ErrorData> {
+        self.face
+            .get()
+            .ok_or_else(|| ErrorData::invalid_request("the session is not initialized", None))
+    }
+
+    fn status(&self) -> serde_json::Value {
+        let d = &self.daemon;
+        let servers: Vec<serde_json::Value> = d
+            .engines
+            .all()
+            .iter()
+            .flat_map(|(root, e)| {
+                e.server_status()
+                    .into_iter()
+                    .map(move |s| json!({ "workspace": root, "id": s.0, "root": s.1, "pid": s.2, "rss_kib": s.3, "idle_secs": s.4 }))
+            })
+            .collect();
+        json!({
+            "pid": std::process::id(),
+            "uptime_secs": d.started.elapsed().as_secs(),
+            // Not counting the session that asks.
+            "clients": d.clients.load(Ordering::SeqCst).saturating_sub(1),
+            "sessions": d.sessions.load(Ordering::SeqCst),
+            "build": d.build,
+            "servers": servers,
+        })
+    }
+}
+
+impl ServerHandler for Session {
+    fn get_info(&self) -> ServerConfig {
+        crate::faces::mcp::server_config()
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let hello: Option<Hello> = request
+            .capabilities
+            .experimental
+            .as_ref()
+            .and_then(|e| e.get(HELLO_KEY))
+            .and_then(|h| serde_json::from_value(serde_json::Value::Object(h.clone())).ok());
+        let Some(hello) = hello else {
+            return Err(ErrorData::invalid_request(
+                "connect through `sightline mcp --daemon`, which says where the client works",
+                None,
+            ));
+        };
+        if hello.build != self.daemon.build && !hello.control {
+            // The client starts a daemon of its own build once this one is
+            // gone; the sessions of this build finish first.
+            self.daemon.draining.store(true, Ordering::SeqCst);
+            tracing::info!(
+                "daemon: a client of build {} arrived; draining (this is {})",
+                hello.build,
+                self.daemon.build
+            );
+            return Err(ErrorData::invalid_request(
+                format!(
+                    "sightline daemon: build {} differs from the client's {}; draining",
+                    self.daemon.build, hello.build
+                ),
+                Some(json!({ "sightline": "draining" })),
+            ));
+        }
+        if self.daemon.draining.load(Ordering::SeqCst) {
+            return Err(ErrorData::invalid_request(
+                "sightline daemon: draining",
+                Some(json!({ "sightline": "draining" })),
+            ));
+        }
+        let (engine, config_edit_tools) = self
+            .daemon
+            .engines
+            .for_hello(&hello)
+            .map_err(|e| ErrorData::invalid_request(e, None))?;
+        let _ = self.face.set(Sightline::new(
+            engine,
+            hello.edit_tools || config_edit_tools,
+        ));
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.face()?.list_tools(request, context).await
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.face.get()?.get_tool(name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        match request.name.as_ref() {
+            STATUS_TOOL => {
+                let text = serde_json::to_string(&self.status()).unwrap_or_default();
+                Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+            }
+            STOP_TOOL => {
+                self.daemon.stop.notify_one();
+                Ok(CallToolResult::success(vec![ContentBlock::text("stopping")]).into())
+            }
+            _ => self.face()?.call_tool(request, context).await,
+        }
+    }
+}

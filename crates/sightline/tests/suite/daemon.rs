@@ -1,0 +1,308 @@
+//! The shared daemon (`sightline mcp --daemon`): sessions share servers, the
+//! daemon's death during a call is answered at once and the session goes
+//! on, idle exit, version skew, and the refusal of another uid. Each test
+//! has its own runtime and state directories, and stops its daemon.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sightline_test_support::mcp::McpDriver;
+use sightline_test_support::{
+    Project, alive, descendants, path_with_tools, require, sightline_bin,
+};
+
+const LIB: &str = "def add(a: int, b: int) -> int:\n    return a + b\n";
+const APP: &str = "from lib import add\n\ntotal = add(1, 2)\n";
+
+/// A test's daemon directories; dropping it stops the daemon and checks
+/// that it and its servers are gone.
+struct Dirs {
+    runtime: tempfile::TempDir,
+    state: tempfile::TempDir,
+}
+
+impl Dirs {
+    fn new() -> Dirs {
+        Dirs {
+            runtime: tempfile::tempdir().unwrap(),
+            state: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("SIGHTLINE_DAEMON", "1".into()),
+            ("XDG_RUNTIME_DIR", self.runtime.path().display().to_string()),
+            ("XDG_STATE_HOME", self.state.path().display().to_string()),
+        ]
+    }
+
+    fn open(&self, d: &mut McpDriver, session: &str, cwd: &Path, extra: &[(&str, &str)]) {
+        let env = self.env();
+        let mut all: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        all.extend_from_slice(extra);
+        let opened = d.open_env(session, cwd, &path_with_tools(), &["mcp"], &all);
+        assert!(opened.get("error").is_none(), "{opened}");
+    }
+
+    fn pid_file(&self) -> PathBuf {
+        self.runtime.path().join("sightline/daemon.pid")
+    }
+
+    /// The running daemon's pid.
+    fn daemon_pid(&self) -> u32 {
+        let text = std::fs::read_to_string(self.pid_file()).unwrap();
+        let pid = text.trim().parse().unwrap();
+        assert!(alive(pid), "the daemon {pid} is not running");
+        pid
+    }
+
+    fn cli(&self, args: &[&str]) -> std::process::Output {
+        let mut cmd = Command::new(sightline_bin());
+        cmd.args(args).stdin(Stdio::null());
+        for (k, v) in self.env() {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+
+    fn status(&self) -> Value {
+        let out = self.cli(&["daemon", "status", "--json"]);
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.state.path().join("sightline/daemon.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Dirs {
+    fn drop(&mut self) {
+        let pid = std::fs::read_to_string(self.pid_file())
+            .ok()
+            .and_then(|t| t.trim().parse::<u32>().ok());
+        let _ = self.cli(&["daemon", "stop"]);
+        if let Some(pid) = pid {
+            let gone = wait_until(Duration::from_secs(15), || !alive(pid));
+            if !gone {
+                // SAFETY: kill with a pid read from our own daemon's file.
+                unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            }
+            if !std::thread::panicking() {
+                assert!(gone, "the daemon {pid} did not stop:\n{}", self.log());
+            }
+        }
+    }
+}
+
+fn wait_until(max: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let until = Instant::now() + max;
+    while Instant::now() < until {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    f()
+}
+
+fn project() -> Project {
+    Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)])
+}
+
+fn pyrights_under(pid: u32) -> Vec<u32> {
+    descendants(pid)
+        .into_iter()
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.contains("pyright-langserver") && !c.contains("__sandbox"))
+        })
+        .collect()
+}
+
+fn definition(d: &mut McpDriver, session: &str, p: &Project) -> String {
+    let a = d.call(
+        session,
+        "lsp_definition",
+        json!({ "file": p.path("app.py"), "line": 3, "symbol": "add" }),
+    );
+    assert!(!a.is_error, "{}", a.text);
+    a.text
+}
+
+#[test]
+fn two_sessions_share_one_pyright_and_the_status_shows_it() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = project();
+    let mut d = McpDriver::start();
+    dirs.open(&mut d, "a", p.root(), &[]);
+    dirs.open(&mut d, "b", p.root(), &[]);
+    let first = definition(&mut d, "a", &p);
+    assert_eq!(
+        first,
+        "1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n"
+    );
+    assert_eq!(definition(&mut d, "b", &p), first);
+    let daemon = dirs.daemon_pid();
+    assert_eq!(pyrights_under(daemon).len(), 1, "{:?}", dirs.status());
+    let status = dirs.status();
+    assert_eq!(status["pid"], json!(daemon));
+    assert_eq!(status["clients"], json!(2), "{status}");
+    let servers = status["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1, "{status}");
+    assert_eq!(servers[0]["id"], json!("pyright"));
+    d.close("a");
+    d.close("b");
+}
+
+#[test]
+fn the_daemon_killed_during_a_call_answers_it_and_the_session_goes_on() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = project();
+    let mut d = McpDriver::start();
+    dirs.open(&mut d, "s", p.root(), &[]);
+    let daemon = dirs.daemon_pid();
+    // Kill the daemon as soon as its pyright runs: the references call that
+    // started it is then in flight.
+    let killer = std::thread::spawn(move || {
+        let started = wait_until(Duration::from_secs(30), || {
+            !pyrights_under(daemon).is_empty()
+        });
+        let servers = pyrights_under(daemon);
+        // SAFETY: the daemon's pid, read from its own file.
+        unsafe { libc::kill(daemon as i32, libc::SIGKILL) };
+        (started, servers, Instant::now())
+    });
+    let a = d.call(
+        "s",
+        "lsp_references",
+        json!({ "file": p.path("lib.py"), "line": 1, "symbol": "add" }),
+    );
+    let answered = Instant::now();
+    let (started, servers, killed) = killer.join().unwrap();
+    assert!(started, "the daemon never started pyright");
+    assert!(a.is_error, "{}", a.text);
+    assert!(
+        a.text.starts_with("error: the sightline daemon exited"),
+        "{}",
+        a.text
+    );
+    assert!(answered.duration_since(killed) < Duration::from_secs(1));
+    // Its servers die with it.
+    for s in &servers {
+        assert!(
+            wait_until(Duration::from_secs(10), || !alive(*s)),
+            "pyright {s} outlived its daemon"
+        );
+    }
+    // The session goes on, on a new daemon.
+    assert_eq!(
+        definition(&mut d, "s", &p),
+        "1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n"
+    );
+    assert_ne!(dirs.daemon_pid(), daemon);
+    d.close("s");
+}
+
+#[test]
+fn the_daemon_exits_when_idle_and_a_new_build_replaces_an_old_one() {
+    let dirs = Dirs::new();
+    let p = project();
+    let mut d = McpDriver::start();
+    // A daemon of an old build, idle at once once its client leaves, but
+    // only after 60 s by default; here the idle time is 1 s.
+    dirs.open(
+        &mut d,
+        "old",
+        p.root(),
+        &[
+            ("SIGHTLINE_BUILD_ID", "old"),
+            ("SIGHTLINE_DAEMON_IDLE_SECS", "600"),
+        ],
+    );
+    let old = dirs.daemon_pid();
+    d.close("old");
+    assert!(alive(old), "the old daemon left before its idle time");
+    // A client of another build: the old daemon drains and exits, and the
+    // client's session runs on a daemon of its build.
+    dirs.open(
+        &mut d,
+        "new",
+        p.root(),
+        &[
+            ("SIGHTLINE_BUILD_ID", "new"),
+            ("SIGHTLINE_DAEMON_IDLE_SECS", "1"),
+        ],
+    );
+    assert!(
+        wait_until(Duration::from_secs(10), || !alive(old)),
+        "the old daemon did not drain"
+    );
+    let new = dirs.daemon_pid();
+    assert_ne!(new, old);
+    assert_eq!(dirs.status()["build"], json!("new"));
+    assert!(dirs.log().contains("draining"), "{}", dirs.log());
+    // Idle exit: no client, no server, 1 s.
+    d.close("new");
+    assert!(
+        wait_until(Duration::from_secs(10), || !alive(new)),
+        "the idle daemon did not exit:\n{}",
+        dirs.log()
+    );
+}
+
+#[test]
+fn a_client_of_another_uid_is_refused() {
+    let dirs = Dirs::new();
+    let p = project();
+    let mut d = McpDriver::start();
+    dirs.open(&mut d, "s", p.root(), &[]);
+    let daemon = dirs.daemon_pid();
+    // Open the directory and socket to everyone, so that only the daemon's
+    // own check stands between another user and it.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = dirs.runtime.path().join("sightline");
+    std::fs::set_permissions(dirs.runtime.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        dir.join("daemon.sock"),
+        std::fs::Permissions::from_mode(0o666),
+    )
+    .unwrap();
+    let socket = dir.join("daemon.sock");
+    // A child that drops to `nobody` and speaks MCP's first line.
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(sightline_test_support::mcp::python())
+        .args([
+            "-c",
+            "import socket,sys\n\
+             s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n\
+             try:\n\
+             \x20 s.sendall(b'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\\n')\n\
+             \x20 print('answered' if s.recv(4096) else 'closed')\n\
+             except (ConnectionResetError, BrokenPipeError): print('closed')",
+        ])
+        .arg(&socket)
+        .output()
+        .expect("setpriv (util-linux) is needed to drop to another uid");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "closed");
+    assert!(
+        wait_until(Duration::from_secs(5), || dirs
+            .log()
+            .contains("refused a client of uid Ok(65534)")),
+        "{}",
+        dirs.log()
+    );
+    assert!(alive(daemon));
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    d.close("s");
+}
