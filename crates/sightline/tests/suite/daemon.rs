@@ -136,7 +136,7 @@ fn definition(d: &mut McpDriver, session: &str, p: &Project) -> String {
 }
 
 #[test]
-fn two_sessions_share_one_pyright_and_the_status_shows_it() {
+fn two_sessions_and_a_cli_call_share_one_pyright_and_the_status_shows_it() {
     require("pyright-langserver");
     let dirs = Dirs::new();
     let p = project();
@@ -150,6 +150,33 @@ fn two_sessions_share_one_pyright_and_the_status_shows_it() {
     );
     assert_eq!(definition(&mut d, "b", &p), first);
     let daemon = dirs.daemon_pid();
+    // A CLI call on the same root, same PATH: the same pyright, and the
+    // text and exit status of the in-process CLI.
+    let mut cli = Command::new(sightline_bin());
+    cli.args(["definition", "app.py:3:9"])
+        .current_dir(p.root())
+        .env("PATH", path_with_tools())
+        .stdin(Stdio::null());
+    for (k, v) in dirs.env() {
+        cli.env(k, v);
+    }
+    let out = cli.output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), first, "{out:?}");
+    assert_eq!(out.status.code(), Some(0));
+    let mut bad = Command::new(sightline_bin());
+    bad.args(["definition", "app.py:99:1"])
+        .current_dir(p.root())
+        .env("PATH", path_with_tools())
+        .stdin(Stdio::null());
+    for (k, v) in dirs.env() {
+        bad.env(k, v);
+    }
+    let out = bad.output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("error: line 99"),
+        "{out:?}"
+    );
+    assert_eq!(out.status.code(), Some(2));
     assert_eq!(pyrights_under(daemon).len(), 1, "{:?}", dirs.status());
     let status = dirs.status();
     assert_eq!(status["pid"], json!(daemon));

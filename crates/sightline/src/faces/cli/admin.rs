@@ -200,7 +200,7 @@ pub async fn daemon(action: Option<&crate::faces::cli::DaemonAction>, json: bool
         build: build_id(),
         control: true,
     };
-    match bridge::ask_daemon(tool, &hello, false).await {
+    match bridge::call_tool(&hello, false, tool, json!({})).await {
         Ok(None) => {
             let text = if json {
                 "null\n"
@@ -209,7 +209,7 @@ pub async fn daemon(action: Option<&crate::faces::cli::DaemonAction>, json: bool
             };
             print_out(text, EXIT_OK)
         }
-        Ok(Some(text)) if tool == serve::STOP_TOOL => print_out(
+        Ok(Some((text, _))) if tool == serve::STOP_TOOL => print_out(
             &if json {
                 format!("{}\n", json!({ "stopped": true }))
             } else {
@@ -217,8 +217,8 @@ pub async fn daemon(action: Option<&crate::faces::cli::DaemonAction>, json: bool
             },
             EXIT_OK,
         ),
-        Ok(Some(text)) if json => print_out(&format!("{text}\n"), EXIT_OK),
-        Ok(Some(text)) => print_out(&status_text(&text), EXIT_OK),
+        Ok(Some((text, _))) if json => print_out(&format!("{text}\n"), EXIT_OK),
+        Ok(Some((text, _))) => print_out(&status_text(&text), EXIT_OK),
         Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
     }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use crate::engine::Engine;
 use crate::error::ToolError;
+use crate::faces::cli::terminal::print_out;
 use crate::faces::cli::{Command, EXIT_FAILED, EXIT_FINDINGS, EXIT_OK, absolute, parse_position};
 use crate::render;
 
@@ -107,6 +108,59 @@ async fn answer_inner(ws: &Engine, command: &Command, json: bool) -> Rendered {
         _ => fail(ToolError::BadInput(
             "only diagnostics, definition and references can be asked in batch".into(),
         )),
+    }
+}
+
+/// The MCP tool and arguments of a question command, for the daemon; `None`
+/// for every other command (and for a position that does not parse, which
+/// the in-process path reports).
+pub(super) fn as_tool_call(command: &Command) -> Option<(&'static str, serde_json::Value)> {
+    use serde_json::json;
+    match command {
+        Command::Diagnostics { file } => {
+            Some(("lsp_diagnostics", json!({ "file": absolute(file) })))
+        }
+        Command::Definition { position } => {
+            let (file, line, column) = parse_position(position).ok()?;
+            Some((
+                "lsp_definition",
+                json!({ "file": absolute(&file), "line": line, "column": column }),
+            ))
+        }
+        Command::References {
+            position,
+            include_declaration,
+        } => {
+            let (file, line, column) = parse_position(position).ok()?;
+            Some((
+                "lsp_references",
+                json!({ "file": absolute(&file), "line": line, "column": column, "include_declaration": include_declaration }),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Asks one question of the daemon (`SIGHTLINE_DAEMON=1`) and prints the
+/// answer with the same text and exit status as in process.
+pub(super) async fn through_daemon(
+    hello: &crate::faces::daemon::Hello,
+    tool: &str,
+    args: serde_json::Value,
+) -> i32 {
+    match crate::faces::daemon::bridge::call_tool(hello, true, tool, args).await {
+        Ok(Some((text, true))) => print_out(&format!("{}\n", text.trim_end()), EXIT_FAILED),
+        Ok(Some((text, false))) => {
+            // The text of diagnostics names each finding's severity.
+            let errors = tool == "lsp_diagnostics"
+                && text.lines().any(|l| {
+                    l.split_once(' ')
+                        .is_some_and(|(at, rest)| at.contains(':') && rest.starts_with("error:"))
+                });
+            print_out(&text, if errors { EXIT_FINDINGS } else { EXIT_OK })
+        }
+        Ok(None) => print_out("error: no daemon answered\n", EXIT_FAILED),
+        Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
     }
 }
 

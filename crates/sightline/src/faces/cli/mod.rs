@@ -278,6 +278,13 @@ pub async fn run(cli: Cli) -> i32 {
     {
         return crate::faces::daemon::bridge::run(hello(workdir, cli.sandbox, edit_tools)).await;
     }
+    if !cli.json
+        && crate::faces::daemon::enabled_by_env()
+        && let Some((tool, args)) = answer::as_tool_call(&cli.command)
+    {
+        let hello = hello(workdir, cli.sandbox.clone(), false);
+        return answer::through_daemon(&hello, tool, args).await;
+    }
     let config = match crate::config::Config::load(workdir.as_deref()) {
         Ok(c) => c,
         Err(e) => return print_out(&format!("error: {e}\n"), EXIT_FAILED),

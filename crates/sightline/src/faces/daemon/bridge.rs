@@ -214,13 +214,15 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
     Ok(())
 }
 
-/// Asks the daemon for one of its own tools (`status`, `stop`) over a
-/// short MCP session; the tool's text.
-pub async fn ask_daemon(
-    tool: &str,
+/// Calls one tool on the daemon over a short MCP session: its text and
+/// whether it is an error, or `None` when no daemon runs and `start` is
+/// false.
+pub async fn call_tool(
     hello: &Hello,
     start: bool,
-) -> Result<Option<String>, DaemonError> {
+    tool: &str,
+    arguments: Value,
+) -> Result<Option<(String, bool)>, DaemonError> {
     let stream = if start {
         connect_or_start().await?
     } else {
@@ -237,7 +239,7 @@ pub async fn ask_daemon(
             "clientInfo": { "name": "sightline-cli", "version": env!("CARGO_PKG_VERSION") } } }),
         hello,
     );
-    let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": tool, "arguments": {} } });
+    let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": tool, "arguments": arguments } });
     let done = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
     let io = |e: std::io::Error| DaemonError::Io(e.to_string());
     w.write_all(format!("{init}\n").as_bytes())
@@ -245,7 +247,7 @@ pub async fn ask_daemon(
         .map_err(io)?;
     loop {
         let Some(line) = lines.next_line().await.map_err(io)? else {
-            return Ok(None);
+            return Err(DaemonError::Io("the daemon closed the connection".into()));
         };
         let msg: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
         if msg.get("id") == Some(&json!(1)) {
@@ -259,12 +261,19 @@ pub async fn ask_daemon(
                 .await
                 .map_err(io)?;
         } else if msg.get("id") == Some(&json!(2)) {
+            if let Some(e) = msg.get("error") {
+                return Ok(Some((
+                    format!("error: {}", e["message"].as_str().unwrap_or("?")),
+                    true,
+                )));
+            }
             let text = msg
                 .pointer("/result/content/0/text")
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned();
-            return Ok(Some(text));
+            let is_error = msg.pointer("/result/isError") == Some(&json!(true));
+            return Ok(Some((text, is_error)));
         }
     }
 }
