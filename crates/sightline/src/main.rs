@@ -20,11 +20,19 @@ fn main() {
     // instead of the default hook's text on stderr.
     std::panic::set_hook(Box::new(|info| tracing::error!("panic: {info}")));
     let cli = sightline::faces::cli::Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    // A client of the daemon only moves lines between pipes and a socket: one
+    // thread, so that no message waits for another thread to wake.
+    let built = if cli.daemon_client() {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+    };
+    let runtime = match built {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!("cannot start the async runtime: {e}");

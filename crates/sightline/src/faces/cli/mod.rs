@@ -212,6 +212,19 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
     }
 }
 
+impl Cli {
+    /// Whether this command line only talks to the daemon: `mcp --daemon`
+    /// (or `SIGHTLINE_DAEMON=1`), or a question asked through it.
+    pub fn daemon_client(&self) -> bool {
+        let by_env = crate::faces::daemon::enabled_by_env();
+        match &self.command {
+            Command::Mcp { daemon, .. } => *daemon || by_env,
+            Command::Daemon { action } => action.is_some(),
+            command => by_env && !self.json && answer::as_tool_call(command).is_some(),
+        }
+    }
+}
+
 /// What this client tells the daemon about itself.
 fn hello(
     root: Option<PathBuf>,

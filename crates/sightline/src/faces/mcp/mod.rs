@@ -1,7 +1,8 @@
 //! `sightline mcp`: the MCP server over stdio, with `lsp_diagnostics`,
 //! `lsp_definition`, `lsp_references` and the nine-operation `lsp` tool. This
-//! is the only module that names `rmcp`, which is pinned exactly because it
-//! breaks its API every few months.
+//! and the daemon's session (`faces/daemon/serve.rs`, which wraps this
+//! server) are the only modules that name `rmcp`, which is pinned exactly
+//! because it breaks its API every few months.
 //!
 //! Tool failures (bad input, no server, not ready) are tool results with
 //! `isError` and the contract's one-line text; only calls that do not match
