@@ -333,3 +333,51 @@ fn a_client_of_another_uid_is_refused() {
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
     d.close("s");
 }
+
+#[test]
+fn ten_clients_at_once_start_one_daemon_and_one_server() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = project();
+    let children: Vec<std::process::Child> = (0..10)
+        .map(|_| {
+            let mut cli = Command::new(sightline_bin());
+            cli.args(["definition", "app.py:3:9"])
+                .current_dir(p.root())
+                .env("PATH", path_with_tools())
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            for (k, v) in dirs.env() {
+                cli.env(k, v);
+            }
+            cli.spawn().unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n",
+            "{out:?}"
+        );
+    }
+    let daemon = dirs.daemon_pid();
+    // Every `sightline daemon` process but the one that holds the lock has
+    // exited.
+    let daemons: Vec<u32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+        .filter(|pid| {
+            alive(*pid)
+                && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                    c.split(|b| *b == 0).nth(1) == Some(b"daemon".as_slice())
+                        && std::fs::read_to_string(format!("/proc/{pid}/environ"))
+                            .is_ok_and(|e| e.contains(&dirs.runtime.path().display().to_string()))
+                })
+        })
+        .collect();
+    assert_eq!(daemons, vec![daemon]);
+    assert_eq!(pyrights_under(daemon).len(), 1);
+}

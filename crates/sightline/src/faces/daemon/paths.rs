@@ -45,23 +45,29 @@ pub fn uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
-/// Creates the runtime directory 0700, or checks that the one there is this
-/// user's and private: a directory another user can write could hold a
-/// socket that is not ours.
+/// Creates the runtime directory 0700 (in one step, so that a client
+/// starting at the same moment never sees it open), or checks that the one
+/// there is this user's directory; one this user left open is closed to
+/// 0700. A directory of another user, or a link, could hold a socket that is
+/// not ours.
 pub fn ensure_private(dir: &Path) -> Result<(), DaemonError> {
+    use std::os::unix::fs::DirBuilderExt;
     let io = |e: std::io::Error| DaemonError::Io(format!("{}: {e}", dir.display()));
-    if !dir.exists() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
-    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(io)?;
     let meta = std::fs::symlink_metadata(dir).map_err(io)?;
-    if !meta.is_dir() || meta.uid() != uid() || meta.mode() & 0o077 != 0 {
+    if !meta.is_dir() || meta.uid() != uid() {
         return Err(DaemonError::Unsafe(format!(
-            "{} is not a private directory of this user (mode {:o}, owner {})",
+            "{} is not a directory of this user (owner {})",
             dir.display(),
-            meta.mode() & 0o7777,
             meta.uid()
         )));
+    }
+    if meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
     }
     Ok(())
 }
