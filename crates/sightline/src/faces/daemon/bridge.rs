@@ -129,8 +129,10 @@ pub async fn run(hello: Hello) -> i32 {
 
 async fn bridge(hello: Hello) -> Result<(), DaemonError> {
     let socket = paths::socket();
-    let mut stdin = BufReader::new(tokio::io::stdin()).lines();
-    let mut stdout = tokio::io::stdout();
+    // Non-blocking pipes (`sightline mcp`'s reason): no thread hand-off per
+    // line.
+    let (stdin, mut stdout) = rmcp::transport::stdio_pipes();
+    let mut stdin = BufReader::new(stdin).lines();
     let stream = connect_or_start().await?;
     let (r, mut w) = stream.into_split();
     let mut from_daemon = BufReader::new(r).lines();

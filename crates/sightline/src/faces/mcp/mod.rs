@@ -154,8 +154,11 @@ impl ServerHandler for Sightline {
 /// Serves MCP on stdin/stdout until the client closes stdin, then shuts every
 /// server down.
 pub async fn serve(ws: Arc<Engine>, edit_tools: bool) -> i32 {
+    // Non-blocking pipes when the client gave us pipes (it always does): the
+    // blocking stdio handles read and write on tokio's blocking pool, a
+    // thread hand-off per message.
     let status = match Sightline::new(ws.clone(), edit_tools)
-        .serve(rmcp::transport::stdio())
+        .serve(rmcp::transport::stdio_pipes())
         .await
     {
         Ok(running) => {
