@@ -203,3 +203,131 @@ fn batch_servers_shows_the_running_ones_with_root_and_pid() {
         "{servers}"
     );
 }
+
+/// Every MCP tool is a CLI command with the same text: the CLI's `hover`,
+/// `symbols`, `workspace-symbols`, `implementation`, `calls in|out` and
+/// `--symbol` against the `lsp` tool of an MCP session, on one project.
+#[test]
+fn every_tool_is_a_command_with_the_same_text() {
+    use sightline_test_support::mcp::McpDriver;
+    sightline_test_support::require("pyright-langserver");
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        (
+            "lib.py",
+            "def add(a: int, b: int) -> int:\n    \"\"\"Add two numbers.\"\"\"\n    return a + b\n\n\ndef twice(x: int) -> int:\n    return add(x, x)\n",
+        ),
+        (
+            "app.py",
+            "from lib import add, twice\n\ntotal = add(1, 2) + twice(3)\n",
+        ),
+    ]);
+    let app = p.path("app.py").display().to_string();
+    let lib = p.path("lib.py").display().to_string();
+    let mut d = McpDriver::start();
+    d.open("s", p.root());
+    let cases: Vec<(Vec<String>, &str, serde_json::Value)> = vec![
+        (
+            vec![
+                "hover".into(),
+                format!("{app}:3"),
+                "--symbol".into(),
+                "add".into(),
+            ],
+            "lsp",
+            serde_json::json!({ "operation": "hover", "file": app, "line": 3, "symbol": "add" }),
+        ),
+        (
+            vec!["symbols".into(), lib.clone()],
+            "lsp",
+            serde_json::json!({ "operation": "documentSymbol", "file": lib }),
+        ),
+        (
+            vec![
+                "workspace-symbols".into(),
+                "twi".into(),
+                "--file".into(),
+                app.clone(),
+            ],
+            "lsp",
+            serde_json::json!({ "operation": "workspaceSymbol", "query": "twi", "file": app }),
+        ),
+        (
+            vec![
+                "calls".into(),
+                "in".into(),
+                format!("{lib}:1"),
+                "--symbol".into(),
+                "add".into(),
+            ],
+            "lsp",
+            serde_json::json!({ "operation": "incomingCalls", "file": lib, "line": 1, "symbol": "add" }),
+        ),
+        (
+            vec!["calls".into(), "out".into(), format!("{lib}:6:5")],
+            "lsp",
+            serde_json::json!({ "operation": "outgoingCalls", "file": lib, "line": 6, "column": 5 }),
+        ),
+        (
+            vec!["implementation".into(), format!("{lib}:6:5")],
+            "lsp",
+            serde_json::json!({ "operation": "goToImplementation", "file": lib, "line": 6, "column": 5 }),
+        ),
+        (
+            vec![
+                "definition".into(),
+                format!("{app}:3"),
+                "--symbol".into(),
+                "twice".into(),
+            ],
+            "lsp_definition",
+            serde_json::json!({ "file": app, "line": 3, "symbol": "twice" }),
+        ),
+        (
+            vec![
+                "references".into(),
+                format!("{lib}:1"),
+                "--symbol".into(),
+                "add".into(),
+            ],
+            "lsp_references",
+            serde_json::json!({ "file": lib, "line": 1, "symbol": "add" }),
+        ),
+        (
+            vec![
+                "hover".into(),
+                format!("{app}:3"),
+                "--symbol".into(),
+                "nope".into(),
+            ],
+            "lsp",
+            serde_json::json!({ "operation": "hover", "file": app, "line": 3, "symbol": "nope" }),
+        ),
+    ];
+    let mut shown = String::new();
+    for (args, tool, call) in cases {
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (text, status) = run_cli(&argv, &[]);
+        let mcp = d.call("s", tool, call);
+        let root = format!("{}/", p.root().display());
+        assert_eq!(
+            text,
+            mcp.text,
+            "`sightline {}` differs from the {tool} tool",
+            args.join(" ")
+        );
+        assert_eq!(
+            status,
+            if mcp.is_error { 2 } else { 0 },
+            "{}",
+            args.join(" ")
+        );
+        shown.push_str(&format!(
+            "--- {} (exit {status})\n{}",
+            argv[0],
+            text.replace(&root, "")
+        ));
+    }
+    d.close("s");
+    insta::assert_snapshot!(shown);
+}

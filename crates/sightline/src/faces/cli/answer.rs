@@ -35,6 +35,11 @@ pub(super) fn command_name(command: &Command) -> &'static str {
         Command::Diagnostics { .. } => "diagnostics",
         Command::Definition { .. } => "definition",
         Command::References { .. } => "references",
+        Command::Hover { .. } => "hover",
+        Command::Symbols { .. } => "symbols",
+        Command::WorkspaceSymbols { .. } => "workspace-symbols",
+        Command::Implementation { .. } => "implementation",
+        Command::Calls { .. } => "calls",
         Command::Batch => "batch",
         Command::Servers => "servers",
         Command::Install { .. } => "install",
@@ -80,7 +85,7 @@ async fn answer_inner(ws: &Engine, command: &Command, json: bool) -> Rendered {
             },
             Err(e) => fail(e),
         },
-        Command::Definition { position } | Command::References { position, .. } => {
+        Command::Definition { position, .. } | Command::References { position, .. } => {
             let (file, line, col) = match parse_position(position) {
                 Ok(p) => p,
                 Err(e) => return fail(e),
@@ -111,33 +116,124 @@ async fn answer_inner(ws: &Engine, command: &Command, json: bool) -> Rendered {
     }
 }
 
-/// The MCP tool and arguments of a question command, for the daemon; `None`
-/// for every other command (and for a position that does not parse, which
-/// the in-process path reports).
-pub(super) fn as_tool_call(command: &Command) -> Option<(&'static str, serde_json::Value)> {
+/// The `file`, `line` and `column` (or `symbol`) arguments of a position:
+/// `FILE:LINE:COL`, or `FILE:LINE` with `--symbol`.
+fn position_args(
+    position: &str,
+    symbol: Option<&String>,
+) -> Result<serde_json::Map<String, serde_json::Value>, ToolError> {
     use serde_json::json;
-    match command {
-        Command::Diagnostics { file } => {
-            Some(("lsp_diagnostics", json!({ "file": absolute(file) })))
+    let mut args = serde_json::Map::new();
+    match symbol {
+        Some(name) => {
+            let bad = || {
+                ToolError::BadInput(format!(
+                    "expected FILE:LINE with --symbol, got `{position}`"
+                ))
+            };
+            let (file, line) = position.rsplit_once(':').ok_or_else(bad)?;
+            if file.is_empty() {
+                return Err(bad());
+            }
+            let line: usize = line
+                .trim()
+                .parse()
+                .map_err(|_| ToolError::BadInput(format!("line must be a number, got `{line}`")))?;
+            args.insert("file".into(), json!(absolute(std::path::Path::new(file))));
+            args.insert("line".into(), json!(line));
+            args.insert("symbol".into(), json!(name));
         }
-        Command::Definition { position } => {
-            let (file, line, column) = parse_position(position).ok()?;
-            Some((
-                "lsp_definition",
-                json!({ "file": absolute(&file), "line": line, "column": column }),
-            ))
+        None => {
+            let (file, line, column) = parse_position(position)?;
+            args.insert("file".into(), json!(absolute(&file)));
+            args.insert("line".into(), json!(line));
+            args.insert("column".into(), json!(column));
+        }
+    }
+    Ok(args)
+}
+
+/// The MCP tool and arguments of a command that mirrors a tool, or `None`
+/// for every other command.
+pub(super) fn as_tool_call(
+    command: &Command,
+) -> Option<Result<(&'static str, serde_json::Value), ToolError>> {
+    use serde_json::{Value, json};
+    let lsp = |operation: &str, position: &str, symbol: Option<&String>| {
+        position_args(position, symbol).map(|mut a| {
+            a.insert("operation".into(), json!(operation));
+            ("lsp", Value::Object(a))
+        })
+    };
+    Some(match command {
+        Command::Diagnostics { file } => Ok(("lsp_diagnostics", json!({ "file": absolute(file) }))),
+        Command::Definition { position, symbol } => {
+            position_args(position, symbol.as_ref()).map(|a| ("lsp_definition", Value::Object(a)))
         }
         Command::References {
             position,
             include_declaration,
-        } => {
-            let (file, line, column) = parse_position(position).ok()?;
-            Some((
-                "lsp_references",
-                json!({ "file": absolute(&file), "line": line, "column": column, "include_declaration": include_declaration }),
-            ))
+            symbol,
+        } => position_args(position, symbol.as_ref()).map(|mut a| {
+            a.insert("include_declaration".into(), json!(include_declaration));
+            ("lsp_references", Value::Object(a))
+        }),
+        Command::Hover { position, symbol } => lsp("hover", position, symbol.as_ref()),
+        Command::Implementation { position, symbol } => {
+            lsp("goToImplementation", position, symbol.as_ref())
         }
-        _ => None,
+        Command::Calls {
+            direction,
+            position,
+            symbol,
+        } => lsp(
+            if direction == "in" {
+                "incomingCalls"
+            } else {
+                "outgoingCalls"
+            },
+            position,
+            symbol.as_ref(),
+        ),
+        Command::Symbols { file } => Ok((
+            "lsp",
+            json!({ "operation": "documentSymbol", "file": absolute(file) }),
+        )),
+        Command::WorkspaceSymbols { query, file } => {
+            let mut a = json!({ "operation": "workspaceSymbol", "query": query });
+            if let Some(f) = file {
+                a["file"] = json!(absolute(f));
+            }
+            Ok(("lsp", a))
+        }
+        _ => return None,
+    })
+}
+
+/// Whether a command is answered through the MCP face in process (its
+/// text is the tool's): every tool-mirroring command but the three with
+/// their own JSON, which take this path only with `--symbol`.
+pub(super) fn through_face(command: &Command) -> bool {
+    match command {
+        Command::Diagnostics { .. } => false,
+        Command::Definition { symbol, .. } | Command::References { symbol, .. } => symbol.is_some(),
+        other => as_tool_call(other).is_some(),
+    }
+}
+
+/// Prints a tool's answer: its text with status 0, or its error with 2;
+/// with `--json`, `{"text": ...}` or the error's JSON.
+pub(super) fn print_tool_answer(answer: Result<String, ToolError>, json: bool) -> i32 {
+    match answer {
+        Ok(text) if json => print_out(
+            &format!("{}\n", serde_json::json!({ "text": text })),
+            EXIT_OK,
+        ),
+        Ok(text) => print_out(&text, EXIT_OK),
+        Err(e) => {
+            let r = failed(&e, json);
+            print_out(&r.text, r.status)
+        }
     }
 }
 
@@ -187,10 +283,14 @@ pub async fn batch(ws: &Engine, json: bool) -> i32 {
             "diagnostics" => Some(Command::Diagnostics {
                 file: PathBuf::from(rest),
             }),
-            "definition" => Some(Command::Definition { position: rest }),
+            "definition" => Some(Command::Definition {
+                position: rest,
+                symbol: None,
+            }),
             "references" => Some(Command::References {
                 position: rest,
                 include_declaration: false,
+                symbol: None,
             }),
             "servers" => Some(Command::Servers),
             _ => None,

@@ -64,16 +64,67 @@ pub enum Command {
     },
     /// Print where the symbol at FILE:LINE:COL is defined (1-based line and character column).
     Definition {
-        /// The position, as FILE:LINE:COL with the column on the symbol itself.
+        /// The position, as FILE:LINE:COL with the column on the symbol itself
+        /// (or FILE:LINE with --symbol).
         position: String,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
     },
     /// Print every use of the symbol at FILE:LINE:COL across the workspace.
     References {
-        /// The position, as FILE:LINE:COL with the column on the symbol itself.
+        /// The position, as FILE:LINE:COL with the column on the symbol itself
+        /// (or FILE:LINE with --symbol).
         position: String,
         /// Also list the declaration itself.
         #[arg(long)]
         include_declaration: bool,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+    },
+    /// Print the type and documentation of the symbol at FILE:LINE:COL.
+    Hover {
+        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        position: String,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+    },
+    /// Print the outline of FILE: its symbols, nested, with line ranges.
+    Symbols {
+        /// The file.
+        file: PathBuf,
+    },
+    /// Print the symbols of the workspace whose names match QUERY.
+    WorkspaceSymbols {
+        /// A name or part of one.
+        query: String,
+        /// A file of the workspace, to pick its servers (default: every
+        /// running server).
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
+    /// Print where the symbol at FILE:LINE:COL is implemented (an interface's
+    /// or an abstract method's concrete versions).
+    Implementation {
+        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        position: String,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+    },
+    /// Print the calls into (`in`) or out of (`out`) the function at
+    /// FILE:LINE:COL.
+    Calls {
+        /// `in`: who calls it; `out`: what it calls.
+        #[arg(value_parser = ["in", "out"])]
+        direction: String,
+        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        position: String,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
     },
     /// Answer many questions with warm servers: one command per stdin line
     /// (`diagnostics FILE`, `definition FILE:LINE:COL`, `references FILE:LINE:COL`,
@@ -293,10 +344,15 @@ pub async fn run(cli: Cli) -> i32 {
     }
     if !cli.json
         && crate::faces::daemon::enabled_by_env()
-        && let Some((tool, args)) = answer::as_tool_call(&cli.command)
+        && let Some(call) = answer::as_tool_call(&cli.command)
     {
-        let hello = hello(workdir, cli.sandbox.clone(), false);
-        return answer::through_daemon(&hello, tool, args).await;
+        return match call {
+            Ok((tool, args)) => {
+                let hello = hello(workdir, cli.sandbox.clone(), false);
+                answer::through_daemon(&hello, tool, args).await
+            }
+            Err(e) => print_out(&crate::render::error_text(&e), EXIT_FAILED),
+        };
     }
     let config = match crate::config::Config::load(workdir.as_deref()) {
         Ok(c) => c,
@@ -326,6 +382,22 @@ pub async fn run(cli: Cli) -> i32 {
         sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
         ..Options::default()
     };
+    if answer::through_face(&cli.command)
+        && let Some(call) = answer::as_tool_call(&cli.command)
+    {
+        let (tool, args) = match call {
+            Ok(c) => c,
+            Err(e) => return answer::print_tool_answer(Err(e), cli.json),
+        };
+        let ws = Arc::new(Engine::new(options));
+        let face = crate::faces::mcp::Sightline::new(ws.clone(), false);
+        let answered = tokio::select! {
+            r = face.call_text(tool, args) => answer::print_tool_answer(r, cli.json),
+            _ = interrupted() => EXIT_FAILED,
+        };
+        ws.shutdown().await;
+        return answered;
+    }
     let ws = Engine::new(options);
     let status = match &cli.command {
         Command::Servers

@@ -63,6 +63,25 @@ impl Sightline {
     pub fn new(ws: Arc<Engine>, edit_tools: bool) -> Self {
         Sightline { ws, edit_tools }
     }
+
+    /// Runs one tool call in process and returns its text, as a client of
+    /// the MCP server would read it: the CLI's commands that mirror a tool
+    /// answer with exactly the tool's text. Arguments that break the schema
+    /// are a bad-input error.
+    pub async fn call_text(
+        &self,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> Result<String, ToolError> {
+        let args = match args {
+            serde_json::Value::Object(m) => Some(m),
+            _ => None,
+        };
+        match crate::error::caught(tool, async { Ok(self.run(tool, args).await) }).await? {
+            Ok(answer) => answer,
+            Err(e) => Err(ToolError::BadInput(e.message.to_string())),
+        }
+    }
 }
 
 /// What sightline says of itself in `initialize`, in process or through
