@@ -67,7 +67,14 @@ impl Engine {
 }
 
 impl Engine {
-    /// Each running server: its id, root, pid, resident memory in KiB and
+    /// Stops the server unused the longest, if any is unused now; its id
+    /// and root (the daemon's memory limit).
+    pub fn stop_idlest_server(&self) -> Option<(&'static str, std::path::PathBuf)> {
+        self.pool.stop_idlest()
+    }
+
+    /// Each running server: its id, root, pid, resident memory in KiB (its
+    /// process tree: typescript-language-server's tsserver is a child) and
     /// how long since a call used it (`sightline daemon status`).
     pub fn server_status(&self) -> Vec<(&'static str, std::path::PathBuf, u32, u64, u64)> {
         self.pool
@@ -79,12 +86,46 @@ impl Engine {
                     s.spec.id,
                     s.root.clone(),
                     pid,
-                    rss_kib(pid),
+                    tree_rss_kib(pid),
                     s.idle_for().as_secs(),
                 )
             })
             .collect()
     }
+}
+
+/// `VmRSS` of `pid` and every process below it, in KiB.
+fn tree_rss_kib(pid: u32) -> u64 {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for e in dir.flatten() {
+            let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let ppid = std::fs::read_to_string(format!("/proc/{p}/stat"))
+                .ok()
+                .and_then(|s| {
+                    let (_, after) = s.rsplit_once(')')?;
+                    after.split_whitespace().nth(1)?.parse::<u32>().ok()
+                });
+            if let Some(pp) = ppid {
+                parents.push((p, pp));
+            }
+        }
+    }
+    let mut tree = vec![pid];
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(
+            parents
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    tree.iter().map(|p| rss_kib(*p)).sum()
 }
 
 /// `VmRSS` of `pid` in KiB, or 0.

@@ -121,6 +121,29 @@ impl Pool {
             .collect()
     }
 
+    /// Stops the server unused the longest, if one is unused now (no call
+    /// holds it: a server is never stopped in the middle of a request);
+    /// its id and root. The next question starts it again.
+    pub fn stop_idlest(&self) -> Option<(&'static str, PathBuf)> {
+        let (key, slot, server) = {
+            let slots = lock(&self.shared.slots);
+            slots
+                .iter()
+                .filter_map(|(k, s)| Some((k.clone(), s.clone(), s.get().cloned()?)))
+                // The slot and this clone are the only holders when unused.
+                .filter(|(_, _, server)| Arc::strong_count(server) <= 2)
+                .max_by_key(|(_, _, server)| server.idle_for())?
+        };
+        self.shared.forget(&key, &slot);
+        tracing::info!(
+            "stopping {} for {} to stay within the memory limit",
+            key.1,
+            key.0.display()
+        );
+        tokio::spawn(async move { server.shutdown().await });
+        Some((key.1, key.0))
+    }
+
     /// Shuts every server down: `shutdown`, `exit`, then the process group.
     pub async fn shutdown(&self) {
         let servers: Vec<_> = lock(&self.shared.slots)

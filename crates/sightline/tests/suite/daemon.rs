@@ -381,3 +381,35 @@ fn ten_clients_at_once_start_one_daemon_and_one_server() {
     assert_eq!(daemons, vec![daemon]);
     assert_eq!(pyrights_under(daemon).len(), 1);
 }
+
+#[test]
+fn over_the_memory_limit_an_idle_server_stops_and_comes_back_when_asked() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = project();
+    let mut d = McpDriver::start();
+    // 1 MB: any running server is over it once its call has ended.
+    dirs.open(
+        &mut d,
+        "s",
+        p.root(),
+        &[("SIGHTLINE_DAEMON_MEMORY_LIMIT_MB", "1")],
+    );
+    let want = "1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n";
+    assert_eq!(definition(&mut d, "s", &p), want);
+    let daemon = dirs.daemon_pid();
+    assert!(
+        wait_until(Duration::from_secs(20), || pyrights_under(daemon)
+            .is_empty()),
+        "pyright still runs over the limit:\n{}",
+        dirs.log()
+    );
+    assert!(
+        dirs.log().contains("over the 1 MiB limit; stopped pyright"),
+        "{}",
+        dirs.log()
+    );
+    // The next question starts it again.
+    assert_eq!(definition(&mut d, "s", &p), want);
+    d.close("s");
+}

@@ -32,6 +32,29 @@ pub const STOP_TOOL: &str = "sightline_daemon_stop";
 /// `SIGHTLINE_DAEMON_IDLE_SECS` says otherwise.
 const IDLE_EXIT: Duration = Duration::from_secs(60);
 
+/// How often the servers' memory is summed against the limit.
+const MEMORY_CHECK: Duration = Duration::from_secs(2);
+
+/// The servers' memory budget in KiB: `SIGHTLINE_DAEMON_MEMORY_LIMIT_MB`, or
+/// a quarter of the machine's memory.
+fn memory_limit_kib() -> u64 {
+    if let Some(mb) = std::env::var("SIGHTLINE_DAEMON_MEMORY_LIMIT_MB")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        return mb * 1024;
+    }
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .unwrap_or(8 << 20);
+    total / 4
+}
+
 struct Daemon {
     engines: Engines,
     build: String,
@@ -104,6 +127,8 @@ async fn serve() -> Result<(), DaemonError> {
         stop: tokio::sync::Notify::new(),
     });
     let idle = idle_exit();
+    let limit = memory_limit_kib();
+    let mut last_memory_check = Instant::now();
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     loop {
         tokio::select! {
@@ -118,6 +143,10 @@ async fn serve() -> Result<(), DaemonError> {
                 tokio::spawn(async move { session(daemon, stream).await });
             }
             _ = tick.tick() => {
+                if last_memory_check.elapsed() >= MEMORY_CHECK {
+                    last_memory_check = Instant::now();
+                    within_memory(&daemon.engines, limit);
+                }
                 let clients = daemon.clients.load(Ordering::SeqCst);
                 if clients > 0 {
                     continue;
@@ -142,6 +171,45 @@ async fn serve() -> Result<(), DaemonError> {
     daemon.engines.shutdown().await;
     drop(lock);
     Ok(())
+}
+
+/// Stops idle servers, the least recently used first, while all servers
+/// together hold more than `limit` KiB; a server in use is never stopped.
+fn within_memory(engines: &Engines, limit: u64) {
+    let used = |engines: &Engines| -> u64 {
+        engines
+            .all()
+            .iter()
+            .flat_map(|(_, e)| e.server_status())
+            .map(|s| s.3)
+            .sum()
+    };
+    let mut total = used(engines);
+    while total > limit {
+        // The idlest server of any engine.
+        let Some(engine) = engines
+            .all()
+            .into_iter()
+            .filter_map(|(_, e)| {
+                let idlest = e.server_status().iter().map(|s| s.4).max()?;
+                Some((idlest, e))
+            })
+            .max_by_key(|(idle, _)| *idle)
+            .map(|(_, e)| e)
+        else {
+            return;
+        };
+        let Some((id, root)) = engine.stop_idlest_server() else {
+            return;
+        };
+        tracing::info!(
+            "daemon: servers hold {} MiB, over the {} MiB limit; stopped {id} for {}",
+            total / 1024,
+            limit / 1024,
+            root.display()
+        );
+        total = used(engines);
+    }
 }
 
 async fn session(daemon: Arc<Daemon>, stream: tokio::net::UnixStream) {
