@@ -184,6 +184,18 @@ fn two_sessions_and_a_cli_call_share_one_pyright_and_the_status_shows_it() {
     let servers = status["servers"].as_array().unwrap();
     assert_eq!(servers.len(), 1, "{status}");
     assert_eq!(servers[0]["id"], json!("pyright"));
+    // `sightline servers` lists the daemon's running ones after its own.
+    let out = dirs.cli(&["servers"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let tail = text
+        .split("the shared daemon: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(tail.starts_with(&format!("daemon pid {daemon}")), "{tail}");
+    assert!(
+        tail.contains(&format!("pyright {} pid", p.root().display())),
+        "{tail}"
+    );
     d.close("a");
     d.close("b");
 }

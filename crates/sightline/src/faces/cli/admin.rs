@@ -15,16 +15,24 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
         Command::Servers => {
             let states = ws.server_states(here);
             if json {
+                // The daemon's own are in `sightline daemon status --json`;
+                // this shape stays one list.
                 (format!("{}\n", json!(states)), EXIT_OK)
             } else {
-                (
-                    format!(
-                        "{}\n{}",
-                        ws.sandbox().status(),
-                        render::servers_text(&states)
-                    ),
-                    EXIT_OK,
-                )
+                // The shared daemon's running servers, when one runs.
+                let daemon = daemon_status().await;
+                let mut text = format!(
+                    "{}\n{}",
+                    ws.sandbox().status(),
+                    render::servers_text(&states)
+                );
+                if let Some(d) = daemon {
+                    text.push_str(&format!(
+                        "\nthe shared daemon: {}",
+                        status_text(&d.to_string())
+                    ));
+                }
+                (text, EXIT_OK)
             }
         }
         Command::Install { id } => {
@@ -245,4 +253,21 @@ fn status_text(raw: &str) -> String {
         ));
     }
     out
+}
+
+/// The running daemon's status, or `None` when none runs.
+async fn daemon_status() -> Option<serde_json::Value> {
+    use crate::faces::daemon::{Hello, bridge, build_id, serve};
+    let hello = Hello {
+        root: None,
+        sandbox: None,
+        edit_tools: false,
+        path: None,
+        build: build_id(),
+        control: true,
+    };
+    let (text, _) = bridge::call_tool(&hello, false, serve::STATUS_TOOL, json!({}))
+        .await
+        .ok()??;
+    serde_json::from_str(&text).ok()
 }
