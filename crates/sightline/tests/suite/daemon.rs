@@ -178,9 +178,16 @@ fn two_sessions_and_a_cli_call_share_one_pyright_and_the_status_shows_it() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(pyrights_under(daemon).len(), 1, "{:?}", dirs.status());
+    // The CLI calls' sessions end on the daemon's side a moment after
+    // their answers.
+    assert!(
+        wait_until(Duration::from_secs(10), || dirs.status()["clients"]
+            == json!(2)),
+        "{}",
+        dirs.status()
+    );
     let status = dirs.status();
     assert_eq!(status["pid"], json!(daemon));
-    assert_eq!(status["clients"], json!(2), "{status}");
     let servers = status["servers"].as_array().unwrap();
     assert_eq!(servers.len(), 1, "{status}");
     assert_eq!(servers[0]["id"], json!("pyright"));
@@ -424,4 +431,72 @@ fn over_the_memory_limit_an_idle_server_stops_and_comes_back_when_asked() {
     // The next question starts it again.
     assert_eq!(definition(&mut d, "s", &p), want);
     d.close("s");
+}
+
+#[test]
+fn a_new_build_gets_its_own_daemon_while_the_old_one_finishes_its_sessions() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = project();
+    let mut d = McpDriver::start();
+    dirs.open(&mut d, "old", p.root(), &[("SIGHTLINE_BUILD_ID", "old")]);
+    let old = dirs.daemon_pid();
+    // The old session stays open while a client of the new build arrives.
+    dirs.open(&mut d, "new", p.root(), &[("SIGHTLINE_BUILD_ID", "new")]);
+    let new = dirs.daemon_pid();
+    assert_ne!(new, old);
+    let want = "1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n";
+    assert_eq!(definition(&mut d, "new", &p), want);
+    // The old daemon still serves its session, then exits when it ends.
+    assert!(alive(old));
+    assert_eq!(definition(&mut d, "old", &p), want);
+    d.close("old");
+    assert!(
+        wait_until(Duration::from_secs(15), || !alive(old)),
+        "{}",
+        dirs.log()
+    );
+    assert!(alive(new));
+    d.close("new");
+}
+
+#[test]
+fn answers_in_flight_when_stdin_closes_are_still_written() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = project();
+    let app = p.path("app.py");
+    let input = format!(
+        "{}\n{}\n{}\n",
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "lsp_definition", "arguments": { "file": app, "line": 3, "symbol": "add" } } }),
+    );
+    let mut cmd = Command::new(sightline_bin());
+    cmd.args(["mcp", "--daemon"])
+        .current_dir(p.root())
+        .env("PATH", path_with_tools())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (k, v) in dirs.env() {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let answer = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["id"] == json!(2))
+        .unwrap_or_else(|| panic!("no answer to the call: {text}"));
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        json!("1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n")
+    );
 }

@@ -26,14 +26,14 @@ const REINIT_ID: &str = "sightline-reinitialize";
 /// Connects to the daemon, starting one when none answers.
 pub async fn connect_or_start() -> Result<UnixStream, DaemonError> {
     let socket = paths::socket();
-    if let Ok(s) = UnixStream::connect(&socket).await {
+    if let Some(s) = connect_ours().await? {
         return Ok(s);
     }
-    paths::ensure_private(&paths::runtime_dir())?;
     start_daemon()?;
     let deadline = Instant::now() + START_WAIT;
+    let mut restarted = Instant::now();
     loop {
-        if let Ok(s) = UnixStream::connect(&socket).await {
+        if let Some(s) = connect_ours().await? {
             return Ok(s);
         }
         if Instant::now() >= deadline {
@@ -42,7 +42,30 @@ pub async fn connect_or_start() -> Result<UnixStream, DaemonError> {
                 START_WAIT.as_secs(),
             ));
         }
+        // A daemon started while an old one still held the lock exits at
+        // once; start another now and then.
+        if restarted.elapsed() >= Duration::from_millis(500) {
+            restarted = Instant::now();
+            start_daemon()?;
+        }
         tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Connects to the daemon's socket, if one answers there, after checking
+/// that the directory is this user's and private and that the daemon runs
+/// as this user: a socket anyone else could have put there gets nothing.
+async fn connect_ours() -> Result<Option<UnixStream>, DaemonError> {
+    paths::ensure_private(&paths::runtime_dir())?;
+    let Ok(s) = UnixStream::connect(paths::socket()).await else {
+        return Ok(None);
+    };
+    match s.peer_cred().map(|c| c.uid()) {
+        Ok(uid) if uid == paths::uid() => Ok(Some(s)),
+        other => Err(DaemonError::Unsafe(format!(
+            "the daemon socket {} belongs to uid {other:?}",
+            paths::socket().display()
+        ))),
     }
 }
 
@@ -140,10 +163,23 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
     let mut pending: HashMap<String, (Value, String)> = HashMap::new();
     // The session's `initialize`, with the hello, to send again.
     let mut init: Option<Value> = None;
+    let mut stdin_closed = false;
+    let mut last_restart: Option<Instant> = None;
+    let drain_deadline = tokio::time::sleep(Duration::from_secs(3600));
+    tokio::pin!(drain_deadline);
     loop {
+        if stdin_closed && pending.is_empty() {
+            break;
+        }
         tokio::select! {
-            line = stdin.next_line() => {
-                let Ok(Some(line)) = line else { break };
+            line = stdin.next_line(), if !stdin_closed => {
+                let Ok(Some(line)) = line else {
+                    // The client is done sending: let the daemon answer what
+                    // is in flight (5 s at most), then leave.
+                    stdin_closed = true;
+                    drain_deadline.as_mut().reset(tokio::time::Instant::now() + Duration::from_secs(5));
+                    continue;
+                };
                 let Ok(mut msg) = serde_json::from_str::<Value>(&line) else {
                     // Not JSON: the daemon answers with a parse error.
                     let _ = w.write_all(format!("{line}\n").as_bytes()).await;
@@ -160,16 +196,18 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                 // A failed write shows as the daemon's end on the read side.
                 let _ = w.write_all(format!("{msg}\n").as_bytes()).await;
             }
+            () = &mut drain_deadline, if stdin_closed => break,
             line = from_daemon.next_line() => {
                 match line {
                     Ok(Some(line)) => {
                         let msg: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
                         let is_response = msg.get("method").is_none();
                         if is_response && let Some(id) = msg.get("id") {
-                            if id == &json!(REINIT_ID) {
+                            let reinit = id == &json!(REINIT_ID);
+                            if reinit && !draining(&msg) {
                                 continue;
                             }
-                            if draining(&msg) && let Some(i) = &init && i.get("id") == Some(id) {
+                            if draining(&msg) && let Some(i) = &init && (reinit || i.get("id") == Some(id)) {
                                 // A daemon of another build: leave it, let
                                 // it drain, then start ours and initialize
                                 // again.
@@ -179,7 +217,15 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                                 let (r2, w2) = stream.into_split();
                                 from_daemon = BufReader::new(r2).lines();
                                 w = w2;
-                                let _ = w.write_all(format!("{i}\n").as_bytes()).await;
+                                let mut again = i.clone();
+                                if reinit {
+                                    again["id"] = json!(REINIT_ID);
+                                }
+                                let _ = w.write_all(format!("{again}\n").as_bytes()).await;
+                                if reinit {
+                                    let done = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+                                    let _ = w.write_all(format!("{done}\n").as_bytes()).await;
+                                }
                                 continue;
                             }
                             pending.remove(&id.to_string());
@@ -196,6 +242,14 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                             let _ = stdout.write_all(format!("{answer}\n").as_bytes()).await;
                         }
                         let _ = stdout.flush().await;
+                        if stdin_closed {
+                            break;
+                        }
+                        // Not in a tight loop if daemons keep failing.
+                        if last_restart.is_some_and(|t: Instant| t.elapsed() < Duration::from_secs(1)) {
+                            tokio::time::sleep(Duration::from_millis(500)).await;
+                        }
+                        last_restart = Some(Instant::now());
                         let stream = connect_or_start().await?;
                         let (r2, w2) = stream.into_split();
                         from_daemon = BufReader::new(r2).lines();
@@ -228,9 +282,9 @@ pub async fn call_tool(
     let stream = if start {
         connect_or_start().await?
     } else {
-        match UnixStream::connect(paths::socket()).await {
-            Ok(s) => s,
-            Err(_) => return Ok(None),
+        match connect_ours().await? {
+            Some(s) => s,
+            None => return Ok(None),
         }
     };
     let (r, mut w) = stream.into_split();

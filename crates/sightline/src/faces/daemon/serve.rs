@@ -130,6 +130,10 @@ async fn serve() -> Result<(), DaemonError> {
     let limit = memory_limit_kib();
     let mut last_memory_check = Instant::now();
     let mut tick = tokio::time::interval(Duration::from_millis(250));
+    // One signal future for the daemon's life: a new one per loop pass
+    // would miss a signal that came between two.
+    let interrupted = crate::faces::cli::interrupted();
+    tokio::pin!(interrupted);
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -139,6 +143,9 @@ async fn serve() -> Result<(), DaemonError> {
                     tracing::warn!("daemon: refused a client of uid {uid:?}");
                     continue;
                 }
+                // Counted before the session's task runs, so that an idle
+                // exit never races a client just accepted.
+                daemon.clients.fetch_add(1, Ordering::SeqCst);
                 let daemon = daemon.clone();
                 tokio::spawn(async move { session(daemon, stream).await });
             }
@@ -146,6 +153,10 @@ async fn serve() -> Result<(), DaemonError> {
                 if last_memory_check.elapsed() >= MEMORY_CHECK {
                     last_memory_check = Instant::now();
                     within_memory(&daemon.engines, limit);
+                }
+                if daemon.draining.load(Ordering::SeqCst) {
+                    tracing::info!("daemon: draining; no new sessions");
+                    break;
                 }
                 let clients = daemon.clients.load(Ordering::SeqCst);
                 if clients > 0 {
@@ -163,13 +174,23 @@ async fn serve() -> Result<(), DaemonError> {
                 tracing::info!("daemon: asked to stop");
                 break;
             }
-            () = crate::faces::cli::interrupted() => break,
+            () = &mut interrupted => break,
         }
     }
-    // Nothing new reaches a socket that is gone; the lock goes with us.
+    // The socket and the lock go first, so that a client starting now gets
+    // a new daemon at once; a draining daemon finishes its sessions after.
     let _ = std::fs::remove_file(&socket);
-    daemon.engines.shutdown().await;
+    drop(listener);
     drop(lock);
+    if daemon.draining.load(Ordering::SeqCst) {
+        while daemon.clients.load(Ordering::SeqCst) > 0 {
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = &mut interrupted => break,
+            }
+        }
+    }
+    daemon.engines.shutdown().await;
     Ok(())
 }
 
@@ -212,8 +233,23 @@ fn within_memory(engines: &Engines, limit: u64) {
     }
 }
 
+/// Takes one client off the count when its session ends, even by a panic.
+struct Leaving(Arc<Daemon>);
+
+impl Drop for Leaving {
+    fn drop(&mut self) {
+        *self
+            .0
+            .last_left
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        self.0.clients.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Serves one accepted client, already counted.
 async fn session(daemon: Arc<Daemon>, stream: tokio::net::UnixStream) {
-    daemon.clients.fetch_add(1, Ordering::SeqCst);
+    let _leaving = Leaving(daemon.clone());
     daemon.sessions.fetch_add(1, Ordering::SeqCst);
     let handler = Session {
         daemon: daemon.clone(),
@@ -225,11 +261,6 @@ async fn session(daemon: Arc<Daemon>, stream: tokio::net::UnixStream) {
         }
         Err(e) => tracing::debug!("daemon: a session ended before it began: {e}"),
     }
-    *daemon
-        .last_left
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner) = Instant::now();
-    daemon.clients.fetch_sub(1, Ordering::SeqCst);
 }
 
 /// One client's session: the MCP face of its engine, chosen at `initialize`.
