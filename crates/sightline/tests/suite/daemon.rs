@@ -500,3 +500,67 @@ fn answers_in_flight_when_stdin_closes_are_still_written() {
         json!("1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n")
     );
 }
+
+#[test]
+fn trust_granted_or_revoked_takes_effect_on_the_daemon_at_once() {
+    let dirs = Dirs::new();
+    let p = Project::new(&[(".git/HEAD", ""), ("a.mine", "ERR here\n")]);
+    let fake = super::fake::fake_bin();
+    p.write(
+        "server.sh",
+        &format!("#!/bin/sh\ntouch ran.mark\nexec {} serve\n", fake.display()),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p.path("server.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.write(
+        "sightline.json",
+        "{\n  \"lsp\": {\n    \"mine\": { \"command\": [\"./server.sh\"], \"extensions\": [\".mine\"] }\n  }\n}\n",
+    );
+    let data = tempfile::tempdir().unwrap();
+    let root = p.root().to_str().unwrap().to_owned();
+    let file = p.path("a.mine").display().to_string();
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(sightline_bin());
+        cmd.args(args)
+            .env("SIGHTLINE_DATA_DIR", data.path())
+            .env("XDG_CONFIG_HOME", data.path())
+            .env_remove("SIGHTLINE_CONFIG")
+            .stdin(Stdio::null());
+        for (k, v) in dirs.env() {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            out.status.code(),
+        )
+    };
+    let ask = || run(&["--root", &root, "diagnostics", &file]);
+    let (out, code) = ask();
+    assert!(
+        out.starts_with("unavailable: the project configuration"),
+        "{out}"
+    );
+    assert_eq!(code, Some(2));
+    assert!(!p.path("ran.mark").exists(), "an untrusted command ran");
+    // Trusted: the same daemon now runs the project's server.
+    assert_eq!(run(&["trust", &root]).1, Some(0));
+    let (out, _) = ask();
+    assert!(out.contains("found ERR"), "{out}");
+    assert!(p.path("ran.mark").exists());
+    // Asked again under the same configuration: the same server answers
+    // (nothing started it again).
+    std::fs::remove_file(p.path("ran.mark")).unwrap();
+    let (out, _) = ask();
+    assert!(out.contains("found ERR"), "{out}");
+    assert!(!p.path("ran.mark").exists(), "the server was started again");
+    // Revoked: it no longer does.
+    assert_eq!(run(&["trust", "--revoke", &root]).1, Some(0));
+    let (out, code) = ask();
+    assert!(
+        out.starts_with("unavailable: the project configuration"),
+        "{out}"
+    );
+    assert_eq!(code, Some(2));
+    assert!(!p.path("ran.mark").exists(), "a revoked command ran");
+}

@@ -1,6 +1,9 @@
-//! The daemon's engines, one per (root, sandbox mode, PATH): sessions whose
-//! servers would be identical share one engine and so one set of servers;
-//! any difference gets an engine of its own.
+//! The daemon's engines, one per (root, sandbox mode, PATH, configuration):
+//! sessions whose servers would be identical share one engine and so one
+//! set of servers; any difference gets an engine of its own. The
+//! configuration counts with the project's trust, so that a `sightline
+//! trust` or `trust --revoke` takes effect at the next session or call, and
+//! the engine of the old configuration is shut down.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -9,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::engine::{Engine, Options};
 use crate::faces::daemon::Hello;
 
-type Key = (Option<PathBuf>, Option<String>, Option<String>);
+type Key = (Option<PathBuf>, Option<String>, Option<String>, u64);
 
 /// Every engine the daemon holds.
 #[derive(Default)]
@@ -24,14 +27,38 @@ impl Engines {
         let config =
             crate::config::Config::load(hello.root.as_deref()).map_err(|e| e.to_string())?;
         let edit_tools = config.edit_tools;
+        let fingerprint = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            format!("{config:?}").hash(&mut h);
+            hello
+                .root
+                .as_deref()
+                .is_some_and(crate::project::trusted_at)
+                .hash(&mut h);
+            h.finish()
+        };
         let key = (
             hello.root.clone(),
             hello.sandbox.clone(),
             hello.path.clone(),
+            fingerprint,
         );
         let mut map = self.by_key.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(e) = map.get(&key) {
             return Ok((e.clone(), edit_tools));
+        }
+        // The same client place under another configuration or trust: its
+        // servers were started under rules that no longer hold.
+        let stale: Vec<Key> = map
+            .keys()
+            .filter(|k| k.0 == key.0 && k.1 == key.1 && k.2 == key.2)
+            .cloned()
+            .collect();
+        for k in stale {
+            if let Some(old) = map.remove(&k) {
+                tokio::spawn(async move { old.shutdown().await });
+            }
         }
         // The client's PATH comes first, so that a session finds the servers
         // its own shell would (a project's node_modules/.bin on PATH, a venv).
