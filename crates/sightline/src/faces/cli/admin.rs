@@ -194,20 +194,13 @@ fn find(ws: &Engine, id: &str) -> Option<&'static crate::servers::ServerSpec> {
 pub async fn daemon(action: Option<&crate::faces::cli::DaemonAction>, json: bool) -> i32 {
     use crate::faces::cli::DaemonAction;
     use crate::faces::cli::terminal::print_out;
-    use crate::faces::daemon::{Hello, bridge, build_id, serve};
+    use crate::faces::daemon::{Hello, bridge, serve};
     let tool = match action {
         None => return serve::run().await,
         Some(DaemonAction::Status) => serve::STATUS_TOOL,
         Some(DaemonAction::Stop) => serve::STOP_TOOL,
     };
-    let hello = Hello {
-        root: None,
-        sandbox: None,
-        edit_tools: false,
-        path: None,
-        build: build_id(),
-        control: true,
-    };
+    let hello = Hello::control();
     match bridge::call_tool(&hello, false, tool, json!({})).await {
         Ok(None) => {
             let text = if json {
@@ -257,15 +250,8 @@ fn status_text(raw: &str) -> String {
 
 /// The running daemon's status, or `None` when none runs.
 async fn daemon_status() -> Option<serde_json::Value> {
-    use crate::faces::daemon::{Hello, bridge, build_id, serve};
-    let hello = Hello {
-        root: None,
-        sandbox: None,
-        edit_tools: false,
-        path: None,
-        build: build_id(),
-        control: true,
-    };
+    use crate::faces::daemon::{Hello, bridge, serve};
+    let hello = Hello::control();
     let (text, _) = bridge::call_tool(&hello, false, serve::STATUS_TOOL, json!({}))
         .await
         .ok()??;

@@ -276,22 +276,6 @@ impl Cli {
     }
 }
 
-/// What this client tells the daemon about itself.
-fn hello(
-    root: Option<PathBuf>,
-    sandbox: Option<String>,
-    edit_tools: bool,
-) -> crate::faces::daemon::Hello {
-    crate::faces::daemon::Hello {
-        root,
-        sandbox,
-        edit_tools,
-        path: std::env::var("PATH").ok(),
-        build: crate::faces::daemon::build_id(),
-        control: false,
-    }
-}
-
 /// Runs one command line to its exit status: builds the engine, answers,
 /// then shuts every server down.
 pub async fn run(cli: Cli) -> i32 {
@@ -332,7 +316,12 @@ pub async fn run(cli: Cli) -> i32 {
         daemon: true,
     } = cli.command
     {
-        return crate::faces::daemon::bridge::run(hello(workdir, cli.sandbox, edit_tools)).await;
+        return crate::faces::daemon::bridge::run(crate::faces::daemon::Hello::of_client(
+            workdir,
+            cli.sandbox,
+            edit_tools,
+        ))
+        .await;
     }
     if let Command::Mcp {
         edit_tools,
@@ -340,7 +329,12 @@ pub async fn run(cli: Cli) -> i32 {
     } = cli.command
         && crate::faces::daemon::enabled_by_env()
     {
-        return crate::faces::daemon::bridge::run(hello(workdir, cli.sandbox, edit_tools)).await;
+        return crate::faces::daemon::bridge::run(crate::faces::daemon::Hello::of_client(
+            workdir,
+            cli.sandbox,
+            edit_tools,
+        ))
+        .await;
     }
     if !cli.json
         && crate::faces::daemon::enabled_by_env()
@@ -348,7 +342,8 @@ pub async fn run(cli: Cli) -> i32 {
     {
         return match call {
             Ok((tool, args)) => {
-                let hello = hello(workdir, cli.sandbox.clone(), false);
+                let hello =
+                    crate::faces::daemon::Hello::of_client(workdir, cli.sandbox.clone(), false);
                 answer::through_daemon(&hello, tool, args).await
             }
             Err(e) => print_out(&crate::render::error_text(&e), EXIT_FAILED),

@@ -53,6 +53,33 @@ pub struct Hello {
     pub control: bool,
 }
 
+impl Hello {
+    /// This process as a client working in `root`: its PATH and build.
+    pub fn of_client(root: Option<PathBuf>, sandbox: Option<String>, edit_tools: bool) -> Hello {
+        Hello {
+            root,
+            sandbox,
+            edit_tools,
+            path: std::env::var("PATH").ok(),
+            build: build_id(),
+            control: false,
+        }
+    }
+
+    /// `sightline daemon status`/`stop`, and `servers` asking for the
+    /// daemon's: no place of work, any build.
+    pub fn control() -> Hello {
+        Hello {
+            root: None,
+            sandbox: None,
+            edit_tools: false,
+            path: None,
+            build: build_id(),
+            control: true,
+        }
+    }
+}
+
 /// The key under `capabilities.experimental`.
 pub const HELLO_KEY: &str = "sightline";
 

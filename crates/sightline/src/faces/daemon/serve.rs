@@ -327,6 +327,9 @@ impl ServerHandler for Session {
             // The client starts a daemon of its own build once this one is
             // gone; the sessions of this build finish first.
             self.daemon.draining.store(true, Ordering::SeqCst);
+            // Leave the socket and the lock now, not at the next tick, so
+            // that the client's own daemon can start at once.
+            self.daemon.stop.notify_one();
             tracing::info!(
                 "daemon: a client of build {} arrived; draining (this is {})",
                 hello.build,
