@@ -461,38 +461,15 @@ fn run(setup: Setup) {
         })
         .collect();
     let (decls, calls) = scan(setup.lang, &texts);
-    let mut spots = spread(&decls, SPOTS / 3);
-    spots.extend(spread(&calls, SPOTS - spots.len()));
+    let n = spots_wanted();
+    let mut spots = spread(&decls, n / 3);
+    spots.extend(spread(&calls, n - spots.len()));
     spots.sort_by_key(|s| (s.file, s.line, s.col));
     let files = setup.direct.files.clone();
     let questions = script(&spots, &files, setup.edits);
-    let first = Q::Definition(0);
 
-    // Cold: the direct client, from spawn to its first non-empty definition.
-    let t = Instant::now();
-    let d = Direct::start_with(
-        &setup.program,
-        setup.args,
-        &setup.direct.root,
-        capabilities(),
-        setup.init.clone(),
-    );
-    let mut direct = DirectSide {
-        d,
-        root: setup.direct.root.clone(),
-        files: files.clone(),
-        language_id: setup.language_id,
-        opened: HashSet::new(),
-        version: 0,
-        pull: setup.lang == Lang::Python,
-        save: setup.lang == Lang::Rust,
-    };
-    let mut tries = 1;
-    while !direct.ask(first, &spots, 0) && t.elapsed() < Duration::from_secs(120) {
-        std::thread::sleep(Duration::from_millis(100));
-        tries += 1;
-    }
-    let direct_cold = t.elapsed();
+    let rt = runtime();
+    let (mut direct, _) = direct_start(&setup, &files, &spots);
     settle(&direct.d, Duration::from_secs(3), Duration::from_secs(60));
     let direct_pids: Vec<u32> = std::iter::once(direct.d.pid())
         .chain(descendants(direct.d.pid()))
@@ -501,37 +478,11 @@ fn run(setup: Setup) {
     let mut times: BTreeMap<&'static str, (Vec<Duration>, Vec<Duration>)> = BTreeMap::new();
     let mut misses: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
     let mut skipped = 0;
+    let mut rss_samples: (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
     let rss_before = rss_kib();
-    let (through_cold, through_tries, rss_end, server_rss) = runtime().block_on(async {
-        let mut options = sightline::Options {
-            search_path: vec![sightline_test_support::tools_bin()],
-            downloads: Some(false),
-            ..sightline::Options::default()
-        };
-        // `SIGHTLINE_REPLAY_SANDBOX`: another sandbox mode for sightline's
-        // server (`danger-full-access` measures what the sandbox costs).
-        if let Ok(mode) = std::env::var("SIGHTLINE_REPLAY_SANDBOX") {
-            options.sandbox = Some(sightline::sandbox::Mode::parse(&mode).expect("a sandbox mode"));
-        }
-        let mut budgets = setup.budgets;
-        // The open-document limit under test, when not the table's.
-        if let Some(n) = open_documents() {
-            budgets.open_documents = Some(n);
-        }
-        options
-            .server_budgets
-            .insert(setup.server.to_owned(), budgets);
-        let t = Instant::now();
-        let ws = Engine::new(options);
+    let (rss_end, server_rss) = rt.block_on(async {
+        let (ws, _) = through_start(&setup, &files, &spots).await;
         let root = setup.through.root.clone();
-        let mut tries = 1;
-        while !through(&ws, &root, &files, first, &spots).await.0
-            && t.elapsed() < Duration::from_secs(120)
-        {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            tries += 1;
-        }
-        let cold = t.elapsed();
         let mut local = vec![true; spots.len()];
         let mut edit_line = 0;
         let mut originals: HashMap<PathBuf, String> = HashMap::new();
@@ -585,6 +536,18 @@ fn run(setup: Setup) {
             let m = misses.entry(q.kind()).or_default();
             m.0 += usize::from(!direct_ok);
             m.1 += usize::from(!ok);
+            // Both servers' memory after every question: a node or Java
+            // server's RSS rises and falls with its garbage collector, so
+            // one reading at the end says little.
+            let ours: Vec<u32> = descendants(std::process::id())
+                .into_iter()
+                .filter(|p| !direct_pids.contains(p))
+                .collect();
+            let theirs: Vec<u32> = std::iter::once(direct.d.pid())
+                .chain(descendants(direct.d.pid()))
+                .collect();
+            rss_samples.0.push(tree_rss(&theirs));
+            rss_samples.1.push(tree_rss(&ours));
         }
         let rss_end = rss_kib();
         let server_pids: Vec<u32> = descendants(std::process::id())
@@ -593,7 +556,7 @@ fn run(setup: Setup) {
             .collect();
         let server_rss = tree_rss(&server_pids);
         ws.shutdown().await;
-        (cold, tries, rss_end, server_rss)
+        (rss_end, server_rss)
     });
     let direct_rss = tree_rss(
         &std::iter::once(direct.d.pid())
@@ -601,6 +564,7 @@ fn run(setup: Setup) {
             .collect::<Vec<_>>(),
     );
     drop(direct);
+    let (direct_colds, through_colds) = colds(&setup, &files, &spots);
 
     let asked: usize = times.values().map(|v| v.0.len()).sum();
     println!(
@@ -634,13 +598,33 @@ fn run(setup: Setup) {
             }
         );
     }
+    let secs = |v: &[Duration]| {
+        v.iter()
+            .map(|d| format!("{:.2}", d.as_secs_f64()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     println!(
-        "  cold first definition: direct {:.2} s ({tries} tries), sightline {:.2} s ({through_tries} tries)",
-        direct_cold.as_secs_f64(),
-        through_cold.as_secs_f64()
+        "  cold first definition, median of {} (order alternating): direct {:.2} s ({} s), sightline {:.2} s ({} s)",
+        direct_colds.len(),
+        median(&direct_colds).as_secs_f64(),
+        secs(&direct_colds),
+        median(&through_colds).as_secs_f64(),
+        secs(&through_colds),
     );
+    let mid_max = |v: &mut Vec<u64>| {
+        v.sort_unstable();
+        (
+            v.get(v.len() / 2).copied().unwrap_or(0) / 1024,
+            v.last().copied().unwrap_or(0) / 1024,
+        )
+    };
+    let (d_mid, d_max) = mid_max(&mut rss_samples.0);
+    let (s_mid, s_max) = mid_max(&mut rss_samples.1);
     println!(
-        "  server RSS at the end (process tree): direct {} MiB, sightline's {} MiB",
+        "  server RSS (process tree) after each question, median / peak: direct {d_mid} / {d_max} MiB, sightline's {s_mid} / {s_max} MiB ({:+.1}% / {:+.1}%); at the end {} vs {} MiB",
+        (s_mid as f64 / d_mid.max(1) as f64 - 1.0) * 100.0,
+        (s_max as f64 / d_max.max(1) as f64 - 1.0) * 100.0,
         direct_rss / 1024,
         server_rss / 1024
     );
@@ -652,6 +636,112 @@ fn run(setup: Setup) {
     );
 }
 
+/// Starts the direct client and asks the first definition until it holds
+/// something: the client, and the time from spawn to that answer.
+fn direct_start(setup: &Setup, files: &[String], spots: &[Spot]) -> (DirectSide, Duration) {
+    let t = Instant::now();
+    let d = Direct::start_with(
+        &setup.program,
+        setup.args,
+        &setup.direct.root,
+        capabilities(),
+        setup.init.clone(),
+    );
+    let mut direct = DirectSide {
+        d,
+        root: setup.direct.root.clone(),
+        files: files.to_vec(),
+        language_id: setup.language_id,
+        opened: HashSet::new(),
+        version: 0,
+        pull: setup.lang == Lang::Python,
+        save: setup.lang == Lang::Rust,
+    };
+    // rust-analyzer answers empty until it has loaded the workspace.
+    while !direct.ask(Q::Definition(0), spots, 0) && t.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (direct, t.elapsed())
+}
+
+/// Creates an engine and asks the first definition until it holds
+/// something: the engine, and the time from its creation to that answer.
+async fn through_start(setup: &Setup, files: &[String], spots: &[Spot]) -> (Engine, Duration) {
+    let mut options = sightline::Options {
+        search_path: vec![sightline_test_support::tools_bin()],
+        downloads: Some(false),
+        ..sightline::Options::default()
+    };
+    // `SIGHTLINE_REPLAY_SANDBOX`: another sandbox mode for sightline's
+    // server (`danger-full-access` measures what the sandbox costs).
+    if let Ok(mode) = std::env::var("SIGHTLINE_REPLAY_SANDBOX") {
+        options.sandbox = Some(sightline::sandbox::Mode::parse(&mode).expect("a sandbox mode"));
+    }
+    let mut budgets = setup.budgets;
+    // The open-document limit under test, when not the table's.
+    if let Some(n) = open_documents() {
+        budgets.open_documents = Some(n);
+    }
+    options
+        .server_budgets
+        .insert(setup.server.to_owned(), budgets);
+    let t = Instant::now();
+    let ws = Engine::new(options);
+    while !through(&ws, &setup.through.root, files, Q::Definition(0), spots)
+        .await
+        .0
+        && t.elapsed() < Duration::from_secs(120)
+    {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    (ws, t.elapsed())
+}
+
+/// Cold first answers, `SIGHTLINE_REPLAY_COLD` rounds (3 unless set), each
+/// a fresh server per side, the side that starts first alternating. On
+/// this machine the same pyright's `initialize` alone took 0.2 s to 0.9 s
+/// from one start to the next (a bare script, no sightline), and a server
+/// started while another was up tended to the slow end; one start per
+/// side in a fixed order charged that to one side.
+fn colds(setup: &Setup, files: &[String], spots: &[Spot]) -> (Vec<Duration>, Vec<Duration>) {
+    let rounds = std::env::var("SIGHTLINE_REPLAY_COLD")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3usize);
+    let (mut direct, mut through) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        for side in 0..2 {
+            if (round + side) % 2 == 0 {
+                let (d, cold) = direct_start(setup, files, spots);
+                drop(d);
+                direct.push(cold);
+            } else {
+                runtime().block_on(async {
+                    let (ws, cold) = through_start(setup, files, spots).await;
+                    ws.shutdown().await;
+                    through.push(cold);
+                });
+            }
+        }
+    }
+    (direct, through)
+}
+
+fn median(v: &[Duration]) -> Duration {
+    let mut v = v.to_vec();
+    v.sort();
+    v.get(v.len() / 2).copied().unwrap_or_default()
+}
+
+/// `SIGHTLINE_REPLAY_POSITIONS`: how many positions to ask about (40 unless
+/// set); more make the medians steadier and the run longer.
+fn spots_wanted() -> usize {
+    std::env::var("SIGHTLINE_REPLAY_POSITIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(SPOTS)
+}
+
 /// `SIGHTLINE_REPLAY_OPEN`: the open-document limit to replay with, in place
 /// of the server table's (how the table's numbers were chosen).
 fn open_documents() -> Option<usize> {
@@ -659,6 +749,14 @@ fn open_documents() -> Option<usize> {
 }
 
 fn main() {
+    // `RUST_LOG` shows sightline's own log (each request and its answer at
+    // `trace`) on stderr, to profile a replay.
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
     // `cargo bench` passes `--bench`; any other word picks the servers.
     let mut picked: Vec<String> = std::env::args()
         .skip(1)

@@ -11,6 +11,7 @@ use sightline_lsp::uri::uri_to_path;
 
 use crate::error::ToolError;
 use crate::server::LspServer;
+use crate::servers::ImportAliases;
 
 type Texts = HashMap<PathBuf, Arc<LineIndex>>;
 
@@ -19,7 +20,7 @@ type Texts = HashMap<PathBuf, Arc<LineIndex>>;
 /// `found`, `g`'s references are asked for too. rust-analyzer finds
 /// references by the item's own name, so it misses the uses of `g` even
 /// then; an alias is visible only in its own file, so the words `g` there
-/// whose definition is `g`'s are added. Without declarations, `g` itself
+/// whose definition is `g`'s are added (`ImportAliases::AskAliasAndWords`). Without declarations, `g` itself
 /// (the alias's declaration) is left out.
 pub async fn alias_references(
     server: &LspServer,
@@ -43,22 +44,32 @@ pub async fn alias_references(
             continue;
         };
         let mut uses = server.references(&path, pos).await?;
-        let targets = server.definition(&path, pos).await?;
-        for (l, col) in words(&index, &name) {
-            let Some(at) = server.position_at(&index, l, col) else {
-                continue;
-            };
-            let known = uses
-                .iter()
-                .chain(found)
-                .chain(&more)
-                .any(|u| u.uri == loc.uri && u.range.start == at);
-            if known || at == pos || targets.is_empty() {
-                continue;
-            }
-            let here = server.definition(&path, at).await?;
-            if here.iter().any(|d| targets.contains(d)) {
-                uses.push(word_location(&loc.uri, server, &index, l, col, &name));
+        if server.spec.quirks.import_aliases == ImportAliases::AskAliasAndWords {
+            let targets = server.definition(&path, pos).await?;
+            let unknown: Vec<(usize, usize, Position)> = words(&index, &name)
+                .into_iter()
+                .filter_map(|(l, col)| Some((l, col, server.position_at(&index, l, col)?)))
+                .filter(|(_, _, at)| {
+                    *at != pos
+                        && !uses
+                            .iter()
+                            .chain(found)
+                            .chain(&more)
+                            .any(|u| u.uri == loc.uri && u.range.start == *at)
+                })
+                .collect();
+            if !targets.is_empty() {
+                // Each word is checked with its own `definition`, all asked
+                // at once rather than one round trip after another.
+                let checks = unknown
+                    .iter()
+                    .map(|(_, _, at)| server.definition(&path, *at));
+                let answers = futures_util::future::join_all(checks).await;
+                for ((l, col, _), here) in unknown.into_iter().zip(answers) {
+                    if here?.iter().any(|d| targets.contains(d)) {
+                        uses.push(word_location(&loc.uri, server, &index, l, col, &name));
+                    }
+                }
             }
         }
         more.extend(

@@ -10,8 +10,21 @@ use std::sync::Arc;
 use crate::answer::{Loc, LocKind, Locations, Pos};
 use crate::engine::{Engine, aliases, loose, validate};
 use crate::error::ToolError;
-use crate::server::LspServer;
+use crate::server::{LspServer, without_declarations};
+use crate::servers::ImportAliases;
 use crate::sync::Snapshot;
+
+/// How ready a server must be before a position question is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// The project loaded: answers about open files are complete.
+    Loaded,
+    /// The whole workspace indexed, for questions across files.
+    Indexed,
+    /// Nothing: the caller asks through [`LspServer::while_loading`], which
+    /// takes the first non-empty answer.
+    Answer,
+}
 
 impl Engine {
     /// Where the symbol at `line`:`column` (1-based, characters) is defined.
@@ -21,8 +34,12 @@ impl Engine {
         line: usize,
         column: usize,
     ) -> Result<Locations, ToolError> {
-        let (server, checked, pos) = self.prepare(file, Pos::new(line, column), false).await?;
-        let found = server.definition(&checked.path, pos).await?;
+        let (server, checked, pos) = self
+            .prepare(file, Pos::new(line, column), Wait::Answer)
+            .await?;
+        let found = server
+            .while_loading(|| server.definition(&checked.path, pos))
+            .await?;
         let mut texts = HashMap::new();
         Ok(self.finish(
             &server,
@@ -39,8 +56,27 @@ impl Engine {
         column: usize,
         include_declaration: bool,
     ) -> Result<Locations, ToolError> {
-        let (server, checked, pos) = self.prepare(file, Pos::new(line, column), true).await?;
-        let mut found = server.references(&checked.path, pos).await?;
+        let (server, checked, pos) = self
+            .prepare(file, Pos::new(line, column), Wait::Indexed)
+            .await?;
+        let loose_name = loose::name_to_open(&server, &checked, Pos::new(line, column));
+        // Every server is asked with the declaration included; the
+        // declarations to take out (when they are not wanted) are asked at
+        // the same time, ahead of the references in the server's queue.
+        // For a file outside every project they are asked last, once the
+        // files that mention the name are open: clangd fails a declaration
+        // asked in a file it has not been given.
+        let early = !include_declaration && loose_name.is_none();
+        let declarations = async {
+            if early {
+                server.declarations(&checked.path, pos).await.map(Some)
+            } else {
+                Ok(None)
+            }
+        };
+        let (declarations, found) =
+            futures_util::future::join(declarations, server.references(&checked.path, pos)).await;
+        let mut found = found?;
         // A server may announce indexing only after we asked (its progress
         // begins just after `initialized`); then the answer may be partial:
         // wait for the index and ask again.
@@ -49,24 +85,30 @@ impl Engine {
             server.wait_ready(true).await?;
             found = server.references(&checked.path, pos).await?;
         }
-        if let Some(name) = loose::name_to_open(&server, &checked, Pos::new(line, column)) {
+        if let Some(name) = loose_name {
             for group in loose::groups(&server, &checked, &name) {
                 loose::open(&server, &checked, &group).await?;
                 found.extend(server.references(&checked.path, pos).await?);
             }
         }
         let mut texts = HashMap::new();
-        if server.spec.quirks.follow_import_alias {
+        if server.spec.quirks.import_aliases != ImportAliases::Listed {
             found.extend(
                 aliases::alias_references(&server, &found, include_declaration, &mut texts).await?,
             );
         }
-        // Every server was asked with the declaration included; take it out
-        // here, and only it, so the use that was asked about always stays.
+        // Only the declaration is taken out, so the use that was asked about
+        // always stays.
         if !include_declaration {
-            found = server
-                .without_declarations(&checked.path, pos, found)
+            let mut declarations = match declarations? {
+                Some(d) => d,
+                None => server.declarations(&checked.path, pos).await?,
+            };
+            let other = server
+                .other_declarations(&checked.path, pos, &found, &declarations)
                 .await?;
+            declarations.extend(other);
+            found = without_declarations(found, &declarations);
         }
         Ok(self.finish(
             &server,
@@ -76,21 +118,24 @@ impl Engine {
     }
 
     /// Gets a position question ready: the file read and the position
-    /// checked, its server started, the file synced and the server ready
-    /// (`cross_file` questions wait for the whole workspace indexed); then
-    /// the position in the server's terms.
+    /// checked, its server started, the file synced and the server as ready
+    /// as `wait` asks; then the position in the server's terms.
     pub(crate) async fn prepare(
         &self,
         file: &Path,
         at: Pos,
-        cross_file: bool,
+        wait: Wait,
     ) -> Result<(Arc<LspServer>, Snapshot, sightline_lsp::protocol::Position), ToolError> {
         let checked = Snapshot::read(file)?;
         let index = checked.index.clone();
         validate::check_position(&index, file, at)?;
         let server = self.server_for(&checked).await?;
         let doc = server.sync(&checked.path, &checked.index)?;
-        server.wait_ready(cross_file).await?;
+        match wait {
+            Wait::Loaded => server.wait_ready(false).await?,
+            Wait::Indexed => server.wait_ready(true).await?,
+            Wait::Answer => {}
+        }
         let pos = server.position(&doc, at).ok_or_else(|| {
             ToolError::BadInput(format!(
                 "line {} is past the end of {}",
@@ -124,7 +169,9 @@ impl Engine {
         line: usize,
         column: usize,
     ) -> Result<Locations, ToolError> {
-        let (server, checked, pos) = self.prepare(file, Pos::new(line, column), true).await?;
+        let (server, checked, pos) = self
+            .prepare(file, Pos::new(line, column), Wait::Indexed)
+            .await?;
         let found = server.implementation(&checked.path, pos).await?;
         let mut texts = HashMap::new();
         Ok(self.finish(

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::answer::{Hover, Items, ItemsKind, Pos};
 
+use crate::engine::locations::Wait;
 use crate::engine::{Engine, loose, validate};
 use crate::error::ToolError;
 use crate::servers;
@@ -15,7 +16,9 @@ use crate::sync::Snapshot;
 impl Engine {
     /// The server's hover text (its markdown) for the symbol at a position.
     pub async fn hover(&self, file: &Path, line: usize, column: usize) -> Result<Hover, ToolError> {
-        let (server, checked, pos) = self.prepare(file, Pos::new(line, column), false).await?;
+        let (server, checked, pos) = self
+            .prepare(file, Pos::new(line, column), Wait::Loaded)
+            .await?;
         let text = server.hover(&checked.path, pos).await?;
         Ok(Hover {
             root: server.root.clone(),
@@ -137,10 +140,12 @@ impl Engine {
         column: usize,
         kind: ItemsKind,
     ) -> Result<Items, ToolError> {
-        let cross_file = kind != ItemsKind::CallItems;
-        let (server, checked, pos) = self
-            .prepare(file, Pos::new(line, column), cross_file)
-            .await?;
+        let wait = if kind == ItemsKind::CallItems {
+            Wait::Loaded
+        } else {
+            Wait::Indexed
+        };
+        let (server, checked, pos) = self.prepare(file, Pos::new(line, column), wait).await?;
         let prepared = server.prepare_call_hierarchy(&checked.path, pos).await?;
         let mut texts = HashMap::new();
         let mut items = Vec::new();

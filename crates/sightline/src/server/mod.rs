@@ -31,6 +31,7 @@ mod start;
 mod symbols;
 mod tsserver;
 
+pub use requests::without_declarations;
 pub use start::{Launch, initialize_params};
 
 /// One running language server for one root.

@@ -5,6 +5,8 @@
 use std::path::Path;
 use std::time::Duration;
 
+use sightline_lsp::protocol::Location;
+
 use crate::error::ToolError;
 use crate::server::LspServer;
 use crate::server::documents::Doc;
@@ -54,6 +56,12 @@ impl LspServer {
         if loaded {
             return Ok(());
         }
+        Err(self.still_loading())
+    }
+
+    /// `not ready: ...` for a server that has not loaded its project, with
+    /// what it says it is doing.
+    fn still_loading(&self) -> ToolError {
         let what = self.state.with(|s| {
             s.busy
                 .clone()
@@ -63,7 +71,69 @@ impl LspServer {
                     |b| format!("loading its project ({b})"),
                 )
         });
-        Err(self.not_ready(what))
+        self.not_ready(what)
+    }
+
+    /// Asks `ask` without waiting for the project to load. A server that
+    /// answers empty until it has loaded (rust-analyzer, `ready_on_status`)
+    /// can answer a definition seconds before it says it has loaded, while
+    /// it still indexes: a non-empty answer is taken at once, and an empty
+    /// one (or an error, such as rust-analyzer's "content modified") is
+    /// asked again at each change of the server's state until the load,
+    /// after which the answer stands. Within the ready budget.
+    pub async fn while_loading<F, Fut>(&self, ask: F) -> Result<Vec<Location>, ToolError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<Vec<Location>, ToolError>>,
+    {
+        if !self.spec.quirks.ready_on_status {
+            return ask().await;
+        }
+        let deadline = tokio::time::Instant::now() + self.budgets.ready;
+        let mut rx = self.state.subscribe();
+        let key = format!("load {}", self.spec.id);
+        let mut waiting = None;
+        let result = loop {
+            let loaded = self.state.with(|s| s.loaded);
+            let answer = ask().await;
+            match answer {
+                Ok(found) if !found.is_empty() => break Ok(found),
+                answer if loaded => break answer,
+                _ => {}
+            }
+            if !self.is_alive() {
+                break Err(self.exited());
+            }
+            // Tell the caller why this takes a while.
+            if waiting.is_none() {
+                waiting = Some(crate::progress::call());
+                if let Some(Some(p)) = &waiting {
+                    p.begin(
+                        &key,
+                        &format!("waiting for {} to load the project", self.spec.id),
+                    );
+                }
+            }
+            // Whatever changed (a status, a progress report, the load
+            // itself) is a reason to ask again; nothing changing until the
+            // budget ends is the load's own `not ready`.
+            match tokio::time::timeout_at(deadline, rx.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => break Err(self.exited()),
+                Err(_) => break Err(self.still_loading()),
+            }
+        };
+        if let Some(Some(p)) = &waiting {
+            p.end(
+                &key,
+                if result.is_ok() {
+                    "answered"
+                } else {
+                    "still loading"
+                },
+            );
+        }
+        result
     }
 
     /// Waits for the server's first publish for `path` since it was opened

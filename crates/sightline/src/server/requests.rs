@@ -136,7 +136,7 @@ impl LspServer {
     /// Servers differ in what `includeDeclaration: false` drops (pyright
     /// also drops the use under the cursor; the VS Code CSS and HTML servers
     /// drop nothing), so they are always asked for everything, and the
-    /// caller takes the declaration out (see [`LspServer::without_declarations`]).
+    /// caller takes the declaration out (see [`without_declarations`]).
     pub async fn references(&self, path: &Path, pos: Position) -> Result<Vec<Location>, ToolError> {
         self.require("referencesProvider", "findReferences")?;
         let uri = path_to_uri_string(path).unwrap_or_default();
@@ -174,23 +174,22 @@ impl LspServer {
             .collect())
     }
 
-    /// `found` without the declarations of the symbol at `pos`: its
-    /// definitions and, where the server tells them apart, its declarations,
-    /// asked from `pos` and from each definition (clangd answers a header's
-    /// prototype as the declaration of the definition, and the definition
-    /// as the "declaration" of the prototype). A server that answers
-    /// neither keeps everything.
-    pub async fn without_declarations(
+    /// The declarations of the symbol at `pos`, to take out of a references
+    /// answer (see [`without_declarations`]): its definitions and, for a
+    /// server with `declaration_of_definition`, the declarations asked from
+    /// `pos` and from each definition (clangd answers a header's prototype
+    /// as the declaration of the definition, and the definition as the
+    /// "declaration" of the prototype). Other servers are asked for
+    /// declarations later, only when the answer calls for it
+    /// ([`LspServer::other_declarations`]).
+    pub async fn declarations(
         &self,
         path: &Path,
         pos: Position,
-        mut found: Vec<Location>,
     ) -> Result<Vec<Location>, ToolError> {
         let uri = path_to_uri_string(path).unwrap_or_default();
-        let declared = self.offers("declarationProvider");
-        // The definitions and the declaration at `pos` are asked together,
-        // then the declarations of every definition together: two round
-        // trips on every references answer, not up to six in a row.
+        let apart =
+            self.offers("declarationProvider") && self.spec.quirks.declaration_of_definition;
         let definitions = async {
             if self.offers("definitionProvider") {
                 self.remembered("definition", &uri, pos, self.definition(path, pos))
@@ -200,7 +199,7 @@ impl LspServer {
             }
         };
         let at_pos = async {
-            if declared {
+            if apart {
                 self.declaration(&uri, pos).await
             } else {
                 Ok(Vec::new())
@@ -209,7 +208,7 @@ impl LspServer {
         let (definitions, at_pos) = futures_util::future::join(definitions, at_pos).await;
         let mut declarations = definitions?;
         let mut more = at_pos?;
-        if declared {
+        if apart {
             let of_definitions = declarations
                 .iter()
                 .take(4)
@@ -219,9 +218,45 @@ impl LspServer {
             }
         }
         declarations.append(&mut more);
-        found.retain(|l| !declarations.iter().any(|d| is_declaration(d, l)));
-        Ok(found)
+        Ok(declarations)
     }
+
+    /// The declarations at `pos` that are not among `known`, asked only
+    /// when `found` holds a place in a file of another kind than `path` and
+    /// every one of `known`: a declaration apart from its definition lives
+    /// in a stub or a header (pyright's `declaration` answers the `.pyi` of
+    /// a `.py`).
+    /// Asking always would cost pyright as much again as the references
+    /// themselves, for an answer that is the definition nearly every time.
+    pub async fn other_declarations(
+        &self,
+        path: &Path,
+        pos: Position,
+        found: &[Location],
+        known: &[Location],
+    ) -> Result<Vec<Location>, ToolError> {
+        if self.spec.quirks.declaration_of_definition || !self.offers("declarationProvider") {
+            return Ok(Vec::new());
+        }
+        // The kind of a file: what follows the first dot of its name.
+        let kind = |uri: &str| {
+            let name = uri.rsplit('/').next().unwrap_or(uri);
+            name.split_once('.').map(|(_, ext)| ext.to_owned())
+        };
+        let uri = path_to_uri_string(path).unwrap_or_default();
+        let mut kinds: Vec<_> = known.iter().map(|l| kind(l.uri.as_str())).collect();
+        kinds.push(kind(&uri));
+        if !found.iter().any(|l| !kinds.contains(&kind(l.uri.as_str()))) {
+            return Ok(Vec::new());
+        }
+        self.declaration(&uri, pos).await
+    }
+}
+
+/// `found` without `declarations` (from [`LspServer::declarations`]).
+pub fn without_declarations(mut found: Vec<Location>, declarations: &[Location]) -> Vec<Location> {
+    found.retain(|l| !declarations.iter().any(|d| is_declaration(d, l)));
+    found
 }
 
 impl LspServer {

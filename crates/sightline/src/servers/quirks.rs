@@ -14,10 +14,15 @@ use crate::servers::spec::ServerSpec;
 /// Per-server behaviour that the engine needs to know to give complete answers.
 #[derive(Debug, Clone, Copy)]
 pub struct Quirks {
-    /// pyright and ty list `from m import f as g` (rust-analyzer `use m::f as
-    /// g;`) among the references of `f` but not the later uses of `g`, so
-    /// references of the alias are asked for too.
-    pub follow_import_alias: bool,
+    /// What a server leaves out of a symbol's references when it is
+    /// imported under another name.
+    pub import_aliases: ImportAliases,
+    /// clangd answers `declaration` at a definition with the header's
+    /// prototype (and at the prototype with the definition), so the
+    /// declarations of a references answer are asked from each definition
+    /// too. For the other servers that answer `declaration`, those are the
+    /// definitions themselves, and the extra round trip is skipped.
+    pub declaration_of_definition: bool,
     /// pyright answers `references` before it has enumerated the workspace and
     /// returns partial lists until it logs this text.
     pub ready_log: Option<&'static str>,
@@ -118,10 +123,27 @@ impl LinterUse {
     }
 }
 
+/// How a server's references treat an import alias
+/// (`from m import f as g`, `use m::f as g;`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportAliases {
+    /// The uses of `g` are among `f`'s references.
+    Listed,
+    /// pyright and ty list the import line among `f`'s references but not
+    /// the later uses of `g`; asked at `g`, they list them, so `g`'s
+    /// references are asked for too.
+    AskAlias,
+    /// rust-analyzer finds references by the item's own name, so it misses
+    /// the uses of `g` even asked at `g`: the words `g` in the alias's file
+    /// (an alias is visible only there) are checked with `definition`.
+    AskAliasAndWords,
+}
+
 impl Quirks {
     /// A server that needs no special handling.
     pub const NONE: Quirks = Quirks {
-        follow_import_alias: false,
+        import_aliases: ImportAliases::Listed,
+        declaration_of_definition: false,
         ready_log: None,
         first_publish_is_partial: false,
         diagnostics_from_tsserver: false,

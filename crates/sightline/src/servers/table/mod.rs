@@ -22,7 +22,7 @@ pub use other::*;
 pub use python::*;
 pub use web::*;
 
-use crate::servers::quirks::{LooseFiles, Quirks};
+use crate::servers::quirks::{ImportAliases, LooseFiles, Quirks};
 use crate::servers::spec::{BASE, NpmPackage, ServerSpec};
 
 const LOCKFILES: &[&str] = &[
@@ -64,7 +64,7 @@ const TS_LOOSE: LooseFiles = LooseFiles {
 };
 
 const PYRIGHT_QUIRKS: Quirks = Quirks {
-    follow_import_alias: true,
+    import_aliases: ImportAliases::AskAlias,
     ready_log: Some("source file"),
     background_progress: &[""],
     ..Quirks::NONE

@@ -2,7 +2,7 @@
 //! C and C++, Java, Kotlin, Dart, OCaml, Haskell and Gleam.
 
 use crate::sandbox::Cache;
-use crate::servers::quirks::{LooseFiles, Quirks};
+use crate::servers::quirks::{ImportAliases, LooseFiles, Quirks};
 use crate::servers::spec::{BASE, Install, RootRule, ServerSpec};
 
 /// Go: `gopls`.
@@ -118,7 +118,10 @@ pub static RUST: ServerSpec = ServerSpec {
         check_on_save: Some("cargo "),
         // rust-analyzer lists `use m::f as g;` among the references of `f`
         // but not the uses of `g`, even asked at one of them.
-        follow_import_alias: true,
+        import_aliases: ImportAliases::AskAliasAndWords,
+        // Asked at a trait method's implementation, rust-analyzer answers
+        // `declaration` with the trait's method.
+        declaration_of_definition: true,
         caches: &[Cache::CargoHome],
         // rustup puts a `rust-analyzer` proxy on PATH that fails until the
         // component is added; that is not a server.
@@ -153,6 +156,7 @@ pub static CLANGD: ServerSpec = ServerSpec {
             project: &["compile_commands.json", "build/compile_commands.json"],
             wait_publish: true,
         }),
+        declaration_of_definition: true,
         caches: &[Cache::User("clangd")],
         ..Quirks::NONE
     },

@@ -3,7 +3,7 @@
 
 use super::{PYRIGHT_QUIRKS, PYTHON_PROJECT};
 use crate::sandbox::Cache;
-use crate::servers::quirks::Quirks;
+use crate::servers::quirks::{ImportAliases, Quirks};
 use crate::servers::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
 
 /// Python: `ty server`, an alternative server.
@@ -33,7 +33,7 @@ pub static TY: ServerSpec = ServerSpec {
     // ty, like pyright, lists `from m import f as g` among the references
     // of `f` but not the uses of `g`.
     quirks: Quirks {
-        follow_import_alias: true,
+        import_aliases: ImportAliases::AskAlias,
         caches: &[Cache::User("ty")],
         ..Quirks::NONE
     },

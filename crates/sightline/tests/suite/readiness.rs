@@ -1,0 +1,137 @@
+//! A server that says when it has loaded its project (rust-analyzer's
+//! `experimental/serverStatus`), played by the fake server under a twin
+//! spec with that quirk: a definition is answered while it loads, an empty
+//! one is asked again when its state changes, and questions across files
+//! still wait for the load.
+
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use serde_json::json;
+use sightline::servers::{Budgets, FAKE, Quirks, ServerSpec};
+use sightline::{Engine, Options};
+use sightline_test_support::{defs, refs, runtime};
+
+use super::fake::{self, ALPHA_DEF, budgets, project};
+
+/// The fake server, with rust-analyzer's "loaded once quiescent" quirk.
+fn loading_spec() -> &'static ServerSpec {
+    Box::leak(Box::new(ServerSpec {
+        id: "fake-loading",
+        quirks: Quirks {
+            ready_on_status: true,
+            ..Quirks::NONE
+        },
+        ..FAKE
+    }))
+}
+
+fn engine(spec: &'static ServerSpec, budgets: Budgets) -> Engine {
+    Engine::new(Options {
+        servers: vec![spec],
+        search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
+        downloads: Some(false),
+        budgets,
+        ..Options::default()
+    })
+}
+
+fn still_loading() -> serde_json::Value {
+    json!({ "notify": { "method": "experimental/serverStatus",
+        "params": { "health": "ok", "quiescent": false, "message": "indexing" } } })
+}
+
+#[test]
+fn a_definition_is_answered_while_the_project_still_loads() {
+    // The server never says it has loaded.
+    let p = project(json!({ "rules": [
+        { "method": "initialized", "actions": [still_loading()] },
+    ] }));
+    runtime().block_on(async {
+        let ws = engine(
+            loading_spec(),
+            Budgets {
+                ready: Duration::from_millis(800),
+                ..budgets()
+            },
+        );
+        assert_eq!(defs(&ws, &p.path("a.fake"), 2, 1).await, ALPHA_DEF);
+        // References need the whole project: they still wait, and say why.
+        assert_eq!(
+            refs(&ws, &p.path("b.fake"), 1, 1).await,
+            "not ready: fake-loading was still loading its project (indexing) after 0.8 s; ask again shortly\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn an_empty_definition_while_loading_is_asked_again_when_the_server_loads() {
+    // The first definition is answered empty, and the load ends right
+    // after it: the answer after the load is the one given.
+    let p = project(json!({ "rules": [
+        { "method": "initialized", "actions": [still_loading()] },
+        { "method": "textDocument/definition", "nth": 1, "actions": [
+            { "reply": [] },
+            { "notify": { "method": "experimental/serverStatus",
+                "params": { "health": "ok", "quiescent": true } } },
+        ] },
+    ] }));
+    runtime().block_on(async {
+        let ws = engine(loading_spec(), budgets());
+        assert_eq!(defs(&ws, &p.path("a.fake"), 2, 1).await, ALPHA_DEF);
+        let asked = fake::log(&p)
+            .lines()
+            .filter(|l| l.starts_with("<- textDocument/definition"))
+            .count();
+        assert_eq!(asked, 2, "{}", fake::log(&p));
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn an_empty_definition_after_the_load_stands() {
+    // Loaded at once; an empty answer is the answer, asked once.
+    let p = project(json!({ "rules": [
+        { "method": "initialized", "actions": [
+            { "notify": { "method": "experimental/serverStatus",
+                "params": { "health": "ok", "quiescent": true } } },
+        ] },
+        { "method": "textDocument/definition", "actions": [{ "reply": [] }] },
+    ] }));
+    runtime().block_on(async {
+        let ws = engine(loading_spec(), budgets());
+        // A hover waits for the load, so the definition is asked after it.
+        let _ = ws.hover(&p.path("a.fake"), 2, 1).await;
+        assert_eq!(defs(&ws, &p.path("a.fake"), 2, 1).await, "no definitions\n");
+        let asked = fake::log(&p)
+            .lines()
+            .filter(|l| l.starts_with("<- textDocument/definition"))
+            .count();
+        assert_eq!(asked, 1, "{}", fake::log(&p));
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn a_definition_that_stays_empty_while_loading_ends_not_ready() {
+    let p = project(json!({ "rules": [
+        { "method": "initialized", "actions": [still_loading()] },
+        { "method": "textDocument/definition", "actions": [{ "reply": [] }] },
+    ] }));
+    runtime().block_on(async {
+        let ws = engine(
+            loading_spec(),
+            Budgets {
+                ready: Duration::from_millis(500),
+                ..budgets()
+            },
+        );
+        assert_eq!(
+            defs(&ws, &p.path("a.fake"), 2, 1).await,
+            "not ready: fake-loading was still loading its project (indexing) after 0.5 s; ask again shortly\n"
+        );
+        ws.shutdown().await;
+    });
+}
