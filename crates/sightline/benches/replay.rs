@@ -740,6 +740,7 @@ fn spots_wanted() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(SPOTS)
+        .max(1)
 }
 
 /// `SIGHTLINE_REPLAY_OPEN`: the open-document limit to replay with, in place

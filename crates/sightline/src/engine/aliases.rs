@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use futures_util::StreamExt;
 use sightline_lsp::LineIndex;
 use sightline_lsp::protocol::{Location, Position, Range};
 use sightline_lsp::uri::uri_to_path;
@@ -59,12 +60,15 @@ pub async fn alias_references(
                 })
                 .collect();
             if !targets.is_empty() {
-                // Each word is checked with its own `definition`, all asked
-                // at once rather than one round trip after another.
-                let checks = unknown
-                    .iter()
-                    .map(|(_, _, at)| server.definition(&path, *at));
-                let answers = futures_util::future::join_all(checks).await;
+                // Each word is checked with its own `definition`, eight at a
+                // time rather than one round trip after another.
+                let ats: Vec<Position> = unknown.iter().map(|u| u.2).collect();
+                let path = &path;
+                let answers: Vec<_> = futures_util::stream::iter(ats)
+                    .map(|at| server.definition(path, at))
+                    .buffered(8)
+                    .collect()
+                    .await;
                 for ((l, col, _), here) in unknown.into_iter().zip(answers) {
                     if here?.iter().any(|d| targets.contains(d)) {
                         uses.push(word_location(&loc.uri, server, &index, l, col, &name));

@@ -77,13 +77,15 @@ impl Engine {
         let (declarations, found) =
             futures_util::future::join(declarations, server.references(&checked.path, pos)).await;
         let mut found = found?;
+        let mut declarations = declarations?;
         // A server may announce indexing only after we asked (its progress
         // begins just after `initialized`); then the answer may be partial:
-        // wait for the index and ask again.
+        // wait for the index and ask again, the declarations too.
         if server.indexing() {
             server.sync(&checked.path, &checked.index)?;
             server.wait_ready(true).await?;
             found = server.references(&checked.path, pos).await?;
+            declarations = None;
         }
         if let Some(name) = loose_name {
             for group in loose::groups(&server, &checked, &name) {
@@ -100,7 +102,7 @@ impl Engine {
         // Only the declaration is taken out, so the use that was asked about
         // always stays.
         if !include_declaration {
-            let mut declarations = match declarations? {
+            let mut declarations = match declarations {
                 Some(d) => d,
                 None => server.declarations(&checked.path, pos).await?,
             };

@@ -40,15 +40,9 @@ pub struct Documents {
     /// The last version sent for each path, kept after `didClose` so that a
     /// reopened document never reuses a version an old publish may carry.
     versions: HashMap<PathBuf, i32>,
-    /// Counts every change of what the server sees (`memo`): a document
-    /// changed or deleted, or files changed on disk. Opening a document
-    /// with the text on disk, or closing one whose text was the disk's,
-    /// changes no answer, unless `opens_change_answers`.
+    /// Counts every change of what the server sees: a document opened,
+    /// changed or closed, or files changed on disk (`memo`).
     pub generation: u64,
-    /// The server sees more of the project with more files open (tsserver
-    /// and clangd outside a project, `loose_files`), so opening or closing
-    /// a document counts as a change too.
-    pub opens_change_answers: bool,
 }
 
 /// What a sync did.
@@ -63,14 +57,6 @@ pub enum Synced {
 }
 
 impl Documents {
-    /// No documents open yet; see [`Documents::opens_change_answers`].
-    pub fn new(opens_change_answers: bool) -> Self {
-        Documents {
-            opens_change_answers,
-            ..Documents::default()
-        }
-    }
-
     /// The open document of `path`.
     pub fn get(&self, path: &Path) -> Option<&Doc> {
         self.docs.get(path)
@@ -107,13 +93,7 @@ impl Documents {
             return Ok((doc, Synced::Changed));
         }
         self.evict(client, max_open.saturating_sub(1))?;
-        // Every text synced is a snapshot read from disk, so an opened
-        // document holds what the server read from disk before. (A disk
-        // change since then bumps the generation where the watcher reports
-        // it.)
-        if self.opens_change_answers {
-            self.generation += 1;
-        }
+        self.generation += 1;
         let version = self.versions.get(path).map_or(1, |v| v + 1);
         self.versions.insert(path.to_owned(), version);
         client.notify(
@@ -158,17 +138,8 @@ impl Documents {
         client: &Client,
         path: &Path,
     ) -> Result<(), sightline_lsp::ClientError> {
-        self.generation += 1;
-        self.close_doc(client, path)
-    }
-
-    /// Sends `didClose` for `path` when it is open.
-    fn close_doc(
-        &mut self,
-        client: &Client,
-        path: &Path,
-    ) -> Result<(), sightline_lsp::ClientError> {
         if self.docs.remove(path).is_some() {
+            self.generation += 1;
             let uri = path_to_uri_string(path).unwrap_or_default();
             client.notify(
                 "textDocument/didClose",
@@ -207,13 +178,7 @@ impl Documents {
             else {
                 break;
             };
-            // The server goes back to the file on disk, which is the text
-            // it was sent unless the disk changed since (which the watcher
-            // reports on its own).
-            if self.opens_change_answers {
-                self.generation += 1;
-            }
-            self.close_doc(client, &oldest)?;
+            self.close(client, &oldest)?;
         }
         Ok(())
     }

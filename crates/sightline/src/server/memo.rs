@@ -73,7 +73,8 @@ impl LspServer {
     }
 
     /// Keeps `answer`, asked at `generation`, if nothing changed while it
-    /// was computed and no indexing runs.
+    /// was computed, no indexing runs, and the server has loaded its
+    /// project (rust-analyzer answers empty before; see `while_loading`).
     pub(crate) fn keep(
         &self,
         method: &'static str,
@@ -82,7 +83,8 @@ impl LspServer {
         generation: u64,
         answer: &[Location],
     ) {
-        if self.indexing() || self.generation() != generation {
+        let loading = self.spec.quirks.ready_on_status && !self.state.with(|s| s.loaded);
+        if loading || self.indexing() || self.generation() != generation {
             return;
         }
         let mut kept = self

@@ -74,56 +74,66 @@ impl LspServer {
         self.not_ready(what)
     }
 
-    /// Asks `ask` without waiting for the project to load. A server that
+    /// Asks `ask` without waiting for the whole load. A server that
     /// answers empty until it has loaded (rust-analyzer, `ready_on_status`)
     /// can answer a definition seconds before it says it has loaded, while
-    /// it still indexes: a non-empty answer is taken at once, and an empty
-    /// one (or an error, such as rust-analyzer's "content modified") is
-    /// asked again at each change of the server's state until the load,
-    /// after which the answer stands. Within the ready budget.
+    /// it fills its caches (`answers_while`). The question is asked each
+    /// time the server settles into such a state (no other progress
+    /// running), once per time; a non-empty answer is taken then. After the
+    /// load it is asked once more and that answer stands. An error before
+    /// the load (rust-analyzer's "content modified") counts as empty.
+    /// Within the ready budget.
     pub async fn while_loading<F, Fut>(&self, ask: F) -> Result<Vec<Location>, ToolError>
     where
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<Vec<Location>, ToolError>>,
     {
-        if !self.spec.quirks.ready_on_status {
+        if !self.spec.quirks.ready_on_status || self.state.with(|s| s.loaded) {
             return ask().await;
         }
+        let answers_while = self.spec.quirks.answers_while;
+        let settled = |s: &crate::server::inbox::Inner| {
+            s.progress
+                .values()
+                .all(|title| answers_while.iter().any(|a| title.starts_with(a)))
+        };
         let deadline = tokio::time::Instant::now() + self.budgets.ready;
         let mut rx = self.state.subscribe();
         let key = format!("load {}", self.spec.id);
-        let mut waiting = None;
+        let waiting = crate::progress::call();
+        if let Some(p) = &waiting {
+            p.begin(
+                &key,
+                &format!("waiting for {} to load the project", self.spec.id),
+            );
+        }
+        let mut asked_while_settled = false;
         let result = loop {
-            let loaded = self.state.with(|s| s.loaded);
-            let answer = ask().await;
-            match answer {
-                Ok(found) if !found.is_empty() => break Ok(found),
-                answer if loaded => break answer,
-                _ => {}
+            let (loaded, settled) = self.state.with(|s| (s.loaded, settled(s)));
+            if loaded {
+                break tokio::time::timeout_at(deadline, ask())
+                    .await
+                    .unwrap_or_else(|_| Err(self.still_loading()));
             }
+            if settled && !asked_while_settled {
+                asked_while_settled = true;
+                if let Ok(Ok(found)) = tokio::time::timeout_at(deadline, ask()).await
+                    && !found.is_empty()
+                {
+                    break Ok(found);
+                }
+            }
+            asked_while_settled &= settled;
             if !self.is_alive() {
                 break Err(self.exited());
             }
-            // Tell the caller why this takes a while.
-            if waiting.is_none() {
-                waiting = Some(crate::progress::call());
-                if let Some(Some(p)) = &waiting {
-                    p.begin(
-                        &key,
-                        &format!("waiting for {} to load the project", self.spec.id),
-                    );
-                }
-            }
-            // Whatever changed (a status, a progress report, the load
-            // itself) is a reason to ask again; nothing changing until the
-            // budget ends is the load's own `not ready`.
             match tokio::time::timeout_at(deadline, rx.changed()).await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => break Err(self.exited()),
                 Err(_) => break Err(self.still_loading()),
             }
         };
-        if let Some(Some(p)) = &waiting {
+        if let Some(p) = &waiting {
             p.end(
                 &key,
                 if result.is_ok() {

@@ -221,13 +221,14 @@ impl LspServer {
         Ok(declarations)
     }
 
-    /// The declarations at `pos` that are not among `known`, asked only
-    /// when `found` holds a place in a file of another kind than `path` and
-    /// every one of `known`: a declaration apart from its definition lives
-    /// in a stub or a header (pyright's `declaration` answers the `.pyi` of
-    /// a `.py`).
-    /// Asking always would cost pyright as much again as the references
-    /// themselves, for an answer that is the definition nearly every time.
+    /// The declarations at `pos` that are not among `known` (the
+    /// definitions), asked only when `found` lists a file beside a
+    /// definition's, of the same name and another kind (`a.pyi` beside
+    /// `a.py`, `a.h` beside `a.c`), or there is no definition: a
+    /// declaration apart from its definition lives in such a stub or
+    /// header. Asking always would cost pyright as much again as the
+    /// references themselves, for an answer that is the definition nearly
+    /// every time.
     pub async fn other_declarations(
         &self,
         path: &Path,
@@ -238,17 +239,21 @@ impl LspServer {
         if self.spec.quirks.declaration_of_definition || !self.offers("declarationProvider") {
             return Ok(Vec::new());
         }
-        // The kind of a file: what follows the first dot of its name.
-        let kind = |uri: &str| {
-            let name = uri.rsplit('/').next().unwrap_or(uri);
-            name.split_once('.').map(|(_, ext)| ext.to_owned())
+        // A file's directory and name before the first dot, and the rest.
+        let split = |uri: &str| {
+            let (dir, name) = uri.rsplit_once('/').unwrap_or(("", uri));
+            let (stem, kind) = name.split_once('.').unwrap_or((name, ""));
+            ((dir.to_owned(), stem.to_owned()), kind.to_owned())
         };
-        let uri = path_to_uri_string(path).unwrap_or_default();
-        let mut kinds: Vec<_> = known.iter().map(|l| kind(l.uri.as_str())).collect();
-        kinds.push(kind(&uri));
-        if !found.iter().any(|l| !kinds.contains(&kind(l.uri.as_str()))) {
+        let definitions: Vec<_> = known.iter().map(|l| split(l.uri.as_str())).collect();
+        let beside = |l: &Location| {
+            let (place, kind) = split(l.uri.as_str());
+            definitions.iter().any(|(p, k)| *p == place && *k != kind)
+        };
+        if !known.is_empty() && !found.iter().any(beside) {
             return Ok(Vec::new());
         }
+        let uri = path_to_uri_string(path).unwrap_or_default();
         self.declaration(&uri, pos).await
     }
 }

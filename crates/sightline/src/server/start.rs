@@ -164,7 +164,7 @@ impl LspServer {
             capabilities: caps,
             budgets,
             check_on_save,
-            docs: Mutex::new(Documents::new(spec.quirks.loose_files.is_some())),
+            docs: Mutex::new(Documents::default()),
             watch,
             pulled: PullCache::default(),
             last_used: Mutex::new(Instant::now()),

@@ -43,6 +43,14 @@ pub struct Quirks {
     /// is recorded the same way, but jdtls cannot be run here to confirm
     /// that it needs the wait, so it does not have this quirk.)
     pub ready_on_status: bool,
+    /// Work-done progress (by title prefix) during which a server with
+    /// `ready_on_status` already answers a definition completely, before it
+    /// says it has loaded: rust-analyzer's "Indexing" only fills caches
+    /// once the crate graph, build scripts and proc macros are in, and
+    /// "cargo " is its check. While any other progress runs (fetching the
+    /// workspace, building build scripts), an answer may miss what they
+    /// bring, so none is taken.
+    pub answers_while: &'static [&'static str],
     /// rust-analyzer runs `cargo check` only when told a file was saved,
     /// and its own analysis misses what only rustc reports (overflowing
     /// literals, borrow errors). A file sightline reads is saved on disk, so
@@ -148,6 +156,7 @@ impl Quirks {
         first_publish_is_partial: false,
         diagnostics_from_tsserver: false,
         ready_on_status: false,
+        answers_while: &[],
         check_on_save: None,
         loose_files: None,
         ready_after_progress: None,

@@ -135,3 +135,38 @@ fn a_definition_that_stays_empty_while_loading_ends_not_ready() {
         ws.shutdown().await;
     });
 }
+
+#[test]
+fn a_loading_server_that_keeps_reporting_is_not_asked_over_and_over() {
+    // Every empty answer comes with more status reports, as rust-analyzer
+    // sends while it loads: the question is asked once while nothing else
+    // runs, not once per report.
+    let report = |n: u32| {
+        json!({ "notify": { "method": "experimental/serverStatus",
+            "params": { "health": "ok", "quiescent": false, "message": format!("loading {n}") } } })
+    };
+    let p = project(json!({ "rules": [
+        { "method": "initialized", "actions": [still_loading()] },
+        { "method": "textDocument/definition",
+          "actions": [{ "reply": [] }, report(1), report(2), report(3), report(4)] },
+    ] }));
+    runtime().block_on(async {
+        let ws = engine(
+            loading_spec(),
+            Budgets {
+                ready: Duration::from_millis(700),
+                ..budgets()
+            },
+        );
+        assert_eq!(
+            defs(&ws, &p.path("a.fake"), 2, 1).await,
+            "not ready: fake-loading was still loading its project (loading 4) after 0.7 s; ask again shortly\n"
+        );
+        let asked = fake::log(&p)
+            .lines()
+            .filter(|l| l.starts_with("<- textDocument/definition"))
+            .count();
+        assert_eq!(asked, 1, "{}", fake::log(&p));
+        ws.shutdown().await;
+    });
+}

@@ -115,6 +115,7 @@ pub static RUST: ServerSpec = ServerSpec {
     install: Install::Toolchain(&["rustup", "component", "add", "rust-analyzer", "rust-src"]),
     quirks: Quirks {
         ready_on_status: true,
+        answers_while: &["Indexing", "cargo "],
         check_on_save: Some("cargo "),
         // rust-analyzer lists `use m::f as g;` among the references of `f`
         // but not the uses of `g`, even asked at one of them.
