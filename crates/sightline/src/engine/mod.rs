@@ -56,6 +56,10 @@ pub struct Options {
     /// The `sightline` binary that launches sandboxed children; `None` finds
     /// it beside the running program or on PATH.
     pub launcher: Option<PathBuf>,
+    /// The virtualenv the user works in (`VIRTUAL_ENV`): Python servers are
+    /// pointed at its interpreter and get it in their environment. The
+    /// default is this process's; the daemon passes each client's own.
+    pub virtual_env: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -71,6 +75,9 @@ impl Default for Options {
             config: Config::default(),
             sandbox: None,
             launcher: None,
+            virtual_env: std::env::var_os("VIRTUAL_ENV")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
         }
     }
 }
@@ -144,7 +151,8 @@ impl Engine {
             options.progress,
             options.search_path,
             downloads,
-        );
+        )
+        .with_virtual_env(options.virtual_env);
         Engine {
             root,
             pool,

@@ -69,12 +69,18 @@ impl Pool {
             .command(&program, &args, &writable, &tmp, network)?;
         let mut env = settings.map(|s| s.env.clone()).unwrap_or_default();
         env.extend(crate::sandbox::private_env(&tmp, spec.quirks.private_env));
+        // ty and ruff find the virtualenv by this variable; the daemon's own
+        // environment has none (it serves clients with different ones).
+        if let Some(v) = &self.virtual_env {
+            env.push(("VIRTUAL_ENV".to_owned(), v.display().to_string()));
+        }
         let launch = Launch {
             program,
             args,
             env,
             init,
             tmp: Some(tmp),
+            virtual_env: self.virtual_env.clone(),
         };
         let key = format!("start {} {}", spec.id, root.display());
         progress.begin(

@@ -29,6 +29,8 @@ pub struct Pool {
     progress: Arc<dyn Progress>,
     search_path: Vec<PathBuf>,
     downloads: bool,
+    /// The user's virtualenv, for the servers' environment and settings.
+    virtual_env: Option<PathBuf>,
     reaper: OnceLock<()>,
 }
 
@@ -54,8 +56,15 @@ impl Pool {
             progress,
             search_path,
             downloads,
+            virtual_env: None,
             reaper: OnceLock::new(),
         }
+    }
+
+    /// The same pool, starting servers for a user working in `virtual_env`.
+    pub fn with_virtual_env(mut self, virtual_env: Option<PathBuf>) -> Self {
+        self.virtual_env = virtual_env;
+        self
     }
 
     /// The budgets of `spec`: given for its id, else configured, else the default.

@@ -99,6 +99,8 @@ pub struct ServerState {
     inner: Mutex<Inner>,
     changed: watch::Sender<u64>,
     next_token: std::sync::atomic::AtomicU64,
+    /// The user's virtualenv (`settings`).
+    pub(crate) virtual_env: Option<PathBuf>,
 }
 
 impl ServerState {
@@ -110,7 +112,14 @@ impl ServerState {
             inner: Mutex::new(Inner::default()),
             changed: watch::channel(0).0,
             next_token: std::sync::atomic::AtomicU64::new(1),
+            virtual_env: None,
         }
+    }
+
+    /// The same state, for a user working in `virtual_env`.
+    pub fn with_virtual_env(mut self, virtual_env: Option<PathBuf>) -> Self {
+        self.virtual_env = virtual_env;
+        self
     }
 
     /// Puts a fresh work-done token of sightline's own into a request's

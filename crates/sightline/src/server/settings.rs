@@ -1,8 +1,6 @@
 //! The settings a server is answered when it asks for its configuration
 //! (`workspace/configuration`), one section at a time.
 
-use std::path::PathBuf;
-
 use serde_json::{Value, json};
 
 use crate::server::inbox::ServerState;
@@ -19,7 +17,7 @@ impl ServerState {
                 .whole_settings
                 .map_or_else(|| json!({}), |settings| settings(&self.root)),
             // pyright asks for `python`; point it at the project's virtualenv.
-            Some("python") => match find_venv_python(&self.root) {
+            Some("python") => match find_venv_python(&self.root, self.virtual_env.as_deref()) {
                 Some(py) => json!({ "pythonPath": py }),
                 None => json!({}),
             },
@@ -37,10 +35,13 @@ impl ServerState {
     }
 }
 
-fn find_venv_python(root: &std::path::Path) -> Option<String> {
+fn find_venv_python(
+    root: &std::path::Path,
+    virtual_env: Option<&std::path::Path>,
+) -> Option<String> {
     let mut candidates = Vec::new();
-    if let Some(v) = std::env::var_os("VIRTUAL_ENV") {
-        candidates.push(PathBuf::from(v));
+    if let Some(v) = virtual_env {
+        candidates.push(v.to_owned());
     }
     candidates.push(root.join(".venv"));
     candidates.push(root.join("venv"));

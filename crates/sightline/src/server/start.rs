@@ -31,6 +31,8 @@ pub struct Launch {
     pub init: Value,
     /// The server's private temporary directory, removed when it stops.
     pub tmp: Option<PathBuf>,
+    /// The user's virtualenv, whose interpreter pyright is pointed at.
+    pub virtual_env: Option<PathBuf>,
 }
 
 /// The `initialize` params sightline sends; public so that the benchmarks'
@@ -91,7 +93,8 @@ impl LspServer {
         launch: Launch,
         budgets: Budgets,
     ) -> Result<Arc<LspServer>, ToolError> {
-        let state = Arc::new(ServerState::new(spec, root.clone()));
+        let state =
+            Arc::new(ServerState::new(spec, root.clone()).with_virtual_env(launch.virtual_env));
         let mut config = SpawnConfig::new(spec.id, launch.program, root.clone());
         config.args = launch.args;
         config.env = launch.env;

@@ -564,3 +564,58 @@ fn trust_granted_or_revoked_takes_effect_on_the_daemon_at_once() {
     assert_eq!(code, Some(2));
     assert!(!p.path("ran.mark").exists(), "a revoked command ran");
 }
+
+#[test]
+fn each_client_s_virtualenv_gets_an_engine_of_its_own() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = Project::new(&[("pyproject.toml", ""), ("app.py", "import only_in_a\n")]);
+    // A virtualenv (outside the project, so only VIRTUAL_ENV finds it) whose
+    // site-packages holds the one package the project imports.
+    let envs = tempfile::tempdir().unwrap();
+    let venv = envs.path().join("a");
+    let made = Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .unwrap();
+    assert!(made.success(), "python3 -m venv failed");
+    let lib = std::fs::read_dir(venv.join("lib"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::create_dir_all(lib.join("site-packages/only_in_a")).unwrap();
+    std::fs::write(lib.join("site-packages/only_in_a/__init__.py"), "").unwrap();
+    let root = p.root().display().to_string();
+    let file = p.path("app.py").display().to_string();
+    let ask = |venv: Option<&Path>| {
+        let mut cmd = Command::new(sightline_bin());
+        cmd.args(["--root", &root, "diagnostics", &file])
+            .env("PATH", path_with_tools())
+            .stdin(Stdio::null());
+        for (k, v) in dirs.env() {
+            cmd.env(k, v);
+        }
+        match venv {
+            Some(v) => cmd.env("VIRTUAL_ENV", v),
+            None => cmd.env_remove("VIRTUAL_ENV"),
+        };
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    let unresolved = "Import \"only_in_a\" could not be resolved";
+    let with = ask(Some(&venv));
+    // Resolved: at most pyright's hint that the import is not used.
+    assert!(
+        with.starts_with("app.py:") && !with.contains(unresolved),
+        "{with}"
+    );
+    // Another client of the same daemon, in the same project, without the
+    // virtualenv: its pyright does not see the package.
+    let without = ask(None);
+    assert!(without.contains(unresolved), "{without}");
+    assert_eq!(ask(Some(&venv)), with);
+    let status = dirs.status();
+    assert!(status.to_string().contains("pyright"), "{status}");
+}

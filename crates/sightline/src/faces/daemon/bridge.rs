@@ -76,7 +76,10 @@ fn start_daemon() -> Result<(), DaemonError> {
     let exe = std::env::current_exe().map_err(|e| DaemonError::Io(format!("current exe: {e}")))?;
     let log = paths::open_log();
     let mut cmd = std::process::Command::new(exe);
+    // Each client's virtualenv comes with its hello; the daemon's own
+    // environment must not lend the first client's to everyone else.
     cmd.arg("daemon")
+        .env_remove("VIRTUAL_ENV")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log.map_or_else(Stdio::null, Stdio::from));

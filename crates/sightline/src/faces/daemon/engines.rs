@@ -1,4 +1,5 @@
-//! The daemon's engines, one per (root, sandbox mode, PATH, configuration):
+//! The daemon's engines, one per (root, sandbox mode, PATH, virtualenv,
+//! configuration):
 //! sessions whose servers would be identical share one engine and so one
 //! set of servers; any difference gets an engine of its own. The
 //! configuration counts with the project's trust, so that a `sightline
@@ -12,7 +13,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::engine::{Engine, Options};
 use crate::faces::daemon::Hello;
 
-type Key = (Option<PathBuf>, Option<String>, Option<String>, u64);
+/// Root, sandbox mode, PATH, virtualenv, and the configuration's fingerprint.
+type Key = (
+    Option<PathBuf>,
+    Option<String>,
+    Option<String>,
+    Option<PathBuf>,
+    u64,
+);
 
 /// Every engine the daemon holds.
 #[derive(Default)]
@@ -42,6 +50,7 @@ impl Engines {
             hello.root.clone(),
             hello.sandbox.clone(),
             hello.path.clone(),
+            hello.virtual_env.clone(),
             fingerprint,
         );
         let mut map = self.by_key.lock().unwrap_or_else(PoisonError::into_inner);
@@ -52,7 +61,7 @@ impl Engines {
         // servers were started under rules that no longer hold.
         let stale: Vec<Key> = map
             .keys()
-            .filter(|k| k.0 == key.0 && k.1 == key.1 && k.2 == key.2)
+            .filter(|k| k.0 == key.0 && k.1 == key.1 && k.2 == key.2 && k.3 == key.3)
             .cloned()
             .collect();
         for k in stale {
@@ -75,6 +84,7 @@ impl Engines {
                 .as_deref()
                 .and_then(crate::sandbox::Mode::parse),
             search_path,
+            virtual_env: hello.virtual_env.clone(),
             ..Options::default()
         }));
         map.insert(key, engine.clone());

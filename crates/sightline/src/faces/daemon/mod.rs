@@ -45,6 +45,9 @@ pub struct Hello {
     pub edit_tools: bool,
     /// Its `PATH`: servers are looked up there first.
     pub path: Option<String>,
+    /// Its `VIRTUAL_ENV`: Python servers use that environment's packages.
+    #[serde(default)]
+    pub virtual_env: Option<PathBuf>,
     /// Its build ([`build_id`]); a daemon of another build drains and exits.
     pub build: String,
     /// Only `sightline daemon status` or `stop`: any build may ask, and the
@@ -61,6 +64,9 @@ impl Hello {
             sandbox,
             edit_tools,
             path: std::env::var("PATH").ok(),
+            virtual_env: std::env::var_os("VIRTUAL_ENV")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from),
             build: build_id(),
             control: false,
         }
@@ -74,6 +80,7 @@ impl Hello {
             sandbox: None,
             edit_tools: false,
             path: None,
+            virtual_env: None,
             build: build_id(),
             control: true,
         }
