@@ -50,6 +50,8 @@ pub struct SpawnConfig {
     pub args: Vec<String>,
     pub cwd: PathBuf,
     pub env: Vec<(String, String)>,
+    /// Variables of this process the child does not get.
+    pub env_remove: Vec<String>,
     pub max_body: usize,
 }
 
@@ -65,6 +67,7 @@ impl SpawnConfig {
             args: Vec::new(),
             cwd: cwd.into(),
             env: Vec::new(),
+            env_remove: Vec::new(),
             max_body: DEFAULT_MAX_BODY,
         }
     }
@@ -120,6 +123,9 @@ impl Client {
         handler: Arc<dyn Handler>,
     ) -> Result<Client, ClientError> {
         let mut cmd = Command::new(&config.program);
+        for k in &config.env_remove {
+            cmd.env_remove(k);
+        }
         cmd.args(&config.args)
             .current_dir(&config.cwd)
             .envs(config.env.iter().map(|(k, v)| (k, v)))

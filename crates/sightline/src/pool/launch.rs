@@ -67,13 +67,16 @@ impl Pool {
         let (program, args) = self
             .sandbox
             .command(&program, &args, &writable, &tmp, network)?;
-        let mut env = settings.map(|s| s.env.clone()).unwrap_or_default();
+        // ty finds the virtualenv by this variable; the daemon's own
+        // environment is no guide (it serves clients with different ones).
+        // It comes first, so that an entry's own `env` still wins.
+        let mut env: Vec<(String, String)> = self
+            .virtual_env
+            .iter()
+            .map(|v| ("VIRTUAL_ENV".to_owned(), v.display().to_string()))
+            .collect();
+        env.extend(settings.map(|s| s.env.clone()).unwrap_or_default());
         env.extend(crate::sandbox::private_env(&tmp, spec.quirks.private_env));
-        // ty and ruff find the virtualenv by this variable; the daemon's own
-        // environment has none (it serves clients with different ones).
-        if let Some(v) = &self.virtual_env {
-            env.push(("VIRTUAL_ENV".to_owned(), v.display().to_string()));
-        }
         let launch = Launch {
             program,
             args,

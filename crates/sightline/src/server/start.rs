@@ -93,11 +93,17 @@ impl LspServer {
         launch: Launch,
         budgets: Budgets,
     ) -> Result<Arc<LspServer>, ToolError> {
-        let state =
-            Arc::new(ServerState::new(spec, root.clone()).with_virtual_env(launch.virtual_env));
+        let state = Arc::new(
+            ServerState::new(spec, root.clone()).with_virtual_env(launch.virtual_env.clone()),
+        );
         let mut config = SpawnConfig::new(spec.id, launch.program, root.clone());
         config.args = launch.args;
         config.env = launch.env;
+        // A daemon serves clients with and without a virtualenv: a server
+        // for one without gets none, whatever the daemon's own environment.
+        if launch.virtual_env.is_none() {
+            config.env_remove.push("VIRTUAL_ENV".to_owned());
+        }
         let initialization_options = launch.init;
         let check_on_save =
             spec.quirks.check_on_save.is_some() && !check_turned_off(&initialization_options);

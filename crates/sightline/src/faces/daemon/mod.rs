@@ -64,9 +64,10 @@ impl Hello {
             sandbox,
             edit_tools,
             path: std::env::var("PATH").ok(),
+            // Absolute, since the daemon's working directory is not ours.
             virtual_env: std::env::var_os("VIRTUAL_ENV")
                 .filter(|v| !v.is_empty())
-                .map(PathBuf::from),
+                .map(|v| std::path::absolute(PathBuf::from(&v)).unwrap_or_else(|_| v.into())),
             build: build_id(),
             control: false,
         }
