@@ -18,10 +18,7 @@ fn at(p: &Project, file: &str, line: u32, col: u32, len: u32) -> Value {
 }
 
 fn declarations_asked(p: &Project) -> usize {
-    fake::log(p)
-        .lines()
-        .filter(|l| l.starts_with("<- textDocument/declaration"))
-        .count()
+    fake::received(p, "textDocument/declaration")
 }
 
 #[test]

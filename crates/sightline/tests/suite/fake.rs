@@ -65,6 +65,12 @@ pub fn log(p: &Project) -> String {
     std::fs::read_to_string(p.path("fake-lsp.log")).unwrap_or_default()
 }
 
+/// How many `method` messages the fake server received.
+pub fn received(p: &Project, method: &str) -> usize {
+    let start = format!("<- {method} ");
+    log(p).lines().filter(|l| l.starts_with(&start)).count()
+}
+
 /// Polls the fake server's log until `needle` shows up, within 15 s.
 pub async fn wait_for_log(p: &Project, needle: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(15);

@@ -626,12 +626,7 @@ fn workspace_diagnostics_cover_every_file_and_reuse_unchanged_results() {
 #[test]
 fn references_reuse_the_definition_just_asked_until_anything_changes() {
     let p = project(json!({ "rules": [] }));
-    let asked = |p: &sightline_test_support::Project| {
-        fake::log(p)
-            .lines()
-            .filter(|l| l.starts_with("<- textDocument/definition"))
-            .count()
-    };
+    let asked = |p: &sightline_test_support::Project| fake::received(p, "textDocument/definition");
     runtime().block_on(async {
         let ws = workspace(budgets());
         let a = p.path("a.fake");

@@ -81,10 +81,7 @@ fn an_empty_definition_while_loading_is_asked_again_when_the_server_loads() {
     runtime().block_on(async {
         let ws = engine(loading_spec(), budgets());
         assert_eq!(defs(&ws, &p.path("a.fake"), 2, 1).await, ALPHA_DEF);
-        let asked = fake::log(&p)
-            .lines()
-            .filter(|l| l.starts_with("<- textDocument/definition"))
-            .count();
+        let asked = fake::received(&p, "textDocument/definition");
         assert_eq!(asked, 2, "{}", fake::log(&p));
         ws.shutdown().await;
     });
@@ -105,10 +102,7 @@ fn an_empty_definition_after_the_load_stands() {
         // A hover waits for the load, so the definition is asked after it.
         let _ = ws.hover(&p.path("a.fake"), 2, 1).await;
         assert_eq!(defs(&ws, &p.path("a.fake"), 2, 1).await, "no definitions\n");
-        let asked = fake::log(&p)
-            .lines()
-            .filter(|l| l.starts_with("<- textDocument/definition"))
-            .count();
+        let asked = fake::received(&p, "textDocument/definition");
         assert_eq!(asked, 1, "{}", fake::log(&p));
         ws.shutdown().await;
     });
@@ -162,10 +156,7 @@ fn a_loading_server_that_keeps_reporting_is_not_asked_over_and_over() {
             defs(&ws, &p.path("a.fake"), 2, 1).await,
             "not ready: fake-loading was still loading its project (loading 4) after 0.7 s; ask again shortly\n"
         );
-        let asked = fake::log(&p)
-            .lines()
-            .filter(|l| l.starts_with("<- textDocument/definition"))
-            .count();
+        let asked = fake::received(&p, "textDocument/definition");
         assert_eq!(asked, 1, "{}", fake::log(&p));
         ws.shutdown().await;
     });
