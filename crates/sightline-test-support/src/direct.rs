@@ -132,6 +132,34 @@ impl Direct {
         write_frame(&mut *self.stdin.lock().unwrap(), &v);
     }
 
+    /// Sends every request before reading any answer (the server queues
+    /// them, as sightline's requests asked together are); the answers in
+    /// the order asked.
+    pub fn requests(&mut self, asked: Vec<(&str, Value)>) -> Vec<Value> {
+        let first = self.next + 1;
+        for (method, params) in &asked {
+            self.next += 1;
+            let v = json!({ "jsonrpc": "2.0", "id": self.next, "method": method, "params": params });
+            write_frame(&mut *self.stdin.lock().unwrap(), &v);
+        }
+        let mut answers = vec![Value::Null; asked.len()];
+        let mut left = asked.len();
+        while left > 0 {
+            let r = self
+                .responses
+                .recv_timeout(Duration::from_secs(60))
+                .expect("the server did not answer");
+            if let Some(k) = r["id"].as_i64().and_then(|id| usize::try_from(id - first).ok())
+                && let Some(slot) = answers.get_mut(k)
+                && slot.is_null()
+            {
+                *slot = r;
+                left -= 1;
+            }
+        }
+        answers
+    }
+
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         self.next += 1;
         let id = self.next;

@@ -40,9 +40,13 @@ pub struct Documents {
     /// The last version sent for each path, kept after `didClose` so that a
     /// reopened document never reuses a version an old publish may carry.
     versions: HashMap<PathBuf, i32>,
-    /// Counts every change of what the server sees: a document opened,
-    /// changed or closed, or files changed on disk (`memo`).
+    /// Counts changes of content the server sees: a document changed or
+    /// deleted, or files changed on disk (`memo`).
     pub generation: u64,
+    /// Counts documents opened, and closed while their file still exists,
+    /// with the disk's text: a change for servers whose answers depend on
+    /// which files are open, none for the others (`Quirks::open_changes_answers`).
+    pub opens: u64,
 }
 
 /// What a sync did.
@@ -93,7 +97,7 @@ impl Documents {
             return Ok((doc, Synced::Changed));
         }
         self.evict(client, max_open.saturating_sub(1))?;
-        self.generation += 1;
+        self.opens += 1;
         let version = self.versions.get(path).map_or(1, |v| v + 1);
         self.versions.insert(path.to_owned(), version);
         client.notify(
@@ -138,8 +142,23 @@ impl Documents {
         client: &Client,
         path: &Path,
     ) -> Result<(), sightline_lsp::ClientError> {
+        self.close_as(client, path, true)
+    }
+
+    /// Closes a document; `deleted` when its file is gone, so what the
+    /// server sees of it changes.
+    fn close_as(
+        &mut self,
+        client: &Client,
+        path: &Path,
+        deleted: bool,
+    ) -> Result<(), sightline_lsp::ClientError> {
         if self.docs.remove(path).is_some() {
-            self.generation += 1;
+            if deleted {
+                self.generation += 1;
+            } else {
+                self.opens += 1;
+            }
             let uri = path_to_uri_string(path).unwrap_or_default();
             client.notify(
                 "textDocument/didClose",
@@ -163,7 +182,7 @@ impl Documents {
             .collect();
         for path in stale {
             tracing::debug!("closing idle document {}", path.display());
-            self.close(client, &path)?;
+            self.close_as(client, &path, false)?;
         }
         Ok(())
     }
@@ -178,7 +197,7 @@ impl Documents {
             else {
                 break;
             };
-            self.close(client, &oldest)?;
+            self.close_as(client, &oldest, false)?;
         }
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! Location answers kept while nothing the server sees has changed: no
-//! document opened, changed or closed, no file changed on disk, and no
-//! indexing running.
+//! document changed, no file changed on disk, no indexing running, and
+//! (for a server whose answers depend on it) no document opened or closed.
 //!
 //! A references answer without the declaration asks `definition` and
 //! `declaration` at the position as well; an agent that has just asked for
@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
 
 use sightline_lsp::protocol::{Location, Position};
 
@@ -24,23 +25,29 @@ pub(crate) struct Memo {
 #[derive(Debug, Default)]
 struct Kept {
     generation: u64,
-    /// When this generation's first answer was kept.
-    since: Option<std::time::Instant>,
-    answers: HashMap<(&'static str, String, u32, u32), Vec<Location>>,
+    /// Each answer with when it was asked.
+    answers: HashMap<(&'static str, String, u32, u32), (Instant, Vec<Location>)>,
 }
 
 impl Kept {
-    fn fresh(&self, generation: u64) -> bool {
-        self.generation == generation && self.since.is_some_and(|t| t.elapsed() < FRESH_FOR)
+    /// The answer kept for `key` in `generation`, if it is young enough.
+    fn get(&self, generation: u64, key: &(&'static str, String, u32, u32)) -> Option<&[Location]> {
+        if self.generation != generation {
+            return None;
+        }
+        let (at, answer) = self.answers.get(key)?;
+        (at.elapsed() < FRESH_FOR).then_some(answer.as_slice())
     }
 }
 
 /// Answers kept at most; past this they start over.
 const KEPT: usize = 512;
 
-/// How long a kept answer counts at most. Changes the file watch cannot see
-/// (an `npm install` under `node_modules`, a queue overflow) bump no
-/// generation; this bounds how long they can go unnoticed.
+/// How long a kept answer counts at most, each from when it was kept (a
+/// generation can last minutes while documents come and go). Changes the
+/// file watch cannot see (an `npm install` under `node_modules`, a queue
+/// overflow) bump no generation; this bounds how long they can go
+/// unnoticed.
 const FRESH_FOR: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl LspServer {
@@ -61,10 +68,8 @@ impl LspServer {
                 .inner
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            if kept.fresh(generation)
-                && let Some(hit) = kept.answers.get(&key)
-            {
-                return Ok(hit.clone());
+            if let Some(hit) = kept.get(generation, &key) {
+                return Ok(hit.to_vec());
             }
         }
         let answer = ask.await?;
@@ -92,16 +97,47 @@ impl LspServer {
             .inner
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if !kept.fresh(generation) || kept.answers.len() >= KEPT {
+        if kept.generation != generation {
             *kept = Kept {
                 generation,
-                since: Some(std::time::Instant::now()),
                 answers: HashMap::new(),
             };
         }
+        if kept.answers.len() >= KEPT {
+            kept.answers.retain(|_, (t, _)| t.elapsed() < FRESH_FOR);
+            if kept.answers.len() >= KEPT {
+                kept.answers.clear();
+            }
+        }
         kept.answers.insert(
             (method, uri.to_owned(), at.line, at.character),
-            answer.to_vec(),
+            (Instant::now(), answer.to_vec()),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(line: u32) -> (&'static str, String, u32, u32) {
+        ("definition", "file:///a.py".to_owned(), line, 0)
+    }
+
+    #[test]
+    fn an_answer_counts_only_in_its_own_generation_and_by_its_own_age() {
+        let mut kept = Kept {
+            generation: 3,
+            answers: HashMap::new(),
+        };
+        kept.answers.insert(key(1), (Instant::now(), Vec::new()));
+        let old = Instant::now().checked_sub(FRESH_FOR).expect("a clock past the epoch");
+        kept.answers.insert(key(2), (old, Vec::new()));
+        assert!(kept.get(3, &key(1)).is_some());
+        // Another generation: nothing kept counts.
+        assert!(kept.get(4, &key(1)).is_none());
+        // One answer too old does not take the younger ones with it.
+        assert!(kept.get(3, &key(2)).is_none());
+        assert!(kept.get(3, &key(3)).is_none());
     }
 }

@@ -146,9 +146,16 @@ impl LspServer {
         Ok(())
     }
 
-    /// The count of changes to what the server sees (`Documents::generation`).
+    /// The count of changes to what the server sees that can change a
+    /// definition: content (`Documents::generation`), and for a server
+    /// with `open_changes_answers` documents opened and closed as well.
     pub(crate) fn generation(&self) -> u64 {
-        self.docs().generation
+        let docs = self.docs();
+        if self.spec.quirks.open_changes_answers {
+            docs.generation + docs.opens
+        } else {
+            docs.generation
+        }
     }
 
     fn docs(&self) -> std::sync::MutexGuard<'_, Documents> {

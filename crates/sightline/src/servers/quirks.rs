@@ -23,6 +23,13 @@ pub struct Quirks {
     /// too. For the other servers that answer `declaration`, those are the
     /// definitions themselves, and the extra round trip is skipped.
     pub declaration_of_definition: bool,
+    /// Whether opening or closing a document (with the disk's text) can
+    /// change a definition: tsserver's project for a file depends on the
+    /// files open, clangd knows a file's flags only once it is open. pyright
+    /// and rust-analyzer read every other file from disk, so a definition
+    /// kept (`server::memo`) stays true while documents come and go, and a
+    /// references question after a definition does not ask it again.
+    pub open_changes_answers: bool,
     /// pyright answers `references` before it has enumerated the workspace and
     /// returns partial lists until it logs this text.
     pub ready_log: Option<&'static str>,
@@ -152,6 +159,7 @@ impl Quirks {
     pub const NONE: Quirks = Quirks {
         import_aliases: ImportAliases::Listed,
         declaration_of_definition: false,
+        open_changes_answers: true,
         ready_log: None,
         first_publish_is_partial: false,
         diagnostics_from_tsserver: false,

@@ -65,6 +65,7 @@ const TS_LOOSE: LooseFiles = LooseFiles {
 
 const PYRIGHT_QUIRKS: Quirks = Quirks {
     import_aliases: ImportAliases::AskAlias,
+    open_changes_answers: false,
     ready_log: Some("source file"),
     background_progress: &[""],
     ..Quirks::NONE

@@ -123,6 +123,7 @@ pub static RUST: ServerSpec = ServerSpec {
         // Asked at a trait method's implementation, rust-analyzer answers
         // `declaration` with the trait's method.
         declaration_of_definition: true,
+        open_changes_answers: false,
         caches: &[Cache::CargoHome],
         // rustup puts a `rust-analyzer` proxy on PATH that fails until the
         // component is added; that is not a server.
