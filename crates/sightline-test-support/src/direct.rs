@@ -139,7 +139,8 @@ impl Direct {
         let first = self.next + 1;
         for (method, params) in &asked {
             self.next += 1;
-            let v = json!({ "jsonrpc": "2.0", "id": self.next, "method": method, "params": params });
+            let v =
+                json!({ "jsonrpc": "2.0", "id": self.next, "method": method, "params": params });
             write_frame(&mut *self.stdin.lock().unwrap(), &v);
         }
         let mut answers = vec![Value::Null; asked.len()];
@@ -149,7 +150,9 @@ impl Direct {
                 .responses
                 .recv_timeout(Duration::from_secs(60))
                 .expect("the server did not answer");
-            if let Some(k) = r["id"].as_i64().and_then(|id| usize::try_from(id - first).ok())
+            if let Some(k) = r["id"]
+                .as_i64()
+                .and_then(|id| usize::try_from(id - first).ok())
                 && let Some(slot) = answers.get_mut(k)
                 && slot.is_null()
             {

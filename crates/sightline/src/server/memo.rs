@@ -22,16 +22,20 @@ pub(crate) struct Memo {
     inner: Mutex<Kept>,
 }
 
+/// What an answer is kept under: the method, the document's URI and the
+/// position's line and character.
+type Key = (&'static str, String, u32, u32);
+
 #[derive(Debug, Default)]
 struct Kept {
     generation: u64,
     /// Each answer with when it was asked.
-    answers: HashMap<(&'static str, String, u32, u32), (Instant, Vec<Location>)>,
+    answers: HashMap<Key, (Instant, Vec<Location>)>,
 }
 
 impl Kept {
     /// The answer kept for `key` in `generation`, if it is young enough.
-    fn get(&self, generation: u64, key: &(&'static str, String, u32, u32)) -> Option<&[Location]> {
+    fn get(&self, generation: u64, key: &Key) -> Option<&[Location]> {
         if self.generation != generation {
             return None;
         }
@@ -120,7 +124,7 @@ impl LspServer {
 mod tests {
     use super::*;
 
-    fn key(line: u32) -> (&'static str, String, u32, u32) {
+    fn key(line: u32) -> Key {
         ("definition", "file:///a.py".to_owned(), line, 0)
     }
 
@@ -131,7 +135,9 @@ mod tests {
             answers: HashMap::new(),
         };
         kept.answers.insert(key(1), (Instant::now(), Vec::new()));
-        let old = Instant::now().checked_sub(FRESH_FOR).expect("a clock past the epoch");
+        let old = Instant::now()
+            .checked_sub(FRESH_FOR)
+            .expect("a clock past the epoch");
         kept.answers.insert(key(2), (old, Vec::new()));
         assert!(kept.get(3, &key(1)).is_some());
         // Another generation: nothing kept counts.
