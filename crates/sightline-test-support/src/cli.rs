@@ -9,18 +9,24 @@ use std::time::Duration;
 
 use crate::paths::{path_with_tools, require, sightline_bin};
 
-/// Runs the CLI once; returns (stdout, exit code).
+/// Runs the CLI once, through a daemon of its own (stopped before this
+/// returns) unless `env` gives a runtime directory or `--no-daemon`; returns
+/// (stdout, exit code).
 pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
     let data = tempfile::tempdir().unwrap();
+    let own = !env.iter().any(|(k, _)| *k == "XDG_RUNTIME_DIR");
+    let daemon = own.then(crate::DaemonDirs::new);
     let out = Command::new(sightline_bin())
         .args(args)
         .env("PATH", path_with_tools())
         .env("SIGHTLINE_DATA_DIR", data.path())
         .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+        .envs(daemon.iter().flat_map(|d| d.env()))
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .unwrap();
+    drop(daemon);
     (
         String::from_utf8(out.stdout).unwrap(),
         out.status.code().unwrap_or(-1),

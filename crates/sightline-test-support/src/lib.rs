@@ -1,7 +1,7 @@
 //! The harnesses sightline's tests and benchmarks share: temporary projects
 //! (`project`), the pinned servers in `tools/` and this build's binaries
 //! (`paths`), an engine wired to those servers (`engine`), the CLI and
-//! `sightline batch` as children (`cli`), `sightline mcp` driven by the
+//! `sightline batch` as children (`cli`), a test's own daemon (`daemon`), `sightline mcp` driven by the
 //! official MCP Python SDK (`mcp`), positions scanned from real source (`scan`) in the pinned real projects (`pinned`), a bare blocking LSP client to measure
 //! against (`direct`), processes (`process`), and benchmark numbers
 //! (`stats`). Every harness fails (never skips) when what it needs is
@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod cli;
+pub mod daemon;
 pub mod direct;
 pub mod engine;
 pub mod mcp;
@@ -21,6 +22,7 @@ pub mod scan;
 pub mod stats;
 
 pub use cli::{BatchBuilder, BatchSession, run_cli};
+pub use daemon::DaemonDirs;
 pub use engine::{defs, diags, refs, runtime, workspace};
 pub use paths::{
     bin_dir, fake_lsp_bin, path_with_tools, repo_root, require, sightline_bin, tool, tools_bin,

@@ -30,6 +30,12 @@ pub struct McpDriver {
     _data: tempfile::TempDir,
     data: PathBuf,
     logs: tempfile::TempDir,
+    /// The daemon the sessions share, and one more for each session started
+    /// with an environment of its own (a daemon's environment is its first
+    /// client's). Dropped after the driver, so each stops once its sessions
+    /// have ended.
+    daemon: crate::DaemonDirs,
+    more: Vec<crate::DaemonDirs>,
 }
 
 /// The answer to a tool call.
@@ -68,6 +74,8 @@ impl McpDriver {
             data: data.path().to_owned(),
             _data: data,
             logs: tempfile::tempdir().unwrap(),
+            daemon: crate::DaemonDirs::new(),
+            more: Vec::new(),
         }
     }
 
@@ -109,8 +117,14 @@ impl McpDriver {
         self.logs.path().join(format!("{session}.log"))
     }
 
+    /// The session's stderr, then the log of every daemon of this driver
+    /// (where a session through the daemon logs its work).
     pub fn log(&self, session: &str) -> String {
-        std::fs::read_to_string(self.log_path(session)).unwrap_or_default()
+        let mut log = std::fs::read_to_string(self.log_path(session)).unwrap_or_default();
+        for d in std::iter::once(&self.daemon).chain(&self.more) {
+            log.push_str(&d.log());
+        }
+        log
     }
 
     /// Starts `sightline mcp` in `cwd` with the pinned servers on PATH.
@@ -142,6 +156,17 @@ impl McpDriver {
             "SIGHTLINE_DISABLE_LSP_DOWNLOAD": "1",
             "RUST_LOG": "sightline=info,sightline_lsp=debug",
         });
+        if !extra.iter().any(|(k, _)| *k == "XDG_RUNTIME_DIR") {
+            let daemon = if extra.is_empty() {
+                &self.daemon
+            } else {
+                self.more.push(crate::DaemonDirs::new());
+                self.more.last().unwrap()
+            };
+            for (k, v) in daemon.env() {
+                env[k] = json!(v);
+            }
+        }
         for (k, v) in extra {
             env[*k] = json!(v);
         }

@@ -12,8 +12,10 @@ use sightline_test_support::{
 /// Runs the CLI with a given data directory and environment; returns
 /// (stdout, stderr, exit code).
 fn cli(args: &[&str], data: &Path, env: &[(&str, &str)]) -> (String, String, i32) {
+    let daemon = sightline_test_support::DaemonDirs::new();
     let out = Command::new(sightline_bin())
         .args(args)
+        .envs(daemon.env())
         .env("SIGHTLINE_DATA_DIR", data)
         // No user configuration: an empty config home.
         .env("XDG_CONFIG_HOME", data)

@@ -200,12 +200,14 @@ fn a_trusted_project_server_still_cannot_write_outside_the_workspace() {
         r#"{ "lsp": { "mine": { "command": ["./server.sh"], "extensions": [".mine"] } } }"#,
     );
     let data = tempfile::tempdir().unwrap();
+    let daemon = sightline_test_support::DaemonDirs::new();
     let root = p.root().to_str().unwrap();
     let cli = |args: &[&str]| {
         let out = Command::new(sightline_bin())
             .args(args)
             .env("SIGHTLINE_DATA_DIR", data.path())
             .env("XDG_CONFIG_HOME", data.path())
+            .envs(daemon.env())
             .env_remove("SIGHTLINE_CONFIG")
             .stdin(Stdio::null())
             .output()

@@ -201,7 +201,19 @@ pub async fn daemon(action: Option<&crate::faces::cli::DaemonAction>, json: bool
         Some(DaemonAction::Stop) => serve::STOP_TOOL,
     };
     let hello = Hello::control();
-    match bridge::call_tool(&hello, false, tool, json!({})).await {
+    let pid = std::fs::read_to_string(crate::faces::daemon::paths::runtime_dir().join("daemon.pid"))
+        .ok()
+        .and_then(|p| p.trim().parse::<u32>().ok());
+    let answer =
+        bridge::call_tool(&hello, false, tool, json!({}), false, &crate::progress::Silent).await;
+    // `stop` returns once the daemon has stopped its servers and exited.
+    if tool == serve::STOP_TOOL
+        && matches!(answer, Ok(Some(_)))
+        && let Some(pid) = pid
+    {
+        wait_exit(pid).await;
+    }
+    match answer {
         Ok(None) => {
             let text = if json {
                 "null\n"
@@ -210,17 +222,33 @@ pub async fn daemon(action: Option<&crate::faces::cli::DaemonAction>, json: bool
             };
             print_out(text, EXIT_OK)
         }
-        Ok(Some((text, _))) if tool == serve::STOP_TOOL => print_out(
+        Ok(Some(a)) if tool == serve::STOP_TOOL => print_out(
             &if json {
                 format!("{}\n", json!({ "stopped": true }))
             } else {
-                format!("{text}\n")
+                format!("{}\n", a.text)
             },
             EXIT_OK,
         ),
-        Ok(Some((text, _))) if json => print_out(&format!("{text}\n"), EXIT_OK),
-        Ok(Some((text, _))) => print_out(&status_text(&text), EXIT_OK),
+        Ok(Some(a)) if json => print_out(&format!("{}\n", a.text), EXIT_OK),
+        Ok(Some(a)) => print_out(&status_text(&a.text), EXIT_OK),
         Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
+    }
+}
+
+/// Waits (30 s at most) until process `pid` has exited: gone, or a zombie
+/// nobody has reaped yet.
+async fn wait_exit(pid: u32) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::time::Instant::now() < deadline {
+        let running = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.trim_start().to_owned()))
+            .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'));
+        if !running {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
 
@@ -252,8 +280,15 @@ fn status_text(raw: &str) -> String {
 async fn daemon_status() -> Option<serde_json::Value> {
     use crate::faces::daemon::{Hello, bridge, serve};
     let hello = Hello::control();
-    let (text, _) = bridge::call_tool(&hello, false, serve::STATUS_TOOL, json!({}))
-        .await
-        .ok()??;
-    serde_json::from_str(&text).ok()
+    let answer = bridge::call_tool(
+        &hello,
+        false,
+        serve::STATUS_TOOL,
+        json!({}),
+        false,
+        &crate::progress::Silent,
+    )
+    .await
+    .ok()??;
+    serde_json::from_str(&answer.text).ok()
 }

@@ -221,15 +221,24 @@ pub(super) fn through_face(command: &Command) -> bool {
     }
 }
 
-/// Prints a tool's answer: its text with status 0, or its error with 2;
-/// with `--json`, `{"text": ...}` or the error's JSON.
-pub(super) fn print_tool_answer(answer: Result<String, ToolError>, json: bool) -> i32 {
+/// Prints a tool's answer: its text (with `--json`, its JSON) with status
+/// 0, or 1 for diagnostics that list an error; or its error with 2.
+pub(super) fn print_tool_answer(
+    answer: Result<crate::faces::mcp::Answered, ToolError>,
+    json: bool,
+) -> i32 {
     match answer {
-        Ok(text) if json => print_out(
-            &format!("{}\n", serde_json::json!({ "text": text })),
-            EXIT_OK,
-        ),
-        Ok(text) => print_out(&text, EXIT_OK),
+        Ok(a) => {
+            let status = if a.errors { EXIT_FINDINGS } else { EXIT_OK };
+            match a.json {
+                Some(value) if json => print_out(&format!("{value}\n"), status),
+                _ if json => print_out(
+                    &format!("{}\n", serde_json::json!({ "text": a.text })),
+                    status,
+                ),
+                _ => print_out(&a.text, status),
+            }
+        }
         Err(e) => {
             let r = failed(&e, json);
             print_out(&r.text, r.status)
@@ -237,25 +246,52 @@ pub(super) fn print_tool_answer(answer: Result<String, ToolError>, json: bool) -
     }
 }
 
-/// Asks one question of the daemon (`SIGHTLINE_DAEMON=1`) and prints the
-/// answer with the same text and exit status as in process.
+/// Asks one question of the daemon and prints the answer with the same
+/// text (or `--json`), and exit status as in process.
 pub(super) async fn through_daemon(
     hello: &crate::faces::daemon::Hello,
     tool: &str,
     args: serde_json::Value,
+    json: bool,
 ) -> i32 {
-    match crate::faces::daemon::bridge::call_tool(hello, true, tool, args).await {
-        Ok(Some((text, true))) => print_out(&format!("{}\n", text.trim_end()), EXIT_FAILED),
-        Ok(Some((text, false))) => {
+    use crate::faces::mcp::ERRORS_KEY;
+    let spinner = crate::faces::cli::Spinner::default();
+    let answer =
+        crate::faces::daemon::bridge::call_tool(hello, true, tool, args, json, &spinner).await;
+    match answer {
+        Ok(Some(a)) if json => {
+            let mut value = a.json.unwrap_or_else(|| serde_json::json!({ "text": a.text }));
+            let errors = value
+                .as_object_mut()
+                .and_then(|o| o.remove(ERRORS_KEY))
+                .is_some();
+            let status = if a.is_error {
+                EXIT_FAILED
+            } else if errors {
+                EXIT_FINDINGS
+            } else {
+                EXIT_OK
+            };
+            print_out(&format!("{value}\n"), status)
+        }
+        Ok(Some(a)) if a.is_error => print_out(&format!("{}\n", a.text.trim_end()), EXIT_FAILED),
+        Ok(Some(a)) => {
             // The text of diagnostics names each finding's severity.
             let errors = tool == "lsp_diagnostics"
-                && text.lines().any(|l| {
+                && a.text.lines().any(|l| {
                     l.split_once(' ')
                         .is_some_and(|(at, rest)| at.contains(':') && rest.starts_with("error:"))
                 });
-            print_out(&text, if errors { EXIT_FINDINGS } else { EXIT_OK })
+            print_out(&a.text, if errors { EXIT_FINDINGS } else { EXIT_OK })
         }
         Ok(None) => print_out("error: no daemon answered\n", EXIT_FAILED),
+        Err(e) if json => print_out(
+            &format!(
+                "{}\n",
+                serde_json::json!({ "error": { "kind": "unavailable", "message": e.to_string() } })
+            ),
+            EXIT_FAILED,
+        ),
         Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
     }
 }

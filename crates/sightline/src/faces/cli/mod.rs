@@ -49,6 +49,11 @@ pub struct Cli {
     /// workspace-write (default), read-only, or danger-full-access (no sandbox).
     #[arg(long, global = true, value_name = "MODE", value_parser = ["workspace-write", "read-only", "danger-full-access"])]
     pub sandbox: Option<String>,
+    /// Answer in this process, with servers of its own, instead of through
+    /// the shared daemon (which starts when none runs); also
+    /// `SIGHTLINE_NO_DAEMON=1`.
+    #[arg(long, global = true)]
+    pub no_daemon: bool,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -211,10 +216,10 @@ pub enum Command {
         /// Also serve the edit tools: read, write, edit and apply_patch.
         #[arg(long)]
         edit_tools: bool,
-        /// Bridge to the shared daemon (started when none runs) instead of
-        /// starting servers in this process, so that sessions on one root
-        /// share them; also `SIGHTLINE_DAEMON=1`.
-        #[arg(long)]
+        /// Bridge to the shared daemon (started when none runs), so that
+        /// sessions on one root share their servers. This is the default;
+        /// `--no-daemon` starts servers in this process instead.
+        #[arg(long, hide = true)]
         daemon: bool,
     },
     /// Run the shared daemon in the foreground (`sightline mcp --daemon`
@@ -264,14 +269,19 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
 }
 
 impl Cli {
-    /// Whether this command line only talks to the daemon: `mcp --daemon`
-    /// (or `SIGHTLINE_DAEMON=1`), or a question asked through it.
+    /// Whether questions go through the shared daemon: unless `--no-daemon`
+    /// or `SIGHTLINE_NO_DAEMON=1` says otherwise.
+    pub fn uses_daemon(&self) -> bool {
+        !self.no_daemon && !crate::faces::daemon::disabled_by_env()
+    }
+
+    /// Whether this command line only talks to the daemon: `mcp`, a
+    /// question that mirrors a tool, or `daemon status`/`stop`.
     pub fn daemon_client(&self) -> bool {
-        let by_env = crate::faces::daemon::enabled_by_env();
         match &self.command {
-            Command::Mcp { daemon, .. } => *daemon || by_env,
             Command::Daemon { action } => action.is_some(),
-            command => by_env && !self.json && answer::as_tool_call(command).is_some(),
+            Command::Mcp { .. } => self.uses_daemon(),
+            command => self.uses_daemon() && answer::as_tool_call(command).is_some(),
         }
     }
 }
@@ -311,10 +321,8 @@ pub async fn run(cli: Cli) -> i32 {
     if let Command::Daemon { action } = &cli.command {
         return crate::faces::cli::admin::daemon(action.as_ref(), cli.json).await;
     }
-    if let Command::Mcp {
-        edit_tools,
-        daemon: true,
-    } = cli.command
+    if let Command::Mcp { edit_tools, .. } = cli.command
+        && cli.uses_daemon()
     {
         return crate::faces::daemon::bridge::run(crate::faces::daemon::Hello::of_client(
             workdir,
@@ -323,30 +331,16 @@ pub async fn run(cli: Cli) -> i32 {
         ))
         .await;
     }
-    if let Command::Mcp {
-        edit_tools,
-        daemon: false,
-    } = cli.command
-        && crate::faces::daemon::enabled_by_env()
-    {
-        return crate::faces::daemon::bridge::run(crate::faces::daemon::Hello::of_client(
-            workdir,
-            cli.sandbox,
-            edit_tools,
-        ))
-        .await;
-    }
-    if !cli.json
-        && crate::faces::daemon::enabled_by_env()
+    if cli.uses_daemon()
         && let Some(call) = answer::as_tool_call(&cli.command)
     {
         return match call {
             Ok((tool, args)) => {
                 let hello =
                     crate::faces::daemon::Hello::of_client(workdir, cli.sandbox.clone(), false);
-                answer::through_daemon(&hello, tool, args).await
+                answer::through_daemon(&hello, tool, args, cli.json).await
             }
-            Err(e) => print_out(&crate::render::error_text(&e), EXIT_FAILED),
+            Err(e) => answer::print_tool_answer(Err(e), cli.json),
         };
     }
     let config = match crate::config::Config::load(workdir.as_deref()) {
@@ -387,7 +381,7 @@ pub async fn run(cli: Cli) -> i32 {
         let ws = Arc::new(Engine::new(options));
         let face = crate::faces::mcp::Sightline::new(ws.clone(), false);
         let answered = tokio::select! {
-            r = face.call_text(tool, args) => answer::print_tool_answer(r, cli.json),
+            r = face.call(tool, args, cli.json) => answer::print_tool_answer(r, cli.json),
             _ = interrupted() => EXIT_FAILED,
         };
         ws.shutdown().await;

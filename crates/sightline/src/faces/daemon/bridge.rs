@@ -273,19 +273,76 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
     Ok(())
 }
 
-/// Calls one tool on the daemon over a short MCP session: its text and
-/// whether it is an error, or `None` when no daemon runs and `start` is
-/// false.
+/// A tool's answer through the daemon.
+#[derive(Debug)]
+pub struct ToolAnswer {
+    /// Its text.
+    pub text: String,
+    /// Whether it is an error.
+    pub is_error: bool,
+    /// Its structured content, when asked for (`json`).
+    pub json: Option<Value>,
+}
+
+/// Whether a tool only reads, so that a call the daemon took down with it
+/// may be asked again of a new daemon. Edits are never asked twice.
+fn read_only(tool: &str) -> bool {
+    matches!(
+        tool,
+        "lsp_diagnostics" | "lsp_definition" | "lsp_references" | "lsp" | "read"
+    )
+}
+
+/// Calls one tool on the daemon over a short MCP session, or `None` when
+/// no daemon runs and `start` is false. With `json`, the answer carries the
+/// CLI's JSON; `progress` hears what the daemon reports while it works.
+/// A read-only call whose daemon goes away is asked once more of a new
+/// one; a daemon of another build is left to drain and replaced.
 pub async fn call_tool(
     hello: &Hello,
     start: bool,
     tool: &str,
     arguments: Value,
-) -> Result<Option<(String, bool)>, DaemonError> {
+    json: bool,
+    progress: &dyn crate::progress::Progress,
+) -> Result<Option<ToolAnswer>, DaemonError> {
+    let mut tries = if read_only(tool) { 2 } else { 1 };
+    loop {
+        tries -= 1;
+        match call_once(hello, start, tool, &arguments, json, progress).await {
+            Err(Gone::Draining) => {
+                wait_gone(&paths::socket()).await;
+                tries += 1;
+            }
+            Err(Gone::Lost(e)) if tries == 0 => return Err(e),
+            Err(Gone::Lost(e)) => {
+                tracing::warn!("{e}; asking a new daemon");
+            }
+            Ok(answer) => return Ok(answer),
+        }
+    }
+}
+
+/// Why one call got no answer.
+enum Gone {
+    /// The daemon is of another build and drains.
+    Draining,
+    /// The connection failed or closed.
+    Lost(DaemonError),
+}
+
+async fn call_once(
+    hello: &Hello,
+    start: bool,
+    tool: &str,
+    arguments: &Value,
+    json: bool,
+    progress: &dyn crate::progress::Progress,
+) -> Result<Option<ToolAnswer>, Gone> {
     let stream = if start {
-        connect_or_start().await?
+        connect_or_start().await.map_err(Gone::Lost)?
     } else {
-        match connect_ours().await? {
+        match connect_ours().await.map_err(Gone::Lost)? {
             Some(s) => s,
             None => return Ok(None),
         }
@@ -298,41 +355,71 @@ pub async fn call_tool(
             "clientInfo": { "name": "sightline-cli", "version": env!("CARGO_PKG_VERSION") } } }),
         hello,
     );
-    let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": tool, "arguments": arguments } });
+    let mut meta = json!({ "progressToken": "sightline-cli" });
+    if json {
+        meta[crate::faces::mcp::JSON_META] = json!(true);
+    }
+    let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": tool, "arguments": arguments, "_meta": meta } });
     let done = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-    let io = |e: std::io::Error| DaemonError::Io(e.to_string());
+    let lost = |e: std::io::Error| Gone::Lost(DaemonError::Io(e.to_string()));
     w.write_all(format!("{init}\n").as_bytes())
         .await
-        .map_err(io)?;
-    loop {
-        let Some(line) = lines.next_line().await.map_err(io)? else {
-            return Err(DaemonError::Io("the daemon closed the connection".into()));
+        .map_err(lost)?;
+    let mut shown = false;
+    let answer = loop {
+        let Some(line) = lines.next_line().await.map_err(lost)? else {
+            break Err(Gone::Lost(DaemonError::Io(
+                "the daemon closed the connection".into(),
+            )));
         };
         let msg: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
-        if msg.get("id") == Some(&json!(1)) {
+        if msg.get("method") == Some(&json!("notifications/progress")) {
+            let message = msg
+                .pointer("/params/message")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if shown {
+                progress.update("daemon", message);
+            } else {
+                progress.begin("daemon", message);
+                shown = true;
+            }
+        } else if msg.get("id") == Some(&json!(1)) {
+            if draining(&msg) {
+                break Err(Gone::Draining);
+            }
             if msg.get("error").is_some() {
-                return Err(DaemonError::Io(format!(
+                break Err(Gone::Lost(DaemonError::Io(format!(
                     "the daemon refused: {}",
                     msg["error"]["message"]
-                )));
+                ))));
             }
             w.write_all(format!("{done}\n{call}\n").as_bytes())
                 .await
-                .map_err(io)?;
+                .map_err(lost)?;
         } else if msg.get("id") == Some(&json!(2)) {
             if let Some(e) = msg.get("error") {
-                return Ok(Some((
-                    format!("error: {}", e["message"].as_str().unwrap_or("?")),
-                    true,
-                )));
+                let text = format!("error: {}", e["message"].as_str().unwrap_or("?"));
+                break Ok(Some(ToolAnswer {
+                    json: json.then(|| json!({ "error": { "kind": "bad_input", "message": e["message"] } })),
+                    text,
+                    is_error: true,
+                }));
             }
-            let text = msg
-                .pointer("/result/content/0/text")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let is_error = msg.pointer("/result/isError") == Some(&json!(true));
-            return Ok(Some((text, is_error)));
+            break Ok(Some(ToolAnswer {
+                text: msg
+                    .pointer("/result/content/0/text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned(),
+                is_error: msg.pointer("/result/isError") == Some(&json!(true)),
+                json: msg.pointer("/result/structuredContent").cloned(),
+            }));
         }
+    };
+    if shown {
+        progress.end("daemon", "");
     }
+    answer
 }

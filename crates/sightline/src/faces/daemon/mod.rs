@@ -1,7 +1,7 @@
 //! One warm engine per user: `sightline daemon` serves MCP on a private Unix
-//! socket, and `sightline mcp --daemon` (or `SIGHTLINE_DAEMON=1`) bridges an
-//! agent's stdio to it, so that sessions on one root share their language
-//! servers.
+//! socket, `sightline mcp` bridges an agent's stdio to it and the CLI's
+//! questions are its clients (unless `--no-daemon`), so that sessions and
+//! calls on one root share their language servers.
 //!
 //! The path of a session: `bridge` (in the client's process) connects, or
 //! starts the daemon and connects, and adds the client's [`Hello`] to the
@@ -114,7 +114,10 @@ pub fn build_id() -> String {
     }
 }
 
-/// Whether `SIGHTLINE_DAEMON=1` asks `sightline mcp` to bridge to the daemon.
-pub fn enabled_by_env() -> bool {
-    std::env::var_os("SIGHTLINE_DAEMON").is_some_and(|v| !v.is_empty() && v != "0")
+/// Whether `SIGHTLINE_NO_DAEMON=1` (or `SIGHTLINE_DAEMON=0`) keeps every
+/// face in process.
+pub fn disabled_by_env() -> bool {
+    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    set("SIGHTLINE_NO_DAEMON").is_some_and(|v| v != "0")
+        || set("SIGHTLINE_DAEMON").is_some_and(|v| v == "0")
 }

@@ -25,6 +25,35 @@ fn parse<T: serde::de::DeserializeOwned>(
         .map_err(|e| ErrorData::invalid_params(format!("{tool}: {e}"), None))
 }
 
+/// A tool's answer: its text, and with `json` asked, the JSON the CLI's
+/// `--json` prints for it (the tool result's structured content).
+pub struct Answered {
+    /// The tool's text.
+    pub text: String,
+    /// The CLI's JSON of it, when asked for.
+    pub json: Option<Value>,
+    /// Whether the answer lists an error diagnostic (the CLI's exit status).
+    pub errors: bool,
+}
+
+impl Answered {
+    fn text(text: String, json: bool) -> Answered {
+        Answered {
+            json: json.then(|| serde_json::json!({ "text": text })),
+            text,
+            errors: false,
+        }
+    }
+
+    fn locations(l: &crate::answer::Locations, json: bool) -> Answered {
+        Answered {
+            text: render::locations_text(l),
+            json: json.then(|| render::locations_json(l)),
+            errors: false,
+        }
+    }
+}
+
 impl Sightline {
     /// The position of a call: `column`, or the column of `symbol` on the line.
     fn column(
@@ -43,19 +72,26 @@ impl Sightline {
         }
     }
 
-    /// Runs one well-formed call and renders its text.
+    /// Runs one well-formed call and renders its text (and with `json`,
+    /// its JSON).
     pub(super) async fn run(
         &self,
         tool: &str,
         args: Option<JsonObject>,
-    ) -> Result<Result<String, ToolError>, ErrorData> {
+        json: bool,
+    ) -> Result<Result<Answered, ToolError>, ErrorData> {
         let ws = &self.ws;
+        let text = |r: Result<String, ToolError>| r.map(|t| Answered::text(t, json));
         Ok(match tool {
             "lsp_diagnostics" => {
                 let a: FileArgs = parse(tool, args)?;
                 ws.diagnostics(&PathBuf::from(a.file))
                     .await
-                    .map(|d| render::diagnostics_text(&d))
+                    .map(|d| Answered {
+                        text: render::diagnostics_text(&d),
+                        json: json.then(|| render::diagnostics_json(&d)),
+                        errors: d.has_errors(),
+                    })
             }
             "lsp_definition" => {
                 let a: PositionArgs = parse(tool, args)?;
@@ -64,7 +100,7 @@ impl Sightline {
                     Ok(col) => ws
                         .definition(&file, a.line, col)
                         .await
-                        .map(|l| render::locations_text(&l)),
+                        .map(|l| Answered::locations(&l, json)),
                     Err(e) => Err(e),
                 }
             }
@@ -75,46 +111,50 @@ impl Sightline {
                     Ok(col) => ws
                         .references(&file, a.line, col, a.include_declaration.unwrap_or(false))
                         .await
-                        .map(|l| render::locations_text(&l)),
+                        .map(|l| Answered::locations(&l, json)),
                     Err(e) => Err(e),
                 }
             }
             "lsp" => {
                 let a: LspArgs = parse(tool, args)?;
-                self.lsp(a).await
+                text(self.lsp(a).await)
             }
             "read" if self.edit_tools => {
                 let a: ReadArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
-                let text = ws.read(&file, a.offset, a.limit);
-                if text.is_ok() {
+                let read = ws.read(&file, a.offset, a.limit);
+                if read.is_ok() {
                     let ws = self.ws.clone();
                     tokio::spawn(async move { ws.warm(&file).await });
                 }
-                text
+                text(read)
             }
             "write" if self.edit_tools => {
                 let a: WriteArgs = parse(tool, args)?;
-                ws.write(&PathBuf::from(a.file), &a.content)
-                    .await
-                    .map(|r| r.text())
+                text(
+                    ws.write(&PathBuf::from(a.file), &a.content)
+                        .await
+                        .map(|r| r.text()),
+                )
             }
             "edit" if self.edit_tools => {
                 let a: EditArgs = parse(tool, args)?;
                 let range = a.format_range.unwrap_or(ws.config().format_range);
-                ws.edit_with(
-                    &PathBuf::from(a.file),
-                    &a.old,
-                    &a.new,
-                    a.replace_all.unwrap_or(false),
-                    range,
+                text(
+                    ws.edit_with(
+                        &PathBuf::from(a.file),
+                        &a.old,
+                        &a.new,
+                        a.replace_all.unwrap_or(false),
+                        range,
+                    )
+                    .await
+                    .map(|r| r.text()),
                 )
-                .await
-                .map(|r| r.text())
             }
             "apply_patch" if self.edit_tools => {
                 let a: PatchArgs = parse(tool, args)?;
-                ws.apply_patch(&a.patch).await.map(|r| r.text())
+                text(ws.apply_patch(&a.patch).await.map(|r| r.text()))
             }
             other => {
                 return Err(ErrorData::invalid_params(

@@ -30,7 +30,17 @@ use crate::render;
 mod dispatch;
 mod tools;
 
+pub use dispatch::Answered;
+
 use tools::tools;
+
+/// The request `_meta` key by which a call asks for the CLI's JSON as its
+/// structured content (`true`).
+pub const JSON_META: &str = "sightline/json";
+
+/// Set (`true`) in that JSON when a diagnostics answer lists an error, for
+/// the CLI's exit status; the CLI removes it before printing.
+pub const ERRORS_KEY: &str = "sightline/errors";
 
 /// The MCP face of an [`Engine`].
 #[derive(Clone)]
@@ -64,20 +74,21 @@ impl Sightline {
         Sightline { ws, edit_tools }
     }
 
-    /// Runs one tool call in process and returns its text, as a client of
-    /// the MCP server would read it: the CLI's commands that mirror a tool
-    /// answer with exactly the tool's text. Arguments that break the schema
-    /// are a bad-input error.
-    pub async fn call_text(
+    /// Runs one tool call in process and returns its answer, as a client
+    /// of the MCP server would read it: the CLI's commands that mirror a
+    /// tool answer with exactly the tool's text (with `json`, its JSON too).
+    /// Arguments that break the schema are a bad-input error.
+    pub async fn call(
         &self,
         tool: &str,
         args: serde_json::Value,
-    ) -> Result<String, ToolError> {
+        json: bool,
+    ) -> Result<Answered, ToolError> {
         let args = match args {
             serde_json::Value::Object(m) => Some(m),
             _ => None,
         };
-        match crate::error::caught(tool, async { Ok(self.run(tool, args).await) }).await? {
+        match crate::error::caught(tool, async { Ok(self.run(tool, args, json).await) }).await? {
             Ok(answer) => answer,
             Err(e) => Err(ToolError::BadInput(e.message.to_string())),
         }
@@ -120,6 +131,9 @@ impl ServerHandler for Sightline {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
+        // The CLI's `--json` through the daemon asks for the JSON it prints
+        // as the result's structured content; agents get the text alone.
+        let json = context.meta.0.0.get(JSON_META) == Some(&serde_json::Value::Bool(true));
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         let forwarder = context.meta.get_progress_token().map(|token| {
             let peer = context.peer.clone();
@@ -139,7 +153,7 @@ impl ServerHandler for Sightline {
         // A panic inside the call is its answer, never a call left waiting.
         let run = async {
             match crate::error::caught(&name, async {
-                Ok(self.run(&name, request.arguments).await)
+                Ok(self.run(&name, request.arguments, json).await)
             })
             .await
             {
@@ -163,8 +177,21 @@ impl ServerHandler for Sightline {
             let _ = f.await;
         }
         let result = match outcome? {
-            Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Err(e) => CallToolResult::error(vec![ContentBlock::text(render::error_text(&e))]),
+            Ok(answered) => {
+                let mut r = CallToolResult::success(vec![ContentBlock::text(answered.text)]);
+                r.structured_content = answered.json.map(|mut j| {
+                    if answered.errors {
+                        j[ERRORS_KEY] = serde_json::Value::Bool(true);
+                    }
+                    j
+                });
+                r
+            }
+            Err(e) => {
+                let mut r = CallToolResult::error(vec![ContentBlock::text(render::error_text(&e))]);
+                r.structured_content = json.then(|| render::error_json(&e));
+                r
+            }
         };
         Ok(result.into())
     }

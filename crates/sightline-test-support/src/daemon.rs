@@ -1,0 +1,72 @@
+//! A test's own daemon: runtime and state directories no other test shares,
+//! set in the environment of every `sightline` the test starts, and on drop
+//! `sightline daemon stop`, which returns once the daemon and its servers
+//! are gone. Tests so stay independent and leave nothing running.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::paths::sightline_bin;
+
+/// Runtime and state directories for one daemon.
+pub struct DaemonDirs {
+    runtime: tempfile::TempDir,
+    state: tempfile::TempDir,
+}
+
+impl Default for DaemonDirs {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DaemonDirs {
+    pub fn new() -> DaemonDirs {
+        DaemonDirs {
+            runtime: tempfile::tempdir().unwrap(),
+            state: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// `XDG_RUNTIME_DIR` and `XDG_STATE_HOME` for a `sightline` of this test.
+    pub fn env(&self) -> Vec<(&'static str, PathBuf)> {
+        vec![
+            ("XDG_RUNTIME_DIR", self.runtime.path().to_owned()),
+            ("XDG_STATE_HOME", self.state.path().to_owned()),
+        ]
+    }
+
+    /// Where the daemon logs.
+    pub fn log_path(&self) -> PathBuf {
+        self.state.path().join("sightline/daemon.log")
+    }
+
+    /// The daemon's log so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.log_path()).unwrap_or_default()
+    }
+
+    /// The runtime directory.
+    pub fn runtime(&self) -> &Path {
+        self.runtime.path()
+    }
+
+    /// Stops the daemon, if one runs, and waits until it has exited.
+    pub fn stop(&self) {
+        let mut cmd = Command::new(sightline_bin());
+        cmd.args(["daemon", "stop"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        for (k, v) in self.env() {
+            cmd.env(k, v);
+        }
+        let _ = cmd.status();
+    }
+}
+
+impl Drop for DaemonDirs {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
