@@ -46,13 +46,23 @@ fn a_panic_in_an_mcp_call_is_its_answer_and_the_session_goes_on() {
 fn a_panic_in_a_cli_command_exits_2_with_one_line() {
     let p = Project::new(&[("app.py", "x = 1\n")]);
     let file = p.path("app.py");
+    // In process, the command panics; through the daemon, the tool.
     let (out, status) = run_cli(
-        &["diagnostics", file.to_str().unwrap()],
+        &["--no-daemon", "diagnostics", file.to_str().unwrap()],
         &[("SIGHTLINE_PANIC_IN", "diagnostics")],
     );
     assert_eq!(
         out,
         "error: internal error in diagnostics: injected by SIGHTLINE_PANIC_IN\n"
+    );
+    assert_eq!(status, 2);
+    let (out, status) = run_cli(
+        &["diagnostics", file.to_str().unwrap()],
+        &[("SIGHTLINE_PANIC_IN", "lsp_diagnostics")],
+    );
+    assert_eq!(
+        out,
+        "error: internal error in lsp_diagnostics: injected by SIGHTLINE_PANIC_IN\n"
     );
     assert_eq!(status, 2);
     let (out, status) = run_cli(

@@ -521,12 +521,20 @@ fn a_cold_start_reports_progress() {
 
 #[test]
 fn two_clients_each_with_their_own_sightline_and_closing_one_ends_only_its_own() {
+    // In process (`--no-daemon`): each session runs its own servers, and
+    // they end with it.
     require("pyright-langserver");
     let p = Project::new(&[("pyproject.toml", ""), ("a.py", "x: int = \"one\"\n")]);
     let want = "a.py: 1 diagnostic\n1:10 error: Type \"Literal['one']\" is not assignable to declared type \"int\" \"Literal['one']\" is not assignable to \"int\" [Pyright]\n";
     let mut d = McpDriver::start();
-    let pid_a = d.open("a", p.root())["pid"].as_u64().unwrap() as u32;
-    let pid_b = d.open("b", p.root())["pid"].as_u64().unwrap() as u32;
+    let tools = sightline_test_support::path_with_tools();
+    let in_process = ["--no-daemon", "mcp"];
+    let pid_a = d.open_args("a", p.root(), &tools, &in_process)["pid"]
+        .as_u64()
+        .unwrap() as u32;
+    let pid_b = d.open_args("b", p.root(), &tools, &in_process)["pid"]
+        .as_u64()
+        .unwrap() as u32;
     assert_ne!(pid_a, pid_b);
     for s in ["a", "b"] {
         let a = d.call(s, "lsp_diagnostics", json!({ "file": p.path("a.py") }));

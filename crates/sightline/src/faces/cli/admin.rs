@@ -201,11 +201,19 @@ pub async fn daemon(action: Option<&crate::faces::cli::DaemonAction>, json: bool
         Some(DaemonAction::Stop) => serve::STOP_TOOL,
     };
     let hello = Hello::control();
-    let pid = std::fs::read_to_string(crate::faces::daemon::paths::runtime_dir().join("daemon.pid"))
-        .ok()
-        .and_then(|p| p.trim().parse::<u32>().ok());
-    let answer =
-        bridge::call_tool(&hello, false, tool, json!({}), false, &crate::progress::Silent).await;
+    let pid =
+        std::fs::read_to_string(crate::faces::daemon::paths::runtime_dir().join("daemon.pid"))
+            .ok()
+            .and_then(|p| p.trim().parse::<u32>().ok());
+    let answer = bridge::call_tool(
+        &hello,
+        false,
+        tool,
+        json!({}),
+        false,
+        &crate::progress::Silent,
+    )
+    .await;
     // `stop` returns once the daemon has stopped its servers and exited.
     if tool == serve::STOP_TOOL
         && matches!(answer, Ok(Some(_)))
@@ -243,7 +251,10 @@ async fn wait_exit(pid: u32) {
     while std::time::Instant::now() < deadline {
         let running = std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .ok()
-            .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.trim_start().to_owned()))
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().to_owned())
+            })
             .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'));
         if !running {
             return;

@@ -260,7 +260,9 @@ pub(super) async fn through_daemon(
         crate::faces::daemon::bridge::call_tool(hello, true, tool, args, json, &spinner).await;
     match answer {
         Ok(Some(a)) if json => {
-            let mut value = a.json.unwrap_or_else(|| serde_json::json!({ "text": a.text }));
+            let mut value = a
+                .json
+                .unwrap_or_else(|| serde_json::json!({ "text": a.text }));
             let errors = value
                 .as_object_mut()
                 .and_then(|o| o.remove(ERRORS_KEY))

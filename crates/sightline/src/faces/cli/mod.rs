@@ -336,6 +336,8 @@ pub async fn run(cli: Cli) -> i32 {
     {
         return match call {
             Ok((tool, args)) => {
+                // The working directory is the root, as for `sightline mcp`
+                // started there, so that the CLI shares that session's servers.
                 let hello =
                     crate::faces::daemon::Hello::of_client(workdir, cli.sandbox.clone(), false);
                 answer::through_daemon(&hello, tool, args, cli.json).await

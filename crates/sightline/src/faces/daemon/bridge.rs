@@ -389,11 +389,16 @@ async fn call_once(
             if draining(&msg) {
                 break Err(Gone::Draining);
             }
-            if msg.get("error").is_some() {
-                break Err(Gone::Lost(DaemonError::Io(format!(
-                    "the daemon refused: {}",
-                    msg["error"]["message"]
-                ))));
+            if let Some(e) = msg.get("error") {
+                // The session's own failure (a bad project file): the
+                // answer, as in process.
+                let message = e["message"].as_str().unwrap_or("?");
+                break Ok(Some(ToolAnswer {
+                    text: format!("error: {message}"),
+                    is_error: true,
+                    json: json
+                        .then(|| json!({ "error": { "kind": "bad_input", "message": message } })),
+                }));
             }
             w.write_all(format!("{done}\n{call}\n").as_bytes())
                 .await
@@ -402,7 +407,9 @@ async fn call_once(
             if let Some(e) = msg.get("error") {
                 let text = format!("error: {}", e["message"].as_str().unwrap_or("?"));
                 break Ok(Some(ToolAnswer {
-                    json: json.then(|| json!({ "error": { "kind": "bad_input", "message": e["message"] } })),
+                    json: json.then(
+                        || json!({ "error": { "kind": "bad_input", "message": e["message"] } }),
+                    ),
                     text,
                     is_error: true,
                 }));
