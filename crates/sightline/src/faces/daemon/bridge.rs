@@ -366,7 +366,9 @@ async fn call_once(
     w.write_all(format!("{init}\n").as_bytes())
         .await
         .map_err(lost)?;
-    let mut shown = false;
+    // The spinner's key: an install's, when the daemon installs, so that
+    // a terminal-less run still prints what it does (as in process).
+    let mut shown: Option<(&'static str, String)> = None;
     let answer = loop {
         let Some(line) = lines.next_line().await.map_err(lost)? else {
             break Err(Gone::Lost(DaemonError::Io(
@@ -379,11 +381,20 @@ async fn call_once(
                 .pointer("/params/message")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            if shown {
-                progress.update("daemon", message);
-            } else {
-                progress.begin("daemon", message);
-                shown = true;
+            match &mut shown {
+                Some((key, last)) => {
+                    progress.update(key, message);
+                    *last = message.to_owned();
+                }
+                None => {
+                    let key = if message.starts_with("install") {
+                        "install (daemon)"
+                    } else {
+                        "daemon"
+                    };
+                    progress.begin(key, message);
+                    shown = Some((key, message.to_owned()));
+                }
             }
         } else if msg.get("id") == Some(&json!(1)) {
             if draining(&msg) {
@@ -425,8 +436,8 @@ async fn call_once(
             }));
         }
     };
-    if shown {
-        progress.end("daemon", "");
+    if let Some((key, last)) = shown {
+        progress.end(key, &last);
     }
     answer
 }
