@@ -174,7 +174,7 @@ fn main() {
     let (mut d_times, mut p_times) = (Vec::new(), Vec::new());
     {
         let in_process_env = vec![("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1".to_owned())];
-        let mut own = Session::open_args(&root, &in_process_env, &["mcp"]);
+        let mut own = Session::open_args(&root, &in_process_env, &["--no-daemon", "mcp"]);
         own.definition(&app);
         for round in 0..ROUNDS {
             if round % 2 == 0 {

@@ -32,7 +32,10 @@
 //! `pyright`, `typescript` or `rust` after `--` (or set `SIGHTLINE_REPLAY`).
 //! `SIGHTLINE_REPLAY_OPEN=N` replays with N documents open at most in place
 //! of the server table's number; `SIGHTLINE_REPLAY_SANDBOX=MODE` with another
-//! sandbox mode.
+//! sandbox mode; `SIGHTLINE_REPLAY_FACE=mcp` asks sightline's side as an
+//! agent does, through `sightline mcp` and the daemon it starts (its own
+//! RSS is then the daemon's and the bridge's; the table's budgets and the
+//! two options above do not reach it).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -424,6 +427,207 @@ impl DirectSide {
     }
 }
 
+/// sightline's side: the library's `Engine` in this process, or with
+/// `SIGHTLINE_REPLAY_FACE=mcp` an agent's path, `sightline mcp` (through
+/// the daemon it starts, with runtime directories of its own).
+enum Through {
+    Engine(Box<Engine>),
+    Mcp(McpSide),
+}
+
+/// A `sightline mcp` child spoken to in MCP's JSON lines.
+struct McpSide {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+    next: u64,
+    dirs: sightline_test_support::DaemonDirs,
+}
+
+impl McpSide {
+    fn start(root: &Path) -> McpSide {
+        use std::io::BufRead;
+        let dirs = sightline_test_support::DaemonDirs::new();
+        let mut child = Command::new(sightline_test_support::sightline_bin())
+            .arg("mcp")
+            .current_dir(root)
+            .env("PATH", sightline_test_support::path_with_tools())
+            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+            .envs(dirs.env())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut side = McpSide {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            next: 0,
+            dirs,
+        };
+        side.request(
+            "initialize",
+            json!({ "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": { "name": "replay", "version": "0" } }),
+        );
+        side.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        side
+    }
+
+    fn send(&mut self, msg: &Value) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        loop {
+            let line = self
+                .lines
+                .recv_timeout(Duration::from_secs(120))
+                .expect("sightline mcp did not answer");
+            let msg: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if msg["id"] == json!(id) {
+                return msg;
+            }
+        }
+    }
+
+    /// A tool's text, unless it is an error.
+    fn call(&mut self, tool: &str, args: Value) -> Option<String> {
+        let r = self.request("tools/call", json!({ "name": tool, "arguments": args }));
+        if r.pointer("/result/isError") == Some(&json!(true)) {
+            return None;
+        }
+        r.pointer("/result/content/0/text")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    }
+
+    fn daemon_pid(&self) -> Option<u32> {
+        std::fs::read_to_string(self.dirs.runtime().join("sightline/daemon.pid"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+}
+
+impl Drop for McpSide {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.wait();
+        // `dirs` stops the daemon as it drops, after this.
+    }
+}
+
+impl Through {
+    async fn ask(&mut self, root: &Path, files: &[String], q: Q, spots: &[Spot]) -> (bool, bool) {
+        match self {
+            Through::Engine(ws) => through(ws, root, files, q, spots).await,
+            Through::Mcp(m) => through_mcp(m, root, files, q, spots),
+        }
+    }
+
+    /// The language servers' pids.
+    fn server_pids(&self, direct_pids: &[u32]) -> Vec<u32> {
+        match self {
+            Through::Engine(_) => descendants(std::process::id())
+                .into_iter()
+                .filter(|p| !direct_pids.contains(p))
+                .collect(),
+            Through::Mcp(m) => m.daemon_pid().map(descendants).unwrap_or_default(),
+        }
+    }
+
+    /// sightline's own resident memory beyond the bench's (the daemon's and
+    /// the bridge's), in KiB.
+    fn own_rss(&self) -> u64 {
+        match self {
+            Through::Engine(_) => 0,
+            Through::Mcp(m) => {
+                m.daemon_pid().and_then(rss_kib_of).unwrap_or(0)
+                    + rss_kib_of(m.child.id()).unwrap_or(0)
+            }
+        }
+    }
+
+    async fn shutdown(self) {
+        match self {
+            Through::Engine(ws) => ws.shutdown().await,
+            Through::Mcp(m) => drop(m),
+        }
+    }
+}
+
+fn mcp_face() -> bool {
+    std::env::var("SIGHTLINE_REPLAY_FACE").is_ok_and(|v| v == "mcp")
+}
+
+/// [`through`] as an agent asks it, over MCP.
+fn through_mcp(
+    m: &mut McpSide,
+    root: &Path,
+    files: &[String],
+    q: Q,
+    spots: &[Spot],
+) -> (bool, bool) {
+    let path = |f: usize| root.join(&files[f]);
+    let at = |s: usize| {
+        let sp = &spots[s];
+        json!({ "file": path(sp.file), "line": sp.line, "column": sp.col })
+    };
+    match q {
+        Q::Definition(s) => match m.call("lsp_definition", at(s)) {
+            Some(text) => {
+                let none = text.starts_with("no definition") || text.trim().is_empty();
+                // The project's files are listed relative to the root.
+                let local = text.lines().skip(1).any(|l| !l.starts_with('/'));
+                (!none, local)
+            }
+            None => (false, false),
+        },
+        Q::References(s) => {
+            let mut a = at(s);
+            a["include_declaration"] = json!(false);
+            (m.call("lsp_references", a).is_some(), false)
+        }
+        Q::Hover(s) => {
+            let mut a = at(s);
+            a["operation"] = json!("hover");
+            (m.call("lsp", a).is_some(), false)
+        }
+        Q::Outline(f) => (
+            m.call(
+                "lsp",
+                json!({ "operation": "documentSymbol", "file": path(f) }),
+            )
+            .is_some(),
+            false,
+        ),
+        Q::Diagnostics(f, _) => (
+            m.call("lsp_diagnostics", json!({ "file": path(f) }))
+                .is_some(),
+            false,
+        ),
+    }
+}
+
 /// sightline's side: asks `q`; whether the answer holds something, and
 /// whether the definition is in the project.
 async fn through(ws: &Engine, root: &Path, files: &[String], q: Q, spots: &[Spot]) -> (bool, bool) {
@@ -523,7 +727,7 @@ fn run(setup: Setup) {
     let mut rss_samples: (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
     let rss_before = rss_kib();
     let (rss_end, server_rss) = rt.block_on(async {
-        let (ws, _) = through_start(&setup, &files, &spots).await;
+        let (mut ws, _) = through_start(&setup, &files, &spots).await;
         let root = setup.through.root.clone();
         let mut local = vec![true; spots.len()];
         let mut edit_line = 0;
@@ -563,7 +767,7 @@ fn run(setup: Setup) {
             };
             let early = (k % 2 == 0).then(|| ask_direct(&mut direct));
             let t = Instant::now();
-            let (ok, is_local) = through(&ws, &root, &files, *q, &spots).await;
+            let (ok, is_local) = ws.ask(&root, &files, *q, &spots).await;
             let st = t.elapsed();
             let (dt, direct_ok) = match early {
                 Some(x) => x,
@@ -581,22 +785,15 @@ fn run(setup: Setup) {
             // Both servers' memory after every question: a node or Java
             // server's RSS rises and falls with its garbage collector, so
             // one reading at the end says little.
-            let ours: Vec<u32> = descendants(std::process::id())
-                .into_iter()
-                .filter(|p| !direct_pids.contains(p))
-                .collect();
+            let ours = ws.server_pids(&direct_pids);
             let theirs: Vec<u32> = std::iter::once(direct.d.pid())
                 .chain(descendants(direct.d.pid()))
                 .collect();
             rss_samples.0.push(tree_rss(&theirs));
             rss_samples.1.push(tree_rss(&ours));
         }
-        let rss_end = rss_kib();
-        let server_pids: Vec<u32> = descendants(std::process::id())
-            .into_iter()
-            .filter(|p| !direct_pids.contains(p))
-            .collect();
-        let server_rss = tree_rss(&server_pids);
+        let rss_end = rss_kib() + ws.own_rss();
+        let server_rss = tree_rss(&ws.server_pids(&direct_pids));
         ws.shutdown().await;
         (rss_end, server_rss)
     });
@@ -708,7 +905,20 @@ fn direct_start(setup: &Setup, files: &[String], spots: &[Spot]) -> (DirectSide,
 
 /// Creates an engine and asks the first definition until it holds
 /// something: the engine, and the time from its creation to that answer.
-async fn through_start(setup: &Setup, files: &[String], spots: &[Spot]) -> (Engine, Duration) {
+async fn through_start(setup: &Setup, files: &[String], spots: &[Spot]) -> (Through, Duration) {
+    if mcp_face() {
+        let t = Instant::now();
+        let mut side = Through::Mcp(McpSide::start(&setup.through.root));
+        while !side
+            .ask(&setup.through.root, files, Q::Definition(0), spots)
+            .await
+            .0
+            && t.elapsed() < Duration::from_secs(120)
+        {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        return (side, t.elapsed());
+    }
     let mut options = sightline::Options {
         search_path: vec![sightline_test_support::tools_bin()],
         downloads: Some(false),
@@ -736,7 +946,7 @@ async fn through_start(setup: &Setup, files: &[String], spots: &[Spot]) -> (Engi
     {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    (ws, t.elapsed())
+    (Through::Engine(Box::new(ws)), t.elapsed())
 }
 
 /// Cold first answers, `SIGHTLINE_REPLAY_COLD` rounds (3 unless set), each
