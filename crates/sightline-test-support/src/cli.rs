@@ -10,8 +10,8 @@ use std::time::Duration;
 use crate::paths::{path_with_tools, require, sightline_bin};
 
 /// Runs the CLI once, through a daemon of its own (stopped before this
-/// returns) unless `env` gives a runtime directory or `--no-daemon`; returns
-/// (stdout, exit code).
+/// returns) unless `env` gives a runtime directory; returns (stdout, exit
+/// code).
 pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
     let data = tempfile::tempdir().unwrap();
     let own = !env.iter().any(|(k, _)| *k == "XDG_RUNTIME_DIR");

@@ -51,8 +51,12 @@ impl DaemonDirs {
         self.runtime.path()
     }
 
-    /// Stops the daemon, if one runs, and waits until it has exited.
+    /// Stops the daemon, if one runs, and waits until it has exited; one
+    /// that does not answer is killed (its servers die with it).
     pub fn stop(&self) {
+        let pid = std::fs::read_to_string(self.runtime.path().join("sightline/daemon.pid"))
+            .ok()
+            .and_then(|p| p.trim().parse::<u32>().ok());
         let mut cmd = Command::new(sightline_bin());
         cmd.args(["daemon", "stop"])
             .stdin(Stdio::null())
@@ -62,6 +66,11 @@ impl DaemonDirs {
             cmd.env(k, v);
         }
         let _ = cmd.status();
+        if let Some(pid) = pid
+            && crate::alive(pid)
+        {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        }
     }
 }
 

@@ -27,15 +27,15 @@ pub struct McpDriver {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
+    /// The daemon the sessions share, and one more for each session started
+    /// with an environment of its own (a daemon's environment is its first
+    /// client's). Dropped after the driver (so each stops once its sessions
+    /// have ended) and before the data directory the daemons use.
+    daemon: crate::DaemonDirs,
+    more: Vec<crate::DaemonDirs>,
     _data: tempfile::TempDir,
     data: PathBuf,
     logs: tempfile::TempDir,
-    /// The daemon the sessions share, and one more for each session started
-    /// with an environment of its own (a daemon's environment is its first
-    /// client's). Dropped after the driver, so each stops once its sessions
-    /// have ended.
-    daemon: crate::DaemonDirs,
-    more: Vec<crate::DaemonDirs>,
 }
 
 /// The answer to a tool call.

@@ -24,15 +24,15 @@ fn project() -> Project {
 fn commands_print_the_tool_text_with_exit_codes() {
     let p = project();
     let app = p.path("app.py");
-    let (out, code) = run_cli(&["diagnostics", app.to_str().unwrap()], &[]);
+    let (out, code) = run_both(&["diagnostics", app.to_str().unwrap()], &[]);
     assert_eq!(
         out,
         "app.py: 1 diagnostic\n3:14 error: Type \"int\" is not assignable to declared type \"str\" \"int\" is not assignable to \"str\" [Pyright]\n"
     );
     assert_eq!(code, 1, "an error in the diagnostics exits 1");
-    let (out, code) = run_cli(&["diagnostics", p.path("ok.py").to_str().unwrap()], &[]);
+    let (out, code) = run_both(&["diagnostics", p.path("ok.py").to_str().unwrap()], &[]);
     assert_eq!((out.as_str(), code), ("ok.py: no diagnostics\n", 0));
-    let (out, code) = run_cli(&["definition", &format!("{}:3:14", app.display())], &[]);
+    let (out, code) = run_both(&["definition", &format!("{}:3:14", app.display())], &[]);
     assert_eq!(
         (out.as_str(), code),
         (
@@ -40,7 +40,7 @@ fn commands_print_the_tool_text_with_exit_codes() {
             0
         )
     );
-    let (out, code) = run_cli(
+    let (out, code) = run_both(
         &["references", &format!("{}:1:5", p.path("lib.py").display())],
         &[],
     );
@@ -57,7 +57,7 @@ fn commands_print_the_tool_text_with_exit_codes() {
 fn json_output_is_documented_shape() {
     let p = project();
     let app = p.path("app.py");
-    let (out, code) = run_cli(&["--json", "diagnostics", app.to_str().unwrap()], &[]);
+    let (out, code) = run_both(&["--json", "diagnostics", app.to_str().unwrap()], &[]);
     assert_eq!(code, 1);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["path"], "app.py");
@@ -66,7 +66,7 @@ fn json_output_is_documented_shape() {
     assert_eq!(v["diagnostics"][0]["column"], 14);
     assert_eq!(v["diagnostics"][0]["severity"], "error");
     assert_eq!(v["diagnostics"][0]["source"], "Pyright");
-    let (out, code) = run_cli(
+    let (out, code) = run_both(
         &[
             "--json",
             "references",
@@ -82,7 +82,7 @@ fn json_output_is_documented_shape() {
     assert_eq!(v["locations"][1]["line"], 3);
     assert_eq!(v["locations"][1]["column"], 14);
     assert_eq!(v["locations"][1]["text"], "value: str = add(1, 2)");
-    let (out, code) = run_cli(&["--json", "definition", "/no/such/file.py:1:1"], &[]);
+    let (out, code) = run_both(&["--json", "definition", "/no/such/file.py:1:1"], &[]);
     assert_eq!(code, 2);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["error"]["kind"], "bad_input");
@@ -307,7 +307,7 @@ fn every_tool_is_a_command_with_the_same_text() {
     let mut shown = String::new();
     for (args, tool, call) in cases {
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-        let (text, status) = run_cli(&argv, &[]);
+        let (text, status) = run_both(&argv, &[]);
         let mcp = d.call("s", tool, call);
         let root = format!("{}/", p.root().display());
         assert_eq!(
@@ -330,4 +330,18 @@ fn every_tool_is_a_command_with_the_same_text() {
     }
     d.close("s");
     insta::assert_snapshot!(shown);
+}
+
+/// The CLI's answer through the daemon (the default), checked to be the
+/// same text and exit status as in process (`--no-daemon`).
+fn run_both(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
+    let through = run_cli(args, env);
+    let mut local = vec!["--no-daemon"];
+    local.extend_from_slice(args);
+    let in_process = run_cli(&local, env);
+    assert_eq!(
+        through, in_process,
+        "{args:?}: through the daemon, then in process"
+    );
+    through
 }

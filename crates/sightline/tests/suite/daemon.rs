@@ -150,10 +150,13 @@ fn two_sessions_and_a_cli_call_share_one_pyright_and_the_status_shows_it() {
     );
     assert_eq!(definition(&mut d, "b", &p), first);
     let daemon = dirs.daemon_pid();
-    // A CLI call on the same root, same PATH: the same pyright, and the
-    // text and exit status of the in-process CLI.
+    // A CLI call on the same root (`--root`; without it a CLI question's
+    // files are served under their own projects' roots, as in process), same
+    // PATH: the same pyright, and the text and exit status of the
+    // in-process CLI.
+    let root = p.root().to_str().unwrap();
     let mut cli = Command::new(sightline_bin());
-    cli.args(["definition", "app.py:3:9"])
+    cli.args(["--root", root, "definition", "app.py:3:9"])
         .current_dir(p.root())
         .env("PATH", path_with_tools())
         .stdin(Stdio::null());
@@ -164,7 +167,7 @@ fn two_sessions_and_a_cli_call_share_one_pyright_and_the_status_shows_it() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), first, "{out:?}");
     assert_eq!(out.status.code(), Some(0));
     let mut bad = Command::new(sightline_bin());
-    bad.args(["definition", "app.py:99:1"])
+    bad.args(["--root", root, "definition", "app.py:99:1"])
         .current_dir(p.root())
         .env("PATH", path_with_tools())
         .stdin(Stdio::null());
@@ -619,4 +622,41 @@ fn each_client_s_virtualenv_gets_an_engine_of_its_own() {
     assert_eq!(ask(Some(&venv)), with);
     let status = dirs.status();
     assert!(status.to_string().contains("pyright"), "{status}");
+}
+
+#[test]
+fn a_client_with_other_settings_answers_in_process_not_with_the_daemon_s() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = project();
+    let ask = |data: &Path| {
+        let mut cli = Command::new(sightline_bin());
+        cli.args(["definition", "app.py:3:9"])
+            .current_dir(p.root())
+            .env("PATH", path_with_tools())
+            .env("SIGHTLINE_DATA_DIR", data)
+            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+            .stdin(Stdio::null());
+        for (k, v) in dirs.env() {
+            cli.env(k, v);
+        }
+        cli.output().unwrap()
+    };
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let want = "1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n";
+    let first = ask(a.path());
+    assert_eq!(String::from_utf8_lossy(&first.stdout), want, "{first:?}");
+    let daemon = dirs.daemon_pid();
+    assert!(!dirs.log().contains("other settings"), "{}", dirs.log());
+    // Another data directory (where installs and trust live): the daemon,
+    // started with the first, refuses; the call answers in process.
+    let second = ask(b.path());
+    assert_eq!(String::from_utf8_lossy(&second.stdout), want, "{second:?}");
+    assert_eq!(second.status.code(), Some(0));
+    assert!(
+        dirs.log().contains("a client with other settings"),
+        "{}",
+        dirs.log()
+    );
+    assert_eq!(dirs.daemon_pid(), daemon);
 }

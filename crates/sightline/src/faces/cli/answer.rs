@@ -247,46 +247,39 @@ pub(super) fn print_tool_answer(
 }
 
 /// Asks one question of the daemon and prints the answer with the same
-/// text (or `--json`), and exit status as in process.
+/// text (or `--json`), and exit status as in process; `None` (nothing
+/// printed) when the running daemon has other settings than this process.
 pub(super) async fn through_daemon(
     hello: &crate::faces::daemon::Hello,
     tool: &str,
     args: serde_json::Value,
     json: bool,
-) -> i32 {
-    use crate::faces::mcp::ERRORS_KEY;
+) -> Option<i32> {
     let spinner = crate::faces::cli::Spinner::default();
     let answer =
         crate::faces::daemon::bridge::call_tool(hello, true, tool, args, json, &spinner).await;
-    match answer {
+    let status = |a: &crate::faces::daemon::bridge::ToolAnswer| {
+        if a.is_error {
+            EXIT_FAILED
+        } else if a.errors {
+            EXIT_FINDINGS
+        } else {
+            EXIT_OK
+        }
+    };
+    Some(match answer {
         Ok(Some(a)) if json => {
-            let mut value = a
+            let value = a
                 .json
+                .clone()
                 .unwrap_or_else(|| serde_json::json!({ "text": a.text }));
-            let errors = value
-                .as_object_mut()
-                .and_then(|o| o.remove(ERRORS_KEY))
-                .is_some();
-            let status = if a.is_error {
-                EXIT_FAILED
-            } else if errors {
-                EXIT_FINDINGS
-            } else {
-                EXIT_OK
-            };
-            print_out(&format!("{value}\n"), status)
+            print_out(&format!("{value}\n"), status(&a))
         }
         Ok(Some(a)) if a.is_error => print_out(&format!("{}\n", a.text.trim_end()), EXIT_FAILED),
-        Ok(Some(a)) => {
-            // The text of diagnostics names each finding's severity.
-            let errors = tool == "lsp_diagnostics"
-                && a.text.lines().any(|l| {
-                    l.split_once(' ')
-                        .is_some_and(|(at, rest)| at.contains(':') && rest.starts_with("error:"))
-                });
-            print_out(&a.text, if errors { EXIT_FINDINGS } else { EXIT_OK })
-        }
+        Ok(Some(a)) => print_out(&a.text, status(&a)),
         Ok(None) => print_out("error: no daemon answered\n", EXIT_FAILED),
+        // A daemon with other settings: this call answers in process.
+        Err(crate::faces::daemon::DaemonError::OtherSettings) => return None,
         Err(e) if json => print_out(
             &format!(
                 "{}\n",
@@ -295,7 +288,7 @@ pub(super) async fn through_daemon(
             EXIT_FAILED,
         ),
         Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
-    }
+    })
 }
 
 /// Reads commands from stdin until EOF, answering each in turn.

@@ -324,26 +324,35 @@ pub async fn run(cli: Cli) -> i32 {
     if let Command::Mcp { edit_tools, .. } = cli.command
         && cli.uses_daemon()
     {
-        return crate::faces::daemon::bridge::run(crate::faces::daemon::Hello::of_client(
-            workdir,
-            cli.sandbox,
+        let hello = crate::faces::daemon::Hello::of_client(
+            workdir.clone(),
+            cli.sandbox.clone(),
             edit_tools,
-        ))
-        .await;
+        );
+        // A daemon with other settings (data directory, configuration,
+        // downloads) would answer with its own: serve in process instead.
+        match crate::faces::daemon::bridge::accepts(&hello).await {
+            Ok(false) => tracing::info!("the daemon has other settings; serving in process"),
+            _ => return crate::faces::daemon::bridge::run(hello).await,
+        }
     }
     if cli.uses_daemon()
         && let Some(call) = answer::as_tool_call(&cli.command)
     {
-        return match call {
+        match call {
             Ok((tool, args)) => {
-                // The working directory is the root, as for `sightline mcp`
-                // started there, so that the CLI shares that session's servers.
+                // As in process, the root is `--root` alone: without it each
+                // file is served under its own project's root.
+                let root = cli.root.as_deref().map(absolute);
                 let hello =
-                    crate::faces::daemon::Hello::of_client(workdir, cli.sandbox.clone(), false);
-                answer::through_daemon(&hello, tool, args, cli.json).await
+                    crate::faces::daemon::Hello::of_client(root, cli.sandbox.clone(), false);
+                if let Some(status) = answer::through_daemon(&hello, tool, args, cli.json).await {
+                    return status;
+                }
+                tracing::info!("the daemon has other settings; answering in process");
             }
-            Err(e) => answer::print_tool_answer(Err(e), cli.json),
-        };
+            Err(e) => return answer::print_tool_answer(Err(e), cli.json),
+        }
     }
     let config = match crate::config::Config::load(workdir.as_deref()) {
         Ok(c) => c,

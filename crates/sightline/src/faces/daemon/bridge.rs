@@ -142,6 +142,48 @@ fn draining(msg: &Value) -> bool {
     msg.pointer("/error/data/sightline") == Some(&json!("draining"))
 }
 
+fn other_settings(msg: &Value) -> bool {
+    msg.pointer("/error/data/sightline") == Some(&json!(super::SETTINGS_DIFFER))
+}
+
+/// Whether the daemon (started when none runs) takes a session of this
+/// client: `Ok(false)` when it has other settings, so that the client
+/// answers in process. A draining daemon is waited out (three times at
+/// most).
+pub async fn accepts(hello: &Hello) -> Result<bool, DaemonError> {
+    for _ in 0..3 {
+        let stream = connect_or_start().await?;
+        let (r, mut w) = stream.into_split();
+        let mut lines = BufReader::new(r).lines();
+        let init = with_hello(
+            json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": { "name": "sightline-probe", "version": env!("CARGO_PKG_VERSION") } } }),
+            hello,
+        );
+        let io = |e: std::io::Error| DaemonError::Io(e.to_string());
+        w.write_all(format!("{init}\n").as_bytes())
+            .await
+            .map_err(io)?;
+        let answer = loop {
+            let Some(line) = lines.next_line().await.map_err(io)? else {
+                return Err(DaemonError::Io("the daemon closed the connection".into()));
+            };
+            let msg: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
+            if msg.get("id") == Some(&json!(1)) {
+                break msg;
+            }
+        };
+        let _ = w.shutdown().await;
+        if draining(&answer) {
+            wait_gone(&paths::socket()).await;
+            continue;
+        }
+        return Ok(!other_settings(&answer));
+    }
+    Err(DaemonError::Io("the daemon kept draining".into()))
+}
+
 /// Bridges stdin/stdout to the daemon until stdin closes; the exit status.
 pub async fn run(hello: Hello) -> i32 {
     match bridge(hello).await {
@@ -282,6 +324,8 @@ pub struct ToolAnswer {
     pub is_error: bool,
     /// Its structured content, when asked for (`json`).
     pub json: Option<Value>,
+    /// Whether it is a diagnostics answer that lists an error.
+    pub errors: bool,
 }
 
 /// Whether a tool only reads, so that a call the daemon took down with it
@@ -307,12 +351,20 @@ pub async fn call_tool(
     progress: &dyn crate::progress::Progress,
 ) -> Result<Option<ToolAnswer>, DaemonError> {
     let mut tries = if read_only(tool) { 2 } else { 1 };
+    let mut drained = 0;
     loop {
         tries -= 1;
         match call_once(hello, start, tool, &arguments, json, progress).await {
-            Err(Gone::Draining) => {
+            Err(Gone::Draining) if drained < 3 => {
+                drained += 1;
                 wait_gone(&paths::socket()).await;
                 tries += 1;
+            }
+            Err(Gone::Draining) => {
+                return Err(DaemonError::Io("the daemon kept draining".into()));
+            }
+            Err(Gone::Lost(DaemonError::OtherSettings)) => {
+                return Err(DaemonError::OtherSettings);
             }
             Err(Gone::Lost(e)) if tries == 0 => return Err(e),
             Err(Gone::Lost(e)) => {
@@ -400,6 +452,9 @@ async fn call_once(
             if draining(&msg) {
                 break Err(Gone::Draining);
             }
+            if other_settings(&msg) {
+                break Err(Gone::Lost(DaemonError::OtherSettings));
+            }
             if let Some(e) = msg.get("error") {
                 // The session's own failure (a bad project file): the
                 // answer, as in process.
@@ -407,6 +462,7 @@ async fn call_once(
                 break Ok(Some(ToolAnswer {
                     text: format!("error: {message}"),
                     is_error: true,
+                    errors: false,
                     json: json
                         .then(|| json!({ "error": { "kind": "bad_input", "message": message } })),
                 }));
@@ -423,6 +479,7 @@ async fn call_once(
                     ),
                     text,
                     is_error: true,
+                    errors: false,
                 }));
             }
             break Ok(Some(ToolAnswer {
@@ -433,6 +490,10 @@ async fn call_once(
                     .to_owned(),
                 is_error: msg.pointer("/result/isError") == Some(&json!(true)),
                 json: msg.pointer("/result/structuredContent").cloned(),
+                errors: msg
+                    .pointer("/result/_meta")
+                    .and_then(|m| m.get(crate::faces::mcp::ERRORS_KEY))
+                    == Some(&json!(true)),
             }));
         }
     };

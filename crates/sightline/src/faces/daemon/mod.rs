@@ -30,6 +30,10 @@ pub enum DaemonError {
     /// No daemon answered in time.
     #[error("daemon: no daemon answered on {0} within {1} s")]
     Unreachable(String, u64),
+    /// The running daemon has other settings ([`SETTINGS_ENV`]) than this
+    /// client; the client answers in process.
+    #[error("daemon: the running daemon has other settings")]
+    OtherSettings,
 }
 
 /// What a client tells the daemon in `initialize`
@@ -54,7 +58,35 @@ pub struct Hello {
     /// daemon does not drain for it.
     #[serde(default)]
     pub control: bool,
+    /// The client's [`SETTINGS_ENV`]: a daemon whose own differ refuses the
+    /// session, and the client answers in process.
+    #[serde(default)]
+    pub settings: Vec<(String, Option<String>)>,
 }
+
+/// The environment that sets what an engine does and that the daemon reads
+/// from its own environment: the data directory (installs and trust), the
+/// user configuration, whether servers may be installed. A client whose
+/// values differ from the daemon's would silently get the daemon's.
+pub const SETTINGS_ENV: &[&str] = &[
+    "SIGHTLINE_DATA_DIR",
+    "SIGHTLINE_CONFIG",
+    "SIGHTLINE_DISABLE_LSP_DOWNLOAD",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "HOME",
+];
+
+/// This process's [`SETTINGS_ENV`].
+pub fn settings_env() -> Vec<(String, Option<String>)> {
+    SETTINGS_ENV
+        .iter()
+        .map(|k| ((*k).to_owned(), std::env::var(k).ok()))
+        .collect()
+}
+
+/// The error data of a session refused for its settings.
+pub const SETTINGS_DIFFER: &str = "settings";
 
 impl Hello {
     /// This process as a client working in `root`: its PATH and build.
@@ -70,6 +102,7 @@ impl Hello {
                 .map(|v| std::path::absolute(PathBuf::from(&v)).unwrap_or_else(|_| v.into())),
             build: build_id(),
             control: false,
+            settings: settings_env(),
         }
     }
 
@@ -84,6 +117,7 @@ impl Hello {
             virtual_env: None,
             build: build_id(),
             control: true,
+            settings: Vec::new(),
         }
     }
 }

@@ -349,6 +349,13 @@ impl ServerHandler for Session {
                 Some(json!({ "sightline": "draining" })),
             ));
         }
+        if !hello.control && hello.settings != crate::faces::daemon::settings_env() {
+            tracing::warn!("daemon: a client with other settings; it answers in process");
+            return Err(ErrorData::invalid_request(
+                "sightline daemon: the client's settings (data directory, configuration, downloads) differ from the daemon's",
+                Some(json!({ "sightline": crate::faces::daemon::SETTINGS_DIFFER })),
+            ));
+        }
         let (engine, config_edit_tools) = self
             .daemon
             .engines

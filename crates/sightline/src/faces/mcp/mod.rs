@@ -38,8 +38,8 @@ use tools::tools;
 /// structured content (`true`).
 pub const JSON_META: &str = "sightline/json";
 
-/// Set (`true`) in that JSON when a diagnostics answer lists an error, for
-/// the CLI's exit status; the CLI removes it before printing.
+/// Set (`true`) in a result's `_meta` when a diagnostics answer lists an
+/// error, for the CLI's exit status through the daemon.
 pub const ERRORS_KEY: &str = "sightline/errors";
 
 /// The MCP face of an [`Engine`].
@@ -179,12 +179,15 @@ impl ServerHandler for Sightline {
         let result = match outcome? {
             Ok(answered) => {
                 let mut r = CallToolResult::success(vec![ContentBlock::text(answered.text)]);
-                r.structured_content = answered.json.map(|mut j| {
-                    if answered.errors {
-                        j[ERRORS_KEY] = serde_json::Value::Bool(true);
-                    }
-                    j
-                });
+                r.structured_content = answered.json;
+                // The CLI's exit status through the daemon: the text is
+                // capped and cannot tell.
+                if answered.errors {
+                    let mut meta = rmcp::model::MetaObject::default();
+                    meta.0
+                        .insert(ERRORS_KEY.into(), serde_json::Value::Bool(true));
+                    r.meta = Some(meta);
+                }
                 r
             }
             Err(e) => {
