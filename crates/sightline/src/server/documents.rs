@@ -274,6 +274,13 @@ impl LspServer {
         docs.close_idle(&self.client, self.budgets.idle_document)?;
         let (mut doc, how) =
             docs.sync(&self.client, path, text, (seq, pushes), self.open_limit())?;
+        // Opened with text the watch could not have seen change (a path it
+        // does not cover): what the server sees may have changed, so no
+        // kept definition counts (`memo`), even where opening alone would
+        // change nothing.
+        if how == Synced::Opened && self.watch.as_ref().is_none_or(|w| !w.covers(path)) {
+            docs.generation += 1;
+        }
         // Another file changed on disk: a push server's last publish for this
         // unchanged version may predate it (gopls kept a fixed dependency's
         // error), so the same text goes again as a new version and only a

@@ -418,14 +418,19 @@ async fn call_once(
     w.write_all(format!("{init}\n").as_bytes())
         .await
         .map_err(lost)?;
+    // Every way out below ends the spinner.
     // The spinner's key: an install's, when the daemon installs, so that
     // a terminal-less run still prints what it does (as in process).
     let mut shown: Option<(&'static str, String)> = None;
     let answer = loop {
-        let Some(line) = lines.next_line().await.map_err(lost)? else {
-            break Err(Gone::Lost(DaemonError::Io(
-                "the daemon closed the connection".into(),
-            )));
+        let line = match lines.next_line().await {
+            Ok(Some(line)) => line,
+            Ok(None) => {
+                break Err(Gone::Lost(DaemonError::Io(
+                    "the daemon closed the connection".into(),
+                )));
+            }
+            Err(e) => break Err(lost(e)),
         };
         let msg: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
         if msg.get("method") == Some(&json!("notifications/progress")) {
@@ -436,7 +441,11 @@ async fn call_once(
             match &mut shown {
                 Some((key, last)) => {
                     progress.update(key, message);
-                    *last = message.to_owned();
+                    // An install's spinner ends with what the install said
+                    // last ("installed …"), not what came after it.
+                    if !key.starts_with("install") || message.starts_with("install") {
+                        *last = message.to_owned();
+                    }
                 }
                 None => {
                     let key = if message.starts_with("install") {
@@ -467,9 +476,9 @@ async fn call_once(
                         .then(|| json!({ "error": { "kind": "bad_input", "message": message } })),
                 }));
             }
-            w.write_all(format!("{done}\n{call}\n").as_bytes())
-                .await
-                .map_err(lost)?;
+            if let Err(e) = w.write_all(format!("{done}\n{call}\n").as_bytes()).await {
+                break Err(lost(e));
+            }
         } else if msg.get("id") == Some(&json!(2)) {
             if let Some(e) = msg.get("error") {
                 let text = format!("error: {}", e["message"].as_str().unwrap_or("?"));
