@@ -660,3 +660,71 @@ fn a_client_with_other_settings_answers_in_process_not_with_the_daemon_s() {
     );
     assert_eq!(dirs.daemon_pid(), daemon);
 }
+
+#[test]
+fn ctrl_c_on_a_cli_call_through_the_daemon_exits_2_and_the_daemon_goes_on() {
+    use super::fake;
+    // A server that never answers `definition`, so the call is in flight.
+    let p = fake::project(json!({ "rules": [
+        { "method": "textDocument/definition", "actions": ["hang"] },
+    ] }));
+    let dirs = Dirs::new();
+    let config = p.path("user-config.json");
+    std::fs::write(
+        &config,
+        json!({ "lsp": { "fake": {
+            "command": [fake::fake_bin(), "serve"],
+            "extensions": [".fake"],
+        } } })
+        .to_string(),
+    )
+    .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let cli = |args: &[&str]| {
+        let mut cmd = Command::new(sightline_bin());
+        cmd.args(args)
+            .current_dir(p.root())
+            .env("SIGHTLINE_CONFIG", &config)
+            .env("SIGHTLINE_DATA_DIR", data.path())
+            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (k, v) in dirs.env() {
+            cmd.env(k, v);
+        }
+        cmd
+    };
+    let mut call = cli(&["definition", "a.fake:2:1"]).spawn().unwrap();
+    assert!(
+        wait_until(Duration::from_secs(30), || fake::received(
+            &p,
+            "textDocument/definition"
+        ) >= 1),
+        "the definition never reached the server: {}",
+        fake::log(&p)
+    );
+    let daemon = dirs.daemon_pid();
+    let interrupted = Command::new("kill")
+        .args(["-INT", &call.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    // Waited on with a bound only so that a hang fails instead of stalling.
+    assert!(
+        wait_until(Duration::from_secs(10), || call
+            .try_wait()
+            .unwrap()
+            .is_some()),
+        "the CLI call did not end on SIGINT"
+    );
+    assert_eq!(call.wait().unwrap().code(), Some(2));
+    // The daemon and its server go on: the next question is answered.
+    let out = cli(&["diagnostics", "a.fake"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        fake::A_DIAGS,
+        "{out:?}"
+    );
+    assert_eq!(dirs.daemon_pid(), daemon);
+}

@@ -346,7 +346,13 @@ pub async fn run(cli: Cli) -> i32 {
                 let root = cli.root.as_deref().map(absolute);
                 let hello =
                     crate::faces::daemon::Hello::of_client(root, cli.sandbox.clone(), false);
-                if let Some(status) = answer::through_daemon(&hello, tool, args, cli.json).await {
+                // Ctrl-C or SIGTERM ends the call as in process (status 2);
+                // the connection closing ends the daemon's side of it.
+                let asked = tokio::select! {
+                    s = answer::through_daemon(&hello, tool, args, cli.json) => s,
+                    _ = interrupted() => Some(EXIT_FAILED),
+                };
+                if let Some(status) = asked {
                     return status;
                 }
                 tracing::info!("the daemon has other settings; answering in process");
