@@ -244,23 +244,24 @@ pub async fn daemon(action: Option<&crate::faces::cli::DaemonAction>, json: bool
     }
 }
 
-/// Waits (30 s at most) until process `pid` has exited: gone, or a zombie
-/// nobody has reaped yet.
+/// Waits (30 s at most) until process `pid` has exited. The daemon is not
+/// this process's child, so its exit is heard through a pidfd, which
+/// becomes readable when the process exits (reaped or not).
 async fn wait_exit(pid: u32) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::time::Instant::now() < deadline {
-        let running = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .map(|(_, rest)| rest.trim_start().to_owned())
-            })
-            .is_some_and(|rest| !rest.starts_with('Z') && !rest.starts_with('X'));
-        if !running {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
+    if fd < 0 {
+        // Already gone (ESRCH), or a kernel without pidfds: nothing to wait on.
+        return;
     }
+    // SAFETY: `fd` was just returned by pidfd_open and is owned by no one else.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    // SAFETY: the AsyncFd owns the fd, so it stays open while registered.
+    let Ok(fd) = (unsafe { tokio::io::unix::AsyncFd::register(fd) }) else {
+        return;
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), fd.readable()).await;
 }
 
 /// The status JSON as lines for a person.

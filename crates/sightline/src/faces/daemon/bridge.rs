@@ -138,6 +138,16 @@ fn with_hello(mut msg: Value, hello: &Hello) -> Value {
     msg
 }
 
+/// The `initialize` request (id 1) of a one-call session, with `hello`.
+fn initialize(hello: &Hello, client: &str) -> Value {
+    with_hello(
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": client, "version": env!("CARGO_PKG_VERSION") } } }),
+        hello,
+    )
+}
+
 fn draining(msg: &Value) -> bool {
     msg.pointer("/error/data/sightline") == Some(&json!("draining"))
 }
@@ -155,12 +165,7 @@ pub async fn accepts(hello: &Hello) -> Result<bool, DaemonError> {
         let stream = connect_or_start().await?;
         let (r, mut w) = stream.into_split();
         let mut lines = BufReader::new(r).lines();
-        let init = with_hello(
-            json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": { "name": "sightline-probe", "version": env!("CARGO_PKG_VERSION") } } }),
-            hello,
-        );
+        let init = initialize(hello, "sightline-probe");
         let io = |e: std::io::Error| DaemonError::Io(e.to_string());
         w.write_all(format!("{init}\n").as_bytes())
             .await
@@ -401,12 +406,7 @@ async fn call_once(
     };
     let (r, mut w) = stream.into_split();
     let mut lines = BufReader::new(r).lines();
-    let init = with_hello(
-        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": { "name": "sightline-cli", "version": env!("CARGO_PKG_VERSION") } } }),
-        hello,
-    );
+    let init = initialize(hello, "sightline-cli");
     let mut meta = json!({ "progressToken": "sightline-cli" });
     if json {
         meta[crate::faces::mcp::JSON_META] = json!(true);
