@@ -1,7 +1,9 @@
 //! Replay: one scripted, agent-like session on a pinned real project, asked
 //! through sightline's library `Engine` (in-process) and through the bare
 //! direct client of `sightline-test-support` on the same server binary, in
-//! one run, question by question (the two alternate which goes first).
+//! one run, question by question: the direct client, then sightline, each
+//! with the other side's servers stopped while it asks (see `Paused` and
+//! `alternate`).
 //!
 //! Projects (the soak test's): click 8.5.1 with pyright, mobx 6.16.1's `src/`
 //! with typescript-language-server, memchr 2.8.3 with rust-analyzer. Each gets
@@ -13,7 +15,8 @@
 //! cycles (an error appended on disk, diagnostics, the file reverted,
 //! diagnostics again).
 //!
-//! Printed per kind: median and p95 of both, the ratio of the medians; the
+//! Printed per kind: median and p95 of both, the ratio of the medians and
+//! the median of the question-by-question ratios ("paired"); the
 //! cold first answer of both (from spawning the server, or creating the
 //! engine, to the first non-empty definition); the servers' resident memory
 //! at the end (VmRSS summed over each server's process tree); and this bench
@@ -35,7 +38,10 @@
 //! sandbox mode; `SIGHTLINE_REPLAY_FACE=mcp` asks sightline's side as an
 //! agent does, through `sightline mcp` and the daemon it starts (its own
 //! RSS is then the daemon's and the bridge's; the table's budgets and the
-//! two options above do not reach it).
+//! two options above do not reach it). `SIGHTLINE_REPLAY_ALTERNATE=1`
+//! alternates which side asks first, `SIGHTLINE_REPLAY_TOGETHER=1` keeps both
+//! sides' servers running throughout (the designs of earlier runs), and
+//! `SIGHTLINE_REPLAY_DUMP=FILE` writes every question's two times.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -660,6 +666,65 @@ async fn through(ws: &Engine, root: &Path, files: &[String], q: Q, spots: &[Spot
     }
 }
 
+/// The direct client's server and its children.
+fn direct_pids_now(direct: &DirectSide) -> Vec<u32> {
+    std::iter::once(direct.d.pid())
+        .chain(descendants(direct.d.pid()))
+        .collect()
+}
+
+/// One side's server processes, stopped (`SIGSTOP`) while the other side
+/// asks and continued after. Run side by side on this 2-core machine, the
+/// side that asked second was measured slower whichever it was (pyright:
+/// the second's definition median 0.9 ms over the first's, paired question
+/// by question), because the first side's server goes on checking files
+/// after it answers, on a core the second needs. A user's machine runs one
+/// of them. `SIGHTLINE_REPLAY_TOGETHER=1` keeps both running.
+struct Paused(Vec<u32>);
+
+impl Paused {
+    fn all(pids: Vec<u32>) -> Paused {
+        Paused(if std::env::var_os("SIGHTLINE_REPLAY_TOGETHER").is_some() {
+            Vec::new()
+        } else {
+            pids
+        })
+    }
+
+    /// Stops them until the guard drops.
+    fn stop(&self) -> Stopped<'_> {
+        for &p in &self.0 {
+            // SAFETY: `kill` only sends a signal.
+            unsafe { libc::kill(p as i32, libc::SIGSTOP) };
+        }
+        Stopped(&self.0)
+    }
+}
+
+struct Stopped<'a>(&'a [u32]);
+
+impl Drop for Stopped<'_> {
+    fn drop(&mut self) {
+        for &p in self.0 {
+            // SAFETY: as above.
+            unsafe { libc::kill(p as i32, libc::SIGCONT) };
+        }
+    }
+}
+
+/// Whether the side that asks first alternates question by question
+/// (`SIGHTLINE_REPLAY_ALTERNATE=1`) rather than the direct client always
+/// asking first. Alternating orders the asks D S S D D S: each side asks
+/// twice in a row, then waits through two of the other's, and pyright
+/// answers a question that follows a wait slower (timers it set after
+/// the last question fire first): question by question, the side that asked
+/// after the wait was 0.9-1.3 ms slower on the median definition, whichever
+/// it was. Strictly in turn (D S D S), each side waits through one of the
+/// other's.
+fn alternate() -> bool {
+    std::env::var_os("SIGHTLINE_REPLAY_ALTERNATE").is_some()
+}
+
 fn tree_rss(pids: &[u32]) -> u64 {
     pids.iter().map(|p| rss_kib_of(*p).unwrap_or(0)).sum()
 }
@@ -732,6 +797,8 @@ fn run(setup: Setup) {
         let mut local = vec![true; spots.len()];
         let mut edit_line = 0;
         let mut originals: HashMap<PathBuf, String> = HashMap::new();
+        let mut dump =
+            std::env::var_os("SIGHTLINE_REPLAY_DUMP").map(|p| std::fs::File::create(p).unwrap());
         for (k, q) in questions.iter().enumerate() {
             if let Q::References(s) = q
                 && setup.local_references
@@ -760,21 +827,49 @@ fn run(setup: Setup) {
                     }
                 }
             }
-            let ask_direct = |direct: &mut DirectSide| {
-                let t = Instant::now();
-                let ok = direct.ask(*q, &spots, edit_line);
-                (t.elapsed(), ok)
-            };
-            let early = (k % 2 == 0).then(|| ask_direct(&mut direct));
-            let t = Instant::now();
-            let (ok, is_local) = ws.ask(&root, &files, *q, &spots).await;
-            let st = t.elapsed();
-            let (dt, direct_ok) = match early {
-                Some(x) => x,
-                None => ask_direct(&mut direct),
-            };
+            // Each side asks with the other side's servers stopped, as on
+            // a machine that runs one of them (see `Paused`), and reads its
+            // own servers' memory right after it asked, so that each side
+            // waits through the same work between two of its questions.
+            // Both servers' memory after every question: a node or Java
+            // server's RSS rises and falls with its garbage collector, so
+            // one reading at the end says little.
+            let direct_first = k % 2 == 0 || !alternate();
+            let (mut dt, mut direct_ok) = (Duration::ZERO, false);
+            let (mut st, mut ok, mut is_local) = (Duration::ZERO, false, false);
+            for direct_turn in [direct_first, !direct_first] {
+                if direct_turn {
+                    let ours = Paused::all(ws.server_pids(&direct_pids));
+                    let stopped = ours.stop();
+                    let t = Instant::now();
+                    direct_ok = direct.ask(*q, &spots, edit_line);
+                    dt = t.elapsed();
+                    drop(stopped);
+                    rss_samples.0.push(tree_rss(&direct_pids_now(&direct)));
+                } else {
+                    let theirs = Paused::all(direct_pids_now(&direct));
+                    let stopped = theirs.stop();
+                    let t = Instant::now();
+                    (ok, is_local) = ws.ask(&root, &files, *q, &spots).await;
+                    st = t.elapsed();
+                    drop(stopped);
+                    rss_samples.1.push(tree_rss(&ws.server_pids(&direct_pids)));
+                }
+            }
             if let Q::Definition(s) = q {
                 local[*s] = is_local;
+            }
+            if let Some(f) = dump.as_mut() {
+                use std::io::Write;
+                writeln!(
+                    f,
+                    "{k} {} {} {} {}",
+                    q.kind(),
+                    dt.as_micros(),
+                    st.as_micros(),
+                    k % 2
+                )
+                .unwrap();
             }
             let e = times.entry(q.kind()).or_default();
             e.0.push(dt);
@@ -782,15 +877,6 @@ fn run(setup: Setup) {
             let m = misses.entry(q.kind()).or_default();
             m.0 += usize::from(!direct_ok);
             m.1 += usize::from(!ok);
-            // Both servers' memory after every question: a node or Java
-            // server's RSS rises and falls with its garbage collector, so
-            // one reading at the end says little.
-            let ours = ws.server_pids(&direct_pids);
-            let theirs: Vec<u32> = std::iter::once(direct.d.pid())
-                .chain(descendants(direct.d.pid()))
-                .collect();
-            rss_samples.0.push(tree_rss(&theirs));
-            rss_samples.1.push(tree_rss(&ours));
         }
         let rss_end = rss_kib() + ws.own_rss();
         let server_rss = tree_rss(&ws.server_pids(&direct_pids));
@@ -815,21 +901,32 @@ fn run(setup: Setup) {
         started.elapsed().as_secs_f64()
     );
     println!(
-        "  {:<18} {:>4} {:>11} {:>11} {:>11} {:>11} {:>7}",
-        "kind", "n", "direct p50", "direct p95", "sightl p50", "sightl p95", "ratio"
+        "  {:<18} {:>4} {:>11} {:>11} {:>11} {:>11} {:>7} {:>7}",
+        "kind", "n", "direct p50", "direct p95", "sightl p50", "sightl p95", "ratio", "paired"
     );
     for (kind, (mut d, mut s)) in times {
         let n = d.len();
+        // The median of the question-by-question ratios: steadier than the
+        // ratio of the medians, which moves with whichever questions land
+        // next to the middle.
+        let mut each: Vec<f64> = d
+            .iter()
+            .zip(&s)
+            .map(|(d, s)| s.as_secs_f64() / d.as_secs_f64().max(1e-9))
+            .collect();
+        each.sort_by(f64::total_cmp);
+        let paired = each.get(each.len() / 2).copied().unwrap_or(f64::NAN);
         let (d50, d95) = (pct(&mut d, 0.5), pct(&mut d, 0.95));
         let (s50, s95) = (pct(&mut s, 0.5), pct(&mut s, 0.95));
         let (dm, sm) = misses[kind];
         println!(
-            "  {kind:<18} {n:>4} {:>8.2} ms {:>8.2} ms {:>8.2} ms {:>8.2} ms {:>6.2}x{}",
+            "  {kind:<18} {n:>4} {:>8.2} ms {:>8.2} ms {:>8.2} ms {:>8.2} ms {:>6.2}x {:>6.2}x{}",
             ms(d50),
             ms(d95),
             ms(s50),
             ms(s95),
             s50.as_secs_f64() / d50.as_secs_f64(),
+            paired,
             if dm + sm > 0 {
                 format!("  (empty/failed: direct {dm}, sightline {sm})")
             } else {

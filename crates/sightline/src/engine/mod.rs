@@ -60,6 +60,9 @@ pub struct Options {
     /// pointed at its interpreter and get it in their environment. The
     /// default is this process's; the daemon passes each client's own.
     pub virtual_env: Option<PathBuf>,
+    /// The rest of the user's environment that servers see
+    /// (`pool::env::SERVER_ENV`); the default is this process's.
+    pub server_env: crate::pool::env::ServerEnv,
 }
 
 impl Default for Options {
@@ -78,6 +81,7 @@ impl Default for Options {
             virtual_env: std::env::var_os("VIRTUAL_ENV")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
+            server_env: crate::pool::env::of_this_process(),
         }
     }
 }
@@ -152,7 +156,8 @@ impl Engine {
             options.search_path,
             downloads,
         )
-        .with_virtual_env(options.virtual_env);
+        .with_virtual_env(options.virtual_env)
+        .with_server_env(options.server_env);
         Engine {
             root,
             pool,

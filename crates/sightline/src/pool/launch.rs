@@ -75,6 +75,8 @@ impl Pool {
             .iter()
             .map(|v| ("VIRTUAL_ENV".to_owned(), v.display().to_string()))
             .collect();
+        let (client_env, env_remove) = super::env::split(&self.server_env);
+        env.extend(client_env);
         env.extend(settings.map(|s| s.env.clone()).unwrap_or_default());
         env.extend(crate::sandbox::private_env(&tmp, spec.quirks.private_env));
         let launch = Launch {
@@ -84,6 +86,7 @@ impl Pool {
             init,
             tmp: Some(tmp),
             virtual_env: self.virtual_env.clone(),
+            env_remove,
         };
         let key = format!("start {} {}", spec.id, root.display());
         progress.begin(

@@ -14,6 +14,7 @@ use crate::server::LspServer;
 use crate::servers::install;
 use crate::servers::{Budgets, ServerSpec};
 
+pub mod env;
 mod health;
 mod launch;
 
@@ -31,6 +32,8 @@ pub struct Pool {
     downloads: bool,
     /// The user's virtualenv, for the servers' environment and settings.
     virtual_env: Option<PathBuf>,
+    /// The client's environment for servers (`env`).
+    server_env: env::ServerEnv,
     reaper: OnceLock<()>,
 }
 
@@ -57,6 +60,7 @@ impl Pool {
             search_path,
             downloads,
             virtual_env: None,
+            server_env: Vec::new(),
             reaper: OnceLock::new(),
         }
     }
@@ -64,6 +68,12 @@ impl Pool {
     /// The same pool, starting servers for a user working in `virtual_env`.
     pub fn with_virtual_env(mut self, virtual_env: Option<PathBuf>) -> Self {
         self.virtual_env = virtual_env;
+        self
+    }
+
+    /// The same pool, giving servers the client's `server_env`.
+    pub fn with_server_env(mut self, server_env: env::ServerEnv) -> Self {
+        self.server_env = server_env;
         self
     }
 

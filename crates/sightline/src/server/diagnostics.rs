@@ -49,6 +49,7 @@ impl LspServer {
                 ),
             }
         }
+        self.save_once(path)?;
         self.wait_loaded().await?;
         let deadline = tokio::time::Instant::now() + self.budgets.document;
         let mut rx = self.state.subscribe();

@@ -295,22 +295,12 @@ impl LspServer {
         // A check on save runs when content changed: this file, or any file
         // on disk (rust-analyzer re-reads those through the watch, but its
         // last `cargo check` saw the old ones). Opening an unchanged file is
-        // no save, except the first time, so that some check has run.
-        let save = match how {
-            Synced::Changed => true,
-            Synced::Opened => self.state.with(|s| !s.saved),
-            Synced::Unchanged => false,
-        } || !changed.is_empty();
-        if self.check_on_save && save {
-            let uri = path_to_uri_string(path).unwrap_or_default();
-            self.state.with(|s| {
-                s.saved_at = s.seq;
-                s.saved = true;
-            });
-            self.client.notify(
-                "textDocument/didSave",
-                json!({ "textDocument": { "uri": uri } }),
-            )?;
+        // no save: the first diagnostics question saves when nothing has
+        // (`save_once`). Saving at the first open started a `cargo check`
+        // beside rust-analyzer's loading of the workspace, and a first
+        // definition waited for the two sharing the cores.
+        if how == Synced::Changed || !changed.is_empty() {
+            self.save(path)?;
         }
         if how != Synced::Unchanged {
             tracing::debug!(
@@ -321,6 +311,33 @@ impl LspServer {
             );
         }
         Ok(doc)
+    }
+
+    /// Sends `didSave` for `path` to a server that checks on save (see
+    /// `Quirks::check_on_save`); nothing to others.
+    pub(crate) fn save(&self, path: &Path) -> Result<(), ToolError> {
+        if !self.check_on_save {
+            return Ok(());
+        }
+        let uri = path_to_uri_string(path).unwrap_or_default();
+        self.state.with(|s| {
+            s.saved_at = s.seq;
+            s.saved = true;
+        });
+        self.client.notify(
+            "textDocument/didSave",
+            json!({ "textDocument": { "uri": uri } }),
+        )?;
+        Ok(())
+    }
+
+    /// Saves `path` when nothing has been saved since the server started,
+    /// so that a diagnostics answer has a check to wait for.
+    pub(crate) fn save_once(&self, path: &Path) -> Result<(), ToolError> {
+        if self.state.with(|s| s.saved) {
+            return Ok(());
+        }
+        self.save(path)
     }
 
     /// Tells the server about files changed on disk since the last question,

@@ -33,6 +33,8 @@ pub struct Launch {
     pub tmp: Option<PathBuf>,
     /// The user's virtualenv, whose interpreter pyright is pointed at.
     pub virtual_env: Option<PathBuf>,
+    /// Variables removed from its environment (the client has none).
+    pub env_remove: Vec<String>,
 }
 
 /// The `initialize` params sightline sends; public so that the benchmarks'
@@ -104,6 +106,7 @@ impl LspServer {
         if launch.virtual_env.is_none() {
             config.env_remove.push("VIRTUAL_ENV".to_owned());
         }
+        config.env_remove.extend(launch.env_remove);
         let initialization_options = launch.init;
         let check_on_save =
             spec.quirks.check_on_save.is_some() && !check_turned_off(&initialization_options);

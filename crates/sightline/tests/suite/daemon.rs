@@ -625,6 +625,51 @@ fn each_client_s_virtualenv_gets_an_engine_of_its_own() {
 }
 
 #[test]
+fn each_client_s_pythonpath_reaches_only_its_own_servers() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        ("app.py", "import only_on_the_path\n"),
+    ]);
+    // A package outside the project that only PYTHONPATH finds: pyright asks
+    // its interpreter for `sys.path`, which the variable extends.
+    let extra = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(extra.path().join("only_on_the_path")).unwrap();
+    std::fs::write(extra.path().join("only_on_the_path/__init__.py"), "").unwrap();
+    let root = p.root().display().to_string();
+    let file = p.path("app.py").display().to_string();
+    let ask = |pythonpath: Option<&Path>| {
+        let mut cmd = Command::new(sightline_bin());
+        cmd.args(["--root", &root, "diagnostics", &file])
+            .env("PATH", path_with_tools())
+            .env_remove("VIRTUAL_ENV")
+            .stdin(Stdio::null());
+        for (k, v) in dirs.env() {
+            cmd.env(k, v);
+        }
+        match pythonpath {
+            Some(v) => cmd.env("PYTHONPATH", v),
+            None => cmd.env_remove("PYTHONPATH"),
+        };
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    let unresolved = "Import \"only_on_the_path\" could not be resolved";
+    // The first client starts the daemon, with its PYTHONPATH in the
+    // daemon's own environment.
+    let with = ask(Some(extra.path()));
+    assert!(
+        with.starts_with("app.py:") && !with.contains(unresolved) && !with.contains("note:"),
+        "{with}"
+    );
+    // A client without it, same daemon and project: its server must not
+    // inherit the daemon's.
+    let without = ask(None);
+    assert!(without.contains(unresolved), "{without}");
+    assert_eq!(ask(Some(extra.path())), with);
+}
+
+#[test]
 fn a_client_with_other_settings_answers_in_process_not_with_the_daemon_s() {
     require("pyright-langserver");
     let dirs = Dirs::new();

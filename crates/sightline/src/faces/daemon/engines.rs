@@ -1,5 +1,5 @@
-//! The daemon's engines, one per (root, sandbox mode, PATH, virtualenv,
-//! configuration):
+//! The daemon's engines, one per (root, sandbox mode, PATH, virtualenv and
+//! the rest of the environment servers see, configuration):
 //! sessions whose servers would be identical share one engine and so one
 //! set of servers; any difference gets an engine of its own. The
 //! configuration counts with the project's trust, so that a `sightline
@@ -13,12 +13,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::engine::{Engine, Options};
 use crate::faces::daemon::Hello;
 
-/// Root, sandbox mode, PATH, virtualenv, and the configuration's fingerprint.
+/// Root, sandbox mode, PATH, virtualenv with the rest of the servers'
+/// environment, and the configuration's fingerprint.
 type Key = (
     Option<PathBuf>,
     Option<String>,
     Option<String>,
-    Option<PathBuf>,
+    (Option<PathBuf>, crate::pool::env::ServerEnv),
     u64,
 );
 
@@ -50,7 +51,7 @@ impl Engines {
             hello.root.clone(),
             hello.sandbox.clone(),
             hello.path.clone(),
-            hello.virtual_env.clone(),
+            (hello.virtual_env.clone(), hello.env.clone()),
             fingerprint,
         );
         let mut map = self.by_key.lock().unwrap_or_else(PoisonError::into_inner);
@@ -85,6 +86,7 @@ impl Engines {
                 .and_then(crate::sandbox::Mode::parse),
             search_path,
             virtual_env: hello.virtual_env.clone(),
+            server_env: hello.env.clone(),
             ..Options::default()
         }));
         map.insert(key, engine.clone());

@@ -52,6 +52,10 @@ pub struct Hello {
     /// Its `VIRTUAL_ENV`: Python servers use that environment's packages.
     #[serde(default)]
     pub virtual_env: Option<PathBuf>,
+    /// The rest of its environment that servers see
+    /// (`pool::env::SERVER_ENV`), unset ones as `None`.
+    #[serde(default)]
+    pub env: crate::pool::env::ServerEnv,
     /// Its build ([`build_id`]); a daemon of another build drains and exits.
     pub build: String,
     /// Only `sightline daemon status` or `stop`: any build may ask, and the
@@ -100,6 +104,7 @@ impl Hello {
             virtual_env: std::env::var_os("VIRTUAL_ENV")
                 .filter(|v| !v.is_empty())
                 .map(|v| std::path::absolute(PathBuf::from(&v)).unwrap_or_else(|_| v.into())),
+            env: crate::pool::env::of_this_process(),
             build: build_id(),
             control: false,
             settings: settings_env(),
@@ -115,6 +120,7 @@ impl Hello {
             edit_tools: false,
             path: None,
             virtual_env: None,
+            env: Vec::new(),
             build: build_id(),
             control: true,
             settings: Vec::new(),
