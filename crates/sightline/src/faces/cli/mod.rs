@@ -229,6 +229,10 @@ pub enum Command {
         #[command(subcommand)]
         /// What to ask the running daemon; without it, run the daemon.
         action: Option<DaemonAction>,
+        /// A pipe the daemon writes one byte to once it listens (given by
+        /// the client that starts it).
+        #[arg(long, hide = true)]
+        ready_fd: Option<i32>,
     },
 }
 
@@ -279,7 +283,7 @@ impl Cli {
     /// question that mirrors a tool, or `daemon status`/`stop`.
     pub fn daemon_client(&self) -> bool {
         match &self.command {
-            Command::Daemon { action } => action.is_some(),
+            Command::Daemon { action, .. } => action.is_some(),
             Command::Mcp { .. } => self.uses_daemon(),
             command => self.uses_daemon() && answer::as_tool_call(command).is_some(),
         }
@@ -318,8 +322,8 @@ pub async fn run(cli: Cli) -> i32 {
             Err(e) => print_out(&format!("error: cannot record trust: {e}\n"), EXIT_FAILED),
         };
     }
-    if let Command::Daemon { action } = &cli.command {
-        return crate::faces::cli::admin::daemon(action.as_ref(), cli.json).await;
+    if let Command::Daemon { action, ready_fd } = &cli.command {
+        return crate::faces::cli::admin::daemon(action.as_ref(), *ready_fd, cli.json).await;
     }
     if let Command::Mcp { edit_tools, .. } = cli.command
         && cli.uses_daemon()

@@ -25,30 +25,38 @@ const REINIT_ID: &str = "sightline-reinitialize";
 
 /// Connects to the daemon, starting one when none answers.
 pub async fn connect_or_start() -> Result<UnixStream, DaemonError> {
-    let socket = paths::socket();
+    use tokio::io::AsyncReadExt;
     if let Some(s) = connect_ours().await? {
         return Ok(s);
     }
-    start_daemon()?;
-    let deadline = Instant::now() + START_WAIT;
-    let mut restarted = Instant::now();
+    let deadline = tokio::time::Instant::now() + START_WAIT;
+    let unreachable =
+        || DaemonError::Unreachable(paths::socket().display().to_string(), START_WAIT.as_secs());
+    let mut lost = 0u32;
     loop {
+        let mut ready = start_daemon()?;
+        // One byte once it listens; the end of the pipe without one when it
+        // exits first, which it does at once when another daemon holds the
+        // lock.
+        let mut byte = [0u8; 1];
+        let said = tokio::time::timeout_at(deadline, ready.read(&mut byte))
+            .await
+            .map_err(|_| unreachable())?;
         if let Some(s) = connect_ours().await? {
             return Ok(s);
         }
-        if Instant::now() >= deadline {
-            return Err(DaemonError::Unreachable(
-                socket.display().to_string(),
-                START_WAIT.as_secs(),
-            ));
+        if tokio::time::Instant::now() >= deadline {
+            return Err(unreachable());
         }
-        // A daemon started while an old one still held the lock exits at
-        // once; start another now and then.
-        if restarted.elapsed() >= Duration::from_millis(500) {
-            restarted = Instant::now();
-            start_daemon()?;
+        if !matches!(said, Ok(1)) {
+            // The lock's holder is a daemon another client started a moment
+            // ago and that is binding the socket now, or one on its way out
+            // (a draining daemon leaves the socket, then the lock). Neither
+            // sends this client a signal, so the next start waits a little
+            // longer each time.
+            lost += 1;
+            tokio::time::sleep(Duration::from_millis(5 << lost.min(6))).await;
         }
-        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
@@ -69,37 +77,61 @@ async fn connect_ours() -> Result<Option<UnixStream>, DaemonError> {
     }
 }
 
+/// The descriptor the started daemon finds its ready pipe at.
+const READY_FD: i32 = 3;
+
 /// Starts `sightline daemon` detached: its own session, stdio to null and
 /// its log. Of several clients starting one at once, the lock lets one
-/// daemon through; the others exit at once.
-fn start_daemon() -> Result<(), DaemonError> {
+/// daemon through; the others exit at once. Returns the read end of a pipe
+/// on which the daemon writes one byte once it listens.
+fn start_daemon() -> Result<tokio::net::unix::pipe::Receiver, DaemonError> {
+    use std::os::fd::AsRawFd;
     let exe = std::env::current_exe().map_err(|e| DaemonError::Io(format!("current exe: {e}")))?;
+    let (tx, rx) =
+        tokio::net::unix::pipe::pipe().map_err(|e| DaemonError::Io(format!("ready pipe: {e}")))?;
+    let tx = tx
+        .into_blocking_fd()
+        .map_err(|e| DaemonError::Io(format!("ready pipe: {e}")))?;
+    let tx_raw = tx.as_raw_fd();
     let log = paths::open_log();
     let mut cmd = std::process::Command::new(exe);
     // Each client's virtualenv comes with its hello; the daemon's own
     // environment must not lend the first client's to everyone else.
     cmd.arg("daemon")
+        .arg(format!("--ready-fd={READY_FD}"))
         .env_remove("VIRTUAL_ENV")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log.map_or_else(Stdio::null, Stdio::from));
-    // SAFETY: setsid is async-signal-safe and touches only the child.
+    // SAFETY: setsid, dup2 and fcntl are async-signal-safe and touch only
+    // the child. The write end moves to READY_FD without close-on-exec (dup2
+    // clears it; a descriptor already there keeps it, so it is cleared).
     unsafe {
         use std::os::unix::process::CommandExt;
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             libc::setsid();
+            let moved = if tx_raw == READY_FD {
+                libc::fcntl(READY_FD, libc::F_SETFD, 0)
+            } else {
+                libc::dup2(tx_raw, READY_FD)
+            };
+            if moved < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
             Ok(())
         });
     }
     let child = cmd
         .spawn()
         .map_err(|e| DaemonError::Io(format!("starting the daemon: {e}")))?;
+    // Only the daemon holds the write end now: its exit ends the pipe.
+    drop(tx);
     // Reaped by a thread, so that it leaves no zombie while this client runs.
     std::thread::spawn(move || {
         let mut child = child;
         let _ = child.wait();
     });
-    Ok(())
+    Ok(rx)
 }
 
 /// Waits until the daemon at the socket is gone (it drains, then exits).

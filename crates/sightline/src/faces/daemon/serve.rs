@@ -67,9 +67,38 @@ struct Daemon {
     stop: tokio::sync::Notify,
 }
 
+/// The write end of the pipe on which the client that started this daemon
+/// waits for it to listen.
+pub struct Ready(Option<std::fs::File>);
+
+impl Ready {
+    /// Takes `fd` (`daemon --ready-fd`), closed on exec so that no server
+    /// holds it open.
+    pub fn take(fd: Option<i32>) -> Ready {
+        Ready(fd.filter(|fd| *fd > 2).and_then(|fd| {
+            // SAFETY: the fd is the one the starting client put there for
+            // this process alone; F_SETFD touches only its flags.
+            unsafe {
+                if libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) != 0 {
+                    return None;
+                }
+                Some(<std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd))
+            }
+        }))
+    }
+
+    /// Tells the client that the socket listens, and closes the pipe.
+    fn listening(&mut self) {
+        if let Some(mut f) = self.0.take() {
+            use std::io::Write;
+            let _ = f.write_all(b"!");
+        }
+    }
+}
+
 /// Runs the daemon until it exits; the exit status.
-pub async fn run() -> i32 {
-    match serve().await {
+pub async fn run(ready: Ready) -> i32 {
+    match serve(ready).await {
         Ok(()) => 0,
         Err(e) => {
             tracing::error!("{e}");
@@ -85,7 +114,7 @@ fn idle_exit() -> Duration {
         .map_or(IDLE_EXIT, Duration::from_secs)
 }
 
-async fn serve() -> Result<(), DaemonError> {
+async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
     let dir = paths::runtime_dir();
     paths::ensure_private(&dir)?;
     let io = |what: &str, e: std::io::Error| DaemonError::Io(format!("{what}: {e}"));
@@ -110,6 +139,7 @@ async fn serve() -> Result<(), DaemonError> {
         paths::runtime_dir().join("daemon.pid"),
         std::process::id().to_string(),
     );
+    ready.listening();
     tracing::info!(
         "daemon: pid {} listening on {} (build {})",
         std::process::id(),
