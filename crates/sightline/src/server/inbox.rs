@@ -48,6 +48,8 @@ pub struct Inner {
     pub indexed: bool,
     /// Work-done progress that has begun and not ended: token → title.
     pub progress: HashMap<String, String>,
+    /// How many of those have begun in all.
+    pub progress_begun: u64,
     /// What a server's own status notification says it is busy with
     /// (rust-analyzer's `experimental/serverStatus`, jdtls's `language/status`).
     pub busy: Option<String>,
@@ -315,6 +317,7 @@ impl Handler for ServerState {
                         "begin" if not_indexing => {}
                         "begin" => {
                             s.progress.insert(token, title);
+                            s.progress_begun += 1;
                         }
                         "end" => {
                             let was_check = s.checks.remove(&token);

@@ -117,10 +117,19 @@ impl LspServer {
             }
             if settled && !asked_while_settled {
                 asked_while_settled = true;
+                let begun = self.state.with(|s| s.progress_begun);
                 if let Ok(Ok(found)) = tokio::time::timeout_at(deadline, ask()).await
                     && !found.is_empty()
                 {
                     break Ok(found);
+                }
+                // Loading went on while it answered (rust-analyzer fetched
+                // the workspace again, built its crate graph and loaded proc
+                // macros, then failed the request with "content modified"):
+                // the next settled moment gets another question, not the
+                // end of its indexing, seconds later.
+                if self.state.with(|s| s.progress_begun) != begun {
+                    asked_while_settled = false;
                 }
             }
             asked_while_settled &= settled;

@@ -161,3 +161,44 @@ fn a_loading_server_that_keeps_reporting_is_not_asked_over_and_over() {
         ws.shutdown().await;
     });
 }
+
+#[test]
+fn a_definition_failed_by_a_reload_is_asked_again_while_the_server_indexes() {
+    // rust-analyzer at start: the definition asked once nothing runs meets a
+    // new fetch of the workspace (progress that begins and ends while it is
+    // answered) and fails with "content modified"; then it only indexes
+    // (a progress it answers during) and never says it has loaded. The
+    // definition is asked again at once, not after the indexing.
+    let spec: &'static ServerSpec = Box::leak(Box::new(ServerSpec {
+        id: "fake-reloading",
+        quirks: Quirks {
+            ready_on_status: true,
+            answers_while: &["Indexing"],
+            ..Quirks::NONE
+        },
+        ..FAKE
+    }));
+    let progress = |token: &str, value: serde_json::Value| json!({ "notify": { "method": "$/progress", "params": { "token": token, "value": value } } });
+    let p = project(json!({ "rules": [
+        { "method": "initialized", "actions": [still_loading()] },
+        { "method": "textDocument/definition", "nth": 1, "actions": [
+            progress("fetch", json!({ "kind": "begin", "title": "Fetching" })),
+            progress("fetch", json!({ "kind": "end" })),
+            progress("prime", json!({ "kind": "begin", "title": "Indexing" })),
+            { "error": { "code": -32801, "message": "content modified" } },
+        ] },
+    ] }));
+    runtime().block_on(async {
+        let ws = engine(
+            spec,
+            Budgets {
+                ready: Duration::from_secs(3),
+                ..budgets()
+            },
+        );
+        assert_eq!(defs(&ws, &p.path("a.fake"), 2, 1).await, ALPHA_DEF);
+        let asked = fake::received(&p, "textDocument/definition");
+        assert_eq!(asked, 2, "{}", fake::log(&p));
+        ws.shutdown().await;
+    });
+}
