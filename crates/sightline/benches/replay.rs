@@ -679,7 +679,11 @@ fn direct_pids_now(direct: &DirectSide) -> Vec<u32> {
 /// the second's definition median 0.9 ms over the first's, paired question
 /// by question), because the first side's server goes on checking files
 /// after it answers, on a core the second needs. A user's machine runs one
-/// of them. `SIGHTLINE_REPLAY_TOGETHER=1` keeps both running.
+/// of them. `SIGHTLINE_REPLAY_TOGETHER=1` keeps both running. (Killed
+/// while one side is stopped, for example by Ctrl-C, the bench leaves those
+/// servers stopped; the in-process engine's die with the bench, a daemon's
+/// stay stopped until it is stopped: `sightline daemon stop` in the bench's
+/// runtime directory, or `kill -CONT`.)
 struct Paused(Vec<u32>);
 
 impl Paused {
@@ -782,10 +786,6 @@ fn run(setup: Setup) {
     let rt = runtime();
     let (mut direct, _) = direct_start(&setup, &files, &spots);
     settle(&direct.d, Duration::from_secs(3), Duration::from_secs(60));
-    let direct_pids: Vec<u32> = std::iter::once(direct.d.pid())
-        .chain(descendants(direct.d.pid()))
-        .collect();
-
     let mut times: BTreeMap<&'static str, (Vec<Duration>, Vec<Duration>)> = BTreeMap::new();
     let mut misses: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
     let mut skipped = 0;
@@ -839,7 +839,7 @@ fn run(setup: Setup) {
             let (mut st, mut ok, mut is_local) = (Duration::ZERO, false, false);
             for direct_turn in [direct_first, !direct_first] {
                 if direct_turn {
-                    let ours = Paused::all(ws.server_pids(&direct_pids));
+                    let ours = Paused::all(ws.server_pids(&direct_pids_now(&direct)));
                     let stopped = ours.stop();
                     let t = Instant::now();
                     direct_ok = direct.ask(*q, &spots, edit_line);
@@ -853,7 +853,9 @@ fn run(setup: Setup) {
                     (ok, is_local) = ws.ask(&root, &files, *q, &spots).await;
                     st = t.elapsed();
                     drop(stopped);
-                    rss_samples.1.push(tree_rss(&ws.server_pids(&direct_pids)));
+                    rss_samples
+                        .1
+                        .push(tree_rss(&ws.server_pids(&direct_pids_now(&direct))));
                 }
             }
             if let Q::Definition(s) = q {
@@ -861,13 +863,13 @@ fn run(setup: Setup) {
             }
             if let Some(f) = dump.as_mut() {
                 use std::io::Write;
+                let first = if direct_first { "direct" } else { "sightline" };
                 writeln!(
                     f,
-                    "{k} {} {} {} {}",
+                    "{k} {} {} {} {first}",
                     q.kind(),
                     dt.as_micros(),
                     st.as_micros(),
-                    k % 2
                 )
                 .unwrap();
             }
@@ -879,7 +881,7 @@ fn run(setup: Setup) {
             m.1 += usize::from(!ok);
         }
         let rss_end = rss_kib() + ws.own_rss();
-        let server_rss = tree_rss(&ws.server_pids(&direct_pids));
+        let server_rss = tree_rss(&ws.server_pids(&direct_pids_now(&direct)));
         ws.shutdown().await;
         (rss_end, server_rss)
     });

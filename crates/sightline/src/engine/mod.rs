@@ -61,7 +61,9 @@ pub struct Options {
     /// default is this process's; the daemon passes each client's own.
     pub virtual_env: Option<PathBuf>,
     /// The rest of the user's environment that servers see
-    /// (`pool::env::SERVER_ENV`); the default is this process's.
+    /// (`pool::env::SERVER_ENV`), set or removed on every server; the
+    /// default, none, leaves servers this process's own (the daemon passes
+    /// each client's).
     pub server_env: crate::pool::env::ServerEnv,
 }
 
@@ -81,7 +83,7 @@ impl Default for Options {
             virtual_env: std::env::var_os("VIRTUAL_ENV")
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
-            server_env: crate::pool::env::of_this_process(),
+            server_env: Vec::new(),
         }
     }
 }

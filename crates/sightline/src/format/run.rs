@@ -72,7 +72,7 @@ impl Formatters {
     pub(super) async fn run_one(&self, run: &Run, file: &Path) -> Outcome {
         let tmp = crate::sandbox::private_tmp("formatter");
         let mut writable = self.sandbox.writable_for_file(file);
-        writable.extend(crate::sandbox::cache_paths(CACHES));
+        writable.extend(crate::sandbox::cache_paths(CACHES, &[]));
         let (program, args) = match self.sandbox.command(
             Path::new(&run.argv[0]),
             &run.argv[1..],

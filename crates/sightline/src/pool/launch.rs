@@ -62,7 +62,10 @@ impl Pool {
         if !writable.iter().any(|w| root.starts_with(w)) {
             writable.push(root.to_owned());
         }
-        writable.extend(crate::sandbox::cache_paths(spec.quirks.caches));
+        writable.extend(crate::sandbox::cache_paths(
+            spec.quirks.caches,
+            &self.server_env,
+        ));
         let network = settings.and_then(|s| s.network).unwrap_or(spec.network);
         let (program, args) = self
             .sandbox

@@ -17,8 +17,15 @@ pub enum Cache {
 }
 
 impl Cache {
-    /// Where the directory is for this user; none without a home directory.
-    pub fn path(self) -> Option<PathBuf> {
+    /// Where the directory is for this user, read from `env` (a client's
+    /// variables, as `pool::env` carries them: `None` for one it does not
+    /// have) where it names the variable, else from this process's
+    /// environment; none without a home directory.
+    pub fn path(self, env: &[(String, Option<String>)]) -> Option<PathBuf> {
+        let var = |name: &str| match env.iter().find(|(k, _)| k == name) {
+            Some((_, v)) => v.clone().map(std::ffi::OsString::from),
+            None => std::env::var_os(name),
+        };
         let home = dirs::home_dir()?;
         Some(match self {
             Cache::User(name) => dirs::cache_dir()
@@ -26,13 +33,35 @@ impl Cache {
                 .join(name),
             Cache::Home(name) => home.join(name),
             Cache::CargoHome => {
-                std::env::var_os("CARGO_HOME").map_or_else(|| home.join(".cargo"), PathBuf::from)
+                var("CARGO_HOME").map_or_else(|| home.join(".cargo"), PathBuf::from)
             }
         })
     }
 }
 
-/// The paths of `caches`, in order.
-pub fn cache_paths(caches: &[Cache]) -> Vec<PathBuf> {
-    caches.iter().filter_map(|c| c.path()).collect()
+/// The paths of `caches` for a child given `env` (see [`Cache::path`]), in
+/// order.
+pub fn cache_paths(caches: &[Cache], env: &[(String, Option<String>)]) -> Vec<PathBuf> {
+    caches.iter().filter_map(|c| c.path(env)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn cargo_home_follows_the_client_s_environment_not_this_process_s() {
+        let home = dirs::home_dir().unwrap();
+        let theirs = vec![("CARGO_HOME".to_owned(), Some("/opt/cargo".to_owned()))];
+        assert_eq!(
+            Cache::CargoHome.path(&theirs),
+            Some(PathBuf::from("/opt/cargo"))
+        );
+        // A client without the variable gets cargo's default, whatever this
+        // process has.
+        let unset = vec![("CARGO_HOME".to_owned(), None)];
+        assert_eq!(Cache::CargoHome.path(&unset), Some(home.join(".cargo")));
+    }
 }

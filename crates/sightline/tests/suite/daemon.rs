@@ -667,6 +667,9 @@ fn each_client_s_pythonpath_reaches_only_its_own_servers() {
     let without = ask(None);
     assert!(without.contains(unresolved), "{without}");
     assert_eq!(ask(Some(extra.path())), with);
+    // The daemon answered (not each process on its own).
+    let status = dirs.status();
+    assert!(status.to_string().contains("pyright"), "{status}");
 }
 
 #[test]

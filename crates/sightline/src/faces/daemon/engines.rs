@@ -86,7 +86,14 @@ impl Engines {
                 .and_then(crate::sandbox::Mode::parse),
             search_path,
             virtual_env: hello.virtual_env.clone(),
-            server_env: hello.env.clone(),
+            // Only the variables the daemon carries: a client cannot set
+            // others on its servers this way.
+            server_env: hello
+                .env
+                .iter()
+                .filter(|(k, _)| crate::pool::env::SERVER_ENV.contains(&k.as_str()))
+                .cloned()
+                .collect(),
             ..Options::default()
         }));
         map.insert(key, engine.clone());
