@@ -31,6 +31,15 @@ pub fn has_marker(dir: &Path, marker: &str) -> bool {
         .is_ok_and(|entries| entries.flatten().any(|e| matcher.is_match(e.file_name())))
 }
 
+/// Whether one of the `project` files (`tsconfig.json`, ...) in `file`'s
+/// directory or one above it, up to `root`, governs the file.
+pub fn in_project(file: &Path, root: &Path, project: &[&str]) -> bool {
+    file.ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(root))
+        .any(|dir| project.iter().any(|p| dir.join(p).is_file()))
+}
+
 /// The nearest ancestor of `file` (starting at its directory) holding a marker.
 pub fn find_root(file: &Path, markers: &[&str]) -> Option<PathBuf> {
     file.ancestors()

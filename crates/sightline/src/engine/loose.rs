@@ -11,8 +11,6 @@
 //! clangd likewise indexes in the background only the files a compilation
 //! database lists; without one it knows the open files.
 
-use std::path::Path;
-
 use crate::answer::Pos;
 use crate::error::ToolError;
 use crate::server::LspServer;
@@ -23,14 +21,7 @@ const CANDIDATE_LIMIT: usize = 120;
 /// Files larger than this are not read for the name (bundles, minified code).
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
-/// Whether one of the `project` files (`tsconfig.json`, ...) in `file`'s
-/// directory or one above it, up to `root`, governs the file.
-pub fn in_project(file: &Path, root: &Path, project: &[&str]) -> bool {
-    file.ancestors()
-        .skip(1)
-        .take_while(|dir| dir.starts_with(root))
-        .any(|dir| project.iter().any(|p| dir.join(p).is_file()))
-}
+pub use crate::project::in_project;
 
 /// The other workspace files of `server` that mention `name`, in groups
 /// small enough to be open together with `file` (open document limit).

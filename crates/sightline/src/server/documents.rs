@@ -31,6 +31,8 @@ pub struct Doc {
     /// Pushes the file had had when the latest content was sent.
     pub pushes_at_change: u64,
     last_used: Instant,
+    /// Its opening and closing count in `Documents::opens`.
+    opening_counts: bool,
 }
 
 /// The documents a server holds open, and the versions sent.
@@ -44,8 +46,8 @@ pub struct Documents {
     /// deleted, or files changed on disk (`memo`).
     pub generation: u64,
     /// Counts documents opened, and closed while their file still exists,
-    /// with the disk's text: a change for servers whose answers depend on
-    /// which files are open, none for the others (`Quirks::open_changes_answers`).
+    /// with the disk's text, where that can change an answer
+    /// (`Quirks::open_changes_answers`, `LooseFiles::project_ignores_opens`).
     pub opens: u64,
 }
 
@@ -73,7 +75,8 @@ impl Documents {
 
     /// Makes the server's copy of `path` equal to `text`, keeping at most
     /// `max_open` documents open. `seq` and `pushes` are the server's message
-    /// count and the file's push count right now.
+    /// count and the file's push count right now; `opening_counts` whether
+    /// opening or closing it can change the server's answers.
     pub fn sync(
         &mut self,
         client: &Client,
@@ -81,6 +84,7 @@ impl Documents {
         text: &Arc<LineIndex>,
         (seq, pushes): (u64, u64),
         max_open: usize,
+        opening_counts: bool,
     ) -> Result<(Doc, Synced), sightline_lsp::ClientError> {
         let uri = path_to_uri_string(path).unwrap_or_default();
         if let Some(doc) = self.docs.get_mut(path) {
@@ -97,7 +101,7 @@ impl Documents {
             return Ok((doc, Synced::Changed));
         }
         self.evict(client, max_open.saturating_sub(1))?;
-        self.opens += 1;
+        self.opens += u64::from(opening_counts);
         let version = self.versions.get(path).map_or(1, |v| v + 1);
         self.versions.insert(path.to_owned(), version);
         client.notify(
@@ -113,6 +117,7 @@ impl Documents {
             changed_seq: seq,
             pushes_at_change: pushes,
             last_used: Instant::now(),
+            opening_counts,
         };
         self.docs.insert(path.to_owned(), doc.clone());
         Ok((doc, Synced::Opened))
@@ -153,11 +158,11 @@ impl Documents {
         path: &Path,
         deleted: bool,
     ) -> Result<(), sightline_lsp::ClientError> {
-        if self.docs.remove(path).is_some() {
+        if let Some(doc) = self.docs.remove(path) {
             if deleted {
                 self.generation += 1;
             } else {
-                self.opens += 1;
+                self.opens += u64::from(doc.opening_counts);
             }
             let uri = path_to_uri_string(path).unwrap_or_default();
             client.notify(
@@ -266,14 +271,21 @@ impl LspServer {
                         &t.index,
                         (seq, other_pushes),
                         self.open_limit(),
+                        self.opening_counts(&other),
                     )?;
                 }
                 Err(_) => docs.close(&self.client, &other)?,
             }
         }
         docs.close_idle(&self.client, self.budgets.idle_document)?;
-        let (mut doc, how) =
-            docs.sync(&self.client, path, text, (seq, pushes), self.open_limit())?;
+        let (mut doc, how) = docs.sync(
+            &self.client,
+            path,
+            text,
+            (seq, pushes),
+            self.open_limit(),
+            self.opening_counts(path),
+        )?;
         // Opened with text the watch could not have seen change (a path it
         // does not cover): what the server sees may have changed, so no
         // kept definition counts (`memo`), even where opening alone would
@@ -311,6 +323,18 @@ impl LspServer {
             );
         }
         Ok(doc)
+    }
+
+    /// Whether opening or closing `path` can change what this server
+    /// answers about other files (`Quirks::open_changes_answers`): not for a
+    /// file of a project whose server reads the project from disk
+    /// (`LooseFiles::project_ignores_opens`).
+    fn opening_counts(&self, path: &Path) -> bool {
+        let quirks = self.spec.quirks;
+        quirks.open_changes_answers
+            && !quirks.loose_files.is_some_and(|l| {
+                l.project_ignores_opens && crate::project::in_project(path, &self.root, l.project)
+            })
     }
 
     /// Sends `didSave` for `path` to a server that checks on save (see

@@ -147,15 +147,12 @@ impl LspServer {
     }
 
     /// The count of changes to what the server sees that can change a
-    /// definition: content (`Documents::generation`), and for a server
-    /// with `open_changes_answers` documents opened and closed as well.
+    /// definition: content (`Documents::generation`), and documents opened
+    /// and closed where that can (`Documents::opens`, counted only for
+    /// them).
     pub(crate) fn generation(&self) -> u64 {
         let docs = self.docs();
-        if self.spec.quirks.open_changes_answers {
-            docs.generation + docs.opens
-        } else {
-            docs.generation
-        }
+        docs.generation + docs.opens
     }
 
     fn docs(&self) -> std::sync::MutexGuard<'_, Documents> {

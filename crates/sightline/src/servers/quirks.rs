@@ -24,11 +24,12 @@ pub struct Quirks {
     /// definitions themselves, and the extra round trip is skipped.
     pub declaration_of_definition: bool,
     /// Whether opening or closing a document (with the disk's text) can
-    /// change a definition: tsserver's project for a file depends on the
-    /// files open, clangd knows a file's flags only once it is open. pyright
-    /// and rust-analyzer read every other file from disk, so a definition
-    /// kept (`server::memo`) stays true while documents come and go, and a
-    /// references question after a definition does not ask it again.
+    /// change a definition: tsserver's project for a loose file depends on
+    /// the files open, clangd knows a file's flags only once it is open.
+    /// pyright and rust-analyzer read every other file from disk, so a
+    /// definition kept (`server::memo`) stays true while documents come and
+    /// go, and a references question after a definition does not ask it
+    /// again. See also `LooseFiles::project_ignores_opens`.
     pub open_changes_answers: bool,
     /// pyright answers `references` before it has enumerated the workspace and
     /// returns partial lists until it logs this text.
@@ -189,4 +190,10 @@ pub struct LooseFiles {
     /// its first `publishDiagnostics` for the file marks (clangd); tsserver
     /// takes it in before it answers the next request.
     pub wait_publish: bool,
+    /// Opening or closing a file that a project file governs changes no
+    /// answer: tsserver's configured project is the files its tsconfig
+    /// names, read from disk, whichever are open; only loose files share
+    /// an inferred project made of the open ones. Not clangd, whose index
+    /// of a project may still lack a file it has not opened.
+    pub project_ignores_opens: bool,
 }

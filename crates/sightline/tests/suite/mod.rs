@@ -15,6 +15,7 @@ mod internal;
 mod layout;
 mod lifecycle;
 mod mcp;
+mod memo;
 mod python;
 mod readiness;
 mod references;

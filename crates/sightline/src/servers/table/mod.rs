@@ -61,6 +61,7 @@ const VSCODE_EXTRACTED: &[NpmPackage] = &[NpmPackage {
 const TS_LOOSE: LooseFiles = LooseFiles {
     project: &["tsconfig.json", "jsconfig.json"],
     wait_publish: false,
+    project_ignores_opens: true,
 };
 
 const PYRIGHT_QUIRKS: Quirks = Quirks {

@@ -157,6 +157,7 @@ pub static CLANGD: ServerSpec = ServerSpec {
         loose_files: Some(LooseFiles {
             project: &["compile_commands.json", "build/compile_commands.json"],
             wait_publish: true,
+            project_ignores_opens: false,
         }),
         declaration_of_definition: true,
         caches: &[Cache::User("clangd")],
