@@ -1048,8 +1048,9 @@ async fn through_start(setup: &Setup, files: &[String], spots: &[Spot]) -> (Thro
     (Through::Engine(Box::new(ws)), t.elapsed())
 }
 
-/// Cold first answers, `SIGHTLINE_REPLAY_COLD` rounds (3 unless set), each
-/// a fresh server per side, the side that starts first alternating. On
+/// Cold first answers, `SIGHTLINE_REPLAY_COLD` rounds (5 unless set: with 3,
+/// rust-analyzer's medians moved 0.2 s between runs), each a fresh server
+/// per side, the side that starts first alternating. On
 /// this machine the same pyright's `initialize` alone took 0.2 s to 0.9 s
 /// from one start to the next (a bare script, no sightline), and a server
 /// started while another was up tended to the slow end; one start per
@@ -1058,7 +1059,7 @@ fn colds(setup: &Setup, files: &[String], spots: &[Spot]) -> (Vec<Duration>, Vec
     let rounds = std::env::var("SIGHTLINE_REPLAY_COLD")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(3usize);
+        .unwrap_or(5usize);
     let (mut direct, mut through) = (Vec::new(), Vec::new());
     for round in 0..rounds {
         for side in 0..2 {
