@@ -75,8 +75,9 @@ impl Documents {
 
     /// Makes the server's copy of `path` equal to `text`, keeping at most
     /// `max_open` documents open. `seq` and `pushes` are the server's message
-    /// count and the file's push count right now; `opening_counts` whether
-    /// opening or closing it can change the server's answers.
+    /// count and the file's push count right now; `opening_counts` says,
+    /// when it is opened, whether opening or closing it can change the
+    /// server's answers (asked only then: it stats the file's directories).
     pub fn sync(
         &mut self,
         client: &Client,
@@ -84,7 +85,7 @@ impl Documents {
         text: &Arc<LineIndex>,
         (seq, pushes): (u64, u64),
         max_open: usize,
-        opening_counts: bool,
+        opening_counts: impl FnOnce() -> bool,
     ) -> Result<(Doc, Synced), sightline_lsp::ClientError> {
         let uri = path_to_uri_string(path).unwrap_or_default();
         if let Some(doc) = self.docs.get_mut(path) {
@@ -101,6 +102,7 @@ impl Documents {
             return Ok((doc, Synced::Changed));
         }
         self.evict(client, max_open.saturating_sub(1))?;
+        let opening_counts = opening_counts();
         self.opens += u64::from(opening_counts);
         let version = self.versions.get(path).map_or(1, |v| v + 1);
         self.versions.insert(path.to_owned(), version);
@@ -271,7 +273,7 @@ impl LspServer {
                         &t.index,
                         (seq, other_pushes),
                         self.open_limit(),
-                        self.opening_counts(&other),
+                        || self.opening_counts(&other),
                     )?;
                 }
                 Err(_) => docs.close(&self.client, &other)?,
@@ -284,7 +286,7 @@ impl LspServer {
             text,
             (seq, pushes),
             self.open_limit(),
-            self.opening_counts(path),
+            || self.opening_counts(path),
         )?;
         // Opened with text the watch could not have seen change (a path it
         // does not cover): what the server sees may have changed, so no
