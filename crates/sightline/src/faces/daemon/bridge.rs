@@ -7,7 +7,6 @@
 //! waits for it to go before starting its own.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -134,14 +133,6 @@ fn start_daemon() -> Result<tokio::net::unix::pipe::Receiver, DaemonError> {
     Ok(rx)
 }
 
-/// Waits until the daemon at the socket is gone (it drains, then exits).
-async fn wait_gone(socket: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline && UnixStream::connect(socket).await.is_ok() {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 /// The answer a call in flight gets when the daemon goes away.
 fn gone_answer(id: &Value, method: &str) -> Value {
     let text =
@@ -212,8 +203,9 @@ pub async fn accepts(hello: &Hello) -> Result<bool, DaemonError> {
             }
         };
         let _ = w.shutdown().await;
+        // A draining daemon has left its socket before it answered: the
+        // next connection starts this build's own.
         if draining(&answer) {
-            wait_gone(&paths::socket()).await;
             continue;
         }
         return Ok(!other_settings(&answer));
@@ -233,7 +225,6 @@ pub async fn run(hello: Hello) -> i32 {
 }
 
 async fn bridge(hello: Hello) -> Result<(), DaemonError> {
-    let socket = paths::socket();
     // Non-blocking pipes (`sightline mcp`'s reason): no thread hand-off per
     // line.
     let (stdin, mut stdout) = rmcp::transport::stdio_pipes();
@@ -290,11 +281,10 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                                 continue;
                             }
                             if draining(&msg) && let Some(i) = &init && (reinit || i.get("id") == Some(id)) {
-                                // A daemon of another build: leave it, let
-                                // it drain, then start ours and initialize
-                                // again.
+                                // A daemon of another build: it has left
+                                // its socket and drains; start ours and
+                                // initialize again.
                                 let _ = w.shutdown().await;
-                                wait_gone(&socket).await;
                                 let stream = connect_or_start().await?;
                                 let (r2, w2) = stream.into_split();
                                 from_daemon = BufReader::new(r2).lines();
@@ -393,8 +383,9 @@ pub async fn call_tool(
         tries -= 1;
         match call_once(hello, start, tool, &arguments, json, progress).await {
             Err(Gone::Draining) if drained < 3 => {
+                // It left its socket before answering; the next try starts
+                // this build's daemon.
                 drained += 1;
-                wait_gone(&paths::socket()).await;
                 tries += 1;
             }
             Err(Gone::Draining) => {

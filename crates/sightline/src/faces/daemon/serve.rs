@@ -65,6 +65,26 @@ struct Daemon {
     /// Refuse new sessions and exit when the last one ends.
     draining: AtomicBool,
     stop: tokio::sync::Notify,
+    /// The lock, held until the daemon leaves its socket (`leave`).
+    lock: Mutex<Option<std::fs::File>>,
+}
+
+impl Daemon {
+    /// Removes the socket and lets the lock go, once: from then on a client
+    /// starting finds no daemon and starts its own at once. Called before a
+    /// client of another build is told this daemon drains, so that it
+    /// needs no wait, and when the daemon exits.
+    fn leave(&self) {
+        let lock = self
+            .lock
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(lock) = lock {
+            let _ = std::fs::remove_file(paths::socket());
+            drop(lock);
+        }
+    }
 }
 
 /// The write end of the pipe on which the client that started this daemon
@@ -155,6 +175,7 @@ async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
         last_left: Mutex::new(Instant::now()),
         draining: AtomicBool::new(false),
         stop: tokio::sync::Notify::new(),
+        lock: Mutex::new(Some(lock)),
     });
     let idle = idle_exit();
     let limit = memory_limit_kib();
@@ -209,9 +230,8 @@ async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
     }
     // The socket and the lock go first, so that a client starting now gets
     // a new daemon at once; a draining daemon finishes its sessions after.
-    let _ = std::fs::remove_file(&socket);
+    daemon.leave();
     drop(listener);
-    drop(lock);
     if daemon.draining.load(Ordering::SeqCst) {
         while daemon.clients.load(Ordering::SeqCst) > 0 {
             tokio::select! {
@@ -357,8 +377,9 @@ impl ServerHandler for Session {
             // The client starts a daemon of its own build once this one is
             // gone; the sessions of this build finish first.
             self.daemon.draining.store(true, Ordering::SeqCst);
-            // Leave the socket and the lock now, not at the next tick, so
-            // that the client's own daemon can start at once.
+            // Leave the socket and the lock before answering, so that the
+            // client's own daemon can start as soon as it hears.
+            self.daemon.leave();
             self.daemon.stop.notify_one();
             tracing::info!(
                 "daemon: a client of build {} arrived; draining (this is {})",
