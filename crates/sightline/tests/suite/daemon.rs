@@ -568,6 +568,31 @@ fn trust_granted_or_revoked_takes_effect_on_the_daemon_at_once() {
     assert!(!p.path("ran.mark").exists(), "a revoked command ran");
 }
 
+/// `sightline --root ROOT diagnostics FILE` through the daemon of `dirs`,
+/// with `var` set to `value` or removed; its stdout. VIRTUAL_ENV is removed
+/// unless it is the variable.
+fn diagnostics_with(
+    dirs: &Dirs,
+    root: &str,
+    file: &str,
+    var: &str,
+    value: Option<&Path>,
+) -> String {
+    let mut cmd = Command::new(sightline_bin());
+    cmd.args(["--root", root, "diagnostics", file])
+        .env("PATH", path_with_tools())
+        .env_remove("VIRTUAL_ENV")
+        .stdin(Stdio::null());
+    for (k, v) in dirs.env() {
+        cmd.env(k, v);
+    }
+    match value {
+        Some(v) => cmd.env(var, v),
+        None => cmd.env_remove(var),
+    };
+    String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+}
+
 #[test]
 fn each_client_s_virtualenv_gets_an_engine_of_its_own() {
     require("pyright-langserver");
@@ -593,20 +618,7 @@ fn each_client_s_virtualenv_gets_an_engine_of_its_own() {
     std::fs::write(lib.join("site-packages/only_in_a/__init__.py"), "").unwrap();
     let root = p.root().display().to_string();
     let file = p.path("app.py").display().to_string();
-    let ask = |venv: Option<&Path>| {
-        let mut cmd = Command::new(sightline_bin());
-        cmd.args(["--root", &root, "diagnostics", &file])
-            .env("PATH", path_with_tools())
-            .stdin(Stdio::null());
-        for (k, v) in dirs.env() {
-            cmd.env(k, v);
-        }
-        match venv {
-            Some(v) => cmd.env("VIRTUAL_ENV", v),
-            None => cmd.env_remove("VIRTUAL_ENV"),
-        };
-        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
-    };
+    let ask = |venv: Option<&Path>| diagnostics_with(&dirs, &root, &file, "VIRTUAL_ENV", venv);
     let unresolved = "Import \"only_in_a\" could not be resolved";
     let with = ask(Some(&venv));
     // Resolved: at most pyright's hint that the import is not used, and a
@@ -639,21 +651,8 @@ fn each_client_s_pythonpath_reaches_only_its_own_servers() {
     std::fs::write(extra.path().join("only_on_the_path/__init__.py"), "").unwrap();
     let root = p.root().display().to_string();
     let file = p.path("app.py").display().to_string();
-    let ask = |pythonpath: Option<&Path>| {
-        let mut cmd = Command::new(sightline_bin());
-        cmd.args(["--root", &root, "diagnostics", &file])
-            .env("PATH", path_with_tools())
-            .env_remove("VIRTUAL_ENV")
-            .stdin(Stdio::null());
-        for (k, v) in dirs.env() {
-            cmd.env(k, v);
-        }
-        match pythonpath {
-            Some(v) => cmd.env("PYTHONPATH", v),
-            None => cmd.env_remove("PYTHONPATH"),
-        };
-        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
-    };
+    let ask =
+        |pythonpath: Option<&Path>| diagnostics_with(&dirs, &root, &file, "PYTHONPATH", pythonpath);
     let unresolved = "Import \"only_on_the_path\" could not be resolved";
     // The first client starts the daemon, with its PYTHONPATH in the
     // daemon's own environment.

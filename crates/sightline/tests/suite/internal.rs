@@ -46,32 +46,20 @@ fn a_panic_in_an_mcp_call_is_its_answer_and_the_session_goes_on() {
 fn a_panic_in_a_cli_command_exits_2_with_one_line() {
     let p = Project::new(&[("app.py", "x = 1\n")]);
     let file = p.path("app.py");
-    // In process, the command panics; through the daemon, the tool.
-    let (out, status) = run_cli(
-        &["--no-daemon", "diagnostics", file.to_str().unwrap()],
-        &[("SIGHTLINE_PANIC_IN", "diagnostics")],
-    );
-    assert_eq!(
-        out,
-        "error: internal error in diagnostics: injected by SIGHTLINE_PANIC_IN\n"
-    );
-    assert_eq!(status, 2);
-    let (out, status) = run_cli(
-        &["diagnostics", file.to_str().unwrap()],
-        &[("SIGHTLINE_PANIC_IN", "lsp_diagnostics")],
-    );
-    assert_eq!(
-        out,
-        "error: internal error in lsp_diagnostics: injected by SIGHTLINE_PANIC_IN\n"
-    );
-    assert_eq!(status, 2);
-    let (out, status) = run_cli(
-        &["read", file.to_str().unwrap()],
-        &[("SIGHTLINE_PANIC_IN", "read")],
-    );
-    assert_eq!(
-        out,
-        "error: internal error in read: injected by SIGHTLINE_PANIC_IN\n"
-    );
-    assert_eq!(status, 2);
+    // In process, through the daemon (the tool's own name there), and a
+    // command that always runs in process.
+    for (args, at) in [
+        (&["--no-daemon", "diagnostics"][..], "diagnostics"),
+        (&["diagnostics"][..], "lsp_diagnostics"),
+        (&["read"][..], "read"),
+    ] {
+        let mut argv = args.to_vec();
+        argv.push(file.to_str().unwrap());
+        let (out, status) = run_cli(&argv, &[("SIGHTLINE_PANIC_IN", at)]);
+        assert_eq!(
+            out,
+            format!("error: internal error in {at}: injected by SIGHTLINE_PANIC_IN\n")
+        );
+        assert_eq!(status, 2);
+    }
 }
