@@ -83,6 +83,16 @@ impl McpDriver {
         self.child.id()
     }
 
+    /// The settings the sessions run with (the data directory, no
+    /// installs): a CLI call given them gets the sessions' daemon, where
+    /// other settings would make it answer in process.
+    pub fn settings_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("SIGHTLINE_DATA_DIR", self.data.display().to_string()),
+            ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1".into()),
+        ]
+    }
+
     /// Trusts `dir` in the data directory the sessions use (`sightline
     /// trust`), so that a program the project ships may run.
     pub fn trust(&self, dir: &Path) {

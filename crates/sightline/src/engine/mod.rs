@@ -65,6 +65,10 @@ pub struct Options {
     /// default, none, leaves servers this process's own (the daemon passes
     /// each client's).
     pub server_env: crate::pool::env::ServerEnv,
+    /// Servers to share with other engines made with the same handle (the
+    /// daemon's, for clients that differ only in their workspace
+    /// directory); `None` gives the engine servers of its own.
+    pub shared_servers: Option<crate::pool::SharedServers>,
 }
 
 impl Default for Options {
@@ -84,6 +88,7 @@ impl Default for Options {
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from),
             server_env: Vec::new(),
+            shared_servers: None,
         }
     }
 }
@@ -159,7 +164,8 @@ impl Engine {
             downloads,
         )
         .with_virtual_env(options.virtual_env)
-        .with_server_env(options.server_env);
+        .with_server_env(options.server_env)
+        .with_shared(options.shared_servers);
         Engine {
             root,
             pool,

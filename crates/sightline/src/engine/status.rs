@@ -73,25 +73,46 @@ impl Engine {
         self.pool.stop_idlest()
     }
 
-    /// Each running server: its id, root, pid, resident memory in KiB (its
-    /// process tree: typescript-language-server's tsserver is a child) and
-    /// how long since a call used it (`sightline daemon status`).
-    pub fn server_status(&self) -> Vec<(&'static str, std::path::PathBuf, u32, u64, u64)> {
+    /// Each running server, for `sightline daemon status`.
+    pub fn server_status(&self) -> Vec<ServerRow> {
         self.pool
-            .running()
-            .iter()
-            .map(|s| {
+            .running_confined()
+            .into_iter()
+            .map(|(writable, s)| {
                 let pid = s.pid().unwrap_or(0);
-                (
-                    s.spec.id,
-                    s.root.clone(),
+                ServerRow {
+                    id: s.spec.id,
+                    root: s.root.clone(),
+                    writable,
                     pid,
-                    tree_rss_kib(pid),
-                    s.idle_for().as_secs(),
-                )
+                    rss_kib: tree_rss_kib(pid),
+                    idle_secs: s.idle_for().as_secs(),
+                    served: s.served(),
+                }
             })
             .collect()
     }
+}
+
+/// One running server as `sightline daemon status` shows it.
+#[derive(Debug, Clone)]
+pub struct ServerRow {
+    /// The server's id.
+    pub id: &'static str,
+    /// The project root it serves.
+    pub root: std::path::PathBuf,
+    /// The directories it may write besides its caches and TMPDIR (the
+    /// workspace of the clients it serves, or its root).
+    pub writable: Vec<std::path::PathBuf>,
+    /// Its process id.
+    pub pid: u32,
+    /// Resident memory of its process tree, in KiB (typescript-language-server's
+    /// tsserver is a child).
+    pub rss_kib: u64,
+    /// How long since a call used it.
+    pub idle_secs: u64,
+    /// Questions it was handed out for.
+    pub served: u64,
 }
 
 /// `VmRSS` of `pid` and every process below it, in KiB.

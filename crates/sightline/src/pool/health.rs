@@ -14,7 +14,10 @@ use crate::pool::Pool;
 use crate::server::LspServer;
 use crate::servers::Budgets;
 
-pub(super) type Key = (PathBuf, &'static str);
+/// A server's root, its id, and the directories it may write: engines that
+/// share their servers (the daemon's, for clients whose servers would be
+/// identical) share one only where it would be confined alike.
+pub(super) type Key = (PathBuf, &'static str, Vec<PathBuf>);
 pub(super) type Slot = Arc<OnceCell<Arc<LspServer>>>;
 
 /// Recent failures of one (root, server): crashes and failed starts.
@@ -28,6 +31,8 @@ struct Health {
 pub(super) struct Shared {
     pub(super) slots: Mutex<HashMap<Key, Slot>>,
     health: Mutex<HashMap<Key, Health>>,
+    /// Set when the reaper runs: one for all the pools sharing these servers.
+    reaper: std::sync::OnceLock<()>,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -139,7 +144,7 @@ impl Pool {
     /// Lets go of idle servers and documents in the background, for as long
     /// as the pool lives.
     pub(super) fn start_reaper(&self) {
-        self.reaper.get_or_init(|| {
+        self.shared.reaper.get_or_init(|| {
             let shortest = self
                 .server_budgets
                 .values()
@@ -168,7 +173,7 @@ impl Pool {
         let now = Instant::now();
         lock(&self.shared.health)
             .iter()
-            .filter_map(|((root, id), h)| {
+            .filter_map(|((root, id, _), h)| {
                 let b = self
                     .server_budgets
                     .get(*id)

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::error::ToolError;
 use crate::pool::health::{Shared, lock};
@@ -34,7 +34,21 @@ pub struct Pool {
     virtual_env: Option<PathBuf>,
     /// The client's environment for servers (`env`).
     server_env: env::ServerEnv,
-    reaper: OnceLock<()>,
+}
+
+/// Running servers that several pools hand out: the daemon's engines whose
+/// servers would be identical (same sandbox mode, environment and
+/// configuration) share one, so that a CLI call without `--root` and an MCP
+/// session working in the project's directory use one pyright. A server is
+/// shared only where it would also be confined alike (see `health::Key`).
+#[derive(Clone, Default)]
+pub struct SharedServers(Arc<Shared>);
+
+impl SharedServers {
+    /// Whether `other` hands out the same servers.
+    pub fn same(&self, other: &SharedServers) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Pool {
@@ -61,8 +75,16 @@ impl Pool {
             downloads,
             virtual_env: None,
             server_env: Vec::new(),
-            reaper: OnceLock::new(),
         }
+    }
+
+    /// The same pool, handing out `shared`'s servers (and starting new ones
+    /// there) instead of its own.
+    pub fn with_shared(mut self, shared: Option<SharedServers>) -> Self {
+        if let Some(s) = shared {
+            self.shared = s.0;
+        }
+        self
     }
 
     /// The same pool, starting servers for a user working in `virtual_env`.
@@ -101,7 +123,11 @@ impl Pool {
         root: &Path,
     ) -> Result<Arc<LspServer>, ToolError> {
         self.start_reaper();
-        let key = (root.to_owned(), spec.id);
+        let key = (
+            root.to_owned(),
+            spec.id,
+            self.sandbox.writable_for_project(root),
+        );
         let budgets = self.budgets_for(spec);
         loop {
             self.wait_out_failures(&key, &budgets).await?;
@@ -130,6 +156,14 @@ impl Pool {
             self.shared.record_failure(&key, ToolError::Exited(why));
             self.shared.forget(&key, &slot);
         }
+    }
+
+    /// Every running server with the directories it may write.
+    pub fn running_confined(&self) -> Vec<(Vec<PathBuf>, Arc<LspServer>)> {
+        lock(&self.shared.slots)
+            .iter()
+            .filter_map(|(k, s)| Some((k.2.clone(), s.get().cloned()?)))
+            .collect()
     }
 
     /// Every running server.

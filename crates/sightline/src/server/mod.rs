@@ -61,6 +61,8 @@ pub struct LspServer {
     pub(crate) pulled: PullCache,
     /// When a call last used this server, for idle shutdown.
     last_used: Mutex<Instant>,
+    /// Questions the pool handed it out for (`sightline daemon status`).
+    served: std::sync::atomic::AtomicU64,
     tmp: Option<PathBuf>,
     /// Location answers of the current generation.
     memo: memo::Memo,
@@ -129,6 +131,13 @@ impl LspServer {
         if let Ok(mut t) = self.last_used.lock() {
             *t = Instant::now();
         }
+        self.served
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many questions the pool handed it out for.
+    pub fn served(&self) -> u64 {
+        self.served.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// How long no call has used the server.

@@ -180,6 +180,7 @@ impl LspServer {
             watch,
             pulled: PullCache::default(),
             last_used: Mutex::new(Instant::now()),
+            served: Default::default(),
             tmp,
             memo: Default::default(),
         });

@@ -70,6 +70,23 @@ impl Dirs {
         cmd.output().unwrap()
     }
 
+    /// A CLI call in `cwd` with the environment of `d`'s sessions: the MCP
+    /// SDK gives a server only HOME, PATH and the like (CARGO_HOME, which
+    /// `cargo test` sets, would make another engine), and the sessions'
+    /// settings (with others the CLI answers in process).
+    fn cli_as_session(&self, d: &McpDriver, cwd: &Path, args: &[&str]) -> std::process::Output {
+        let mut cmd = Command::new(sightline_bin());
+        cmd.args(args)
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .env_clear()
+            .env("HOME", std::env::var_os("HOME").unwrap())
+            .env("PATH", path_with_tools())
+            .envs(self.env())
+            .envs(d.settings_env());
+        cmd.output().unwrap()
+    }
+
     fn status(&self) -> Value {
         let out = self.cli(&["daemon", "status", "--json"]);
         assert!(out.status.success(), "{out:?}");
@@ -150,31 +167,14 @@ fn two_sessions_and_a_cli_call_share_one_pyright_and_the_status_shows_it() {
     );
     assert_eq!(definition(&mut d, "b", &p), first);
     let daemon = dirs.daemon_pid();
-    // A CLI call on the same root (`--root`; without it a CLI question's
-    // files are served under their own projects' roots, as in process), same
-    // PATH: the same pyright, and the text and exit status of the
-    // in-process CLI.
+    // A CLI call in the project without `--root` (its file is served under
+    // its project's root, which is the sessions' root): the same pyright,
+    // and the text and exit status of the in-process CLI.
     let root = p.root().to_str().unwrap();
-    let mut cli = Command::new(sightline_bin());
-    cli.args(["--root", root, "definition", "app.py:3:9"])
-        .current_dir(p.root())
-        .env("PATH", path_with_tools())
-        .stdin(Stdio::null());
-    for (k, v) in dirs.env() {
-        cli.env(k, v);
-    }
-    let out = cli.output().unwrap();
+    let out = dirs.cli_as_session(&d, p.root(), &["definition", "app.py:3:9"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), first, "{out:?}");
     assert_eq!(out.status.code(), Some(0));
-    let mut bad = Command::new(sightline_bin());
-    bad.args(["--root", root, "definition", "app.py:99:1"])
-        .current_dir(p.root())
-        .env("PATH", path_with_tools())
-        .stdin(Stdio::null());
-    for (k, v) in dirs.env() {
-        bad.env(k, v);
-    }
-    let out = bad.output().unwrap();
+    let out = dirs.cli_as_session(&d, p.root(), &["--root", root, "definition", "app.py:99:1"]);
     assert!(
         String::from_utf8_lossy(&out.stdout).starts_with("error: line 99"),
         "{out:?}"
@@ -194,6 +194,8 @@ fn two_sessions_and_a_cli_call_share_one_pyright_and_the_status_shows_it() {
     let servers = status["servers"].as_array().unwrap();
     assert_eq!(servers.len(), 1, "{status}");
     assert_eq!(servers[0]["id"], json!("pyright"));
+    // Two sessions' definitions and the CLI's: the CLI asked the daemon.
+    assert_eq!(servers[0]["requests"], json!(3), "{status}");
     // `sightline servers` lists the daemon's running ones after its own.
     let out = dirs.cli(&["servers"]);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -208,6 +210,55 @@ fn two_sessions_and_a_cli_call_share_one_pyright_and_the_status_shows_it() {
     );
     d.close("a");
     d.close("b");
+}
+
+#[test]
+fn a_session_in_a_wider_workspace_gets_a_server_of_its_own_not_one_confined_to_the_project() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = Project::new(&[
+        ("proj/pyproject.toml", ""),
+        ("proj/lib.py", LIB),
+        ("proj/app.py", APP),
+    ]);
+    let proj = p.path("proj");
+    let mut d = McpDriver::start();
+    // Both serve proj/app.py under proj/, but the outer session's server may
+    // write the whole workspace and the inner one's only proj/.
+    dirs.open(&mut d, "outer", p.root(), &[]);
+    dirs.open(&mut d, "inner", &proj, &[]);
+    for session in ["outer", "inner"] {
+        let a = d.call(
+            session,
+            "lsp_definition",
+            json!({ "file": proj.join("app.py"), "line": 3, "symbol": "add" }),
+        );
+        assert!(a.text.starts_with("1 definition\n"), "{}", a.text);
+    }
+    let daemon = dirs.daemon_pid();
+    assert_eq!(pyrights_under(daemon).len(), 2, "{}", dirs.status());
+    // A CLI call in proj/ without `--root` is confined to proj/, as the
+    // inner session is: it gets the inner session's pyright.
+    let out = dirs.cli_as_session(&d, &proj, &["definition", "app.py:3:9"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let status = dirs.status();
+    assert_eq!(pyrights_under(daemon).len(), 2, "{status}");
+    let mut requests: Vec<(Value, Value)> = status["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["writable"][0].clone(), s["requests"].clone()))
+        .collect();
+    requests.sort_by_key(|(w, _)| w.to_string());
+    let outer = json!(p.root());
+    let inner = json!(proj);
+    assert_eq!(
+        requests,
+        vec![(outer, json!(1)), (inner, json!(2))],
+        "{status}"
+    );
+    d.close("outer");
+    d.close("inner");
 }
 
 #[test]

@@ -281,12 +281,13 @@ fn status_text(raw: &str) -> String {
     }
     for s in servers {
         out.push_str(&format!(
-            "{} {} pid {} rss {} MiB idle {} s\n",
+            "{} {} pid {} rss {} MiB idle {} s, {} requests\n",
             s["id"].as_str().unwrap_or("?"),
             s["root"].as_str().unwrap_or("?"),
             s["pid"],
             s["rss_kib"].as_u64().unwrap_or(0) / 1024,
-            s["idle_secs"]
+            s["idle_secs"],
+            s["requests"]
         ));
     }
     out

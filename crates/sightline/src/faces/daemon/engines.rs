@@ -5,6 +5,11 @@
 //! configuration counts with the project's trust, so that a `sightline
 //! trust` or `trust --revoke` takes effect at the next session or call, and
 //! the engine of the old configuration is shut down.
+//!
+//! Engines that differ only in the root share their servers
+//! ([`crate::pool::SharedServers`]): a CLI call without `--root` and an MCP
+//! session in the project's directory start pyright at the same project
+//! root, confined alike, and so get one pyright.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -23,10 +28,24 @@ type Key = (
     u64,
 );
 
+/// A key without its root: the engines of one group share their servers.
+type Group = (
+    Option<String>,
+    Option<String>,
+    (Option<PathBuf>, crate::pool::env::ServerEnv),
+    u64,
+);
+
+fn group(key: &Key) -> Group {
+    (key.1.clone(), key.2.clone(), key.3.clone(), key.4)
+}
+
 /// Every engine the daemon holds.
 #[derive(Default)]
 pub struct Engines {
     by_key: Mutex<HashMap<Key, Arc<Engine>>>,
+    /// The servers of each group that has an engine.
+    groups: Mutex<HashMap<Group, crate::pool::SharedServers>>,
 }
 
 impl Engines {
@@ -66,10 +85,27 @@ impl Engines {
             .cloned()
             .collect();
         for k in stale {
-            if let Some(old) = map.remove(&k) {
+            let Some(old) = map.remove(&k) else {
+                continue;
+            };
+            // Engines of other roots under the old configuration may still
+            // use these servers; they go when the last of them does.
+            if !map.keys().any(|other| group(other) == group(&k)) {
+                self.groups
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&group(&k));
                 tokio::spawn(async move { old.shutdown().await });
             }
         }
+        tracing::debug!("daemon: a new engine for {key:?}");
+        let shared = self
+            .groups
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(group(&key))
+            .or_default()
+            .clone();
         // The client's PATH comes first, so that a session finds the servers
         // its own shell would (a project's node_modules/.bin on PATH, a venv).
         let search_path = hello
@@ -94,6 +130,7 @@ impl Engines {
                 .filter(|(k, _)| crate::pool::env::SERVER_ENV.contains(&k.as_str()))
                 .cloned()
                 .collect(),
+            shared_servers: Some(shared),
             ..Options::default()
         }));
         map.insert(key, engine.clone());
@@ -104,6 +141,21 @@ impl Engines {
     pub fn all(&self) -> Vec<(Option<PathBuf>, Arc<Engine>)> {
         let map = self.by_key.lock().unwrap_or_else(PoisonError::into_inner);
         map.iter().map(|(k, e)| (k.0.clone(), e.clone())).collect()
+    }
+
+    /// Every running server once (engines of one group hold the same
+    /// servers).
+    pub fn servers(&self) -> Vec<crate::engine::status::ServerRow> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for (_, e) in self.all() {
+            for row in e.server_status() {
+                if seen.insert(row.pid) {
+                    out.push(row);
+                }
+            }
+        }
+        out
     }
 
     /// Whether any engine still runs a server.

@@ -247,22 +247,15 @@ async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
 /// Stops idle servers, the least recently used first, while all servers
 /// together hold more than `limit` KiB; a server in use is never stopped.
 fn within_memory(engines: &Engines, limit: u64) {
-    let used = |engines: &Engines| -> u64 {
-        engines
-            .all()
-            .iter()
-            .flat_map(|(_, e)| e.server_status())
-            .map(|s| s.3)
-            .sum()
-    };
+    let used = |engines: &Engines| -> u64 { engines.servers().iter().map(|s| s.rss_kib).sum() };
     let mut total = used(engines);
     while total > limit {
-        // The idlest server of any engine.
+        // The engine holding the idlest server.
         let Some(engine) = engines
             .all()
             .into_iter()
             .filter_map(|(_, e)| {
-                let idlest = e.server_status().iter().map(|s| s.4).max()?;
+                let idlest = e.server_status().iter().map(|s| s.idle_secs).max()?;
                 Some((idlest, e))
             })
             .max_by_key(|(idle, _)| *idle)
@@ -331,12 +324,18 @@ impl Session {
         let d = &self.daemon;
         let servers: Vec<serde_json::Value> = d
             .engines
-            .all()
-            .iter()
-            .flat_map(|(root, e)| {
-                e.server_status()
-                    .into_iter()
-                    .map(move |s| json!({ "workspace": root, "id": s.0, "root": s.1, "pid": s.2, "rss_kib": s.3, "idle_secs": s.4 }))
+            .servers()
+            .into_iter()
+            .map(|s| {
+                json!({
+                    "id": s.id,
+                    "root": s.root,
+                    "writable": s.writable,
+                    "pid": s.pid,
+                    "rss_kib": s.rss_kib,
+                    "idle_secs": s.idle_secs,
+                    "requests": s.served,
+                })
             })
             .collect();
         json!({
