@@ -114,7 +114,93 @@ fn pyright_rss(daemon: u32) -> u64 {
         .sum()
 }
 
+/// `--relay PROGRAM ARGS...`: this binary as a process that only copies
+/// bytes between its stdio and PROGRAM's, with no parsing. A direct client
+/// talking to pyright through one or two of these measures what a process
+/// hop alone costs on this machine: the floor under any tool that sits
+/// between a client and its server.
+fn relay(args: &[String]) -> ! {
+    use std::io::Read;
+    let mut child = Command::new(&args[0])
+        .args(&args[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to = child.stdin.take().unwrap();
+    let mut from = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        let mut out = std::io::stdout().lock();
+        while let Ok(n @ 1..) = from.read(&mut buf) {
+            if out.write_all(&buf[..n]).and_then(|()| out.flush()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut buf = vec![0u8; 1 << 16];
+    let mut stdin = std::io::stdin().lock();
+    while let Ok(n @ 1..) = stdin.read(&mut buf) {
+        if to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
+            break;
+        }
+    }
+    drop(to);
+    let _ = child.wait();
+    std::process::exit(0)
+}
+
+/// Warm definition medians, asked in turn, of a direct client and of one
+/// through one or two relay processes.
+fn relay_floor(root: &Path, app: &Path, hops: usize) -> (Duration, Duration) {
+    let me = std::env::current_exe().unwrap();
+    let pyright = tool("pyright-langserver");
+    let mut args: Vec<String> = Vec::new();
+    for _ in 1..hops {
+        args.extend(["--relay".to_owned(), me.display().to_string()]);
+    }
+    args.extend([
+        "--relay".to_owned(),
+        pyright.display().to_string(),
+        "--stdio".to_owned(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let open = |d: &mut Direct| {
+        let u = uri(app);
+        d.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": u, "languageId": "python", "version": 1, "text": APP}}),
+        );
+        let params = json!({"textDocument": {"uri": u}, "position": {"line": 2, "character": 8}});
+        assert!(
+            d.request("textDocument/definition", params.clone())["result"]
+                .to_string()
+                .contains("lib.py")
+        );
+        params
+    };
+    let mut direct = Direct::start(&pyright, root, json!({}), json!({}));
+    let mut relayed = Direct::start_with(&me, &args, root, json!({}), json!({}));
+    let params = open(&mut direct);
+    open(&mut relayed);
+    let (mut d_times, mut r_times) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        for (d, times) in [(&mut direct, &mut d_times), (&mut relayed, &mut r_times)] {
+            let t = Instant::now();
+            let r = d.request("textDocument/definition", params.clone());
+            times.push(t.elapsed());
+            assert!(r["result"].is_array());
+        }
+    }
+    (median(d_times), median(r_times))
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--relay") {
+        relay(&args[1..]);
+    }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(root.join("pyproject.toml"), "").unwrap();
@@ -237,8 +323,15 @@ fn main() {
     }
     let four = pyright_rss(pid);
     let servers = descendants(pid).len();
+    // sightline's own memory with the servers running: the daemon, and one
+    // session's bridge.
+    let daemon_rss = rss_kib_of(pid).unwrap_or(0);
+    let bridge_rss = rss_kib_of(first.child.id()).unwrap_or(0);
     drop(more);
     drop(first);
+
+    let floor1 = relay_floor(&root, &app, 1);
+    let floor2 = relay_floor(&root, &app, 2);
 
     println!("daemon vs a direct client on pyright (one run)");
     println!(
@@ -253,6 +346,14 @@ fn main() {
         us(own),
         own.as_secs_f64() / direct_own.as_secs_f64()
     );
+    for (hops, (d, r)) in [(1, floor1), (2, floor2)] {
+        println!(
+            "  the floor: a direct client through {hops} relay process(es) that only copy bytes, {ROUNDS} rounds in turn: direct {:.1} us, relayed {:.1} us, ratio {:.2}x",
+            us(d),
+            us(r),
+            r.as_secs_f64() / d.as_secs_f64()
+        );
+    }
     println!(
         "  CLI definition (a process per call), {CLI_ROUNDS} rounds: direct {:.2} ms, sightline {:.2} ms, +{:.2} ms",
         us(direct_cli) / 1000.0,
@@ -271,6 +372,11 @@ fn main() {
         "  server processes under the daemon with four sessions: {servers}; their RSS: one session {} MiB, four sessions {} MiB",
         one / 1024,
         four / 1024
+    );
+    println!(
+        "  sightline's own RSS: the daemon {:.1} MiB, a session's bridge {:.1} MiB",
+        daemon_rss as f64 / 1024.0,
+        bridge_rss as f64 / 1024.0
     );
 
     let mut stop = Command::new(env!("CARGO_BIN_EXE_sightline"));

@@ -12,33 +12,35 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use sightline_test_support::mcp::McpDriver;
 use sightline_test_support::{
-    Project, alive, descendants, path_with_tools, require, sightline_bin,
+    DaemonDirs, Project, alive, descendants, path_with_tools, require, sightline_bin,
 };
 
 const LIB: &str = "def add(a: int, b: int) -> int:\n    return a + b\n";
 const APP: &str = "from lib import add\n\ntotal = add(1, 2)\n";
 
-/// A test's daemon directories; dropping it stops the daemon and checks
-/// that it and its servers are gone.
+/// A test's daemon directories (the support crate's, with the daemon
+/// switched on); dropping it stops the daemon and checks that it and its
+/// servers are gone.
 struct Dirs {
-    runtime: tempfile::TempDir,
-    state: tempfile::TempDir,
+    inner: DaemonDirs,
 }
 
 impl Dirs {
     fn new() -> Dirs {
         Dirs {
-            runtime: tempfile::tempdir().unwrap(),
-            state: tempfile::tempdir().unwrap(),
+            inner: DaemonDirs::new(),
         }
     }
 
     fn env(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("SIGHTLINE_DAEMON", "1".into()),
-            ("XDG_RUNTIME_DIR", self.runtime.path().display().to_string()),
-            ("XDG_STATE_HOME", self.state.path().display().to_string()),
-        ]
+        let mut env = vec![("SIGHTLINE_DAEMON", "1".to_owned())];
+        env.extend(
+            self.inner
+                .env()
+                .into_iter()
+                .map(|(k, v)| (k, v.display().to_string())),
+        );
+        env
     }
 
     fn open(&self, d: &mut McpDriver, session: &str, cwd: &Path, extra: &[(&str, &str)]) {
@@ -50,7 +52,7 @@ impl Dirs {
     }
 
     fn pid_file(&self) -> PathBuf {
-        self.runtime.path().join("sightline/daemon.pid")
+        self.inner.runtime().join("sightline/daemon.pid")
     }
 
     /// The running daemon's pid.
@@ -94,7 +96,7 @@ impl Dirs {
     }
 
     fn log(&self) -> String {
-        std::fs::read_to_string(self.state.path().join("sightline/daemon.log")).unwrap_or_default()
+        self.inner.log()
     }
 }
 
@@ -368,8 +370,8 @@ fn a_client_of_another_uid_is_refused() {
     // Open the directory and socket to everyone, so that only the daemon's
     // own check stands between another user and it.
     use std::os::unix::fs::PermissionsExt;
-    let dir = dirs.runtime.path().join("sightline");
-    std::fs::set_permissions(dirs.runtime.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = dirs.inner.runtime().join("sightline");
+    std::fs::set_permissions(dirs.inner.runtime(), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(
         dir.join("daemon.sock"),
@@ -447,7 +449,7 @@ fn ten_clients_at_once_start_one_daemon_and_one_server() {
                 && std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
                     c.split(|b| *b == 0).nth(1) == Some(b"daemon".as_slice())
                         && std::fs::read_to_string(format!("/proc/{pid}/environ"))
-                            .is_ok_and(|e| e.contains(&dirs.runtime.path().display().to_string()))
+                            .is_ok_and(|e| e.contains(&dirs.inner.runtime().display().to_string()))
                 })
         })
         .collect();
