@@ -16,9 +16,14 @@ impl Engine {
         let routes = self.route_all(&checked)?;
         let answers = futures_util::future::join_all(routes.iter().map(|(spec, root)| async {
             let server = self.pool.get(spec, root).await?;
+            let restarted = server.take_note();
             let doc = server.sync(&checked.path, &checked.index)?;
             let (findings, note) = server.diagnostics(&checked.path, &doc).await?;
-            Ok::<_, ToolError>((server.root.clone(), findings, note))
+            Ok::<_, ToolError>((
+                server.root.clone(),
+                findings,
+                restarted.into_iter().chain(note),
+            ))
         }))
         .await;
         let mut findings = Vec::new();

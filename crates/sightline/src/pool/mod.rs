@@ -129,6 +129,7 @@ impl Pool {
             self.sandbox.writable_for_project(root),
         );
         let budgets = self.budgets_for(spec);
+        let mut restarted = None;
         loop {
             self.wait_out_failures(&key, &budgets).await?;
             let slot = self.shared.slot(&key);
@@ -146,6 +147,23 @@ impl Pool {
                 }
             };
             if server.is_alive() {
+                // A file it reads only at start changed: a new server, and
+                // the next answer says why.
+                let may_restart = !spec.quirks.restart_on.is_empty()
+                    || matches!(
+                        spec.quirks.on_install,
+                        crate::servers::OnInstall::Restart(_)
+                    );
+                if let Some(why) = may_restart.then(|| server.restart_reason()).flatten() {
+                    tracing::info!("{why}");
+                    self.shared.forget(&key, &slot);
+                    tokio::spawn(async move { server.shutdown().await });
+                    restarted = Some(why);
+                    continue;
+                }
+                if let Some(why) = restarted.take() {
+                    server.set_note(why);
+                }
                 server.touch();
                 return Ok(server);
             }

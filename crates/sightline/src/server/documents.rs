@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use sightline_lsp::uri::path_to_uri_string;
 use sightline_lsp::{Client, LineIndex};
 
@@ -364,50 +364,5 @@ impl LspServer {
             return Ok(());
         }
         self.save(path)
-    }
-
-    /// Tells the server about files changed on disk since the last question,
-    /// and returns them.
-    fn send_disk_changes(&self) -> Result<Vec<PathBuf>, ToolError> {
-        let Some(watch) = &self.watch else {
-            return Ok(Vec::new());
-        };
-        let drained: Vec<(PathBuf, crate::sync::watch::Change)> = watch
-            .drain()
-            .into_iter()
-            .filter(|(p, _)| self.spec.handles(p))
-            .collect();
-        if drained.is_empty() {
-            // The common case on the hot path: nothing changed on disk. (A
-            // change to a file the server does not handle, such as a
-            // tsconfig, bumps no generation; `memo` keeps answers 10 s at
-            // most for that.)
-            return Ok(Vec::new());
-        }
-        // The documents' lock is held until the server has been told and
-        // the generation bumped, so that no answer asked in between is kept
-        // (`memo`).
-        let mut docs = self.docs();
-        // Open documents are the server's to hold: their content comes from
-        // `didChange`, and telling pyright that one changed on disk as well
-        // makes it re-read and re-check it for nothing.
-        let open = docs.open_paths();
-        let changes: Vec<Value> = drained
-            .iter()
-            .filter(|(p, c)| *c == crate::sync::watch::Change::Deleted || !open.contains(p))
-            .filter_map(|(p, c)| {
-                Some(json!({ "uri": path_to_uri_string(p).ok()?, "type": *c as u8 }))
-            })
-            .collect();
-        if !changes.is_empty() {
-            tracing::debug!("{}: {} files changed on disk", self.spec.id, changes.len());
-            self.client.notify(
-                "workspace/didChangeWatchedFiles",
-                json!({ "changes": changes }),
-            )?;
-        }
-        docs.generation += 1;
-        drop(docs);
-        Ok(drained.into_iter().map(|(p, _)| p).collect())
     }
 }

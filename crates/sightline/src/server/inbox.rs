@@ -44,6 +44,12 @@ pub struct Inner {
     /// (`textDocument/hover`), for the capabilities a server adds after
     /// `initialize`.
     pub registrations: HashMap<String, String>,
+    /// The file watchers registered for `workspace/didChangeWatchedFiles`,
+    /// by registration id.
+    pub watchers: HashMap<String, Vec<crate::server::watchers::Watcher>>,
+    /// Bumped when a watcher registration arrives, so that the directories
+    /// it names are watched at the next question.
+    pub watchers_added: u64,
     /// The server logged that it has enumerated the workspace.
     pub indexed: bool,
     /// Work-done progress that has begun and not ended: token → title.
@@ -185,6 +191,12 @@ impl Handler for ServerState {
                         let id = r.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
                         let method = r.get("method").and_then(Value::as_str).unwrap_or("");
                         s.registrations.insert(id.clone(), method.to_owned());
+                        if method == "workspace/didChangeWatchedFiles" {
+                            let options = r.get("registerOptions").cloned().unwrap_or_default();
+                            s.watchers
+                                .insert(id.clone(), crate::server::watchers::parse(&options));
+                            s.watchers_added += 1;
+                        }
                         if method == "textDocument/diagnostic" {
                             let identifier = r
                                 .pointer("/registerOptions/identifier")
@@ -208,6 +220,7 @@ impl Handler for ServerState {
                         if let Some(id) = r.get("id").and_then(Value::as_str) {
                             s.pull_registrations.remove(id);
                             s.registrations.remove(id);
+                            s.watchers.remove(id);
                         }
                     }
                 });

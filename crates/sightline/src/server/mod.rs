@@ -19,6 +19,7 @@ use crate::server::pull::PullCache;
 use crate::servers::{Budgets, ServerSpec};
 
 pub mod diagnostics;
+mod disk;
 pub mod documents;
 pub mod inbox;
 mod locs;
@@ -30,6 +31,7 @@ mod settings;
 mod start;
 mod symbols;
 mod tsserver;
+pub(crate) mod watchers;
 
 pub use requests::without_declarations;
 pub use start::{Launch, initialize_params};
@@ -57,6 +59,10 @@ pub struct LspServer {
     docs: Mutex<Documents>,
     /// External edits to files the server may have read from disk.
     watch: Option<crate::sync::watch::DiskWatch>,
+    /// Changes drained from the watch, not yet told to the server.
+    disk: Mutex<disk::Disk>,
+    /// A line for the next diagnostics answer (why the server was restarted).
+    note: Mutex<Option<String>>,
     /// Pull results by (file, identifier), for `previousResultId`.
     pub(crate) pulled: PullCache,
     /// When a call last used this server, for idle shutdown.
@@ -124,6 +130,27 @@ impl LspServer {
     /// Why the server is no longer running: exit status and stderr tail.
     pub fn exit_reason(&self) -> String {
         with_denial_hint(self.client.exited_error().to_string(), &self.client)
+    }
+
+    /// Leaves `note` for the next diagnostics answer.
+    pub(crate) fn set_note(&self, note: String) {
+        *self
+            .note
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(note);
+    }
+
+    /// The note left for the next diagnostics answer, once.
+    pub(crate) fn take_note(&self) -> Option<String> {
+        self.note
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+
+    /// How many directories its watch polls past the watch limit.
+    pub fn polled_dirs(&self) -> usize {
+        self.watch.as_ref().map_or(0, |w| w.polled())
     }
 
     /// Marks the server as used now.

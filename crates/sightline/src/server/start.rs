@@ -178,6 +178,8 @@ impl LspServer {
             check_on_save,
             docs: Mutex::new(Documents::default()),
             watch,
+            disk: Default::default(),
+            note: Default::default(),
             pulled: PullCache::default(),
             last_used: Mutex::new(Instant::now()),
             served: Default::default(),

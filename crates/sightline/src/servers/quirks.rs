@@ -113,6 +113,33 @@ pub struct Quirks {
     /// until the component is added, so a proxy without it is not taken for
     /// the server.
     pub rustup_component: Option<&'static str>,
+    /// Files (by name) the server reads its project's configuration from
+    /// once, at start, and does not re-read when told they changed: a
+    /// change to one restarts the server, and the next answer says so.
+    /// clangd registers no file watchers and keeps the compile flags it
+    /// loaded from `compile_commands.json`.
+    pub restart_on: &'static [&'static str],
+    /// What the server needs when packages are installed or removed, or a
+    /// virtualenv is made or removed, under its root (`sync::watch::INSTALL_DIRS`).
+    pub on_install: OnInstall,
+}
+
+/// `Quirks::on_install`: what a server needs after an install, named by
+/// the install directories (their first component: `.venv`, `node_modules`)
+/// whose changes call for it.
+#[derive(Debug, Clone, Copy)]
+pub enum OnInstall {
+    /// It sees installs itself, or reads no packages.
+    Nothing,
+    /// `workspace/didChangeConfiguration`: pyright then asks for
+    /// `python.pythonPath` again and builds its import resolution anew. It
+    /// takes no note of changes under an excluded directory such as `.venv`,
+    /// even when told of them.
+    Reconfigure(&'static [&'static str]),
+    /// A new server: tsserver does not see a `node_modules` made after it
+    /// started, and an import of a package installed there stays
+    /// unresolved.
+    Restart(&'static [&'static str]),
 }
 
 /// `Quirks::init_options`: the spec, the project root and the program
@@ -177,6 +204,8 @@ impl Quirks {
         whole_settings: None,
         used_by_project: None,
         rustup_component: None,
+        restart_on: &[],
+        on_install: OnInstall::Nothing,
     };
 }
 

@@ -1,20 +1,32 @@
 //! Changes made on disk by anything else, for files a server has read but not
 //! opened (pyright caches such files and relies on the client to say they
-//! changed). An inotify instance watches every directory of the root; before
-//! each question its queue is drained without blocking. The kernel queues an
-//! event when the write happens, so every change made before the question is
-//! seen by it: no watcher thread, no race, no settle delay.
+//! changed). An inotify instance watches every directory of the root that
+//! `.gitignore` and the fixed skip list leave, plus the top level of the
+//! directories packages are installed into; before each question its queue
+//! is drained without blocking. The kernel queues an event when the write
+//! happens, so every change made before the question is seen by it: no
+//! watcher thread, no race, no settle delay. A burst (a branch switch) is
+//! drained as one batch, one change per path.
+//!
+//! Past the watch limit (the kernel's, or `SIGHTLINE_WATCH_LIMIT`), the rest
+//! of the directories are polled at each drain instead: slower, never
+//! blind, and said once in the log and in `sightline servers`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
-/// Directories never watched: dependencies, build output, VCS data, caches.
+mod poll;
+
+/// Directories never walked: dependencies, build output, VCS data, caches
+/// (whether or not a `.gitignore` names them).
 pub const SKIPPED: &[&str] = &[
     "node_modules",
     ".git",
+    ".hg",
+    ".svn",
     "target",
     "__pycache__",
     ".venv",
@@ -24,6 +36,20 @@ pub const SKIPPED: &[&str] = &[
     "dist",
     "build",
 ];
+
+/// Where installs land, relative to the root; `*` is one path component.
+/// Only their top level is watched, so that `pip install x` or `npm install
+/// @types/x` is seen (a package directory appears) without watching every
+/// file of every dependency.
+pub const INSTALL_DIRS: &[&str] = &[
+    ".venv/lib/*/site-packages",
+    "venv/lib/*/site-packages",
+    "node_modules",
+    "node_modules/@types",
+];
+
+/// The environment variable that caps how many directories are watched.
+pub const LIMIT_ENV: &str = "SIGHTLINE_WATCH_LIMIT";
 
 /// LSP `FileChangeType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,16 +62,24 @@ pub enum Change {
     Deleted = 3,
 }
 
-/// A watch on every directory of a root (but the `SKIPPED` ones).
+/// A watch on the directories of a root.
 pub struct DiskWatch {
     inner: Mutex<Inner>,
 }
 
 struct Inner {
+    root: PathBuf,
     inotify: Inotify,
     dirs: HashMap<WatchDescriptor, PathBuf>,
-    /// The same directories, for `covers` on every question.
+    /// The directories inotify watches (for `covers` on every question).
     watched: HashSet<PathBuf>,
+    /// Install directories: a directory appearing in one is a change.
+    shallow: HashSet<PathBuf>,
+    /// Directories past the watch limit, with what they held last.
+    polled: BTreeMap<PathBuf, poll::Listing>,
+    limit: usize,
+    /// Install roots (`.venv`) seen without their package directory yet.
+    pending_installs: bool,
 }
 
 fn mask() -> WatchMask {
@@ -57,60 +91,191 @@ fn mask() -> WatchMask {
         | WatchMask::MOVED_TO
 }
 
+/// The watch limit `SIGHTLINE_WATCH_LIMIT` sets, if any.
+fn limit_from_env() -> usize {
+    std::env::var(LIMIT_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(usize::MAX)
+}
+
+fn skipped(name: &std::ffi::OsStr) -> bool {
+    SKIPPED.iter().any(|s| name == *s)
+}
+
 impl Inner {
+    /// Watches `dir` and every directory below it that is neither skipped
+    /// nor ignored by a `.gitignore` (or `.ignore`) file.
     fn add_tree(&mut self, dir: &Path) {
-        let mut stack = vec![dir.to_owned()];
-        while let Some(d) = stack.pop() {
-            match self.inotify.watches().add(&d, mask()) {
-                Ok(wd) => {
-                    self.dirs.insert(wd, d.clone());
-                    self.watched.insert(d.clone());
-                }
-                Err(e) => {
-                    tracing::debug!("cannot watch {}: {e}", d.display());
-                    continue;
-                }
+        let walker = ignore::WalkBuilder::new(dir)
+            .hidden(false)
+            .git_ignore(true)
+            .git_global(false)
+            .git_exclude(true)
+            .require_git(false)
+            .parents(true)
+            .follow_links(false)
+            .filter_entry(|e| {
+                !(e.file_type().is_some_and(|t| t.is_dir()) && skipped(e.file_name()))
+            })
+            .build();
+        for entry in walker.flatten() {
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                self.watch_dir(entry.path());
             }
-            let Ok(entries) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-                let name = e.file_name();
-                if is_dir && !SKIPPED.iter().any(|s| name == *s) {
-                    stack.push(e.path());
+        }
+    }
+
+    /// Watches one directory, or polls it past the limit.
+    fn watch_dir(&mut self, d: &Path) {
+        if self.watched.contains(d) || self.polled.contains_key(d) {
+            return;
+        }
+        if self.watched.len() >= self.limit {
+            self.poll_instead(d, "sightline's watch limit");
+            return;
+        }
+        match self.inotify.watches().add(d, mask()) {
+            Ok(wd) => {
+                self.dirs.insert(wd, d.to_owned());
+                self.watched.insert(d.to_owned());
+            }
+            // ENOSPC: the kernel's limit on watches (fs.inotify.max_user_watches).
+            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => {
+                self.poll_instead(d, "the system's inotify watch limit");
+            }
+            Err(e) => tracing::debug!("cannot watch {}: {e}", d.display()),
+        }
+    }
+
+    fn poll_instead(&mut self, d: &Path, why: &str) {
+        if self.polled.is_empty() {
+            tracing::warn!(
+                "{why} is reached under {}; the directories past it are polled at each question instead",
+                self.root.display()
+            );
+        }
+        self.polled.insert(d.to_owned(), poll::Listing::of(d));
+    }
+
+    /// Watches the top level of every install directory that exists now;
+    /// whether an install root is there without its package directory yet.
+    fn add_install_dirs(&mut self) {
+        self.pending_installs = false;
+        for pattern in INSTALL_DIRS {
+            let found = expand(&self.root, pattern);
+            if found.is_empty() {
+                let first = pattern.split('/').next().unwrap_or_default();
+                self.pending_installs |= self.root.join(first).is_dir();
+            }
+            for d in found {
+                if !self.shallow.contains(&d) {
+                    self.watch_dir(&d);
+                    self.shallow.insert(d);
                 }
             }
         }
     }
 }
 
+/// The directories under `root` that `pattern` names (`*` is any one name).
+fn expand(root: &Path, pattern: &str) -> Vec<PathBuf> {
+    let mut found = vec![root.to_owned()];
+    for part in pattern.split('/') {
+        let mut next = Vec::new();
+        for dir in found {
+            if part == "*" {
+                if let Ok(entries) = std::fs::read_dir(&dir) {
+                    next.extend(
+                        entries
+                            .flatten()
+                            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                            .map(|e| e.path()),
+                    );
+                }
+            } else if dir.join(part).is_dir() {
+                next.push(dir.join(part));
+            }
+        }
+        found = next;
+    }
+    found
+}
+
+/// Folds `change` of `path` into `out`, one change per path.
+pub(crate) fn record(out: &mut Vec<(PathBuf, Change)>, path: PathBuf, change: Change) {
+    match out.iter_mut().find(|(p, _)| *p == path) {
+        // A file created then written is still a creation.
+        Some((_, c)) if *c == Change::Created && change == Change::Changed => {}
+        Some((_, c)) => *c = change,
+        None => out.push((path, change)),
+    }
+}
+
 impl DiskWatch {
-    /// Watches every directory under `root`.
+    /// Watches `root` as the module says, capped by `SIGHTLINE_WATCH_LIMIT`.
     pub fn new(root: &Path) -> std::io::Result<DiskWatch> {
+        DiskWatch::with_limit(root, limit_from_env())
+    }
+
+    /// Watches `root`, at most `limit` directories with inotify.
+    pub fn with_limit(root: &Path, limit: usize) -> std::io::Result<DiskWatch> {
         let mut inner = Inner {
+            root: root.to_owned(),
             inotify: Inotify::init()?,
             dirs: HashMap::new(),
             watched: HashSet::new(),
+            shallow: HashSet::new(),
+            polled: BTreeMap::new(),
+            limit,
+            pending_installs: false,
         };
         inner.add_tree(root);
+        inner.add_install_dirs();
         Ok(DiskWatch {
             inner: Mutex::new(inner),
         })
     }
 
     /// Whether changes to `path` reach [`DiskWatch::drain`]: its directory is
-    /// watched (not skipped, not past the watch limit).
+    /// watched or polled (not skipped, not ignored).
     pub fn covers(&self, path: &Path) -> bool {
         let Some(dir) = path.parent() else {
             return false;
         };
         self.inner
             .lock()
-            .is_ok_and(|inner| inner.dirs.values().any(|d| d == dir))
+            .is_ok_and(|inner| inner.watched.contains(dir) || inner.polled.contains_key(dir))
+    }
+
+    /// How many directories are polled because the watch limit was reached.
+    pub fn polled(&self) -> usize {
+        self.inner.lock().map_or(0, |inner| inner.polled.len())
+    }
+
+    /// Watches `dir` and what is below it as well, even where the skip list
+    /// or a `.gitignore` would leave it out: a server asked for it.
+    pub fn add(&self, dir: &Path) {
+        if let Ok(mut inner) = self.inner.lock() {
+            let mut stack = vec![dir.to_owned()];
+            while let Some(d) = stack.pop() {
+                inner.watch_dir(&d);
+                if let Ok(entries) = std::fs::read_dir(&d) {
+                    stack.extend(
+                        entries
+                            .flatten()
+                            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                            .map(|e| e.path()),
+                    );
+                }
+            }
+        }
     }
 
     /// Every change queued since the last call, oldest first, one per path.
+    /// A directory that appears in or leaves an install directory, or an
+    /// install root (`.venv`) that appears or goes, counts as a change of
+    /// that directory.
     pub fn drain(&self) -> Vec<(PathBuf, Change)> {
         let Ok(mut inner) = self.inner.lock() else {
             return Vec::new();
@@ -118,6 +283,7 @@ impl DiskWatch {
         let mut buffer = [0u8; 16 * 1024];
         let mut out: Vec<(PathBuf, Change)> = Vec::new();
         let mut new_dirs = Vec::new();
+        let mut installs_moved = false;
         loop {
             let events = match inner.inotify.read_events(&mut buffer) {
                 Ok(events) => events,
@@ -137,15 +303,8 @@ impl DiskWatch {
                     continue;
                 };
                 let path = dir.join(name);
-                if ev.mask.contains(EventMask::ISDIR) {
-                    if ev.mask.intersects(EventMask::CREATE | EventMask::MOVED_TO)
-                        && !SKIPPED.iter().any(|s| name == *s)
-                    {
-                        new_dirs.push(path);
-                    }
-                    continue;
-                }
-                let change = if ev.mask.intersects(EventMask::CREATE | EventMask::MOVED_TO) {
+                let appeared = ev.mask.intersects(EventMask::CREATE | EventMask::MOVED_TO);
+                let change = if appeared {
                     Change::Created
                 } else if ev
                     .mask
@@ -155,12 +314,22 @@ impl DiskWatch {
                 } else {
                     Change::Changed
                 };
-                match out.iter_mut().find(|(p, _)| *p == path) {
-                    // A file created then written is still a creation.
-                    Some((_, c)) if *c == Change::Created && change == Change::Changed => {}
-                    Some((_, c)) => *c = change,
-                    None => out.push((path, change)),
+                if ev.mask.contains(EventMask::ISDIR) {
+                    let in_install = inner.shallow.contains(dir);
+                    let install_root = *dir == inner.root
+                        && INSTALL_DIRS
+                            .iter()
+                            .any(|p| p.split('/').next() == Some(&*name.to_string_lossy()));
+                    if in_install || install_root {
+                        record(&mut out, path.clone(), change);
+                        installs_moved |= install_root;
+                    }
+                    if appeared && !in_install && !skipped(name) {
+                        new_dirs.push(path);
+                    }
+                    continue;
                 }
+                record(&mut out, path, change);
             }
             if !any {
                 break;
@@ -169,47 +338,37 @@ impl DiskWatch {
         for d in new_dirs {
             inner.add_tree(&d);
         }
+        if !inner.polled.is_empty() {
+            let mut appeared = Vec::new();
+            let polled = std::mem::take(&mut inner.polled);
+            let mut kept = BTreeMap::new();
+            for (dir, before) in polled {
+                if !dir.is_dir() {
+                    continue;
+                }
+                let now = poll::Listing::of(&dir);
+                for (path, change, is_dir) in before.diff(&dir, &now) {
+                    if is_dir {
+                        if change == Change::Created && !path.file_name().is_some_and(skipped) {
+                            appeared.push(path);
+                        }
+                    } else {
+                        record(&mut out, path, change);
+                    }
+                }
+                kept.insert(dir, now);
+            }
+            inner.polled = kept;
+            for d in appeared {
+                inner.add_tree(&d);
+            }
+        }
+        if installs_moved || inner.pending_installs {
+            inner.add_install_dirs();
+        }
         out
     }
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn sees_every_change_made_before_the_drain() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("pkg")).unwrap();
-        std::fs::create_dir_all(root.join("node_modules/x")).unwrap();
-        std::fs::write(root.join("pkg/a.py"), "1").unwrap();
-        let w = DiskWatch::new(&root).unwrap();
-        assert!(w.drain().is_empty());
-        assert!(w.covers(&root.join("pkg/a.py")));
-        assert!(!w.covers(&root.join("node_modules/x/ignored.js")));
-        std::fs::write(root.join("pkg/a.py"), "2").unwrap();
-        std::fs::write(root.join("b.py"), "new").unwrap();
-        std::fs::write(root.join("node_modules/x/ignored.js"), "").unwrap();
-        std::fs::create_dir(root.join("sub")).unwrap();
-        let got = w.drain();
-        assert_eq!(
-            got,
-            vec![
-                (root.join("pkg/a.py"), Change::Changed),
-                (root.join("b.py"), Change::Created)
-            ]
-        );
-        // The new directory is watched from the drain that saw it.
-        std::fs::write(root.join("sub/c.py"), "").unwrap();
-        std::fs::remove_file(root.join("b.py")).unwrap();
-        assert_eq!(
-            w.drain(),
-            vec![
-                (root.join("sub/c.py"), Change::Created),
-                (root.join("b.py"), Change::Deleted)
-            ]
-        );
-    }
-}
+mod tests;

@@ -69,6 +69,7 @@ const PYRIGHT_QUIRKS: Quirks = Quirks {
     open_changes_answers: false,
     ready_log: Some("source file"),
     background_progress: &[""],
+    on_install: crate::servers::quirks::OnInstall::Reconfigure(&[".venv", "venv"]),
     ..Quirks::NONE
 };
 

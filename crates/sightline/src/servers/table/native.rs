@@ -161,6 +161,7 @@ pub static CLANGD: ServerSpec = ServerSpec {
         }),
         declaration_of_definition: true,
         caches: &[Cache::User("clangd")],
+        restart_on: &["compile_commands.json", "compile_flags.txt", ".clangd"],
         ..Quirks::NONE
     },
     ..BASE

@@ -56,6 +56,7 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         diagnostics_from_tsserver: true,
         caches: TS_CACHE,
         init_options: Some(tsserver_path),
+        on_install: crate::servers::quirks::OnInstall::Restart(&["node_modules"]),
         ..Quirks::NONE
     },
     ..BASE
