@@ -196,6 +196,22 @@ pub(super) fn parse_entry(
                     ));
                 }
             },
+            "settings" => match to_json(v) {
+                Value::Object(o) => {
+                    let mut merged = Value::Object(entry.settings.take().unwrap_or_default());
+                    crate::config::merge_deep(&mut merged, &Value::Object(o));
+                    entry.settings = match merged {
+                        Value::Object(m) => Some(m),
+                        _ => None,
+                    };
+                }
+                _ => {
+                    return Err(file.error(
+                        root_range(v),
+                        &format!("lsp.\"{id}\".settings must be an object"),
+                    ));
+                }
+            },
             "diagnostics" => {
                 let ast::Value::Object(o) = v else {
                     return Err(file.error(

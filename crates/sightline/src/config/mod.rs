@@ -72,6 +72,10 @@ pub struct LspEntry {
     pub env: BTreeMap<String, String>,
     /// `initializationOptions`, merged over the built-in ones.
     pub initialization: Option<Map<String, Value>>,
+    /// The settings the server is answered when it asks for its
+    /// configuration (`workspace/configuration`, by section), merged over
+    /// the built-in ones; the files' objects merge deeply.
+    pub settings: Option<Map<String, Value>>,
     /// Lets the server open internet sockets (or, `false`, refuses them).
     pub network: Option<bool>,
     /// Budget overrides in milliseconds, by `Budgets` field name.
@@ -177,6 +181,7 @@ const ENTRY_KEYS: &[&str] = &[
     "extensions",
     "env",
     "initialization",
+    "settings",
     "diagnostics",
     "network",
 ];
@@ -220,6 +225,19 @@ mod trust;
 pub use crate::format::FormatterEntry;
 pub use crate::project::{is_trusted, set_trusted, trust_in_process, trusted_at};
 pub use resolve::{Resolved, ServerSettings};
+
+/// `over` merged into `base`: objects key by key, all the way down; any
+/// other value replaces.
+pub fn merge_deep(base: &mut Value, over: &Value) {
+    match (base, over) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                merge_deep(b.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+        (b, o) => *b = o.clone(),
+    }
+}
 pub use schema::schema;
 
 #[cfg(test)]
@@ -293,7 +311,7 @@ mod tests {
             ),
             (
                 "{ \"lsp\": { \"pyright\": {\n \"disable\": true } } }",
-                "/p/sightline.json:2: unknown key lsp.\"pyright\".disable; expected one of disabled, command, extensions, env, initialization, diagnostics, network",
+                "/p/sightline.json:2: unknown key lsp.\"pyright\".disable; expected one of disabled, command, extensions, env, initialization, settings, diagnostics, network",
             ),
             (
                 "{ \"lsp\": { \"pyright\": {\n \"disabled\": \"yes\" } } }",

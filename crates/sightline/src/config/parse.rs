@@ -229,6 +229,7 @@ impl Config {
                     let origin = file.origin(prop.range);
                     if project && !self.trusted {
                         self.gate_lsp_entry(&id, &before, &mut entry, &origin);
+                        self.gate_lsp_settings(&id, &before, &mut entry, &origin);
                     }
                     entry.origin = Some(origin);
                     entry.from_project |= project;

@@ -18,6 +18,8 @@ pub struct ServerSettings {
     pub env: Vec<(String, String)>,
     /// Merged over the built-in `initializationOptions`.
     pub initialization: Option<Map<String, Value>>,
+    /// Merged over the built-in answers to `workspace/configuration`.
+    pub settings: Option<Map<String, Value>>,
     /// Its budgets, with the configured overrides applied.
     pub budgets: Budgets,
     /// Overrides the server table's `network`.
@@ -123,6 +125,7 @@ impl Config {
                         .map(|(k, v)| (k.clone(), v.clone()))
                         .collect(),
                     initialization: entry.initialization.clone(),
+                    settings: entry.settings.clone(),
                     budgets: b,
                     network: entry.network,
                 },

@@ -89,6 +89,31 @@ impl Config {
         }
     }
 
+    /// Undoes what an untrusted project file set in an `lsp` entry's
+    /// `settings` that names a program, a path or a plugin (pyright's
+    /// `python.pythonPath`, eslint's `nodePath`), leaf by leaf.
+    pub(super) fn gate_lsp_settings(
+        &mut self,
+        id: &str,
+        before: &LspEntry,
+        entry: &mut LspEntry,
+        origin: &Origin,
+    ) {
+        let old = Value::Object(before.settings.clone().unwrap_or_default());
+        let Some(new) = entry.settings.take() else {
+            return;
+        };
+        let mut new = Value::Object(new);
+        let mut dropped = Vec::new();
+        gate_leaves(&old, &mut new, String::new(), &mut dropped);
+        for key in dropped {
+            self.ignore(format!("lsp.{id}.settings.{key}"), origin);
+        }
+        if let Value::Object(m) = new {
+            entry.settings = Some(m);
+        }
+    }
+
     /// Undoes an untrusted project file's formatter `environment`.
     pub(super) fn gate_formatter(
         &mut self,
@@ -214,5 +239,31 @@ mod tests {
             harmless(init.as_object().unwrap()),
             vec!["checkOnSave", "maxResults", "typeCheckingMode"]
         );
+    }
+}
+
+/// Puts back `old`'s value of every leaf of `new` that changed and names a
+/// program (its key path, or a string that looks like a path); the dotted
+/// paths put back go to `dropped`.
+fn gate_leaves(old: &Value, new: &mut Value, path: String, dropped: &mut Vec<String>) {
+    if let Value::Object(map) = new {
+        let keys: Vec<String> = map.keys().cloned().collect();
+        for k in keys {
+            let sub = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+            let before = old.get(&k).cloned().unwrap_or(Value::Null);
+            let Some(v) = map.get_mut(&k) else { continue };
+            if v.is_object() && (before.is_object() || before.is_null()) {
+                gate_leaves(&before, v, sub, dropped);
+                continue;
+            }
+            if *v != before && names_a_program(&sub, v) {
+                if before.is_null() {
+                    map.remove(&k);
+                } else {
+                    *v = before;
+                }
+                dropped.push(sub);
+            }
+        }
     }
 }

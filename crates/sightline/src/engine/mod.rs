@@ -21,8 +21,10 @@ use crate::sync::Snapshot;
 
 pub mod aliases;
 mod diagnostics;
+mod live;
 mod locations;
 pub mod loose;
+mod restart;
 mod route;
 pub mod status;
 mod symbols;
@@ -107,6 +109,10 @@ pub struct Engine {
     formatters: crate::format::Formatters,
     seen: crate::sync::Seen,
     sandbox: crate::sandbox::Sandbox,
+    /// The default budgets, for a configuration read again.
+    budgets: Budgets,
+    /// The configuration files as last seen (`live`).
+    config_stamp: std::sync::Mutex<live::Stamp>,
 }
 
 impl Engine {
@@ -154,6 +160,7 @@ impl Engine {
             options.search_path.clone(),
             sandbox.clone(),
         );
+        let config_stamp = std::sync::Mutex::new(live::stamp(root.as_deref()));
         let pool = Pool::new(
             options.budgets,
             options.server_budgets,
@@ -176,6 +183,8 @@ impl Engine {
             formatters,
             seen: crate::sync::Seen::default(),
             sandbox,
+            budgets: options.budgets,
+            config_stamp,
         }
     }
 

@@ -84,6 +84,7 @@ impl Engine {
         &self,
         file: &Snapshot,
     ) -> Result<Vec<(&'static ServerSpec, PathBuf)>, ToolError> {
+        self.follow_config();
         let specs = servers::servers_for(&file.path, &self.servers);
         if specs.is_empty() {
             let ext =

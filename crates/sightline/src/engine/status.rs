@@ -88,6 +88,7 @@ impl Engine {
                     rss_kib: tree_rss_kib(pid),
                     idle_secs: s.idle_for().as_secs(),
                     served: s.served(),
+                    polled_dirs: s.polled_dirs(),
                 }
             })
             .collect()
@@ -113,6 +114,8 @@ pub struct ServerRow {
     pub idle_secs: u64,
     /// Questions it was handed out for.
     pub served: u64,
+    /// Directories its watch polls because the watch limit was reached.
+    pub polled_dirs: usize,
 }
 
 /// `VmRSS` of `pid` and every process below it, in KiB.

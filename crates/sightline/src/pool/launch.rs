@@ -24,7 +24,8 @@ impl Pool {
         if let Some(why) = self.blocked.get(spec.id) {
             return Err(ToolError::Unavailable(why.clone()));
         }
-        let settings = self.settings.get(spec.id);
+        let settings = self.settings_of(spec.id);
+        let settings = settings.as_ref();
         let command = settings.and_then(|s| s.command.clone());
         let progress = crate::progress::Tee::current(&self.progress);
         let program = match self.locate(spec, root) {
@@ -89,6 +90,9 @@ impl Pool {
             init,
             tmp: Some(tmp),
             virtual_env: self.virtual_env.clone(),
+            settings: settings
+                .and_then(|s| s.settings.clone())
+                .map_or(Value::Null, Value::Object),
             env_remove,
         };
         let key = format!("start {} {}", spec.id, root.display());

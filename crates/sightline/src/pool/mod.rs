@@ -23,7 +23,8 @@ pub struct Pool {
     shared: Arc<Shared>,
     budgets: Budgets,
     server_budgets: HashMap<String, Budgets>,
-    settings: std::collections::BTreeMap<String, crate::config::ServerSettings>,
+    /// Replaced when the configuration files change (`set_settings`).
+    settings: std::sync::RwLock<std::collections::BTreeMap<String, crate::config::ServerSettings>>,
     /// Servers a project file names commands for without trust: id → why.
     blocked: std::collections::BTreeMap<String, String>,
     sandbox: crate::sandbox::Sandbox,
@@ -67,7 +68,7 @@ impl Pool {
             shared: Arc::default(),
             budgets,
             server_budgets,
-            settings: resolved.settings.clone(),
+            settings: std::sync::RwLock::new(resolved.settings.clone()),
             blocked: resolved.blocked.clone(),
             sandbox,
             progress,
@@ -99,18 +100,60 @@ impl Pool {
         self
     }
 
+    /// The configured settings of server `id`, if any.
+    pub fn settings_of(&self, id: &str) -> Option<crate::config::ServerSettings> {
+        self.settings
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(id)
+            .cloned()
+    }
+
+    /// Takes the settings of a changed configuration: servers started from
+    /// now on get them. The ids whose entry changed, each with whether only
+    /// its `settings` did (a running server can be told those).
+    pub fn set_settings(
+        &self,
+        new: std::collections::BTreeMap<String, crate::config::ServerSettings>,
+    ) -> Vec<(String, bool)> {
+        let mut cur = self
+            .settings
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut changed = Vec::new();
+        let ids: std::collections::BTreeSet<&String> = cur.keys().chain(new.keys()).collect();
+        for id in ids {
+            let (a, b) = (cur.get(id), new.get(id));
+            // What a server reads only at start; an entry that is absent
+            // reads as one that sets none of it.
+            let launch = |s: Option<&crate::config::ServerSettings>| {
+                s.map_or((None, Vec::new(), None, None), |s| {
+                    (s.command.clone(), s.env.clone(), s.initialization.clone(), s.network)
+                })
+            };
+            let only_settings = launch(a) == launch(b);
+            if a.and_then(|s| s.settings.as_ref()) != b.and_then(|s| s.settings.as_ref())
+                || !only_settings
+            {
+                changed.push((id.clone(), only_settings));
+            }
+        }
+        *cur = new;
+        changed
+    }
+
     /// The budgets of `spec`: given for its id, else configured, else the default.
     pub fn budgets_for(&self, spec: &ServerSpec) -> Budgets {
         self.server_budgets
             .get(spec.id)
             .copied()
-            .or_else(|| self.settings.get(spec.id).map(|s| s.budgets))
+            .or_else(|| self.settings_of(spec.id).map(|s| s.budgets))
             .unwrap_or(self.budgets)
     }
 
     /// The program to run for `spec`: the configured command, or discovery.
     pub fn locate(&self, spec: &ServerSpec, root: &Path) -> Option<PathBuf> {
-        match self.settings.get(spec.id).and_then(|s| s.command.as_ref()) {
+        match self.settings_of(spec.id).and_then(|s| s.command) {
             Some(command) => launch::resolve_program(&command[0], root),
             None => install::locate(spec, root, &self.search_path),
         }
@@ -149,12 +192,7 @@ impl Pool {
             if server.is_alive() {
                 // A file it reads only at start changed: a new server, and
                 // the next answer says why.
-                let may_restart = !spec.quirks.restart_on.is_empty()
-                    || matches!(
-                        spec.quirks.on_install,
-                        crate::servers::OnInstall::Restart(_)
-                    );
-                if let Some(why) = may_restart.then(|| server.restart_reason()).flatten() {
+                if let Some(why) = server.restart_reason() {
                     tracing::info!("{why}");
                     self.shared.forget(&key, &slot);
                     tokio::spawn(async move { server.shutdown().await });
@@ -213,6 +251,33 @@ impl Pool {
         );
         tokio::spawn(async move { server.shutdown().await });
         Some((key.1, key.0))
+    }
+
+    /// Stops the running servers `pick` chooses and waits until they are
+    /// gone; their ids and roots. The next question starts each again.
+    pub async fn stop_where(
+        &self,
+        pick: impl Fn(&LspServer) -> bool,
+    ) -> Vec<(&'static ServerSpec, PathBuf)> {
+        let chosen: Vec<(health::Key, Arc<LspServer>)> = {
+            let mut slots = lock(&self.shared.slots);
+            let keys: Vec<health::Key> = slots
+                .iter()
+                .filter(|(_, s)| s.get().is_some_and(|s| pick(s)))
+                .map(|(k, _)| k.clone())
+                .collect();
+            keys.into_iter()
+                .filter_map(|k| {
+                    let server = slots.remove(&k)?.get().cloned()?;
+                    Some((k, server))
+                })
+                .collect()
+        };
+        futures_util::future::join_all(chosen.iter().map(|(_, s)| s.shutdown())).await;
+        chosen
+            .into_iter()
+            .map(|(_, s)| (s.spec, s.root.clone()))
+            .collect()
     }
 
     /// Shuts every server down: `shutdown`, `exit`, then the process group.

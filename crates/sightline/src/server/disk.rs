@@ -28,6 +28,19 @@ impl LspServer {
     /// Drains the watch into the pending changes; why the server must be
     /// restarted, when a file it reads only at start changed.
     pub(crate) fn restart_reason(&self) -> Option<String> {
+        if let Some(why) = self
+            .restart_wanted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+        {
+            return Some(why);
+        }
+        let may = !self.spec.quirks.restart_on.is_empty()
+            || matches!(self.spec.quirks.on_install, OnInstall::Restart(_));
+        if !may {
+            return None;
+        }
         let watch = self.watch.as_ref()?;
         self.drain_watch(watch);
         let quirk = self.spec.quirks.restart_on;

@@ -109,6 +109,8 @@ pub struct ServerState {
     next_token: std::sync::atomic::AtomicU64,
     /// The user's virtualenv (`settings`).
     pub(crate) virtual_env: Option<PathBuf>,
+    /// The configured settings (`lsp.ID.settings`), by section.
+    pub(crate) user_settings: Mutex<Value>,
 }
 
 impl ServerState {
@@ -121,7 +123,14 @@ impl ServerState {
             changed: watch::channel(0).0,
             next_token: std::sync::atomic::AtomicU64::new(1),
             virtual_env: None,
+            user_settings: Mutex::new(Value::Null),
         }
+    }
+
+    /// The same state, answering `settings` over the built-in configuration.
+    pub fn with_settings(mut self, settings: Value) -> Self {
+        self.user_settings = Mutex::new(settings);
+        self
     }
 
     /// The same state, for a user working in `virtual_env`.

@@ -63,6 +63,8 @@ pub struct LspServer {
     disk: Mutex<disk::Disk>,
     /// A line for the next diagnostics answer (why the server was restarted).
     note: Mutex<Option<String>>,
+    /// Why the pool should replace this server at the next question.
+    restart_wanted: Mutex<Option<String>>,
     /// Pull results by (file, identifier), for `previousResultId`.
     pub(crate) pulled: PullCache,
     /// When a call last used this server, for idle shutdown.
@@ -138,6 +140,31 @@ impl LspServer {
             .note
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(note);
+    }
+
+    /// Asks the pool to replace the server at the next question, saying why.
+    pub(crate) fn want_restart(&self, why: String) {
+        *self
+            .restart_wanted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(why);
+    }
+
+    /// The configured settings changed: they answer the server's next
+    /// `workspace/configuration`, and it is told to ask.
+    pub(crate) fn set_settings(&self, settings: serde_json::Value) -> Result<(), ToolError> {
+        *self
+            .state
+            .user_settings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = settings;
+        self.client.notify(
+            "workspace/didChangeConfiguration",
+            serde_json::json!({ "settings": self.state.configuration(None) }),
+        )?;
+        // Diagnostics kept from before are the old settings' answers.
+        self.docs().generation += 1;
+        Ok(())
     }
 
     /// The note left for the next diagnostics answer, once.

@@ -6,8 +6,26 @@ use serde_json::{Value, json};
 use crate::server::inbox::ServerState;
 
 impl ServerState {
-    /// The settings answered to `workspace/configuration` for one section.
+    /// The settings answered to `workspace/configuration` for one section:
+    /// the built-in ones with the configured ones (`lsp.ID.settings`, at
+    /// that dotted section) merged over them.
     pub(super) fn configuration(&self, section: Option<&str>) -> Value {
+        let mut base = self.builtin_configuration(section);
+        let user = self
+            .user_settings
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let configured = match section {
+            Some("") | None => Some(&*user),
+            Some(s) => s.split('.').try_fold(&*user, |v, part| v.get(part)),
+        };
+        if let Some(c) = configured.filter(|c| !c.is_null()) {
+            crate::config::merge_deep(&mut base, c);
+        }
+        base
+    }
+
+    fn builtin_configuration(&self, section: Option<&str>) -> Value {
         match section {
             // A server that fails on `{}` for its whole settings object
             // (section "", or none) gets the settings its table entry makes.

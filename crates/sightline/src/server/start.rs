@@ -33,6 +33,9 @@ pub struct Launch {
     pub tmp: Option<PathBuf>,
     /// The user's virtualenv, whose interpreter pyright is pointed at.
     pub virtual_env: Option<PathBuf>,
+    /// The configured settings, merged over the built-in answers to
+    /// `workspace/configuration`.
+    pub settings: Value,
     /// Variables removed from its environment (the client has none).
     pub env_remove: Vec<String>,
 }
@@ -96,7 +99,9 @@ impl LspServer {
         budgets: Budgets,
     ) -> Result<Arc<LspServer>, ToolError> {
         let state = Arc::new(
-            ServerState::new(spec, root.clone()).with_virtual_env(launch.virtual_env.clone()),
+            ServerState::new(spec, root.clone())
+                .with_virtual_env(launch.virtual_env.clone())
+                .with_settings(launch.settings.clone()),
         );
         let mut config = SpawnConfig::new(spec.id, launch.program, root.clone());
         config.args = launch.args;
@@ -180,6 +185,7 @@ impl LspServer {
             watch,
             disk: Default::default(),
             note: Default::default(),
+            restart_wanted: Default::default(),
             pulled: PullCache::default(),
             last_used: Mutex::new(Instant::now()),
             served: Default::default(),

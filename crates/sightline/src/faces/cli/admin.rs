@@ -289,6 +289,11 @@ fn status_text(raw: &str) -> String {
             s["idle_secs"],
             s["requests"]
         ));
+        if let Some(n) = s["polled_dirs"].as_u64().filter(|n| *n > 0) {
+            out.push_str(&format!(
+                "  the file watch limit is reached: {n} directories are polled at each question instead (raise fs.inotify.max_user_watches)\n"
+            ));
+        }
     }
     out
 }

@@ -40,6 +40,7 @@ pub(super) fn command_name(command: &Command) -> &'static str {
         Command::WorkspaceSymbols { .. } => "workspace-symbols",
         Command::Implementation { .. } => "implementation",
         Command::Calls { .. } => "calls",
+        Command::Restart { .. } => "restart",
         Command::Batch => "batch",
         Command::Servers => "servers",
         Command::Install { .. } => "install",
@@ -206,6 +207,7 @@ pub(super) fn as_tool_call(
             }
             Ok(("lsp", a))
         }
+        Command::Restart { server } => Ok(("lsp_restart", json!({ "server": server }))),
         _ => return None,
     })
 }

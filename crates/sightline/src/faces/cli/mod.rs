@@ -131,6 +131,15 @@ pub enum Command {
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
     },
+    /// Restart the running language servers (all, or SERVER; under --root
+    /// when given) and wait until each is ready again: after a change the
+    /// server did not pick up, or to free its memory. Useful with the
+    /// shared daemon, where servers outlive a command.
+    Restart {
+        /// The server id, as `sightline servers` lists it (default: every
+        /// running server).
+        server: Option<String>,
+    },
     /// Answer many questions with warm servers: one command per stdin line
     /// (`diagnostics FILE`, `definition FILE:LINE:COL`, `references FILE:LINE:COL`,
     /// `servers`),

@@ -335,6 +335,7 @@ impl Session {
                     "rss_kib": s.rss_kib,
                     "idle_secs": s.idle_secs,
                     "requests": s.served,
+                    "polled_dirs": s.polled_dirs,
                 })
             })
             .collect();

@@ -12,7 +12,7 @@ use crate::answer::ItemsKind;
 use crate::error::ToolError;
 use crate::faces::mcp::Sightline;
 use crate::faces::mcp::tools::{
-    EditArgs, FileArgs, LspArgs, Operation, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs,
+    EditArgs, FileArgs, LspArgs, Operation, PatchArgs, PositionArgs, RestartArgs, ReadArgs, ReferencesArgs,
     WriteArgs,
 };
 use crate::render;
@@ -119,6 +119,14 @@ impl Sightline {
                 let a: LspArgs = parse(tool, args)?;
                 text(self.lsp(a).await)
             }
+            "lsp_restart" => {
+                let a: RestartArgs = parse(tool, args)?;
+                let root = a
+                    .root
+                    .map(PathBuf::from)
+                    .or_else(|| ws.workspace_root().map(ToOwned::to_owned));
+                text(ws.restart(a.server.as_deref(), root.as_deref()).await)
+            }
             "read" if self.edit_tools => {
                 let a: ReadArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
@@ -159,7 +167,7 @@ impl Sightline {
             other => {
                 return Err(ErrorData::invalid_params(
                     format!(
-                        "unknown tool `{other}`; the tools are lsp_diagnostics, lsp_definition, lsp_references and lsp"
+                        "unknown tool `{other}`; the tools are lsp_diagnostics, lsp_definition, lsp_references, lsp and lsp_restart"
                     ),
                     None,
                 ));

@@ -95,6 +95,18 @@ pub(super) struct LspArgs {
     pub(super) query: Option<String>,
 }
 
+/// `lsp_restart` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RestartArgs {
+    /// The server id (pyright, typescript, rust, clangd, ...); default: every
+    /// running server.
+    pub(super) server: Option<String>,
+    /// Only servers of projects at or below this absolute directory;
+    /// default: the session's workspace.
+    pub(super) root: Option<String>,
+}
+
 /// `read` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -150,6 +162,7 @@ const DIAGNOSTICS: &str = "Errors and warnings that the project's real type chec
 const DEFINITION: &str = "Where the symbol at a position is really defined, resolved by the language server through imports, aliases and re-exports. Use it instead of grep when a name is common, imported or overloaded. Answers `N definitions`, then `PATH:LINE:COL SOURCE_LINE` each.";
 const REFERENCES: &str = "Every place in the workspace that uses the symbol at a position, resolved by the language server: the same word in a comment or string is not listed, a call through an import alias is. Use it instead of grep before renaming a symbol or changing its signature. Answers `N references`, then `PATH:LINE:COL SOURCE_LINE` each (at most 50; narrow the question for more).";
 const LSP: &str = "Ask the language server one of nine questions: goToDefinition, findReferences, hover (the type and docs of a symbol), documentSymbol (the outline of a file), workspaceSymbol (find a class or function by name), goToImplementation (the concrete versions of an interface or abstract method), prepareCallHierarchy, incomingCalls (who calls this function) and outgoingCalls (what it calls). Use it instead of grep and reading whole files when you need what the type checker knows. Answers compact text: locations as `PATH:LINE:COL TEXT`, outlines indented with kinds and line ranges.";
+const RESTART: &str = "Restart the running language servers (all, or one by id) and answer once each is ready again. Use it when answers look stale after a change the server did not pick up (a package installed, a config file changed outside the project's usual files), or a server seems stuck. Answers one `restarted ID for ROOT: ready in N s` line each.";
 const READ: &str = "Print a file with numbered lines (1-based: the numbers the lsp tools take), and start its language server in the background so that the next question is fast.";
 const WRITE: &str = "Create or replace a file with the given content, written atomically (permissions, byte-order mark and line endings kept), then formatted. Answers what was done and the errors the file (and up to 5 other open files of the project) now has, so you learn at once what the write broke.";
 const EDIT: &str = "Replace an exact piece of text in a file (once, or every occurrence with replace_all), written atomically and formatted. Refused when the file changed on disk since you last read it. Answers the errors the file now has.";
@@ -179,6 +192,13 @@ pub(super) fn tools(edit_tools: bool) -> Vec<Tool> {
         Tool::new("lsp_references", REFERENCES, schema::<ReferencesArgs>())
             .annotate(read_only("Find references")),
         Tool::new("lsp", LSP, schema::<LspArgs>()).annotate(read_only("Language server question")),
+        Tool::new("lsp_restart", RESTART, schema::<RestartArgs>()).annotate(
+            ToolAnnotations::with_title("Restart language servers")
+                .read_only(false)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(false),
+        ),
     ];
     if edit_tools {
         let writes = |title: &str, idempotent: bool| {

@@ -1,0 +1,62 @@
+//! `sightline restart` and `lsp_restart`: running servers stopped and
+//! started again, answered once each is ready (its project loaded and, where
+//! the server says so, indexed).
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+
+use crate::engine::Engine;
+use crate::error::ToolError;
+
+impl Engine {
+    /// Restarts the running servers with id `server` (any, when `None`)
+    /// whose root is `root` or below it (any, when `None`); one line each.
+    pub async fn restart(
+        &self,
+        server: Option<&str>,
+        root: Option<&Path>,
+    ) -> Result<String, ToolError> {
+        if let Some(id) = server
+            && !self.all_servers().iter().any(|s| s.id == id)
+        {
+            return Err(ToolError::BadInput(format!(
+                "no server is called `{id}`; `sightline servers` lists them"
+            )));
+        }
+        let root = root.map(sightline_lsp::uri::normalize);
+        let stopped = self
+            .pool
+            .stop_where(|s| {
+                server.is_none_or(|id| s.spec.id == id)
+                    && root.as_deref().is_none_or(|r| s.root.starts_with(r))
+            })
+            .await;
+        if stopped.is_empty() {
+            let running: Vec<String> = self
+                .running_servers()
+                .iter()
+                .map(|s| format!("{} for {}", s.spec.id, s.root.display()))
+                .collect();
+            return Err(ToolError::BadInput(if running.is_empty() {
+                "no server is running; a question starts the servers it needs".to_owned()
+            } else {
+                format!("no running server matches; running: {}", running.join(", "))
+            }));
+        }
+        let mut out = String::new();
+        for (spec, root) in stopped {
+            let t = Instant::now();
+            let server = self.pool.get(spec, &root).await?;
+            server.wait_ready(true).await?;
+            let _ = writeln!(
+                out,
+                "restarted {} for {}: ready in {:.1} s",
+                spec.id,
+                root.display(),
+                t.elapsed().as_secs_f64()
+            );
+        }
+        Ok(out)
+    }
+}
