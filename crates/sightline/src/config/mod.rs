@@ -368,6 +368,39 @@ mod tests {
     }
 
     #[test]
+    fn settings_merge_deeply_and_an_untrusted_project_cannot_name_a_program_in_them() {
+        let mut c = Config::default();
+        c.merge_text(
+            Path::new("/u/config.json"),
+            r#"{ "lsp": { "pyright": { "settings": { "python": { "analysis": { "typeCheckingMode": "strict", "extraPaths": ["/u/lib"] } } } } } }"#,
+            false,
+        )
+        .unwrap();
+        c.merge_text(
+            Path::new("/p/sightline.json"),
+            r#"{ "lsp": { "pyright": { "settings": { "python": { "pythonPath": "/tmp/evil", "analysis": { "diagnosticSeverityOverrides": { "reportMissingImports": "none" }, "extraPaths": ["./x"] } } } } } }"#,
+            true,
+        )
+        .unwrap();
+        let r = c.resolve(Budgets::default());
+        assert_eq!(
+            Value::Object(r.settings["pyright"].settings.clone().unwrap()),
+            serde_json::json!({ "python": { "analysis": {
+                "typeCheckingMode": "strict",
+                "extraPaths": ["/u/lib"],
+                "diagnosticSeverityOverrides": { "reportMissingImports": "none" },
+            } } })
+        );
+        assert_eq!(
+            c.ignored,
+            [
+                "lsp.pyright.settings.python.analysis.extraPaths (/p/sightline.json:1)",
+                "lsp.pyright.settings.python.pythonPath (/p/sightline.json:1)",
+            ]
+        );
+    }
+
+    #[test]
     fn an_override_without_a_command_keeps_discovery_and_merges() {
         // A trusted project: its `env` merges over the user's.
         let mut c = Config {

@@ -49,7 +49,7 @@ mod shape {
     #[serde(untagged)]
     pub enum Lsp {
         All(bool),
-        Servers(Servers),
+        Servers(Box<Servers>),
     }
 
     /// Entries by server id; the servers whose settings are known have them

@@ -168,6 +168,36 @@ impl Config {
     }
 }
 
+/// Puts back `old`'s value of every leaf of `new` that changed and names a
+/// program (its key path, or a string that looks like a path); the dotted
+/// paths put back go to `dropped`.
+fn gate_leaves(old: &Value, new: &mut Value, path: String, dropped: &mut Vec<String>) {
+    if let Value::Object(map) = new {
+        let keys: Vec<String> = map.keys().cloned().collect();
+        for k in keys {
+            let sub = if path.is_empty() {
+                k.clone()
+            } else {
+                format!("{path}.{k}")
+            };
+            let before = old.get(&k).cloned().unwrap_or(Value::Null);
+            let Some(v) = map.get_mut(&k) else { continue };
+            if v.is_object() && (before.is_object() || before.is_null()) {
+                gate_leaves(&before, v, sub, dropped);
+                continue;
+            }
+            if *v != before && names_a_program(&sub, v) {
+                if before.is_null() {
+                    map.remove(&k);
+                } else {
+                    *v = before;
+                }
+                dropped.push(sub);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -239,31 +269,5 @@ mod tests {
             harmless(init.as_object().unwrap()),
             vec!["checkOnSave", "maxResults", "typeCheckingMode"]
         );
-    }
-}
-
-/// Puts back `old`'s value of every leaf of `new` that changed and names a
-/// program (its key path, or a string that looks like a path); the dotted
-/// paths put back go to `dropped`.
-fn gate_leaves(old: &Value, new: &mut Value, path: String, dropped: &mut Vec<String>) {
-    if let Value::Object(map) = new {
-        let keys: Vec<String> = map.keys().cloned().collect();
-        for k in keys {
-            let sub = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
-            let before = old.get(&k).cloned().unwrap_or(Value::Null);
-            let Some(v) = map.get_mut(&k) else { continue };
-            if v.is_object() && (before.is_object() || before.is_null()) {
-                gate_leaves(&before, v, sub, dropped);
-                continue;
-            }
-            if *v != before && names_a_program(&sub, v) {
-                if before.is_null() {
-                    map.remove(&k);
-                } else {
-                    *v = before;
-                }
-                dropped.push(sub);
-            }
-        }
     }
 }

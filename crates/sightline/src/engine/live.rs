@@ -24,7 +24,8 @@ pub(super) fn stamp(root: Option<&std::path::Path>) -> Stamp {
         Some(p) => files.push(PathBuf::from(p)),
         None => {
             if let Some(dir) = dirs::config_dir() {
-                files.extend(["config.jsonc", "config.json"].map(|n| dir.join("sightline").join(n)));
+                files
+                    .extend(["config.jsonc", "config.json"].map(|n| dir.join("sightline").join(n)));
             }
         }
     }
@@ -34,7 +35,9 @@ pub(super) fn stamp(root: Option<&std::path::Path>) -> Stamp {
     files
         .into_iter()
         .map(|f| {
-            let meta = std::fs::metadata(&f).ok().map(|m| (m.modified().ok(), m.len()));
+            let meta = std::fs::metadata(&f)
+                .ok()
+                .map(|m| (m.modified().ok(), m.len()));
             (f, meta)
         })
         .collect()

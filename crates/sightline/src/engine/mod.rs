@@ -71,6 +71,10 @@ pub struct Options {
     /// daemon's, for clients that differ only in their workspace
     /// directory); `None` gives the engine servers of its own.
     pub shared_servers: Option<crate::pool::SharedServers>,
+    /// At most this many directories per server are watched with inotify,
+    /// the rest polled; `None` follows `SIGHTLINE_WATCH_LIMIT` (default: no
+    /// cap but the kernel's).
+    pub watch_limit: Option<usize>,
 }
 
 impl Default for Options {
@@ -91,6 +95,7 @@ impl Default for Options {
                 .map(PathBuf::from),
             server_env: Vec::new(),
             shared_servers: None,
+            watch_limit: None,
         }
     }
 }
@@ -172,7 +177,8 @@ impl Engine {
         )
         .with_virtual_env(options.virtual_env)
         .with_server_env(options.server_env)
-        .with_shared(options.shared_servers);
+        .with_shared(options.shared_servers)
+        .with_watch_limit(options.watch_limit);
         Engine {
             root,
             pool,

@@ -94,6 +94,7 @@ impl Pool {
                 .and_then(|s| s.settings.clone())
                 .map_or(Value::Null, Value::Object),
             env_remove,
+            watch_limit: self.watch_limit,
         };
         let key = format!("start {} {}", spec.id, root.display());
         progress.begin(

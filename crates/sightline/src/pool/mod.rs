@@ -35,6 +35,8 @@ pub struct Pool {
     virtual_env: Option<PathBuf>,
     /// The client's environment for servers (`env`).
     server_env: env::ServerEnv,
+    /// The cap on inotify watches per server (`Options::watch_limit`).
+    watch_limit: usize,
 }
 
 /// Running servers that several pools hand out: the daemon's engines whose
@@ -76,7 +78,16 @@ impl Pool {
             downloads,
             virtual_env: None,
             server_env: Vec::new(),
+            watch_limit: crate::sync::watch::limit_from_env(),
         }
+    }
+
+    /// The same pool, watching at most `limit` directories per server.
+    pub fn with_watch_limit(mut self, limit: Option<usize>) -> Self {
+        if let Some(l) = limit {
+            self.watch_limit = l;
+        }
+        self
     }
 
     /// The same pool, handing out `shared`'s servers (and starting new ones
@@ -128,7 +139,12 @@ impl Pool {
             // reads as one that sets none of it.
             let launch = |s: Option<&crate::config::ServerSettings>| {
                 s.map_or((None, Vec::new(), None, None), |s| {
-                    (s.command.clone(), s.env.clone(), s.initialization.clone(), s.network)
+                    (
+                        s.command.clone(),
+                        s.env.clone(),
+                        s.initialization.clone(),
+                        s.network,
+                    )
                 })
             };
             let only_settings = launch(a) == launch(b);

@@ -38,6 +38,9 @@ pub struct Launch {
     pub settings: Value,
     /// Variables removed from its environment (the client has none).
     pub env_remove: Vec<String>,
+    /// At most this many directories are watched with inotify; the rest
+    /// are polled.
+    pub watch_limit: usize,
 }
 
 /// The `initialize` params sightline sends; public so that the benchmarks'
@@ -112,6 +115,7 @@ impl LspServer {
             config.env_remove.push("VIRTUAL_ENV".to_owned());
         }
         config.env_remove.extend(launch.env_remove);
+        let watch_limit = launch.watch_limit;
         let initialization_options = launch.init;
         let check_on_save =
             spec.quirks.check_on_save.is_some() && !check_turned_off(&initialization_options);
@@ -161,7 +165,7 @@ impl LspServer {
             .and_then(Value::as_bool)
             .unwrap_or(false);
         client.notify("initialized", json!({}))?;
-        let watch = crate::sync::watch::DiskWatch::new(&root)
+        let watch = crate::sync::watch::DiskWatch::with_limit(&root, watch_limit)
             .map_err(|e| tracing::warn!("cannot watch {} for external edits: {e}", root.display()))
             .ok();
         tracing::info!(

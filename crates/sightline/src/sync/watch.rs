@@ -92,7 +92,7 @@ fn mask() -> WatchMask {
 }
 
 /// The watch limit `SIGHTLINE_WATCH_LIMIT` sets, if any.
-fn limit_from_env() -> usize {
+pub fn limit_from_env() -> usize {
     std::env::var(LIMIT_ENV)
         .ok()
         .and_then(|v| v.parse().ok())

@@ -1,6 +1,7 @@
 //! Integration suites. The fixtures and harnesses they share with the
 //! benchmarks are in the `sightline-test-support` crate.
 
+mod changes;
 mod cli;
 mod config;
 mod confine;

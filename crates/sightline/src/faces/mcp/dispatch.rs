@@ -12,8 +12,8 @@ use crate::answer::ItemsKind;
 use crate::error::ToolError;
 use crate::faces::mcp::Sightline;
 use crate::faces::mcp::tools::{
-    EditArgs, FileArgs, LspArgs, Operation, PatchArgs, PositionArgs, RestartArgs, ReadArgs, ReferencesArgs,
-    WriteArgs,
+    EditArgs, FileArgs, LspArgs, Operation, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs,
+    RestartArgs, WriteArgs,
 };
 use crate::render;
 
