@@ -210,6 +210,22 @@ fn two_sessions_and_a_cli_call_share_one_pyright_and_the_status_shows_it() {
         tail.contains(&format!("pyright {} pid", p.root().display())),
         "{tail}"
     );
+    // `sightline restart` through the daemon: a new pyright, ready when
+    // the command returns, and the sessions go on with it.
+    let old = pyrights_under(daemon);
+    let out = dirs.cli_as_session(&d, p.root(), &["restart", "pyright"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(&format!(
+            "restarted pyright for {}: ready in ",
+            p.root().display()
+        )),
+        "{out:?}"
+    );
+    let new = pyrights_under(daemon);
+    assert_eq!(new.len(), 1);
+    assert_ne!(new, old);
+    assert_eq!(definition(&mut d, "a", &p), first);
     d.close("a");
     d.close("b");
 }

@@ -104,10 +104,19 @@ fn initialize_and_list_tools_with_valid_schemas() {
         .collect();
     assert_eq!(
         names,
-        ["lsp_diagnostics", "lsp_definition", "lsp_references", "lsp"]
+        [
+            "lsp_diagnostics",
+            "lsp_definition",
+            "lsp_references",
+            "lsp",
+            "lsp_restart"
+        ]
     );
     for tool in tools.as_array().unwrap() {
-        assert_eq!(tool["annotations"]["readOnlyHint"], true, "{tool}");
+        // Only a restart changes anything (the servers, never a file).
+        let restart = tool["name"] == "lsp_restart";
+        assert_eq!(tool["annotations"]["readOnlyHint"], !restart, "{tool}");
+        assert_eq!(tool["annotations"]["destructiveHint"], false, "{tool}");
         assert!(
             tool["description"].as_str().unwrap().contains("Use it"),
             "{tool}"
@@ -631,6 +640,6 @@ fn edit_tools_are_served_with_edit_tools() {
     let mut d = McpDriver::start();
     d.open("s", p.root());
     let tools = d.send(json!({ "cmd": "list", "session": "s" }))["tools"].clone();
-    assert_eq!(tools.as_array().unwrap().len(), 4);
+    assert_eq!(tools.as_array().unwrap().len(), 5);
     d.close("s");
 }

@@ -218,7 +218,7 @@ pub enum Command {
     /// the changed files, and print their errors.
     ApplyPatch,
     /// Serve the tools over the Model Context Protocol on stdin/stdout
-    /// (lsp_diagnostics, lsp_definition, lsp_references and lsp). The workspace
+    /// (lsp_diagnostics, lsp_definition, lsp_references, lsp and lsp_restart). The workspace
     /// is --root, or else the current directory; files under other project
     /// roots are still served, each under its own root. Ends when stdin closes.
     Mcp {
