@@ -19,7 +19,7 @@ use crate::sync::watch::{Change, DiskWatch};
 /// Changes drained from the watch and not yet told to the server.
 #[derive(Default)]
 pub(crate) struct Disk {
-    pending: Vec<(PathBuf, Change)>,
+    pending: crate::sync::watch::Changes,
     /// `watchers_added` when the registered directories were last watched.
     watchers_seen: u64,
 }
@@ -49,7 +49,7 @@ impl LspServer {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let OnInstall::Restart(dirs) = self.spec.quirks.on_install
-            && let Some(dir) = self.installed_under(&disk.pending, dirs)
+            && let Some(dir) = self.installed_under(disk.pending.iter(), dirs)
         {
             return Some(format!(
                 "{} was restarted: packages changed under {dir}, which it does not see by itself",
@@ -69,12 +69,12 @@ impl LspServer {
 
     /// The first of `dirs` (install directories' first components) that a
     /// change in `changes` is in, or is.
-    fn installed_under<'a>(
+    fn installed_under<'a, 'b>(
         &self,
-        changes: &[(PathBuf, Change)],
+        mut changes: impl Iterator<Item = &'b (PathBuf, Change)>,
         dirs: &[&'a str],
     ) -> Option<&'a str> {
-        changes.iter().find_map(|(p, _)| {
+        changes.find_map(|(p, _)| {
             let first = p.strip_prefix(&self.root).ok()?.components().next()?;
             let first = first.as_os_str().to_str()?;
             dirs.iter().find(|d| **d == first).copied()
@@ -90,7 +90,7 @@ impl LspServer {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         for (p, c) in drained {
-            crate::sync::watch::record(&mut disk.pending, p, c);
+            disk.pending.record(p, c);
         }
     }
 
@@ -137,7 +137,8 @@ impl LspServer {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .pending,
-        );
+        )
+        .into_vec();
         let watchers: Vec<crate::server::watchers::Watcher> = self
             .state
             .with(|s| s.watchers.values().flatten().cloned().collect());
@@ -153,7 +154,7 @@ impl LspServer {
         // A virtualenv made or removed at the root, or a package installed
         // into one (`OnInstall::Reconfigure`).
         let reconfigure = match self.spec.quirks.on_install {
-            OnInstall::Reconfigure(dirs) => self.installed_under(&drained, dirs).is_some(),
+            OnInstall::Reconfigure(dirs) => self.installed_under(drained.iter(), dirs).is_some(),
             _ => false,
         };
         let drained: Vec<(PathBuf, Change)> =

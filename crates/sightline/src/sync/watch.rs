@@ -202,13 +202,40 @@ fn expand(root: &Path, pattern: &str) -> Vec<PathBuf> {
     found
 }
 
-/// Folds `change` of `path` into `out`, one change per path.
-pub(crate) fn record(out: &mut Vec<(PathBuf, Change)>, path: PathBuf, change: Change) {
-    match out.iter_mut().find(|(p, _)| *p == path) {
-        // A file created then written is still a creation.
-        Some((_, c)) if *c == Change::Created && change == Change::Changed => {}
-        Some((_, c)) => *c = change,
-        None => out.push((path, change)),
+/// Changes in the order first seen, one per path (a branch switch brings
+/// thousands at once, so the path is looked up, not searched for).
+#[derive(Debug, Default)]
+pub struct Changes {
+    list: Vec<(PathBuf, Change)>,
+    at: HashMap<PathBuf, usize>,
+}
+
+impl Changes {
+    /// Folds `change` of `path` in.
+    pub fn record(&mut self, path: PathBuf, change: Change) {
+        match self.at.get(&path) {
+            Some(&i) => {
+                let c = &mut self.list[i].1;
+                // A file created then written is still a creation.
+                if !(*c == Change::Created && change == Change::Changed) {
+                    *c = change;
+                }
+            }
+            None => {
+                self.at.insert(path.clone(), self.list.len());
+                self.list.push((path, change));
+            }
+        }
+    }
+
+    /// Each change folded in.
+    pub fn iter(&self) -> impl Iterator<Item = &(PathBuf, Change)> {
+        self.list.iter()
+    }
+
+    /// The changes, oldest first.
+    pub fn into_vec(self) -> Vec<(PathBuf, Change)> {
+        self.list
     }
 }
 
@@ -281,7 +308,7 @@ impl DiskWatch {
             return Vec::new();
         };
         let mut buffer = [0u8; 16 * 1024];
-        let mut out: Vec<(PathBuf, Change)> = Vec::new();
+        let mut out = Changes::default();
         let mut new_dirs = Vec::new();
         let mut installs_moved = false;
         loop {
@@ -321,7 +348,7 @@ impl DiskWatch {
                             .iter()
                             .any(|p| p.split('/').next() == Some(&*name.to_string_lossy()));
                     if in_install || install_root {
-                        record(&mut out, path.clone(), change);
+                        out.record(path.clone(), change);
                         installs_moved |= install_root;
                     }
                     if appeared && !in_install && !skipped(name) {
@@ -329,7 +356,7 @@ impl DiskWatch {
                     }
                     continue;
                 }
-                record(&mut out, path, change);
+                out.record(path, change);
             }
             if !any {
                 break;
@@ -353,7 +380,7 @@ impl DiskWatch {
                             appeared.push(path);
                         }
                     } else {
-                        record(&mut out, path, change);
+                        out.record(path, change);
                     }
                 }
                 kept.insert(dir, now);
@@ -366,7 +393,7 @@ impl DiskWatch {
         if installs_moved || inner.pending_installs {
             inner.add_install_dirs();
         }
-        out
+        out.into_vec()
     }
 }
 
