@@ -15,8 +15,10 @@ mod check;
 pub mod commit;
 pub mod patch;
 mod range;
+pub mod refactor;
 pub mod text;
 mod tools;
+pub mod workspace;
 
 pub use text::{ReplaceError, Replaced, Text, replace};
 

@@ -255,7 +255,10 @@ impl Engine {
 
     /// Writes every staged file (or deletes it), all or nothing, then
     /// formats the written ones and restores their BOM state.
-    async fn commit(&self, staged: Vec<(PathBuf, Option<Text>)>) -> Result<EditAnswer, ToolError> {
+    pub(super) async fn commit(
+        &self,
+        staged: Vec<(PathBuf, Option<Text>)>,
+    ) -> Result<EditAnswer, ToolError> {
         self.commit_with(staged, None).await
     }
 

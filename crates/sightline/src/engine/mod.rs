@@ -22,7 +22,7 @@ use crate::sync::Snapshot;
 pub mod aliases;
 mod diagnostics;
 mod live;
-mod locations;
+pub(crate) mod locations;
 pub mod loose;
 mod restart;
 mod route;

@@ -357,6 +357,13 @@ impl LspServer {
         Ok(())
     }
 
+    /// The version and text of `path` as the server holds it, if open.
+    pub(crate) fn held(&self, path: &Path) -> Option<(i32, String)> {
+        self.docs()
+            .get(path)
+            .map(|d| (d.version, d.index.text().to_owned()))
+    }
+
     /// Saves `path` when nothing has been saved since the server started,
     /// so that a diagnostics answer has a check to wait for.
     pub(crate) fn save_once(&self, path: &Path) -> Result<(), ToolError> {

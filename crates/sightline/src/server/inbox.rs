@@ -47,6 +47,9 @@ pub struct Inner {
     /// The file watchers registered for `workspace/didChangeWatchedFiles`,
     /// by registration id.
     pub watchers: HashMap<String, Vec<crate::server::watchers::Watcher>>,
+    /// While a command runs (`LspServer::run_command`): the edits the
+    /// server asks to apply, gathered to be applied with the change.
+    pub gathered_edits: Option<Vec<Value>>,
     /// Bumped when a watcher registration arrives, so that the directories
     /// it names are watched at the next question.
     pub watchers_added: u64,
@@ -251,9 +254,24 @@ impl Handler for ServerState {
                     .unwrap_or_default();
                 Ok(json!([{ "uri": uri, "name": name }]))
             }
-            "workspace/applyEdit" => Ok(
-                json!({ "applied": false, "failureReason": "sightline does not apply server edits" }),
-            ),
+            // Only while sightline runs a command of the server's, whose
+            // edits it applies with the rest of the change (all or nothing,
+            // after this answer); any other time nothing asked for one.
+            "workspace/applyEdit" => {
+                let edit = params.get("edit").cloned().unwrap_or(Value::Null);
+                let taken = self.with(|s| match &mut s.gathered_edits {
+                    Some(list) => {
+                        list.push(edit);
+                        true
+                    }
+                    None => false,
+                });
+                Ok(if taken {
+                    json!({ "applied": true })
+                } else {
+                    json!({ "applied": false, "failureReason": "sightline applies server edits only for a command it runs" })
+                })
+            }
             "workspace/semanticTokens/refresh"
             | "workspace/inlayHint/refresh"
             | "workspace/codeLens/refresh" => Ok(Value::Null),

@@ -26,6 +26,7 @@ mod locs;
 mod memo;
 mod pull;
 mod readiness;
+mod refactor;
 mod requests;
 mod settings;
 mod start;

@@ -36,6 +36,19 @@ pub struct PullEntry {
 /// Pull answers by (file, provider identifier).
 pub type PullCache = Arc<Mutex<HashMap<(PathBuf, Option<String>), PullEntry>>>;
 
+/// The items of every provider's last pull for `path`, as the server sent
+/// them (a code action's context).
+pub(crate) fn pulled_items(cache: &PullCache, path: &std::path::Path) -> Vec<serde_json::Value> {
+    let map = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    map.iter()
+        .filter(|((p, _), _)| p == path)
+        .flat_map(|(_, e)| e.items.iter())
+        .filter_map(|d| serde_json::to_value(d).ok())
+        .collect()
+}
+
 fn cache_lock(
     cache: &PullCache,
 ) -> std::sync::MutexGuard<'_, HashMap<(PathBuf, Option<String>), PullEntry>> {

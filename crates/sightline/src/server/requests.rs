@@ -12,6 +12,10 @@ use sightline_lsp::uri::path_to_uri_string;
 use crate::error::ToolError;
 use crate::server::LspServer;
 
+/// The JSON-RPC code of "content modified": the answer was computed for
+/// content that changed meanwhile; the request may be sent again.
+const CONTENT_MODIFIED: i64 = -32801;
+
 /// The request each capability of `initialize` stands for, as a dynamic
 /// registration names it.
 const PROVIDER_METHODS: &[(&str, &str)] = &[
@@ -75,12 +79,35 @@ impl LspServer {
     /// One request with the ordinary budget, carrying a work-done token of
     /// sightline's own (the progress the server reports for it is not
     /// indexing).
+    ///
+    /// A question the server fails with "content modified" (rust-analyzer,
+    /// while it reloads the workspace after a `Cargo.lock` or `Cargo.toml`
+    /// change it was told of) is asked again once the server has settled,
+    /// as the protocol says a client should, at most three times.
     pub(super) async fn ask(&self, method: &str, mut params: Value) -> Result<Value, ToolError> {
         self.state.own_token(&mut params);
-        Ok(self
-            .client
-            .request_value(method, params, self.budgets.request)
-            .await?)
+        let mut tries = 0;
+        loop {
+            match self
+                .client
+                .request_value(method, params.clone(), self.budgets.request)
+                .await
+            {
+                Err(sightline_lsp::ClientError::Response { error, .. })
+                    if error.code == CONTENT_MODIFIED && tries < 3 =>
+                {
+                    tries += 1;
+                    tracing::debug!(
+                        "{}: {method} failed with content modified; asking again once it settles",
+                        self.spec.id
+                    );
+                    let quiet =
+                        |s: &crate::server::inbox::Inner| s.progress.is_empty() && s.busy.is_none();
+                    self.wait_until(self.budgets.ready, quiet).await;
+                }
+                r => return Ok(r?),
+            }
+        }
     }
 
     /// [`Self::ask`], decoding the answer into `R`.

@@ -19,6 +19,7 @@ mod mcp;
 mod memo;
 mod python;
 mod readiness;
+mod refactor;
 mod references;
 mod sandbox;
 mod servers;

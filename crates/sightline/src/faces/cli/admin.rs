@@ -154,7 +154,98 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
             }
             edited(ws.apply_patch(&patch).await)
         }
+        Command::Rename {
+            position,
+            new_name,
+            symbol,
+            dry_run,
+            confirm,
+        } => {
+            let r = async {
+                let a = crate::faces::cli::answer::position_args(position, symbol.as_ref())?;
+                let file = std::path::PathBuf::from(a["file"].as_str().unwrap_or_default());
+                let line = a["line"].as_u64().unwrap_or(0) as usize;
+                let column = match a.get("column").and_then(serde_json::Value::as_u64) {
+                    Some(c) => c as usize,
+                    None => ws.symbol_column(&file, line, symbol.as_deref().unwrap_or_default())?,
+                };
+                ws.rename(&file, line, column, new_name, *dry_run, *confirm)
+                    .await
+            };
+            refactored(r.await)
+        }
+        Command::CodeActions { lines, kind } => match parse_lines(here, lines) {
+            Ok((file, line, end)) => {
+                refactored(ws.code_actions(&file, line, end, kind.as_deref()).await)
+            }
+            Err(e) => (render::error_text(&e), EXIT_FAILED),
+        },
+        Command::ApplyCodeAction {
+            lines,
+            index,
+            title,
+            dry_run,
+            confirm,
+        } => match parse_lines(here, lines) {
+            Ok((file, line, end)) => {
+                let pick = match (index, title) {
+                    (Some(i), _) => crate::edit::refactor::Pick::Index(*i),
+                    (None, Some(t)) => crate::edit::refactor::Pick::Title(t.clone()),
+                    (None, None) => crate::edit::refactor::Pick::Index(0),
+                };
+                refactored(
+                    ws.apply_code_action(&file, line, end, pick, *dry_run, *confirm)
+                        .await,
+                )
+            }
+            Err(e) => (render::error_text(&e), EXIT_FAILED),
+        },
+        Command::OrganizeImports { file, dry_run } => {
+            refactored(ws.organize_imports(&abs(here, file), *dry_run).await)
+        }
         _ => (String::new(), EXIT_FAILED),
+    }
+}
+
+/// `FILE:LINE` or `FILE:LINE-END`.
+fn parse_lines(
+    here: &Path,
+    spec: &str,
+) -> Result<(std::path::PathBuf, usize, Option<usize>), crate::error::ToolError> {
+    let bad = || {
+        crate::error::ToolError::BadInput(format!(
+            "expected FILE:LINE or FILE:LINE-END, got `{spec}`"
+        ))
+    };
+    let (file, lines) = spec.rsplit_once(':').ok_or_else(bad)?;
+    if file.is_empty() {
+        return Err(bad());
+    }
+    let (first, last) = match lines.split_once('-') {
+        Some((a, b)) => (a, Some(b)),
+        None => (lines, None),
+    };
+    let first: usize = first.trim().parse().map_err(|_| bad())?;
+    let last = last
+        .map(|l| l.trim().parse::<usize>().map_err(|_| bad()))
+        .transpose()?;
+    Ok((abs(here, Path::new(file)), first, last))
+}
+
+/// A refactoring's text and status: 1 when a changed file has errors.
+fn refactored(
+    r: Result<crate::edit::refactor::Refactored, crate::error::ToolError>,
+) -> (String, i32) {
+    match r {
+        Ok(a) => (
+            a.text,
+            if a.errors {
+                crate::faces::cli::EXIT_FINDINGS
+            } else {
+                EXIT_OK
+            },
+        ),
+        Err(e) => (render::error_text(&e), EXIT_FAILED),
     }
 }
 

@@ -53,6 +53,10 @@ pub(super) fn command_name(command: &Command) -> &'static str {
         Command::Write { .. } => "write",
         Command::Edit { .. } => "edit",
         Command::ApplyPatch => "apply-patch",
+        Command::Rename { .. } => "rename",
+        Command::CodeActions { .. } => "code-actions",
+        Command::ApplyCodeAction { .. } => "apply-code-action",
+        Command::OrganizeImports { .. } => "organize-imports",
         Command::Mcp { .. } => "mcp",
         Command::Daemon { .. } => "daemon",
     }
@@ -119,7 +123,7 @@ async fn answer_inner(ws: &Engine, command: &Command, json: bool) -> Rendered {
 
 /// The `file`, `line` and `column` (or `symbol`) arguments of a position:
 /// `FILE:LINE:COL`, or `FILE:LINE` with `--symbol`.
-fn position_args(
+pub(super) fn position_args(
     position: &str,
     symbol: Option<&String>,
 ) -> Result<serde_json::Map<String, serde_json::Value>, ToolError> {

@@ -214,6 +214,60 @@ pub enum Command {
         #[arg(long)]
         format_range: bool,
     },
+    /// Rename the symbol at FILE:LINE:COL to NEW_NAME in every file the
+    /// server knows uses it (all files or none), format them, and print the
+    /// errors they now have; --dry-run prints the changed lines instead.
+    Rename {
+        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        position: String,
+        /// The new name.
+        new_name: String,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+        /// Only print what would change.
+        #[arg(long)]
+        dry_run: bool,
+        /// Apply changes the server marks as needing confirmation.
+        #[arg(long)]
+        confirm: bool,
+    },
+    /// List the code actions (quick fixes, refactorings, source actions)
+    /// the server offers for FILE:LINE or FILE:LINE-END, numbered.
+    CodeActions {
+        /// The lines, as FILE:LINE or FILE:LINE-END.
+        lines: String,
+        /// Only actions of this kind (quickfix, refactor.extract, ...).
+        #[arg(long)]
+        kind: Option<String>,
+    },
+    /// Apply one code action for FILE:LINE[-END], by its number in the
+    /// `code-actions` list or its title (all files or none), and print the
+    /// errors the changed files now have.
+    ApplyCodeAction {
+        /// The lines, as FILE:LINE or FILE:LINE-END (as given to `code-actions`).
+        lines: String,
+        /// The action's number in the list.
+        #[arg(long, conflicts_with = "title", required_unless_present = "title")]
+        index: Option<usize>,
+        /// The action's title, exactly.
+        #[arg(long)]
+        title: Option<String>,
+        /// Only print what would change.
+        #[arg(long)]
+        dry_run: bool,
+        /// Apply changes the server marks as needing confirmation.
+        #[arg(long)]
+        confirm: bool,
+    },
+    /// Sort FILE's imports and drop the unused ones, as its server does.
+    OrganizeImports {
+        /// The file.
+        file: PathBuf,
+        /// Only print what would change.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Apply the `*** Begin Patch` patch on stdin (all of it or nothing), format
     /// the changed files, and print their errors.
     ApplyPatch,
@@ -427,6 +481,10 @@ pub async fn run(cli: Cli) -> i32 {
         | Command::Read { .. }
         | Command::Write { .. }
         | Command::Edit { .. }
+        | Command::Rename { .. }
+        | Command::CodeActions { .. }
+        | Command::ApplyCodeAction { .. }
+        | Command::OrganizeImports { .. }
         | Command::ApplyPatch => {
             let here = workdir.unwrap_or_default();
             let work = async {

@@ -12,8 +12,8 @@ use crate::answer::ItemsKind;
 use crate::error::ToolError;
 use crate::faces::mcp::Sightline;
 use crate::faces::mcp::tools::{
-    EditArgs, FileArgs, LspArgs, Operation, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs,
-    RestartArgs, WriteArgs,
+    ApplyActionArgs, CodeActionsArgs, EditArgs, FileArgs, LspArgs, Operation, OrganizeArgs,
+    PatchArgs, PositionArgs, ReadArgs, ReferencesArgs, RenameArgs, RestartArgs, WriteArgs,
 };
 use crate::render;
 
@@ -160,6 +160,71 @@ impl Sightline {
                     .map(|r| r.text()),
                 )
             }
+            "rename" if self.edit_tools => {
+                let a: RenameArgs = parse(tool, args)?;
+                let file = PathBuf::from(a.file);
+                match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
+                    Ok(col) => refactored(
+                        ws.rename(
+                            &file,
+                            a.line,
+                            col,
+                            &a.new_name,
+                            a.dry_run.unwrap_or(false),
+                            a.confirm.unwrap_or(false),
+                        )
+                        .await,
+                        json,
+                    ),
+                    Err(e) => Err(e),
+                }
+            }
+            "code_actions" if self.edit_tools => {
+                let a: CodeActionsArgs = parse(tool, args)?;
+                refactored(
+                    ws.code_actions(
+                        &PathBuf::from(a.file),
+                        a.line,
+                        a.end_line,
+                        a.kind.as_deref(),
+                    )
+                    .await,
+                    json,
+                )
+            }
+            "apply_code_action" if self.edit_tools => {
+                let a: ApplyActionArgs = parse(tool, args)?;
+                let pick = match (a.index, a.title) {
+                    (Some(i), None) => Ok(crate::edit::refactor::Pick::Index(i)),
+                    (None, Some(t)) => Ok(crate::edit::refactor::Pick::Title(t)),
+                    _ => Err(ToolError::BadInput(
+                        "give either `index` or `title` of the action".into(),
+                    )),
+                };
+                match pick {
+                    Ok(pick) => refactored(
+                        ws.apply_code_action(
+                            &PathBuf::from(a.file),
+                            a.line,
+                            a.end_line,
+                            pick,
+                            a.dry_run.unwrap_or(false),
+                            a.confirm.unwrap_or(false),
+                        )
+                        .await,
+                        json,
+                    ),
+                    Err(e) => Err(e),
+                }
+            }
+            "organize_imports" if self.edit_tools => {
+                let a: OrganizeArgs = parse(tool, args)?;
+                refactored(
+                    ws.organize_imports(&PathBuf::from(a.file), a.dry_run.unwrap_or(false))
+                        .await,
+                    json,
+                )
+            }
             "apply_patch" if self.edit_tools => {
                 let a: PatchArgs = parse(tool, args)?;
                 text(ws.apply_patch(&a.patch).await.map(|r| r.text()))
@@ -247,4 +312,18 @@ impl Sightline {
             }
         }
     }
+}
+
+/// A refactoring's answer as a tool answer: `errors` when a changed file
+/// has errors.
+fn refactored(
+    r: Result<crate::edit::refactor::Refactored, ToolError>,
+    json: bool,
+) -> Result<Answered, ToolError> {
+    r.map(|r| {
+        let errors = r.errors;
+        let mut a = Answered::text(r.text, json);
+        a.errors = errors;
+        a
+    })
 }

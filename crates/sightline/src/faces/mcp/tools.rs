@@ -107,6 +107,82 @@ pub(super) struct RestartArgs {
     pub(super) root: Option<String>,
 }
 
+/// `rename` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RenameArgs {
+    /// Absolute path of the file holding the symbol.
+    pub(super) file: String,
+    /// 1-based line number.
+    #[schemars(range(min = 1))]
+    pub(super) line: usize,
+    /// 1-based column in characters, on the symbol. Give either `column` or
+    /// `symbol`.
+    #[schemars(range(min = 1))]
+    pub(super) column: Option<usize>,
+    /// The symbol's name on that line, instead of `column`.
+    pub(super) symbol: Option<String>,
+    /// The new name.
+    pub(super) new_name: String,
+    /// Only show what would change: each file with its changed lines, old
+    /// and new. Nothing is written.
+    pub(super) dry_run: Option<bool>,
+    /// Apply changes the server marks as needing confirmation (shown by
+    /// `dry_run`).
+    pub(super) confirm: Option<bool>,
+}
+
+/// `code_actions` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CodeActionsArgs {
+    /// Absolute path of the file.
+    pub(super) file: String,
+    /// The first line (1-based).
+    #[schemars(range(min = 1))]
+    pub(super) line: usize,
+    /// The last line (default: `line`).
+    #[schemars(range(min = 1))]
+    pub(super) end_line: Option<usize>,
+    /// Only actions of this kind: quickfix, refactor, refactor.extract,
+    /// source.organizeImports, ...
+    pub(super) kind: Option<String>,
+}
+
+/// `apply_code_action` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ApplyActionArgs {
+    /// Absolute path of the file.
+    pub(super) file: String,
+    /// The first line (1-based), as given to `code_actions`.
+    #[schemars(range(min = 1))]
+    pub(super) line: usize,
+    /// The last line, as given to `code_actions`.
+    #[schemars(range(min = 1))]
+    pub(super) end_line: Option<usize>,
+    /// The action's number in the `code_actions` list. Give `index` or
+    /// `title`.
+    #[schemars(range(min = 1))]
+    pub(super) index: Option<usize>,
+    /// The action's title, exactly as listed.
+    pub(super) title: Option<String>,
+    /// Only show what would change.
+    pub(super) dry_run: Option<bool>,
+    /// Apply changes the server marks as needing confirmation.
+    pub(super) confirm: Option<bool>,
+}
+
+/// `organize_imports` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct OrganizeArgs {
+    /// Absolute path of the file.
+    pub(super) file: String,
+    /// Only show what would change.
+    pub(super) dry_run: Option<bool>,
+}
+
 /// `read` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -163,6 +239,10 @@ const DEFINITION: &str = "Where the symbol at a position is really defined, reso
 const REFERENCES: &str = "Every place in the workspace that uses the symbol at a position, resolved by the language server: the same word in a comment or string is not listed, a call through an import alias is. Use it instead of grep before renaming a symbol or changing its signature. Answers `N references`, then `PATH:LINE:COL SOURCE_LINE` each (at most 50; narrow the question for more).";
 const LSP: &str = "Ask the language server one of nine questions: goToDefinition, findReferences, hover (the type and docs of a symbol), documentSymbol (the outline of a file), workspaceSymbol (find a class or function by name), goToImplementation (the concrete versions of an interface or abstract method), prepareCallHierarchy, incomingCalls (who calls this function) and outgoingCalls (what it calls). Use it instead of grep and reading whole files when you need what the type checker knows. Answers compact text: locations as `PATH:LINE:COL TEXT`, outlines indented with kinds and line ranges.";
 const RESTART: &str = "Restart the running language servers (all, or one by id) and answer once each is ready again. Use it when answers look stale after a change the server did not pick up (a package installed, a config file changed outside the project's usual files), or a server seems stuck. Answers one `restarted ID for ROOT: ready in N s` line each.";
+const RENAME: &str = "Rename a symbol everywhere the language server knows it is used (through imports, aliases and re-exports; never the same word in a comment or string), in every file at once: all files are written or none. Use it instead of search and replace. With dry_run, answers `rename OLD → NEW: N edits in M files` and each file's changed lines, old and new; without, writes them, formats them and answers the errors the changed files now have.";
+const CODE_ACTIONS: &str = "List the fixes and refactorings the language server offers for a range of lines and the diagnostics on them: quick fixes (add a missing import, ...), refactorings (extract, inline, fill match arms, ...) and source actions (organize imports). Answers a numbered list `N. TITLE [KIND]`; apply one with apply_code_action.";
+const APPLY_CODE_ACTION: &str = "Apply one code action from the code_actions list (by its number or title) for the same lines: the server's edit, and the edits of the command it runs, written all or nothing and formatted. Answers what changed and the errors the changed files now have; with dry_run, the changed lines only.";
+const ORGANIZE_IMPORTS: &str = "Sort the imports of a file and drop the unused ones, as the language server does it (source.organizeImports). Answers what changed and the errors the file now has.";
 const READ: &str = "Print a file with numbered lines (1-based: the numbers the lsp tools take), and start its language server in the background so that the next question is fast.";
 const WRITE: &str = "Create or replace a file with the given content, written atomically (permissions, byte-order mark and line endings kept), then formatted. Answers what was done and the errors the file (and up to 5 other open files of the project) now has, so you learn at once what the write broke.";
 const EDIT: &str = "Replace an exact piece of text in a file (once, or every occurrence with replace_all), written atomically and formatted. Refused when the file changed on disk since you last read it. Answers the errors the file now has.";
@@ -214,6 +294,22 @@ pub(super) fn tools(edit_tools: bool) -> Vec<Tool> {
             Tool::new("edit", EDIT, schema::<EditArgs>()).annotate(writes("Edit a file", false)),
             Tool::new("apply_patch", APPLY_PATCH, schema::<PatchArgs>())
                 .annotate(writes("Apply a patch", false)),
+            Tool::new("rename", RENAME, schema::<RenameArgs>())
+                .annotate(writes("Rename a symbol", false)),
+            Tool::new("code_actions", CODE_ACTIONS, schema::<CodeActionsArgs>())
+                .annotate(read_only("Code actions")),
+            Tool::new(
+                "apply_code_action",
+                APPLY_CODE_ACTION,
+                schema::<ApplyActionArgs>(),
+            )
+            .annotate(writes("Apply a code action", false)),
+            Tool::new(
+                "organize_imports",
+                ORGANIZE_IMPORTS,
+                schema::<OrganizeArgs>(),
+            )
+            .annotate(writes("Organize imports", true)),
         ]);
     }
     tools

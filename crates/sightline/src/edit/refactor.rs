@@ -1,0 +1,391 @@
+//! Refactoring through the servers: `rename`, `code_actions`,
+//! `apply_code_action` and `organize_imports`. Each gets the server's
+//! `WorkspaceEdit` (and the edits of a command it runs), stages it
+//! (`edit::workspace`), and previews it or writes it all or nothing, then
+//! lists the errors the changed files have.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::answer::Pos;
+use crate::edit::EditAnswer;
+use crate::edit::workspace::Plan;
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::server::LspServer;
+
+/// A refactoring's answer: its text, and whether a changed file now has
+/// errors (the CLI exits 1 then).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refactored {
+    /// The text, as the tools give it.
+    pub text: String,
+    /// A changed file has errors.
+    pub errors: bool,
+}
+
+impl From<String> for Refactored {
+    fn from(text: String) -> Self {
+        Refactored {
+            text,
+            errors: false,
+        }
+    }
+}
+
+/// Which code action to apply.
+#[derive(Debug, Clone)]
+pub enum Pick {
+    /// Its number in the `code_actions` list, from 1.
+    Index(usize),
+    /// Its title, exactly.
+    Title(String),
+}
+
+/// A name a rename may give: no spaces, no punctuation but `_`, `$` and
+/// `-`, not starting with a digit.
+fn check_name(name: &str) -> Result<(), ToolError> {
+    let ok = !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ToolError::BadInput(format!(
+            "`{name}` is not a valid name: use letters, digits (not first), `_`, `$` or `-`"
+        )))
+    }
+}
+
+fn plural(n: usize, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+impl Engine {
+    /// Renames the symbol at `line`:`column` of `file` to `new_name`, as
+    /// its server computes it; with `dry_run`, only the preview. Changes
+    /// the server marks as needing confirmation are applied only with
+    /// `confirm`.
+    pub async fn rename(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+        new_name: &str,
+        dry_run: bool,
+        confirm: bool,
+    ) -> Result<Refactored, ToolError> {
+        check_name(new_name)?;
+        let (server, checked, pos) = self
+            .prepare(
+                file,
+                Pos::new(line, column),
+                crate::engine::locations::Wait::Indexed,
+            )
+            .await?;
+        server.prepare_rename(&checked.path, pos).await?;
+        let old_name = checked
+            .index
+            .line(line - 1)
+            .map(|l| word_at(l, column - 1))
+            .unwrap_or_default();
+        let edit = server.rename(&checked.path, pos, new_name).await?;
+        let plan = Plan::stage(&server, &edit)?;
+        let files = plan.staged().len();
+        let what = format!(
+            "{old_name} → {new_name}: {} in {}",
+            plural(plan.edits, "edit"),
+            plural(files, "file")
+        );
+        self.finish_plan(
+            &server,
+            plan,
+            &format!("rename {what}"),
+            &format!("renamed {what}"),
+            dry_run,
+            confirm,
+        )
+        .await
+    }
+
+    /// The code actions the server offers for lines `line..=end_line` of
+    /// `file` and the diagnostics on them, numbered, each with its kind.
+    pub async fn code_actions(
+        &self,
+        file: &Path,
+        line: usize,
+        end_line: Option<usize>,
+        kind: Option<&str>,
+    ) -> Result<Refactored, ToolError> {
+        let (server, path, actions) = self.actions(file, line, end_line, kind).await?;
+        let shown = crate::render::shown(&server.root, &path);
+        let last = end_line.unwrap_or(line);
+        let range = if last == line {
+            format!("{line}")
+        } else {
+            format!("{line}-{last}")
+        };
+        if actions.is_empty() {
+            return Ok(format!("no code actions for {shown}:{range}\n").into());
+        }
+        let mut out = format!(
+            "{} for {shown}:{range}\n",
+            plural(actions.len(), "code action")
+        );
+        for (i, a) in actions.iter().enumerate() {
+            let title = a.get("title").and_then(Value::as_str).unwrap_or("?");
+            let kind = a.get("kind").and_then(Value::as_str).unwrap_or("command");
+            out.push_str(&format!("{}. {title} [{kind}]\n", i + 1));
+        }
+        Ok(out.into())
+    }
+
+    /// Applies one of the code actions of [`Engine::code_actions`]: resolved,
+    /// its edit and the edits of its command staged together, then
+    /// previewed (`dry_run`) or written all or nothing.
+    pub async fn apply_code_action(
+        &self,
+        file: &Path,
+        line: usize,
+        end_line: Option<usize>,
+        pick: Pick,
+        dry_run: bool,
+        confirm: bool,
+    ) -> Result<Refactored, ToolError> {
+        let (server, _, actions) = self.actions(file, line, end_line, None).await?;
+        let action = match &pick {
+            Pick::Index(i) => actions.get(i.wrapping_sub(1)).cloned(),
+            Pick::Title(t) => actions
+                .iter()
+                .find(|a| a.get("title").and_then(Value::as_str) == Some(t))
+                .cloned(),
+        };
+        let Some(action) = action else {
+            let titles: Vec<String> = actions
+                .iter()
+                .enumerate()
+                .map(|(i, a)| format!("{}. {}", i + 1, a["title"].as_str().unwrap_or("?")))
+                .collect();
+            return Err(ToolError::BadInput(format!(
+                "no such code action here ({}); the actions are: {}",
+                match pick {
+                    Pick::Index(i) => format!("number {i}"),
+                    Pick::Title(t) => format!("title `{t}`"),
+                },
+                if titles.is_empty() {
+                    "none".to_owned()
+                } else {
+                    titles.join("; ")
+                }
+            )));
+        };
+        self.apply_action(&server, action, dry_run, confirm).await
+    }
+
+    /// Sorts and prunes the imports of `file` (`source.organizeImports`).
+    pub async fn organize_imports(
+        &self,
+        file: &Path,
+        dry_run: bool,
+    ) -> Result<Refactored, ToolError> {
+        let lines = crate::sync::Snapshot::read(file)?.index.line_count().max(1);
+        let (server, path, actions) = self
+            .actions(file, 1, Some(lines), Some("source.organizeImports"))
+            .await?;
+        let Some(action) = actions.into_iter().next() else {
+            return Err(ToolError::Unsupported(format!(
+                "{} offers no organize-imports action for {}",
+                server.spec.id,
+                path.display()
+            )));
+        };
+        self.apply_action(&server, action, dry_run, false).await
+    }
+
+    async fn apply_action(
+        &self,
+        server: &LspServer,
+        action: Value,
+        dry_run: bool,
+        confirm: bool,
+    ) -> Result<Refactored, ToolError> {
+        let action = server.resolve_code_action(action).await?;
+        let title = action
+            .get("title")
+            .and_then(Value::as_str)
+            .unwrap_or("code action")
+            .to_owned();
+        let mut edits: Vec<Value> = action.get("edit").cloned().into_iter().collect();
+        if !dry_run && let Some(command) = action.get("command") {
+            edits.extend(server.run_command(command).await?);
+        }
+        let mut plan = Plan::default();
+        for e in &edits {
+            plan.add(server, e)?;
+        }
+        if dry_run && action.get("command").is_some() && action.get("edit").is_none() {
+            return Ok(format!(
+                "{title}: the server makes this change by running a command, so it has no preview; apply it to see what it changes\n"
+            )
+            .into());
+        }
+        let what = format!(
+            "{title}: {} in {}",
+            plural(plan.edits, "edit"),
+            plural(plan.staged().len(), "file")
+        );
+        self.finish_plan(
+            server,
+            plan,
+            &what,
+            &format!("applied {what}"),
+            dry_run,
+            confirm,
+        )
+        .await
+    }
+
+    /// The code actions of `kind` for the lines, with the server and the
+    /// file as it reads it.
+    async fn actions(
+        &self,
+        file: &Path,
+        line: usize,
+        end_line: Option<usize>,
+        kind: Option<&str>,
+    ) -> Result<(std::sync::Arc<LspServer>, PathBuf, Vec<Value>), ToolError> {
+        let last = end_line.unwrap_or(line);
+        if last < line {
+            return Err(ToolError::BadInput(format!(
+                "end_line {last} is before line {line}"
+            )));
+        }
+        // The diagnostics of the file are what quick fixes are offered for;
+        // they are made current first.
+        let _ = self.diagnostics(file).await;
+        let (server, checked, start) = self
+            .prepare(
+                file,
+                Pos::new(line, 1),
+                crate::engine::locations::Wait::Loaded,
+            )
+            .await?;
+        let last = last.min(checked.index.line_count().max(1));
+        let width = checked
+            .index
+            .line(last - 1)
+            .map_or(0, |l| l.chars().count());
+        let end = server
+            .position_at(&checked.index, last - 1, width)
+            .unwrap_or(start);
+        let actions = server.code_actions(&checked.path, start, end, kind).await?;
+        Ok((server, checked.path.to_path_buf(), actions))
+    }
+
+    /// Previews `plan` (`dry_run`), or checks and writes it, syncs the
+    /// servers and lists the errors the changed files have.
+    async fn finish_plan(
+        &self,
+        server: &LspServer,
+        plan: Plan,
+        preview_head: &str,
+        applied_head: &str,
+        dry_run: bool,
+        confirm: bool,
+    ) -> Result<Refactored, ToolError> {
+        let root = self
+            .workspace_root()
+            .map(Path::to_owned)
+            .unwrap_or_else(|| server.root.clone());
+        let staged = plan.staged();
+        if staged.is_empty() {
+            return Ok(format!("{preview_head}\nnothing to change\n").into());
+        }
+        if dry_run {
+            // What the preview showed is what an apply must still find.
+            for (path, before) in plan.before() {
+                if let Some(b) = before {
+                    self.seen().record(&path, &b);
+                }
+            }
+            return Ok(format!("{preview_head}\n{}", plan.preview(&root)).into());
+        }
+        if !plan.confirm.is_empty() && !confirm {
+            return Err(ToolError::Refused(format!(
+                "the server marks changes as needing confirmation ({}); preview them with dry_run, then apply with confirm; nothing was changed",
+                plan.confirm.join("; ")
+            )));
+        }
+        for (path, before) in plan.before() {
+            self.seen().check(&path, before.as_deref()).map_err(|_| {
+                ToolError::Refused(format!(
+                    "{} changed on disk since the preview; nothing was changed, preview again",
+                    path.display()
+                ))
+            })?;
+            if before.is_some()
+                && std::fs::metadata(&path).is_ok_and(|m| m.permissions().readonly())
+            {
+                return Err(ToolError::Refused(format!(
+                    "{} is read-only; nothing was changed",
+                    path.display()
+                )));
+            }
+        }
+        let written: Vec<PathBuf> = staged
+            .iter()
+            .filter(|(_, t)| t.is_some())
+            .map(|(p, _)| p.clone())
+            .collect();
+        let mut answer: EditAnswer = self.commit(staged).await?;
+        answer.root = Some(root);
+        answer.changes = std::iter::once(applied_head.to_owned())
+            .chain(plan.operations.iter().cloned())
+            .collect();
+        if !written.is_empty() {
+            self.check_errors(&mut answer, &written, true).await;
+        }
+        Ok(Refactored {
+            text: answer.text(),
+            errors: answer.files.iter().any(|f| !f.errors.is_empty()),
+        })
+    }
+}
+
+/// The identifier-like word of `line` around character `col` (0-based).
+fn word_at(line: &str, col: usize) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let is_word = |c: &char| c.is_alphanumeric() || *c == '_' || *c == '$';
+    let mut start = col.min(chars.len());
+    while start > 0 && is_word(&chars[start - 1]) {
+        start -= 1;
+    }
+    let mut end = col.min(chars.len());
+    while end < chars.len() && is_word(&chars[end]) {
+        end += 1;
+    }
+    chars[start..end].iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check_name, word_at};
+
+    #[test]
+    fn names_and_words() {
+        assert!(check_name("plus_two").is_ok());
+        assert!(check_name("données").is_ok());
+        for bad in ["", "1x", "a b", "a.b", "x;y"] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+        assert_eq!(word_at("total = add(1, 2)", 9), "add");
+        assert_eq!(word_at("total = add(1, 2)", 8), "add");
+    }
+}

