@@ -270,13 +270,20 @@ impl Engine {
         // The diagnostics of the file are what quick fixes are offered for;
         // they are made current first.
         let _ = self.diagnostics(file).await;
-        let (server, checked, start) = self
-            .prepare(
-                file,
-                Pos::new(line, 1),
-                crate::engine::locations::Wait::Loaded,
-            )
-            .await?;
+        let checked = crate::sync::Snapshot::read(file)?;
+        let count = checked.index.line_count().max(1);
+        if line == 0 || line > count {
+            return Err(ToolError::BadInput(format!(
+                "line {line} is out of range: {} has {count} lines",
+                file.display()
+            )));
+        }
+        let server = self.server_for(&checked).await?;
+        let doc = server.sync(&checked.path, &checked.index)?;
+        server.wait_ready(false).await?;
+        let start = server.position_at(&doc.index, line - 1, 0).ok_or_else(|| {
+            ToolError::BadInput(format!("line {line} is past the end of {}", file.display()))
+        })?;
         let last = last.min(checked.index.line_count().max(1));
         let width = checked
             .index
@@ -285,7 +292,22 @@ impl Engine {
         let end = server
             .position_at(&checked.index, last - 1, width)
             .unwrap_or(start);
-        let actions = server.code_actions(&checked.path, start, end, kind).await?;
+        let mut actions = server.code_actions(&checked.path, start, end, kind).await?;
+        // rust-analyzer offers an assist for the node under the cursor, not
+        // for a selection of the whole line (`match k {}` got no "Fill match
+        // arms"): a one-line question also asks at the line's first
+        // non-blank character, and the lists are merged by title.
+        if end_line.is_none() {
+            let text = checked.index.line(line - 1).unwrap_or_default();
+            let first = text.chars().take_while(|c| c.is_whitespace()).count();
+            if let Some(at) = server.position_at(&doc.index, line - 1, first) {
+                for a in server.code_actions(&checked.path, at, at, kind).await? {
+                    if !actions.iter().any(|b| b.get("title") == a.get("title")) {
+                        actions.push(a);
+                    }
+                }
+            }
+        }
         Ok((server, checked.path.to_path_buf(), actions))
     }
 

@@ -42,8 +42,10 @@ pub struct Plan {
     pub operations: Vec<String>,
     /// Labels of changes the server marked as needing confirmation.
     pub confirm: Vec<String>,
-    /// Labels (with descriptions) of every change annotation.
+    /// Labels (with descriptions) of the change annotations the edits use.
     pub annotations: Vec<String>,
+    /// Every annotation the edit defines: id → (text, needs confirmation).
+    defined: BTreeMap<String, (String, bool)>,
 }
 
 fn bad(server: &LspServer, what: String) -> ToolError {
@@ -71,6 +73,9 @@ impl Plan {
     /// then the edits of its command).
     pub fn add(&mut self, server: &LspServer, edit: &Value) -> Result<(), ToolError> {
         let plan = self;
+        // Defined here, counted where an edit or operation names one
+        // (rust-analyzer defines "Edit outside of the workspace" in every
+        // edit, and uses it only for such edits).
         if let Some(Value::Object(notes)) = edit.get("changeAnnotations") {
             for (id, a) in notes {
                 let label = a.get("label").and_then(Value::as_str).unwrap_or(id);
@@ -78,14 +83,18 @@ impl Plan {
                     Some(d) => format!("{label}: {d}"),
                     None => label.to_owned(),
                 };
-                if a.get("needsConfirmation").and_then(Value::as_bool) == Some(true) {
-                    plan.confirm.push(text.clone());
-                }
-                plan.annotations.push(text);
+                let confirm = a.get("needsConfirmation").and_then(Value::as_bool) == Some(true);
+                plan.defined.insert(id.clone(), (text, confirm));
             }
         }
         if let Some(changes) = edit.get("documentChanges").and_then(Value::as_array) {
             for change in changes {
+                plan.note_annotation(change);
+                if let Some(edits) = change.get("edits").and_then(Value::as_array) {
+                    for e in edits {
+                        plan.note_annotation(e);
+                    }
+                }
                 match change.get("kind").and_then(Value::as_str) {
                     None => {
                         let doc = change.get("textDocument");
@@ -112,6 +121,22 @@ impl Plan {
             }
         }
         Ok(())
+    }
+
+    /// Counts the annotation `item` names (`annotationId`), if any.
+    fn note_annotation(&mut self, item: &Value) {
+        let Some(id) = item.get("annotationId").and_then(Value::as_str) else {
+            return;
+        };
+        let Some((text, confirm)) = self.defined.get(id).cloned() else {
+            return;
+        };
+        if !self.annotations.contains(&text) {
+            if confirm {
+                self.confirm.push(text.clone());
+            }
+            self.annotations.push(text);
+        }
     }
 
     /// The state of `path`, read from disk the first time.

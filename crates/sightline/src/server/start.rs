@@ -70,6 +70,15 @@ pub fn initialize_params(root: &Path, initialization_options: Value) -> Value {
                 "diagnostics": { "refreshSupport": true },
                 "executeCommand": { "dynamicRegistration": false },
                 "symbol": {},
+                // Edits are applied only for a command sightline runs
+                // (`LspServer::run_command`), all or nothing with the rest.
+                "applyEdit": true,
+                "workspaceEdit": {
+                    "documentChanges": true,
+                    "resourceOperations": ["create", "rename", "delete"],
+                    "failureHandling": "abort",
+                    "changeAnnotationSupport": { "groupsOnLabel": false },
+                },
             },
             "textDocument": {
                 "synchronization": { "dynamicRegistration": true, "didSave": true },
@@ -81,6 +90,18 @@ pub fn initialize_params(root: &Path, initialization_options: Value) -> Value {
                 "hover": { "contentFormat": ["markdown", "plaintext"] },
                 "documentSymbol": { "hierarchicalDocumentSymbolSupport": true },
                 "callHierarchy": {},
+                "rename": { "prepareSupport": true },
+                // rust-analyzer answers no code actions to a client without
+                // literal support.
+                "codeAction": {
+                    "codeActionLiteralSupport": { "codeActionKind": { "valueSet": [
+                        "", "quickfix", "refactor", "refactor.extract", "refactor.inline",
+                        "refactor.rewrite", "source", "source.organizeImports",
+                    ] } },
+                    "resolveSupport": { "properties": ["edit"] },
+                    "dataSupport": true,
+                    "isPreferredSupport": true,
+                },
             },
         },
     })

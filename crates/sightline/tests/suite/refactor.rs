@@ -383,3 +383,118 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
         ws.shutdown().await;
     });
 }
+
+#[test]
+fn rust_analyzer_renames_a_field_across_files_and_fills_match_arms() {
+    let found = std::process::Command::new("rustup")
+        .args(["which", "rust-analyzer"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
+    );
+    let p = Project::new(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        ),
+        (
+            "src/shape.rs",
+            "pub struct Point {\n    pub x: i32,\n    pub y: i32,\n}\n\npub enum Kind {\n    Circle,\n    Square,\n}\n",
+        ),
+        (
+            "src/lib.rs",
+            "mod shape;\n\nuse shape::{Kind, Point};\n\npub fn norm(p: &Point) -> i32 {\n    p.x * p.x + p.y * p.y\n}\n\npub fn name(k: Kind) -> &'static str {\n    match k {}\n}\n",
+        ),
+    ]);
+    runtime().block_on(async {
+        let mut config = sightline::config::Config::default();
+        config
+            .merge_text(
+                Path::new("/test/config.json"),
+                r#"{ "formatter": false, "lsp": { "rust": { "diagnostics": { "document_ms": 60000, "ready_ms": 60000 } } } }"#,
+                false,
+            )
+            .unwrap();
+        let ws = Engine::new(Options {
+            root: Some(p.root().to_owned()),
+            config,
+            downloads: Some(false),
+            ..Options::default()
+        });
+        let r = ws
+            .rename(&p.path("src/shape.rs"), 2, 9, "horizontal", false, false)
+            .await
+            .unwrap();
+        assert!(
+            r.text.starts_with("renamed x → horizontal: 3 edits in 2 files\n"),
+            "{}",
+            r.text
+        );
+        assert!(read(&p, "src/shape.rs").contains("    pub horizontal: i32,\n"));
+        assert!(read(&p, "src/lib.rs").contains("    p.horizontal * p.horizontal + p.y * p.y\n"));
+        let lib = p.path("src/lib.rs");
+        let listed = ws.code_actions(&lib, 10, None, None).await.unwrap();
+        assert!(listed.text.contains(". Fill match arms [quickfix]\n"), "{}", listed.text);
+        let r = ws
+            .apply_code_action(&lib, 10, None, Pick::Title("Fill match arms".into()), false, false)
+            .await
+            .unwrap();
+        assert!(r.text.starts_with("applied Fill match arms: 1 edit in 1 file\n"), "{}", r.text);
+        assert!(
+            read(&p, "src/lib.rs").contains(
+                "    match k {\n        Kind::Circle => todo!(),\n        Kind::Square => todo!(),\n    }\n"
+            ),
+            "{}",
+            read(&p, "src/lib.rs")
+        );
+        ws.shutdown().await;
+    });
+}
+
+#[test]
+fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed() {
+    let p = crate::suite::fake::project(json!({ "rules": [] }));
+    let uri = format!("file://{}", p.path("a.fake").display());
+    crate::suite::fake::set_script(
+        &p,
+        json!({
+            "capabilities": { "renameProvider": true },
+            "rules": [{ "method": "textDocument/rename", "actions": [{ "reply": {
+                "documentChanges": [{ "textDocument": { "uri": uri, "version": null }, "edits": [{
+                    "range": { "start": { "line": 0, "character": 4 }, "end": { "line": 0, "character": 9 } },
+                    "newText": "omega", "annotationId": "risky" }] }],
+                "changeAnnotations": {
+                    "risky": { "label": "Public API", "description": "callers outside may break", "needsConfirmation": true },
+                    "unused": { "label": "Never used", "needsConfirmation": true },
+                },
+            } }] }],
+        }),
+    );
+    runtime().block_on(async {
+        let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
+        let a = p.path("a.fake");
+        let before = read(&p, "a.fake");
+        let preview = ws.rename(&a, 1, 5, "omega", true, false).await.unwrap();
+        assert_eq!(
+            preview.text,
+            "rename alpha → omega: 1 edit in 1 file\n\
+             annotation: Public API: callers outside may break (needs confirmation)\n\
+             a.fake:\n  1 - def alpha\n  1 + def omega\n"
+        );
+        let e = ws
+            .rename(&a, 1, 5, "omega", false, false)
+            .await
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("needing confirmation (Public API: callers outside may break)"),
+            "{e}"
+        );
+        assert_eq!(read(&p, "a.fake"), before);
+        ws.rename(&a, 1, 5, "omega", false, true).await.unwrap();
+        assert_eq!(read(&p, "a.fake"), before.replacen("alpha", "omega", 1));
+        ws.shutdown().await;
+    });
+}
