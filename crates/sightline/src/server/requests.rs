@@ -93,8 +93,12 @@ impl LspServer {
                 .request_value(method, params.clone(), self.budgets.request)
                 .await
             {
+                // Before the first load, `while_loading` asks again at the
+                // next settled moment, sooner than the end of indexing.
                 Err(sightline_lsp::ClientError::Response { error, .. })
-                    if error.code == CONTENT_MODIFIED && tries < 3 =>
+                    if error.code == CONTENT_MODIFIED
+                        && tries < 3
+                        && (!self.spec.quirks.ready_on_status || self.state.with(|s| s.loaded)) =>
                 {
                     tries += 1;
                     tracing::debug!(

@@ -202,3 +202,20 @@ fn a_definition_failed_by_a_reload_is_asked_again_while_the_server_indexes() {
         ws.shutdown().await;
     });
 }
+
+/// A loaded server that fails a question with "content modified" (as
+/// rust-analyzer does while it reloads after a `Cargo.lock` change) is
+/// asked again, and the question is answered, not failed.
+#[test]
+fn a_question_failed_with_content_modified_is_asked_again() {
+    let p = project(json!({ "rules": [
+        { "method": "textDocument/definition", "nth": 1,
+          "actions": [{ "error": { "code": -32801, "message": "content modified" } }] },
+    ] }));
+    runtime().block_on(async {
+        let ws = fake::workspace(budgets());
+        assert_eq!(defs(&ws, &p.path("b.fake"), 1, 1).await, ALPHA_DEF);
+        assert_eq!(fake::received(&p, "textDocument/definition"), 2);
+        ws.shutdown().await;
+    });
+}

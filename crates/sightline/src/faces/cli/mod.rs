@@ -276,7 +276,8 @@ pub enum Command {
     /// is --root, or else the current directory; files under other project
     /// roots are still served, each under its own root. Ends when stdin closes.
     Mcp {
-        /// Also serve the edit tools: read, write, edit and apply_patch.
+        /// Also serve the edit tools: read, write, edit, apply_patch, rename,
+        /// code_actions, apply_code_action and organize_imports.
         #[arg(long)]
         edit_tools: bool,
         /// Bridge to the shared daemon (started when none runs), so that
