@@ -643,3 +643,58 @@ fn edit_tools_are_served_with_edit_tools() {
     assert_eq!(tools.as_array().unwrap().len(), 5);
     d.close("s");
 }
+
+/// The refactoring tools over MCP, as an agent calls them: a rename
+/// previewed, then applied, with the CLI's text.
+#[test]
+fn rename_over_mcp_previews_then_applies() {
+    require("pyright-langserver");
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        (
+            "lib.py",
+            "def add(a: int, b: int) -> int:\n    return a + b\n",
+        ),
+        ("app.py", "from lib import add\n\nprint(add(1, 2))\n"),
+    ]);
+    let mut d = McpDriver::start();
+    // Formatting off: the answer is the server's edit alone, whatever
+    // formatters this machine has.
+    p.write("sightline.json", "{ \"formatter\": false }");
+    d.open_args(
+        "s",
+        p.root(),
+        &sightline_test_support::path_with_tools(),
+        &["mcp", "--edit-tools"],
+    );
+    let args = json!({ "file": p.path("app.py"), "line": 3, "symbol": "add", "new_name": "total", "dry_run": true });
+    let preview = d.call("s", "rename", args.clone());
+    assert_eq!(
+        (preview.is_error, preview.text.as_str()),
+        (
+            false,
+            "rename add → total: 3 edits in 2 files\napp.py:\n  1 - from lib import add\n  1 + from lib import total\n  3 - print(add(1, 2))\n  3 + print(total(1, 2))\nlib.py:\n  1 - def add(a: int, b: int) -> int:\n  1 + def total(a: int, b: int) -> int:\n"
+        )
+    );
+    let mut apply = args;
+    apply["dry_run"] = json!(false);
+    let applied = d.call("s", "rename", apply);
+    assert_eq!(
+        (applied.is_error, applied.text.as_str()),
+        (
+            false,
+            "renamed add → total: 3 edits in 2 files\nno errors\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.path("app.py")).unwrap(),
+        "from lib import total\n\nprint(total(1, 2))\n"
+    );
+    let listed = d.call(
+        "s",
+        "code_actions",
+        json!({ "file": p.path("app.py"), "line": 1, "kind": "source.organizeImports" }),
+    );
+    assert!(!listed.is_error, "{}", listed.text);
+    d.close("s");
+}
