@@ -43,7 +43,11 @@ pub(super) fn names_a_program(key: &str, value: &Value) -> bool {
         return true;
     }
     match value {
-        Value::String(s) => s.contains('/') || s.contains('\\') || s.starts_with('.'),
+        // A flag (`-toolexec=...` in gopls's `buildFlags`) can make a tool
+        // run a program.
+        Value::String(s) => {
+            s.contains('/') || s.contains('\\') || s.starts_with('.') || s.starts_with('-')
+        }
         Value::Array(a) => a.iter().any(|v| names_a_program("", v)),
         Value::Object(o) => o.iter().any(|(k, v)| names_a_program(k, v)),
         _ => false,

@@ -67,7 +67,7 @@ impl Engine {
             }
         };
         let resolved = config.resolve(self.budgets);
-        let changed = self.pool.set_settings(resolved.settings);
+        let changed = self.pool.set_settings(resolved.settings, resolved.blocked);
         for (id, only_settings) in changed {
             for server in self.running_servers().iter().filter(|s| s.spec.id == id) {
                 if only_settings {

@@ -21,8 +21,14 @@ impl Pool {
         root: &Path,
         budgets: Budgets,
     ) -> Result<Arc<LspServer>, ToolError> {
-        if let Some(why) = self.blocked.get(spec.id) {
-            return Err(ToolError::Unavailable(why.clone()));
+        let blocked = self
+            .blocked
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(spec.id)
+            .cloned();
+        if let Some(why) = blocked {
+            return Err(ToolError::Unavailable(why));
         }
         let settings = self.settings_of(spec.id);
         let settings = settings.as_ref();

@@ -26,7 +26,9 @@ pub struct Pool {
     /// Replaced when the configuration files change (`set_settings`).
     settings: std::sync::RwLock<std::collections::BTreeMap<String, crate::config::ServerSettings>>,
     /// Servers a project file names commands for without trust: id → why.
-    blocked: std::collections::BTreeMap<String, String>,
+    /// Replaced with the settings (`set_settings`): a command an untrusted
+    /// project names later must not run either.
+    blocked: std::sync::RwLock<std::collections::BTreeMap<String, String>>,
     sandbox: crate::sandbox::Sandbox,
     progress: Arc<dyn Progress>,
     search_path: Vec<PathBuf>,
@@ -71,7 +73,7 @@ impl Pool {
             budgets,
             server_budgets,
             settings: std::sync::RwLock::new(resolved.settings.clone()),
-            blocked: resolved.blocked.clone(),
+            blocked: std::sync::RwLock::new(resolved.blocked.clone()),
             sandbox,
             progress,
             search_path,
@@ -126,7 +128,12 @@ impl Pool {
     pub fn set_settings(
         &self,
         new: std::collections::BTreeMap<String, crate::config::ServerSettings>,
+        blocked: std::collections::BTreeMap<String, String>,
     ) -> Vec<(String, bool)> {
+        *self
+            .blocked
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = blocked;
         let mut cur = self
             .settings
             .write()
@@ -271,6 +278,8 @@ impl Pool {
 
     /// Stops the running servers `pick` chooses and waits until they are
     /// gone; their ids and roots. The next question starts each again.
+    /// Only this pool's own servers are chosen: among shared ones, those
+    /// confined as this pool would confine them.
     pub async fn stop_where(
         &self,
         pick: impl Fn(&LspServer) -> bool,
@@ -279,6 +288,7 @@ impl Pool {
             let mut slots = lock(&self.shared.slots);
             let keys: Vec<health::Key> = slots
                 .iter()
+                .filter(|(k, _)| k.2 == self.sandbox.writable_for_project(&k.0))
                 .filter(|(_, s)| s.get().is_some_and(|s| pick(s)))
                 .map(|(k, _)| k.clone())
                 .collect();

@@ -43,21 +43,25 @@ impl LspServer {
         }
         let watch = self.watch.as_ref()?;
         self.drain_watch(watch);
-        let quirk = self.spec.quirks.restart_on;
         let disk = self
             .disk
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.trigger(&disk.pending)
+    }
+
+    /// Why the pending changes call for a restart, if they do.
+    fn trigger(&self, pending: &crate::sync::watch::Changes) -> Option<String> {
         if let OnInstall::Restart(dirs) = self.spec.quirks.on_install
-            && let Some(dir) = self.installed_under(disk.pending.iter(), dirs)
+            && let Some(dir) = self.installed_under(pending.iter(), dirs)
         {
             return Some(format!(
                 "{} was restarted: packages changed under {dir}, which it does not see by itself",
                 self.spec.id
             ));
         }
-        let (path, _) = disk
-            .pending
+        let quirk = self.spec.quirks.restart_on;
+        let (path, _) = pending
             .iter()
             .find(|(p, _)| p.file_name().is_some_and(|n| quirk.iter().any(|q| n == *q)))?;
         Some(format!(
@@ -124,13 +128,26 @@ impl LspServer {
         }
     }
 
-    /// Tells the server about files changed on disk since the last question,
-    /// and returns them.
-    pub(super) fn send_disk_changes(&self) -> Result<Vec<PathBuf>, ToolError> {
+    /// Tells the server about files changed on disk since the last question;
+    /// every changed path (for open documents to be read again), and those
+    /// the server was told of (which can change its answers).
+    pub(super) fn send_disk_changes(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>), ToolError> {
         let Some(watch) = &self.watch else {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         };
         self.drain_watch(watch);
+        // A trigger that came after `Pool::get` looked: the next question
+        // gets a new server.
+        let trigger = {
+            let disk = self
+                .disk
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            self.trigger(&disk.pending)
+        };
+        if let Some(why) = trigger {
+            self.want_restart(why);
+        }
         let drained = std::mem::take(
             &mut self
                 .disk
@@ -157,6 +174,9 @@ impl LspServer {
             OnInstall::Reconfigure(dirs) => self.installed_under(drained.iter(), dirs).is_some(),
             _ => false,
         };
+        // Every changed path comes back, for the open documents to be read
+        // again; only what the watchers ask for is told.
+        let all: Vec<PathBuf> = drained.iter().map(|(p, _)| p.clone()).collect();
         let drained: Vec<(PathBuf, Change)> =
             drained.into_iter().filter(|(p, c)| wanted(p, *c)).collect();
         if reconfigure {
@@ -170,7 +190,7 @@ impl LspServer {
             )?;
         }
         if drained.is_empty() && !reconfigure {
-            return Ok(Vec::new());
+            return Ok((all, Vec::new()));
         }
         // The documents' lock is held until the server has been told and
         // the generation bumped, so that no answer asked in between is kept
@@ -196,6 +216,6 @@ impl LspServer {
         }
         docs.generation += 1;
         drop(docs);
-        Ok(drained.into_iter().map(|(p, _)| p).collect())
+        Ok((all, drained.into_iter().map(|(p, _)| p).collect()))
     }
 }

@@ -253,13 +253,13 @@ impl LspServer {
         let (seq, pushes) = self
             .state
             .with(|s| (s.seq, s.pushes.get(path).map_or(0, |p| p.count)));
-        let changed = self.send_disk_changes()?;
+        let (all_changed, changed) = self.send_disk_changes()?;
         let mut docs = self.docs();
         // An open document is re-read only when the watch reported it changed,
         // or when the watch cannot see its directory at all.
         for other in docs.open_paths() {
             let unseen = self.watch.as_ref().is_none_or(|w| !w.covers(&other));
-            if other == path || !(unseen || changed.contains(&other)) {
+            if other == path || !(unseen || all_changed.contains(&other)) {
                 continue;
             }
             match crate::sync::Snapshot::read(&other) {

@@ -115,6 +115,7 @@ impl Inner {
             .require_git(false)
             .parents(true)
             .follow_links(false)
+            .sort_by_file_name(std::ffi::OsStr::cmp)
             .filter_entry(|e| {
                 !(e.file_type().is_some_and(|t| t.is_dir()) && skipped(e.file_name()))
             })
@@ -257,8 +258,11 @@ impl DiskWatch {
             limit,
             pending_installs: false,
         };
-        inner.add_tree(root);
+        // Install directories first: past the watch limit, they are the
+        // ones that must keep an inotify watch (polling has no install
+        // handling).
         inner.add_install_dirs();
+        inner.add_tree(root);
         Ok(DiskWatch {
             inner: Mutex::new(inner),
         })
@@ -311,6 +315,7 @@ impl DiskWatch {
         let mut out = Changes::default();
         let mut new_dirs = Vec::new();
         let mut installs_moved = false;
+        let mut moved_away: Vec<PathBuf> = Vec::new();
         loop {
             let events = match inner.inotify.read_events(&mut buffer) {
                 Ok(events) => events,
@@ -320,6 +325,16 @@ impl DiskWatch {
             let mut any = false;
             for ev in events {
                 any = true;
+                // The directory is gone (deleted, or its file system
+                // unmounted): forget it, so that one made again at its path
+                // is watched anew.
+                if ev.mask.contains(EventMask::IGNORED) {
+                    if let Some(d) = inner.dirs.remove(&ev.wd) {
+                        inner.watched.remove(&d);
+                        inner.shallow.remove(&d);
+                    }
+                    continue;
+                }
                 if ev.mask.contains(EventMask::Q_OVERFLOW) {
                     tracing::warn!(
                         "file watch queue overflowed; some external edits may be missed"
@@ -341,6 +356,11 @@ impl DiskWatch {
                 } else {
                     Change::Changed
                 };
+                // A directory moved away keeps its watches under its old
+                // path: drop them (a move back in is a new directory).
+                if ev.mask.contains(EventMask::ISDIR | EventMask::MOVED_FROM) {
+                    moved_away.push(path.clone());
+                }
                 if ev.mask.contains(EventMask::ISDIR) {
                     let in_install = inner.shallow.contains(dir);
                     let install_root = *dir == inner.root
@@ -362,6 +382,21 @@ impl DiskWatch {
                 break;
             }
         }
+        for gone in moved_away {
+            let stale: Vec<(WatchDescriptor, PathBuf)> = inner
+                .dirs
+                .iter()
+                .filter(|(_, d)| d.starts_with(&gone))
+                .map(|(w, d)| (w.clone(), d.clone()))
+                .collect();
+            for (wd, d) in stale {
+                let _ = inner.inotify.watches().remove(wd.clone());
+                inner.dirs.remove(&wd);
+                inner.watched.remove(&d);
+                inner.shallow.remove(&d);
+            }
+            inner.polled.retain(|d, _| !d.starts_with(&gone));
+        }
         for d in new_dirs {
             inner.add_tree(&d);
         }
@@ -371,6 +406,12 @@ impl DiskWatch {
             let mut kept = BTreeMap::new();
             for (dir, before) in polled {
                 if !dir.is_dir() {
+                    // Gone with its files.
+                    for (path, change, is_dir) in before.diff(&dir, &poll::Listing::default()) {
+                        if !is_dir {
+                            out.record(path, change);
+                        }
+                    }
                     continue;
                 }
                 let now = poll::Listing::of(&dir);

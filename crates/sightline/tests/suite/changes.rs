@@ -429,3 +429,33 @@ fn restart_answers_when_the_server_is_ready_and_answers_go_on() {
         ws.shutdown().await;
     });
 }
+
+#[test]
+fn a_command_an_untrusted_project_adds_while_its_server_runs_does_not_run() {
+    require(&tools("node_modules/.bin/pyright-langserver"));
+    let p = Project::new(&[("pyproject.toml", ""), ("app.py", "x: int = 1\n")]);
+    let marker = p.path("ran");
+    p.write(
+        "evil.sh",
+        &format!("#!/bin/sh\ntouch {}\nexit 1\n", marker.display()),
+    );
+    run(p.root(), "chmod", &["755", "evil.sh"]);
+    runtime().block_on(async {
+        let ws = engine(p.root(), None);
+        let app = p.path("app.py");
+        assert_eq!(diags(&ws, &app).await, "app.py: no diagnostics\n");
+        // A `git pull`, or a file an agent writes, while the session runs.
+        p.write(
+            "sightline.json",
+            r#"{ "lsp": { "pyright": { "command": ["./evil.sh"] } } }"#,
+        );
+        let answer = diags(&ws, &app).await;
+        assert!(
+            answer.starts_with("unavailable: the project configuration")
+                && answer.contains("is not trusted, so it does not run"),
+            "{answer}"
+        );
+        assert!(!marker.exists(), "the project's command ran");
+        ws.shutdown().await;
+    });
+}

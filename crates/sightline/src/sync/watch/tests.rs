@@ -138,3 +138,31 @@ fn a_directory_a_server_asks_for_is_watched_even_if_skipped() {
     std::fs::write(&deep, "changed").unwrap();
     assert_eq!(w.drain(), vec![(deep, Change::Changed)]);
 }
+
+#[test]
+fn a_directory_deleted_and_made_again_or_moved_away_is_watched_at_its_path() {
+    let (_d, root) = tree(&["pkg/a.py", "other/b.py"]);
+    let w = DiskWatch::new(&root).unwrap();
+    std::fs::remove_dir_all(root.join("pkg")).unwrap();
+    w.drain();
+    std::fs::create_dir(root.join("pkg")).unwrap();
+    w.drain();
+    std::fs::write(root.join("pkg/c.py"), "").unwrap();
+    assert_eq!(w.drain(), vec![(root.join("pkg/c.py"), Change::Created)]);
+    // Moved away, a directory's watch stays on it: its old path is dropped,
+    // and its new one watched.
+    std::fs::rename(root.join("other"), root.join("moved")).unwrap();
+    w.drain();
+    std::fs::write(root.join("moved/d.py"), "").unwrap();
+    assert_eq!(w.drain(), vec![(root.join("moved/d.py"), Change::Created)]);
+    assert!(!w.covers(&root.join("other/b.py")));
+}
+
+#[test]
+fn a_polled_directory_deleted_reports_its_files_gone() {
+    let (_d, root) = tree(&["a/x.py", "b/y.py"]);
+    let w = DiskWatch::with_limit(&root, 1).unwrap();
+    assert!(w.polled() >= 1);
+    std::fs::remove_dir_all(root.join("b")).unwrap();
+    assert!(w.drain().contains(&(root.join("b/y.py"), Change::Deleted)));
+}
