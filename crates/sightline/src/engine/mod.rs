@@ -20,6 +20,7 @@ use crate::servers::{Budgets, ServerSpec};
 use crate::sync::Snapshot;
 
 pub mod aliases;
+pub mod check;
 mod diagnostics;
 mod live;
 pub(crate) mod locations;

@@ -109,6 +109,7 @@ fn initialize_and_list_tools_with_valid_schemas() {
             "lsp_definition",
             "lsp_references",
             "lsp",
+            "lsp_check",
             "lsp_restart"
         ]
     );
@@ -640,7 +641,7 @@ fn edit_tools_are_served_with_edit_tools() {
     let mut d = McpDriver::start();
     d.open("s", p.root());
     let tools = d.send(json!({ "cmd": "list", "session": "s" }))["tools"].clone();
-    assert_eq!(tools.as_array().unwrap().len(), 5);
+    assert_eq!(tools.as_array().unwrap().len(), 6);
     d.close("s");
 }
 

@@ -2,6 +2,7 @@
 //! benchmarks are in the `sightline-test-support` crate.
 
 mod changes;
+mod check;
 mod cli;
 mod config;
 mod confine;

@@ -41,6 +41,7 @@ pub(super) fn command_name(command: &Command) -> &'static str {
         Command::Implementation { .. } => "implementation",
         Command::Calls { .. } => "calls",
         Command::Restart { .. } => "restart",
+        Command::Check { .. } => "check",
         Command::Batch => "batch",
         Command::Servers => "servers",
         Command::Install { .. } => "install",
@@ -212,6 +213,10 @@ pub(super) fn as_tool_call(
             Ok(("lsp", a))
         }
         Command::Restart { server } => Ok(("lsp_restart", json!({ "server": server }))),
+        Command::Check { dir } => Ok((
+            "lsp_check",
+            json!({ "path": dir.as_ref().map(|d| absolute(d)) }),
+        )),
         _ => return None,
     })
 }

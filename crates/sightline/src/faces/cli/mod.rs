@@ -131,6 +131,13 @@ pub enum Command {
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
     },
+    /// Print the errors of every file under DIR (default: --root, or the
+    /// current directory) that a server handles: `N errors in M files`
+    /// first, then the files by error count. Exits 1 when there are errors.
+    Check {
+        /// The directory.
+        dir: Option<PathBuf>,
+    },
     /// Restart the running language servers (all, or SERVER; under --root
     /// when given) and wait until each is ready again: after a change the
     /// server did not pick up, or to free its memory. Useful with the
@@ -272,7 +279,7 @@ pub enum Command {
     /// the changed files, and print their errors.
     ApplyPatch,
     /// Serve the tools over the Model Context Protocol on stdin/stdout
-    /// (lsp_diagnostics, lsp_definition, lsp_references, lsp and lsp_restart). The workspace
+    /// (lsp_diagnostics, lsp_definition, lsp_references, lsp, lsp_check and lsp_restart). The workspace
     /// is --root, or else the current directory; files under other project
     /// roots are still served, each under its own root. Ends when stdin closes.
     Mcp {

@@ -12,8 +12,9 @@ use crate::answer::ItemsKind;
 use crate::error::ToolError;
 use crate::faces::mcp::Sightline;
 use crate::faces::mcp::tools::{
-    ApplyActionArgs, CodeActionsArgs, EditArgs, FileArgs, LspArgs, Operation, OrganizeArgs,
-    PatchArgs, PositionArgs, ReadArgs, ReferencesArgs, RenameArgs, RestartArgs, WriteArgs,
+    ApplyActionArgs, CheckArgs, CodeActionsArgs, EditArgs, FileArgs, LspArgs, Operation,
+    OrganizeArgs, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs, RenameArgs, RestartArgs,
+    WriteArgs,
 };
 use crate::render;
 
@@ -118,6 +119,16 @@ impl Sightline {
             "lsp" => {
                 let a: LspArgs = parse(tool, args)?;
                 text(self.lsp(a).await)
+            }
+            "lsp_check" => {
+                let a: CheckArgs = parse(tool, args)?;
+                ws.check(a.path.map(PathBuf::from).as_deref())
+                    .await
+                    .map(|c| {
+                        let mut a = Answered::text(c.text(), json);
+                        a.errors = c.errors() > 0;
+                        a
+                    })
             }
             "lsp_restart" => {
                 let a: RestartArgs = parse(tool, args)?;
@@ -232,7 +243,7 @@ impl Sightline {
             other => {
                 return Err(ErrorData::invalid_params(
                     format!(
-                        "unknown tool `{other}`; the tools are lsp_diagnostics, lsp_definition, lsp_references, lsp and lsp_restart"
+                        "unknown tool `{other}`; the tools are lsp_diagnostics, lsp_definition, lsp_references, lsp, lsp_check and lsp_restart"
                     ),
                     None,
                 ));

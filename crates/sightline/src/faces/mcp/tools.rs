@@ -95,6 +95,14 @@ pub(super) struct LspArgs {
     pub(super) query: Option<String>,
 }
 
+/// `lsp_check` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CheckArgs {
+    /// Absolute path of a directory to check; default: the workspace.
+    pub(super) path: Option<String>,
+}
+
 /// `lsp_restart` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -238,6 +246,7 @@ const DIAGNOSTICS: &str = "Errors and warnings that the project's real type chec
 const DEFINITION: &str = "Where the symbol at a position is really defined, resolved by the language server through imports, aliases and re-exports. Use it instead of grep when a name is common, imported or overloaded. Answers `N definitions`, then `PATH:LINE:COL SOURCE_LINE` each.";
 const REFERENCES: &str = "Every place in the workspace that uses the symbol at a position, resolved by the language server: the same word in a comment or string is not listed, a call through an import alias is. Use it instead of grep before renaming a symbol or changing its signature. Answers `N references`, then `PATH:LINE:COL SOURCE_LINE` each (at most 50; narrow the question for more).";
 const LSP: &str = "Ask the language server one of nine questions: goToDefinition, findReferences, hover (the type and docs of a symbol), documentSymbol (the outline of a file), workspaceSymbol (find a class or function by name), goToImplementation (the concrete versions of an interface or abstract method), prepareCallHierarchy, incomingCalls (who calls this function) and outgoingCalls (what it calls). Use it instead of grep and reading whole files when you need what the type checker knows. Answers compact text: locations as `PATH:LINE:COL TEXT`, outlines indented with kinds and line ranges.";
+const CHECK: &str = "The errors of a whole project or subtree, from its real type checkers: every file a language server handles (what .gitignore leaves), checked as lsp_diagnostics checks one. Use it before finishing a task, to learn what is broken anywhere, not only in the files you touched. Answers `N errors in M files` first, then the files by error count with their errors.";
 const RESTART: &str = "Restart the running language servers (all, or one by id) and answer once each is ready again. Use it when answers look stale after a change the server did not pick up (a package installed, a config file changed outside the project's usual files), or a server seems stuck. Answers one `restarted ID for ROOT: ready in N s` line each.";
 const RENAME: &str = "Rename a symbol everywhere the language server knows it is used (through imports, aliases and re-exports; never the same word in a comment or string), in every file at once: all files are written or none. Use it instead of search and replace. With dry_run, answers `rename OLD → NEW: N edits in M files` and each file's changed lines, old and new; without, writes them, formats them and answers the errors the changed files now have.";
 const CODE_ACTIONS: &str = "List the fixes and refactorings the language server offers for a range of lines and the diagnostics on them: quick fixes (add a missing import, ...), refactorings (extract, inline, fill match arms, ...) and source actions (organize imports). Answers a numbered list `N. TITLE [KIND]`; apply one with apply_code_action.";
@@ -272,6 +281,7 @@ pub(super) fn tools(edit_tools: bool) -> Vec<Tool> {
         Tool::new("lsp_references", REFERENCES, schema::<ReferencesArgs>())
             .annotate(read_only("Find references")),
         Tool::new("lsp", LSP, schema::<LspArgs>()).annotate(read_only("Language server question")),
+        Tool::new("lsp_check", CHECK, schema::<CheckArgs>()).annotate(read_only("Check a project")),
         Tool::new("lsp_restart", RESTART, schema::<RestartArgs>()).annotate(
             ToolAnnotations::with_title("Restart language servers")
                 .read_only(false)
