@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::answer::{Finding, Severity};
+use crate::answer::Finding;
 use crate::engine::Engine;
 use crate::error::ToolError;
 
@@ -153,11 +153,7 @@ impl Engine {
             match self.diagnostics(file).await {
                 Ok(d) => {
                     answer.checked += 1;
-                    let errors: Vec<Finding> = d
-                        .diagnostics
-                        .into_iter()
-                        .filter(|f| f.severity == Severity::Error)
-                        .collect();
+                    let errors = d.into_errors();
                     if !errors.is_empty() {
                         answer.files.push((file.clone(), errors));
                     }
