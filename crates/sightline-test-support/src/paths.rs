@@ -26,19 +26,6 @@ pub fn require(command: &str) {
     );
 }
 
-/// Fails (never skips) when rustup has no rust-analyzer: it comes with the
-/// toolchain, not from `tools/`.
-pub fn require_rust_analyzer() {
-    let found = std::process::Command::new("rustup")
-        .args(["which", "rust-analyzer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
-    );
-}
-
 /// The pinned server `name` in `tools/`, which must be there.
 pub fn tool(name: &str) -> PathBuf {
     let p = tools_bin().join(name);

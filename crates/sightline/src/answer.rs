@@ -67,15 +67,6 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
-    /// The findings that are errors, taken out (what the edit tools and
-    /// `check` list).
-    pub fn into_errors(self) -> Vec<Finding> {
-        self.diagnostics
-            .into_iter()
-            .filter(|f| f.severity == Severity::Error)
-            .collect()
-    }
-
     /// Whether any finding is an error.
     pub fn has_errors(&self) -> bool {
         self.diagnostics

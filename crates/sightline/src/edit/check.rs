@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use crate::answer::{Finding, Severity};
 use crate::edit::{EditAnswer, FileErrors, OTHER_FILES};
 use crate::engine::Engine;
 use crate::error::ToolError;
@@ -21,11 +22,14 @@ impl Engine {
             match self.diagnostics(file).await {
                 Ok(d) => {
                     answer.root.get_or_insert(d.root.clone());
-                    let notes = d.notes.clone();
                     answer.files.push(FileErrors {
                         path: file.clone(),
-                        errors: d.into_errors(),
-                        notes,
+                        errors: d
+                            .diagnostics
+                            .into_iter()
+                            .filter(|f| f.severity == Severity::Error)
+                            .collect(),
+                        notes: d.notes,
                     });
                 }
                 // No server for this kind of file: nothing to check.
@@ -46,14 +50,17 @@ impl Engine {
                 continue;
             }
             if let Ok(d) = self.diagnostics(&other).await {
-                let notes = d.notes.clone();
-                let errors = d.into_errors();
+                let errors: Vec<Finding> = d
+                    .diagnostics
+                    .into_iter()
+                    .filter(|f| f.severity == Severity::Error)
+                    .collect();
                 if !errors.is_empty() {
                     extra += 1;
                     answer.files.push(FileErrors {
                         path: other,
                         errors,
-                        notes,
+                        notes: d.notes,
                     });
                 }
             }

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::answer::Finding;
+use crate::answer::{Finding, Severity};
 use crate::engine::Engine;
 use crate::error::ToolError;
 
@@ -153,7 +153,11 @@ impl Engine {
             match self.diagnostics(file).await {
                 Ok(d) => {
                     answer.checked += 1;
-                    let errors = d.into_errors();
+                    let errors: Vec<Finding> = d
+                        .diagnostics
+                        .into_iter()
+                        .filter(|f| f.severity == Severity::Error)
+                        .collect();
                     if !errors.is_empty() {
                         answer.files.push((file.clone(), errors));
                     }

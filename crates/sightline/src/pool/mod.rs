@@ -39,10 +39,6 @@ pub struct Pool {
     server_env: env::ServerEnv,
     /// The cap on inotify watches per server (`Options::watch_limit`).
     watch_limit: usize,
-    /// The directories a server of each root may write (part of its key),
-    /// resolved once: resolving reads every link on the way, and `get`
-    /// runs for every question.
-    writable: std::sync::Mutex<HashMap<PathBuf, Vec<PathBuf>>>,
 }
 
 /// Running servers that several pools hand out: the daemon's engines whose
@@ -85,7 +81,6 @@ impl Pool {
             virtual_env: None,
             server_env: Vec::new(),
             watch_limit: crate::sync::watch::limit_from_env(),
-            writable: Default::default(),
         }
     }
 
@@ -116,14 +111,6 @@ impl Pool {
     pub fn with_server_env(mut self, server_env: env::ServerEnv) -> Self {
         self.server_env = server_env;
         self
-    }
-
-    /// What a server of `root` may write, as its key holds it.
-    fn writable_for(&self, root: &Path) -> Vec<PathBuf> {
-        lock(&self.writable)
-            .entry(root.to_owned())
-            .or_insert_with(|| self.sandbox.writable_for_project(root))
-            .clone()
     }
 
     /// The configured settings of server `id`, if any.
@@ -202,7 +189,11 @@ impl Pool {
         root: &Path,
     ) -> Result<Arc<LspServer>, ToolError> {
         self.start_reaper();
-        let key = (root.to_owned(), spec.id, self.writable_for(root));
+        let key = (
+            root.to_owned(),
+            spec.id,
+            self.sandbox.writable_for_project(root),
+        );
         let budgets = self.budgets_for(spec);
         let mut restarted = None;
         loop {
@@ -297,7 +288,7 @@ impl Pool {
             let mut slots = lock(&self.shared.slots);
             let keys: Vec<health::Key> = slots
                 .iter()
-                .filter(|(k, _)| k.2 == self.writable_for(&k.0))
+                .filter(|(k, _)| k.2 == self.sandbox.writable_for_project(&k.0))
                 .filter(|(_, s)| s.get().is_some_and(|s| pick(s)))
                 .map(|(k, _)| k.clone())
                 .collect();

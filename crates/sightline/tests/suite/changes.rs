@@ -17,25 +17,14 @@ use crate::suite::servers::{require, tools};
 /// An engine working in `root` (so that its sightline.json is read, and
 /// followed), finding servers only in `tools/`.
 fn engine(root: &Path, watch_limit: Option<usize>) -> Engine {
-    engine_with(root, None, watch_limit)
-}
-
-/// [`engine`], with `user` (JSON) as the user's configuration too.
-pub(super) fn engine_with(root: &Path, user: Option<&str>, watch_limit: Option<usize>) -> Engine {
-    // As the CLI and MCP faces load it.
-    let mut config = sightline::config::Config::load(Some(root)).unwrap();
-    if let Some(text) = user {
-        config
-            .merge_text(Path::new("/test/config.json"), text, false)
-            .unwrap();
-    }
     Engine::new(Options {
         root: Some(root.to_owned()),
         search_path: vec![tools("node_modules/.bin"), tools(".venv/bin")],
         downloads: Some(false),
         watch_limit,
         virtual_env: None,
-        config,
+        // As the CLI and MCP faces load it.
+        config: sightline::config::Config::load(Some(root)).unwrap(),
         ..Options::default()
     })
 }
@@ -232,7 +221,14 @@ fn clangd_takes_a_define_added_to_compile_commands_json() {
 
 #[test]
 fn rust_analyzer_resolves_a_use_once_its_path_dependency_is_added() {
-    sightline_test_support::require_rust_analyzer();
+    let found = Command::new("rustup")
+        .args(["which", "rust-analyzer"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
+    );
     let manifest = |deps: &str| {
         format!(
             "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}\n[workspace]\n"
@@ -251,11 +247,20 @@ fn rust_analyzer_resolves_a_use_once_its_path_dependency_is_added() {
         ("helper/src/lib.rs", "pub const VALUE: i32 = 1;\n"),
     ]);
     runtime().block_on(async {
-        let ws = engine_with(
-            p.root(),
-            Some(r#"{ "lsp": { "rust": { "diagnostics": { "document_ms": 60000, "ready_ms": 60000 } } } }"#),
-            None,
-        );
+        let mut config = sightline::config::Config::default();
+        config
+            .merge_text(
+                Path::new("/test/config.json"),
+                r#"{ "lsp": { "rust": { "diagnostics": { "document_ms": 60000, "ready_ms": 60000 } } } }"#,
+                false,
+            )
+            .unwrap();
+        let ws = Engine::new(Options {
+            root: Some(p.root().to_owned()),
+            config,
+            downloads: Some(false),
+            ..Options::default()
+        });
         let main = p.path("src/main.rs");
         let before = diags(&ws, &main).await;
         assert!(before.contains("error"), "{before}");

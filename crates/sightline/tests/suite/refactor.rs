@@ -8,17 +8,31 @@
 use std::path::Path;
 
 use serde_json::json;
-use sightline::Engine;
 use sightline::edit::refactor::Pick;
+use sightline::{Engine, Options};
 use sightline_test_support::{Project, runtime};
 
-use crate::suite::changes::engine_with;
 use crate::suite::servers::{require, tools};
 
 /// An engine working in `root`, with formatting off: the answers and files
 /// are the servers' edits alone, whatever formatters this machine has.
 fn engine(root: &Path) -> Engine {
-    engine_with(root, Some(r#"{ "formatter": false }"#), None)
+    let mut config = sightline::config::Config::default();
+    config
+        .merge_text(
+            Path::new("/test/config.json"),
+            r#"{ "formatter": false }"#,
+            false,
+        )
+        .unwrap();
+    Engine::new(Options {
+        root: Some(root.to_owned()),
+        search_path: vec![tools("node_modules/.bin"), tools(".venv/bin")],
+        downloads: Some(false),
+        virtual_env: None,
+        config,
+        ..Options::default()
+    })
 }
 
 fn read(p: &Project, rel: &str) -> String {
@@ -372,7 +386,14 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
 
 #[test]
 fn rust_analyzer_renames_a_field_across_files_and_fills_match_arms() {
-    sightline_test_support::require_rust_analyzer();
+    let found = std::process::Command::new("rustup")
+        .args(["which", "rust-analyzer"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
+    );
     let p = Project::new(&[
         (
             "Cargo.toml",
@@ -388,11 +409,20 @@ fn rust_analyzer_renames_a_field_across_files_and_fills_match_arms() {
         ),
     ]);
     runtime().block_on(async {
-        let ws = engine_with(
-            p.root(),
-            Some(r#"{ "formatter": false, "lsp": { "rust": { "diagnostics": { "document_ms": 60000, "ready_ms": 60000 } } } }"#),
-            None,
-        );
+        let mut config = sightline::config::Config::default();
+        config
+            .merge_text(
+                Path::new("/test/config.json"),
+                r#"{ "formatter": false, "lsp": { "rust": { "diagnostics": { "document_ms": 60000, "ready_ms": 60000 } } } }"#,
+                false,
+            )
+            .unwrap();
+        let ws = Engine::new(Options {
+            root: Some(p.root().to_owned()),
+            config,
+            downloads: Some(false),
+            ..Options::default()
+        });
         let r = ws
             .rename(&p.path("src/shape.rs"), 2, 9, "horizontal", false, false)
             .await

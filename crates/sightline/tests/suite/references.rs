@@ -234,7 +234,14 @@ fn gopls() {
 
 #[test]
 fn rust_analyzer() {
-    sightline_test_support::require_rust_analyzer();
+    let found = std::process::Command::new("rustup")
+        .args(["which", "rust-analyzer"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
+    );
     let m = Matrix {
         files: &[
             (
