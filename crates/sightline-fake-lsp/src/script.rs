@@ -100,6 +100,17 @@ pub enum Action {
     RegisterPull(String),
     /// Sends `$/progress` begin for this token.
     ProgressBegin(String),
+    /// Sends `$/progress` begin for this token with this title.
+    ProgressTitled {
+        token: String,
+        title: String,
+    },
+    /// Runs these actions this many milliseconds later (for the same
+    /// document), serving other messages meanwhile.
+    Later {
+        ms: u64,
+        actions: Vec<Action>,
+    },
     /// Sends `$/progress` end for this token after this many milliseconds.
     ProgressEnd {
         token: String,

@@ -44,6 +44,8 @@ pub(crate) struct Fake {
     pub(crate) seen: HashMap<String, u32>,
     pub(crate) docs: HashMap<String, Doc>,
     pub(crate) out: mpsc::UnboundedSender<Vec<u8>>,
+    /// Actions scheduled by `Later`, with the method and URI they ran for.
+    pub(crate) later: mpsc::UnboundedSender<(Vec<Action>, String, String)>,
     pub(crate) next_request: u64,
     pub(crate) log: Option<std::fs::File>,
 }
@@ -65,6 +67,7 @@ async fn run() -> i32 {
         + 1;
     let _ = std::fs::write(&runs, run.to_string());
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (later, mut due) = mpsc::unbounded_channel();
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
         while let Some(bytes) = rx.recv().await {
@@ -85,6 +88,7 @@ async fn run() -> i32 {
         seen: HashMap::new(),
         docs: HashMap::new(),
         out: tx,
+        later,
         next_request: 0,
         log,
     };
@@ -99,7 +103,17 @@ async fn run() -> i32 {
         }
     }
     let mut frames = FramedRead::new(tokio::io::stdin(), LspCodec::default());
-    while let Some(frame) = frames.next().await {
+    loop {
+        let frame = tokio::select! {
+            frame = frames.next() => frame,
+            Some((actions, method, uri)) = due.recv() => {
+                for a in actions {
+                    fake.act(&a, None, &method, &uri).await;
+                }
+                continue;
+            }
+        };
+        let Some(frame) = frame else { break };
         let Ok(Frame::Body(body)) = frame else {
             continue;
         };
@@ -327,6 +341,22 @@ impl Fake {
                     "$/progress",
                     json!({ "token": token, "value": { "kind": "begin", "title": "indexing" } }),
                 );
+            }
+            Action::ProgressTitled { token, title } => {
+                self.request("window/workDoneProgress/create", json!({ "token": token }));
+                self.notify(
+                    "$/progress",
+                    json!({ "token": token, "value": { "kind": "begin", "title": title } }),
+                );
+            }
+            Action::Later { ms, actions } => {
+                let later = self.later.clone();
+                let job = (actions.clone(), method.to_owned(), uri.to_owned());
+                let ms = *ms;
+                tokio::spawn(async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                    let _ = later.send(job);
+                });
             }
             Action::ProgressEnd { token, after_ms } => {
                 let body = Message::Notification {

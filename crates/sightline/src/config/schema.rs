@@ -106,8 +106,9 @@ mod shape {
         initialization: Option<serde_json::Map<String, serde_json::Value>>,
         /// Wait budgets in milliseconds.
         diagnostics: Option<Budgets>,
-        /// Lets the server open internet sockets (off for every built-in
-        /// but rust and gopls, whose build tools download dependencies).
+        /// Lets the server open internet sockets (off for every built-in;
+        /// turn it on for a rust or gopls whose build tools must download
+        /// dependencies).
         /// From a project file it applies only once the project is trusted.
         network: Option<bool>,
     }

@@ -148,8 +148,31 @@ impl LspServer {
         let done = |s: &crate::server::inbox::Inner| {
             (s.check_began > s.saved_at && s.check_ended > s.check_began) || s.failing.is_some()
         };
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        self.wait_until(left, done).await
+        let settle = std::time::Duration::from_millis(self.spec.quirks.check_restart_ms);
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if !self.wait_until(left, done).await {
+                return false;
+            }
+            // An end is final once no other check has begun in its place
+            // for the settle time (rust-analyzer ends a cancelled check as
+            // it ends a finished one).
+            let (began, settled_at) = self.state.with(|s| {
+                let at = s.check_ended_at.map(|t| t + settle);
+                (s.check_began, at.filter(|_| s.failing.is_none()))
+            });
+            let Some(settled_at) = settled_at.filter(|t| *t > std::time::Instant::now()) else {
+                return true;
+            };
+            let wake = tokio::time::Instant::from_std(settled_at).min(deadline);
+            let restarted = |s: &crate::server::inbox::Inner| s.check_began != began;
+            let left = wake.saturating_duration_since(tokio::time::Instant::now());
+            if !self.wait_until(left, restarted).await {
+                // No check began again (or the budget ran out first, and
+                // the ended check is the best there is): this end stands.
+                return true;
+            }
+        }
     }
 
     /// Whether `p` was published by the last check run on save, which began

@@ -73,6 +73,8 @@ pub struct Inner {
     pub check_began: u64,
     /// Message count at which it ended.
     pub check_ended: u64,
+    /// When it ended (see `Quirks::check_restart_ms`).
+    pub check_ended_at: Option<std::time::Instant>,
     /// Message count when sightline last sent `didSave`: only a check that
     /// began after it covers the files as they are on disk.
     pub saved_at: u64,
@@ -363,6 +365,7 @@ impl Handler for ServerState {
                             let was_check = s.checks.remove(&token);
                             if was_check {
                                 s.check_ended = s.seq;
+                                s.check_ended_at = Some(std::time::Instant::now());
                             }
                             let known = was_check || s.background.remove(&token);
                             match s.progress.remove(&token) {

@@ -224,9 +224,19 @@ impl LspServer {
         if !self.is_alive() {
             return self.exited();
         }
+        let id = self.spec.id;
+        // Children run without network unless their entry asks for it, so
+        // a project whose loading downloads (rust-analyzer's `cargo
+        // metadata` on a cold cargo cache) never loads.
+        let hint = if what.contains("Could not resolve host") {
+            format!(
+                "; it could not download: fetch once outside sightline (`cargo fetch`), or give it the network with `lsp.{id}.network: true`"
+            )
+        } else {
+            "; ask again shortly".to_owned()
+        };
         ToolError::NotReady(format!(
-            "{} was still {what} after {:.1} s; ask again shortly",
-            self.spec.id,
+            "{id} was still {what} after {:.1} s{hint}",
             self.budgets.ready.as_secs_f64()
         ))
     }

@@ -66,6 +66,14 @@ pub struct Quirks {
     /// work-done progress whose title starts with this (`cargo check`, or
     /// `cargo clippy` when so configured) that began after the change.
     pub check_on_save: Option<&'static str>,
+    /// How long after a check's end another may still begin in its place,
+    /// so that the end does not yet mean the files were checked.
+    /// rust-analyzer cancels a running `cargo check` when it restarts one
+    /// (after a workspace reload, or on becoming quiescent), ends its
+    /// progress at once, and begins the new one after gathering restart
+    /// requests for 50 ms; the cancelled run published nothing, and its
+    /// reload had cleared the old findings.
+    pub check_restart_ms: u64,
     /// Servers that index a whole project only when a file names it
     /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
     /// `compile_commands.json`) see a file outside every such project with
@@ -194,6 +202,7 @@ impl Quirks {
         ready_on_status: false,
         answers_while: &[],
         check_on_save: None,
+        check_restart_ms: 0,
         loose_files: None,
         ready_after_progress: None,
         background_progress: &[],

@@ -3,6 +3,7 @@
 
 mod changes;
 mod check;
+mod check_on_save;
 mod cli;
 mod config;
 mod confine;

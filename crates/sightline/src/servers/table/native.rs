@@ -117,6 +117,7 @@ pub static RUST: ServerSpec = ServerSpec {
         ready_on_status: true,
         answers_while: &["Indexing", "cargo "],
         check_on_save: Some("cargo "),
+        check_restart_ms: 250,
         // rust-analyzer lists `use m::f as g;` among the references of `f`
         // but not the uses of `g`, even asked at one of them.
         import_aliases: ImportAliases::AskAliasAndWords,

@@ -1,0 +1,77 @@
+//! A check run on save (rust-analyzer's `cargo check`), played by the fake
+//! server with rust-analyzer's timing: a check cancelled at once and begun
+//! again, whose findings come only from the second run.
+
+#![allow(clippy::unwrap_used)]
+
+use serde_json::{Value, json};
+use sightline::servers::{FAKE, Quirks, ServerSpec};
+use sightline::{Engine, Options};
+use sightline_test_support::{diags, runtime};
+
+use super::fake::{self, A_DIAGS, budgets, project};
+
+/// The fake server, checking on save as rust-analyzer does.
+fn checking(restart_ms: u64) -> &'static ServerSpec {
+    Box::leak(Box::new(ServerSpec {
+        id: "fake-check",
+        quirks: Quirks {
+            check_on_save: Some("cargo "),
+            check_restart_ms: restart_ms,
+            ..Quirks::NONE
+        },
+        ..FAKE
+    }))
+}
+
+/// rust-analyzer's pull answers hold only its own analysis; rustc's
+/// findings come from the check's publishes. On the first save the check
+/// begins, is cancelled 10 ms later (its progress ends as a finished one's
+/// does), begins again 60 ms after, publishes and ends.
+fn script() -> Value {
+    let check =
+        |token: &str| json!({ "progress_titled": { "token": token, "title": "cargo check" } });
+    let end = |token: &str| json!({ "progress_end": { "token": token, "after_ms": 0 } });
+    json!({
+        "push": "none",
+        "capabilities": { "diagnosticProvider": {
+            "identifier": "native", "interFileDependencies": false, "workspaceDiagnostics": false,
+        } },
+        "rules": [
+            { "method": "textDocument/diagnostic", "actions": [{ "reply": { "kind": "full", "items": [] } }] },
+            { "method": "textDocument/didSave", "nth": 1, "actions": [
+                check("flycheck"),
+                { "later": { "ms": 10, "actions": [end("flycheck")] } },
+                { "later": { "ms": 70, "actions": [check("flycheck")] } },
+                { "later": { "ms": 150, "actions": [{ "publish": { "which": "current", "versioned": false } }] } },
+                { "later": { "ms": 160, "actions": [end("flycheck")] } },
+            ] },
+        ],
+    })
+}
+
+fn ask(restart_ms: u64) -> String {
+    let p = project(script());
+    runtime().block_on(async {
+        let ws = Engine::new(Options {
+            servers: vec![checking(restart_ms)],
+            search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
+            downloads: Some(false),
+            budgets: budgets(),
+            ..Options::default()
+        });
+        let answer = diags(&ws, &p.path("a.fake")).await;
+        ws.shutdown().await;
+        answer
+    })
+}
+
+/// The end of the cancelled run is not taken as the check's: the answer
+/// waits out the restart and holds the second run's findings. Without the
+/// wait (a server whose ends are final) the same script answers empty,
+/// which is what sightline answered for rust-analyzer before.
+#[test]
+fn a_check_cancelled_and_begun_again_is_waited_for() {
+    assert_eq!(ask(250), A_DIAGS);
+    assert_eq!(ask(0), "a.fake: no diagnostics\n");
+}
