@@ -40,8 +40,17 @@ pub const MOBX_TSCONFIG: &str = r#"{
 /// them.
 pub fn memchr_source() -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // Only this platform's packages: the lock also names other platforms'
+    // (android_system_properties, ...), whose sources a build here never
+    // fetched, and `--offline` cannot.
+    let rustc = Command::new("rustc").arg("-vV").output().unwrap();
+    let host = String::from_utf8_lossy(&rustc.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_owned))
+        .expect("rustc -vV names the host");
     let out = Command::new(cargo)
         .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .args(["--filter-platform", &host])
         .current_dir(repo_root())
         .output()
         .unwrap();

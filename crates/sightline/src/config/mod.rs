@@ -101,6 +101,15 @@ pub struct Config {
     pub edit_tools: bool,
     /// `edit` formats only the lines it touched.
     pub format_range: bool,
+    /// The edit tools list only the errors an edit introduced, with counts
+    /// of those it fixed and those already there (default); `false` lists
+    /// every error.
+    pub edit_delta: bool,
+    /// The edit tools also list the warnings an edit introduced.
+    pub edit_warnings: bool,
+    /// How long an edit that changes what a file exports may spend checking
+    /// the files that use it; 0 turns that off.
+    pub dependents_ms: u64,
     /// Run children unsandboxed where Landlock is missing, instead of refusing.
     pub allow_unsandboxed: bool,
     /// The sandbox mode as written (`workspace-write`, `read-only`, `danger-full-access`).
@@ -136,6 +145,9 @@ impl Default for Config {
             autoinstall: None,
             edit_tools: false,
             format_range: false,
+            edit_delta: true,
+            edit_warnings: false,
+            dependents_ms: 5000,
             allow_unsandboxed: false,
             sandbox: None,
             writable_roots: Vec::new(),
@@ -172,6 +184,9 @@ const TOP_KEYS: &[&str] = &[
     "autoinstall",
     "edit_tools",
     "format_range",
+    "edit_delta",
+    "edit_warnings",
+    "dependents_ms",
     "allow_unsandboxed",
     "writable_roots",
 ];
@@ -263,7 +278,7 @@ mod tests {
             ),
             (
                 "{\n  \"lps\": true\n}",
-                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, allow_unsandboxed, writable_roots",
+                "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, edit_delta, edit_warnings, dependents_ms, allow_unsandboxed, writable_roots",
             ),
             (
                 "{\n\n  \"lsp\": 3\n}",

@@ -113,6 +113,31 @@ impl Config {
                     self.record("writable_roots", json!(roots), file.origin(prop.range));
                     self.writable_roots = roots.into_iter().map(PathBuf::from).collect();
                 }
+                "edit_delta" | "edit_warnings" => {
+                    let key = prop.name.as_str();
+                    let v = bool_of(&file, &prop.value, &format!("\"{key}\" must be true or false"))?;
+                    if key == "edit_delta" {
+                        self.edit_delta = v;
+                    } else {
+                        self.edit_warnings = v;
+                    }
+                    self.record(key, json!(v), file.origin(prop.range));
+                }
+                "dependents_ms" => {
+                    let v = match &prop.value {
+                        ast::Value::NumberLit(n) if n.value.parse::<u64>().is_ok() => {
+                            n.value.parse::<u64>().unwrap_or_default()
+                        }
+                        other => {
+                            return Err(file.error(
+                                root_range(other),
+                                "\"dependents_ms\" must be a whole number of milliseconds",
+                            ));
+                        }
+                    };
+                    self.dependents_ms = v;
+                    self.record("dependents_ms", json!(v), file.origin(prop.range));
+                }
                 "format_range" => {
                     let v = bool_of(&file, &prop.value, "\"format_range\" must be true or false")?;
                     self.format_range = v;

@@ -36,6 +36,15 @@ mod shape {
         edit_tools: Option<bool>,
         /// Make `edit` format only the lines it touched.
         format_range: Option<bool>,
+        /// The edit tools list only the errors an edit introduced, then
+        /// count those it fixed and those already there (default `true`).
+        edit_delta: Option<bool>,
+        /// The edit tools also list the warnings an edit introduced
+        /// (default `false`).
+        edit_warnings: Option<bool>,
+        /// Milliseconds an edit that changes what a file exports may spend
+        /// checking the files that use it (default 5000; 0 turns it off).
+        dependents_ms: Option<u64>,
         /// (User file only.) Run children unsandboxed where Landlock is
         /// missing, instead of refusing to start them.
         allow_unsandboxed: Option<bool>,

@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 use crate::answer::Finding;
 use crate::format::{Outcome, Report};
 
-mod check;
+pub mod check;
 pub mod commit;
+pub mod checkpoint;
+pub mod delta;
 pub mod patch;
 mod range;
 pub mod refactor;
@@ -28,15 +30,25 @@ pub const ERRORS_PER_FILE: usize = 20;
 pub const OTHER_FILES: usize = 5;
 
 /// The errors one file has after a change.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct FileErrors {
     /// The file.
     pub path: PathBuf,
-    /// Its errors, by position.
+    /// Its errors, by position: with `delta`, only those the change
+    /// introduced (and, with `edit_warnings`, its new warnings).
     pub errors: Vec<Finding>,
     /// Notes of its diagnostics answer (`... still analysing`), or why the
     /// errors were not checked.
     pub notes: Vec<String>,
+    /// Whether `errors` are what the change introduced (the file's errors
+    /// before it were known).
+    pub delta: bool,
+    /// Errors the change fixed.
+    pub fixed: usize,
+    /// Errors there before and after.
+    pub kept: usize,
+    /// A file the change did not touch that uses what it altered.
+    pub dependent: bool,
 }
 
 /// The answer of `write`, `edit` and `apply_patch`.
@@ -48,13 +60,21 @@ pub struct EditAnswer {
     pub changes: Vec<String>,
     /// What each formatter did, by file.
     pub formatting: Vec<(PathBuf, Report)>,
-    /// The errors of each changed file (and, for `write`, of other open files).
+    /// The errors of each changed file, then of the files using what it
+    /// altered, then (for `write`) of other open files.
     pub files: Vec<FileErrors>,
+    /// What the files were before the change (the checkpoint it makes).
+    pub baseline: check::Baseline,
+    /// Dependents with new errors beyond the [`OTHER_FILES`] listed.
+    pub more_dependents: usize,
+    /// Dependents the budget left unchecked.
+    pub not_checked: Vec<PathBuf>,
 }
 
 impl EditAnswer {
     /// The answer as the tools give it: the changes, formatting, then each
-    /// file's errors (at most [`ERRORS_PER_FILE`] each), or `no errors`.
+    /// file's new errors (at most [`ERRORS_PER_FILE`] each) with what was
+    /// fixed and what was already there, or `no errors`.
     pub fn text(&self) -> String {
         let root = self.root.clone().unwrap_or_default();
         let show = |p: &Path| crate::render::shown(&root, p);
@@ -72,28 +92,81 @@ impl EditAnswer {
             for n in &f.notes {
                 out.push_str(&format!("{}: note: {n}\n", show(&f.path)));
             }
-            if f.errors.is_empty() {
+            if f.errors.is_empty() && f.fixed == 0 && f.kept == 0 {
                 continue;
             }
-            let n = f.errors.len();
-            out.push_str(&format!(
-                "{}: {n} error{}\n",
-                show(&f.path),
-                if n == 1 { "" } else { "s" }
-            ));
+            out.push_str(&format!("{}: {}\n", show(&f.path), f.summary()));
             for e in f.errors.iter().take(ERRORS_PER_FILE) {
+                let severity = match e.severity {
+                    crate::answer::Severity::Warning => "warning",
+                    _ => "error",
+                };
                 out.push_str(&format!(
-                    "{}:{} error: {} [{}]\n",
+                    "{}:{} {severity}: {} [{}]\n",
                     e.line, e.column, e.message, e.source
                 ));
             }
-            if n > ERRORS_PER_FILE {
-                out.push_str(&format!("... and {} more\n", n - ERRORS_PER_FILE));
+            if f.errors.len() > ERRORS_PER_FILE {
+                out.push_str(&format!("... and {} more\n", f.errors.len() - ERRORS_PER_FILE));
             }
         }
+        if self.more_dependents > 0 {
+            out.push_str(&format!(
+                "... and {} more files that use what changed have new errors\n",
+                self.more_dependents
+            ));
+        }
+        if !self.not_checked.is_empty() {
+            let names: Vec<String> = self.not_checked.iter().map(|p| show(p)).collect();
+            out.push_str(&format!(
+                "note: the files using what changed were not all checked in time: {}\n",
+                names.join(", ")
+            ));
+        }
         if self.files.iter().all(|f| f.errors.is_empty()) {
-            out.push_str("no errors\n");
+            let kept: usize = self.files.iter().map(|f| f.kept).sum();
+            out.push_str(if kept > 0 { "no new errors\n" } else { "no errors\n" });
         }
         out
+    }
+}
+
+impl FileErrors {
+    /// `2 errors`, or with a delta `1 new error; 1 fixed; 12 were already
+    /// there (lsp_diagnostics lists them)`.
+    fn summary(&self) -> String {
+        let plural = |n: usize, one: &str, many: &str| {
+            format!("{n} {}", if n == 1 { one } else { many })
+        };
+        let errors = self
+            .errors
+            .iter()
+            .filter(|e| e.severity == crate::answer::Severity::Error)
+            .count();
+        let warnings = self.errors.len() - errors;
+        if !self.delta {
+            return plural(errors, "error", "errors");
+        }
+        let mut parts = vec![match errors {
+            0 => "no new errors".to_owned(),
+            n => plural(n, "new error", "new errors"),
+        }];
+        if warnings > 0 {
+            parts[0].push_str(&format!(", {}", plural(warnings, "new warning", "new warnings")));
+        }
+        if self.fixed > 0 {
+            parts.push(format!("{} fixed", self.fixed));
+        }
+        if self.kept > 0 {
+            parts.push(format!(
+                "{} already there (lsp_diagnostics lists them)",
+                plural(self.kept, "was", "were")
+            ));
+        }
+        let mut line = parts.join("; ");
+        if self.dependent {
+            line.push_str(" (it uses what changed)");
+        }
+        line
     }
 }

@@ -23,6 +23,9 @@ pub struct Refactored {
     pub text: String,
     /// A changed file has errors.
     pub errors: bool,
+    /// The changed files (and their users) as they were before, when
+    /// something was written: the checkpoint the change makes.
+    pub before: std::collections::HashMap<PathBuf, crate::edit::delta::State>,
 }
 
 impl From<String> for Refactored {
@@ -30,6 +33,7 @@ impl From<String> for Refactored {
         Refactored {
             text,
             errors: false,
+            before: Default::default(),
         }
     }
 }
@@ -377,6 +381,7 @@ impl Engine {
         Ok(Refactored {
             text: answer.text(),
             errors: answer.files.iter().any(|f| !f.errors.is_empty()),
+            before: answer.baseline.states,
         })
     }
 }

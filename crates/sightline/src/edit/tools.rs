@@ -272,9 +272,11 @@ impl Engine {
         // The one place files are written: every staged path is judged
         // again here (as resolved for writing), before the first write.
         self.confine(staged.iter().map(|(p, _)| p.as_path()))?;
+        let baseline = self.baseline(&staged).await;
         write_all(&staged)?;
         let mut answer = EditAnswer {
             root: self.workspace_root().map(Path::to_owned),
+            baseline,
             ..EditAnswer::default()
         };
         for (path, text) in &staged {

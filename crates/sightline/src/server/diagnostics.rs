@@ -110,13 +110,14 @@ impl LspServer {
 
     fn push_state(&self, path: &Path, doc: &Doc) -> PushState {
         let Some(p) = self.state.with(|s| s.pushes.get(path).cloned()) else {
-            return PushState::NotYet;
+            return self.unchanged_since(doc, Vec::new());
         };
         match p.version {
             Some(v) if v == doc.version => PushState::Fresh(p.items),
             // A publish for another version, such as one computed before our
-            // latest change, is never shown.
-            Some(_) => PushState::NotYet,
+            // latest change, is never shown, unless the server publishes
+            // only what changed and has had its time.
+            Some(_) => self.unchanged_since(doc, p.items),
             // A check's findings for a file opened after it ran came before
             // the open; they hold while no file changed since (a change is
             // saved, and the check that follows publishes anew).
@@ -136,6 +137,31 @@ impl LspServer {
                     PushState::QuietUntil(quiet_until)
                 }
             }
+        }
+    }
+
+    /// For a server that publishes only changes (`Quirks::publishes_only_changes`):
+    /// `last` (the file's last publish, or none) once the server has had
+    /// its time since `doc` was sent; not yet before.
+    fn unchanged_since(&self, doc: &Doc, last: Vec<Diagnostic>) -> PushState {
+        if !self.spec.quirks.publishes_only_changes {
+            return PushState::NotYet;
+        }
+        let now = Instant::now();
+        let (quiet_from, busy) = self.state.with(|s| {
+            (
+                s.last_message_at.unwrap_or(doc.changed_at).max(doc.changed_at),
+                !s.progress.is_empty(),
+            )
+        });
+        let at = (quiet_from + self.budgets.push_quiet)
+            .max(doc.changed_at + crate::servers::Quirks::UNCHANGED_AFTER);
+        if busy {
+            PushState::NotYet
+        } else if now >= at {
+            PushState::Fresh(last)
+        } else {
+            PushState::QuietUntil(at)
         }
     }
 

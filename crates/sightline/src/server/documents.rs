@@ -30,6 +30,8 @@ pub struct Doc {
     pub changed_seq: u64,
     /// Pushes the file had had when the latest content was sent.
     pub pushes_at_change: u64,
+    /// When the latest content was sent.
+    pub changed_at: Instant,
     last_used: Instant,
     /// Its opening and closing count in `Documents::opens`.
     opening_counts: bool,
@@ -118,6 +120,7 @@ impl Documents {
             opened_seq: seq,
             changed_seq: seq,
             pushes_at_change: pushes,
+            changed_at: Instant::now(),
             last_used: Instant::now(),
             opening_counts,
         };
@@ -232,6 +235,7 @@ fn change(
     )?;
     doc.changed_seq = seq;
     doc.pushes_at_change = pushes;
+    doc.changed_at = Instant::now();
     Ok(doc.clone())
 }
 

@@ -36,6 +36,8 @@ pub struct Inner {
     /// Counts every message from the server, so that "after our change" can be
     /// told by arrival order when a server sends no versions.
     pub seq: u64,
+    /// When the last message of any kind came.
+    pub last_message_at: Option<Instant>,
     /// The last publish for each file.
     pub pushes: HashMap<PathBuf, Push>,
     /// Dynamically registered pull providers: registration id → identifier.
@@ -179,7 +181,10 @@ impl ServerState {
 
 impl Handler for ServerState {
     fn request(&self, method: &str, params: Value) -> Result<Value, ResponseError> {
-        self.with(|s| s.seq += 1);
+        self.with(|s| {
+            s.seq += 1;
+            s.last_message_at = Some(Instant::now());
+        });
         let result = match method {
             "workspace/configuration" => {
                 let items = params
@@ -284,6 +289,7 @@ impl Handler for ServerState {
     }
 
     fn notification(&self, method: &str, params: Value) {
+        self.with(|s| s.last_message_at = Some(Instant::now()));
         match method {
             "textDocument/publishDiagnostics" => {
                 let Ok(p) = serde_json::from_value::<PublishDiagnosticsParams>(params) else {

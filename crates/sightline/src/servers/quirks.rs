@@ -74,6 +74,14 @@ pub struct Quirks {
     /// requests for 50 ms; the cancelled run published nothing, and its
     /// reload had cleared the old findings.
     pub check_restart_ms: u64,
+    /// gopls (the 2022 build) publishes a file's diagnostics only when
+    /// they differ from what it last published for that file: a clean file
+    /// opened gets no publish, nor does a change that leaves them as they
+    /// were. So once the server has sent nothing for the push quiet period,
+    /// runs no work-done progress, and at least `Quirks::UNCHANGED_AFTER`
+    /// has passed since the change, the file's last publish (none: clean)
+    /// stands for its current version.
+    pub publishes_only_changes: bool,
     /// Servers that index a whole project only when a file names it
     /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
     /// `compile_commands.json`) see a file outside every such project with
@@ -191,6 +199,9 @@ pub enum ImportAliases {
 }
 
 impl Quirks {
+    /// See [`Quirks::publishes_only_changes`].
+    pub const UNCHANGED_AFTER: std::time::Duration = std::time::Duration::from_millis(1000);
+
     /// A server that needs no special handling.
     pub const NONE: Quirks = Quirks {
         import_aliases: ImportAliases::Listed,
@@ -203,6 +214,7 @@ impl Quirks {
         answers_while: &[],
         check_on_save: None,
         check_restart_ms: 0,
+        publishes_only_changes: false,
         loose_files: None,
         ready_after_progress: None,
         background_progress: &[],

@@ -14,6 +14,7 @@ mod fake;
 mod faults;
 mod format;
 mod freshness;
+mod impact;
 mod internal;
 mod layout;
 mod lifecycle;

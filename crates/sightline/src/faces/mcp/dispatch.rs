@@ -12,7 +12,7 @@ use crate::answer::ItemsKind;
 use crate::error::ToolError;
 use crate::faces::mcp::Sightline;
 use crate::faces::mcp::tools::{
-    ApplyActionArgs, CheckArgs, CodeActionsArgs, EditArgs, FileArgs, LspArgs, Operation,
+    ApplyActionArgs, CheckArgs, CheckpointArgs, CodeActionsArgs, DiagnosticsArgs, EditArgs, LspArgs, Operation,
     OrganizeArgs, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs, RenameArgs, RestartArgs,
     WriteArgs,
 };
@@ -85,14 +85,28 @@ impl Sightline {
         let text = |r: Result<String, ToolError>| r.map(|t| Answered::text(t, json));
         Ok(match tool {
             "lsp_diagnostics" => {
-                let a: FileArgs = parse(tool, args)?;
-                ws.diagnostics(&PathBuf::from(a.file))
-                    .await
-                    .map(|d| Answered {
+                let a: DiagnosticsArgs = parse(tool, args)?;
+                match (a.file.map(PathBuf::from), a.since) {
+                    (file, Some(name)) => self.since(&name, file.as_deref(), json).await,
+                    (Some(file), None) => ws.diagnostics(&file).await.map(|d| Answered {
                         text: render::diagnostics_text(&d),
                         json: json.then(|| render::diagnostics_json(&d)),
                         errors: d.has_errors(),
-                    })
+                    }),
+                    (None, None) => Err(ToolError::BadInput(
+                        "give `file` (an absolute path), or `since` (a checkpoint)".into(),
+                    )),
+                }
+            }
+            "checkpoint" => {
+                let a: CheckpointArgs = parse(tool, args)?;
+                match ws.checkpoint(a.path.map(PathBuf::from).as_deref()).await {
+                    Ok((cp, summary)) => {
+                        let name = self.keep(cp);
+                        Ok(Answered::text(format!("checkpoint {name}: {summary}\n"), json))
+                    }
+                    Err(e) => Err(e),
+                }
             }
             "lsp_definition" => {
                 let a: PositionArgs = parse(tool, args)?;
@@ -122,13 +136,17 @@ impl Sightline {
             }
             "lsp_check" => {
                 let a: CheckArgs = parse(tool, args)?;
-                ws.check(a.path.map(PathBuf::from).as_deref())
-                    .await
-                    .map(|c| {
+                match a.since {
+                    Some(name) => {
+                        self.since(&name, a.path.as_deref().map(std::path::Path::new), json)
+                            .await
+                    }
+                    None => ws.check(a.path.map(PathBuf::from).as_deref()).await.map(|c| {
                         let mut a = Answered::text(c.text(), json);
                         a.errors = c.errors() > 0;
                         a
-                    })
+                    }),
+                }
             }
             "lsp_restart" => {
                 let a: RestartArgs = parse(tool, args)?;
@@ -153,7 +171,7 @@ impl Sightline {
                 text(
                     ws.write(&PathBuf::from(a.file), &a.content)
                         .await
-                        .map(|r| r.text()),
+                        .map(|r| self.edited(r)),
                 )
             }
             "edit" if self.edit_tools => {
@@ -168,14 +186,14 @@ impl Sightline {
                         range,
                     )
                     .await
-                    .map(|r| r.text()),
+                    .map(|r| self.edited(r)),
                 )
             }
             "rename" if self.edit_tools => {
                 let a: RenameArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
                 match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
-                    Ok(col) => refactored(
+                    Ok(col) => self.refactored(
                         ws.rename(
                             &file,
                             a.line,
@@ -192,7 +210,7 @@ impl Sightline {
             }
             "code_actions" if self.edit_tools => {
                 let a: CodeActionsArgs = parse(tool, args)?;
-                refactored(
+                self.refactored(
                     ws.code_actions(
                         &PathBuf::from(a.file),
                         a.line,
@@ -213,7 +231,7 @@ impl Sightline {
                     )),
                 };
                 match pick {
-                    Ok(pick) => refactored(
+                    Ok(pick) => self.refactored(
                         ws.apply_code_action(
                             &PathBuf::from(a.file),
                             a.line,
@@ -230,7 +248,7 @@ impl Sightline {
             }
             "organize_imports" if self.edit_tools => {
                 let a: OrganizeArgs = parse(tool, args)?;
-                refactored(
+                self.refactored(
                     ws.organize_imports(&PathBuf::from(a.file), a.dry_run.unwrap_or(false))
                         .await,
                     json,
@@ -238,12 +256,12 @@ impl Sightline {
             }
             "apply_patch" if self.edit_tools => {
                 let a: PatchArgs = parse(tool, args)?;
-                text(ws.apply_patch(&a.patch).await.map(|r| r.text()))
+                text(ws.apply_patch(&a.patch).await.map(|r| self.edited(r)))
             }
             other => {
                 return Err(ErrorData::invalid_params(
                     format!(
-                        "unknown tool `{other}`; the tools are lsp_diagnostics, lsp_definition, lsp_references, lsp, lsp_check and lsp_restart"
+                        "unknown tool `{other}`; the tools are lsp_diagnostics, lsp_definition, lsp_references, lsp, lsp_check, checkpoint and lsp_restart"
                     ),
                     None,
                 ));
@@ -327,14 +345,66 @@ impl Sightline {
 
 /// A refactoring's answer as a tool answer: `errors` when a changed file
 /// has errors.
-fn refactored(
-    r: Result<crate::edit::refactor::Refactored, ToolError>,
-    json: bool,
-) -> Result<Answered, ToolError> {
-    r.map(|r| {
-        let errors = r.errors;
-        let mut a = Answered::text(r.text, json);
-        a.errors = errors;
-        a
-    })
+impl Sightline {
+    /// Keeps a checkpoint for this session and returns its name.
+    fn keep(&self, cp: crate::edit::checkpoint::Checkpoint) -> String {
+        self.checkpoints
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .add(cp)
+    }
+
+    /// What changed since the checkpoint `name`, in `path` (a file, or a
+    /// directory, or every file the checkpoint holds).
+    async fn since(
+        &self,
+        name: &str,
+        path: Option<&std::path::Path>,
+        json: bool,
+    ) -> Result<Answered, ToolError> {
+        let cp = self
+            .checkpoints
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)?;
+        let file = path.filter(|p| !p.is_dir());
+        let since = self.ws.since(name, &cp, file).await?;
+        let mut a = Answered::text(since.text(), json);
+        a.errors = since.new_errors() > 0;
+        Ok(a)
+    }
+
+    /// An edit's text, ending with the checkpoint of the files as they
+    /// were before it.
+    fn edited(&self, answer: crate::edit::EditAnswer) -> String {
+        let mut text = answer.text();
+        if !answer.baseline.states.is_empty() {
+            let name = self.keep(crate::edit::checkpoint::Checkpoint {
+                dir: None,
+                files: answer.baseline.states,
+            });
+            text.push_str(&format!("checkpoint: {name} (before this edit)\n"));
+        }
+        text
+    }
+
+    fn refactored(
+        &self,
+        r: Result<crate::edit::refactor::Refactored, ToolError>,
+        json: bool,
+    ) -> Result<Answered, ToolError> {
+        r.map(|r| {
+            let mut text = r.text;
+            if !r.before.is_empty() {
+                let name = self.keep(crate::edit::checkpoint::Checkpoint {
+                    dir: None,
+                    files: r.before,
+                });
+                text.push_str(&format!("checkpoint: {name} (before this change)\n"));
+            }
+            let mut a = Answered::text(text, json);
+            a.errors = r.errors;
+            a
+        })
+    }
 }

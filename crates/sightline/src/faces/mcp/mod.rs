@@ -47,6 +47,8 @@ pub const ERRORS_KEY: &str = "sightline/errors";
 pub struct Sightline {
     ws: Arc<Engine>,
     edit_tools: bool,
+    /// This session's checkpoints (`checkpoint`, edit answers, `since`).
+    checkpoints: Arc<std::sync::Mutex<crate::edit::checkpoint::Checkpoints>>,
 }
 
 /// Progress of one call, forwarded to the client as MCP progress
@@ -71,7 +73,11 @@ impl Sightline {
     /// The MCP server over `ws`; with `edit_tools`, `read`, `write`, `edit` and
     /// `apply_patch` are served too.
     pub fn new(ws: Arc<Engine>, edit_tools: bool) -> Self {
-        Sightline { ws, edit_tools }
+        Sightline {
+            ws,
+            edit_tools,
+            checkpoints: Arc::default(),
+        }
     }
 
     /// Runs one tool call in process and returns its answer, as a client

@@ -11,10 +11,24 @@ use serde_json::Value;
 /// `lsp_diagnostics` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub(super) struct FileArgs {
+pub(super) struct DiagnosticsArgs {
     /// Absolute path of the file, e.g. /repo/src/app.py. The file is read from
-    /// disk as it is now; save edits before asking.
-    pub(super) file: String,
+    /// disk as it is now; save edits before asking. Needed unless `since`
+    /// is given.
+    pub(super) file: Option<String>,
+    /// A checkpoint (`cp3`) from an edit answer or the `checkpoint` tool:
+    /// answer only what changed since, for `file`, or without it for every
+    /// file the checkpoint holds.
+    pub(super) since: Option<String>,
+}
+
+/// `checkpoint` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CheckpointArgs {
+    /// Absolute path of a file, or of a directory to check whole; default:
+    /// the workspace.
+    pub(super) path: Option<String>,
 }
 
 /// `lsp_definition` arguments.
@@ -101,6 +115,9 @@ pub(super) struct LspArgs {
 pub(super) struct CheckArgs {
     /// Absolute path of a directory to check; default: the workspace.
     pub(super) path: Option<String>,
+    /// A checkpoint (`cp3`): answer only the errors new since it, and count
+    /// those fixed and those already there.
+    pub(super) since: Option<String>,
 }
 
 /// `lsp_restart` arguments.
@@ -242,20 +259,21 @@ pub(super) struct PatchArgs {
     pub(super) patch: String,
 }
 
-const DIAGNOSTICS: &str = "Errors and warnings that the project's real type checker (pyright, the TypeScript server, ...) reports for one file as it is on disk now. Use it right after editing a file, instead of running the build or the tests, to learn what the edit broke. Answers `PATH: N diagnostics`, then one `LINE:COL SEVERITY: MESSAGE [SOURCE]` line each; a `note:` line says when the server could not confirm fresh results in time.";
+const DIAGNOSTICS: &str = "Errors and warnings that the project's real type checker (pyright, the TypeScript server, ...) reports for one file as it is on disk now. Use it right after editing a file, instead of running the build or the tests, to learn what the edit broke. Answers `PATH: N diagnostics`, then one `LINE:COL SEVERITY: MESSAGE [SOURCE]` line each; a `note:` line says when the server could not confirm fresh results in time. With `since` (a checkpoint), answers only what changed since it: `since cp3: N new errors in M files; F fixed; K were already there`.";
+const CHECKPOINT: &str = "Remember the errors of a file, or of a whole project (default: the workspace), so that lsp_diagnostics or lsp_check with `since` later answer only what changed. Every edit answer also names a checkpoint of the files as they were before it. Answers `checkpoint cpN: ...` with the errors it holds. A session keeps its last 32.";
 const DEFINITION: &str = "Where the symbol at a position is really defined, resolved by the language server through imports, aliases and re-exports. Use it instead of grep when a name is common, imported or overloaded. Answers `N definitions`, then `PATH:LINE:COL SOURCE_LINE` each.";
 const REFERENCES: &str = "Every place in the workspace that uses the symbol at a position, resolved by the language server: the same word in a comment or string is not listed, a call through an import alias is. Use it instead of grep before renaming a symbol or changing its signature. Answers `N references`, then `PATH:LINE:COL SOURCE_LINE` each (at most 50; narrow the question for more).";
 const LSP: &str = "Ask the language server one of nine questions: goToDefinition, findReferences, hover (the type and docs of a symbol), documentSymbol (the outline of a file), workspaceSymbol (find a class or function by name), goToImplementation (the concrete versions of an interface or abstract method), prepareCallHierarchy, incomingCalls (who calls this function) and outgoingCalls (what it calls). Use it instead of grep and reading whole files when you need what the type checker knows. Answers compact text: locations as `PATH:LINE:COL TEXT`, outlines indented with kinds and line ranges.";
-const CHECK: &str = "The errors of a whole project or subtree, from its real type checkers: every file a language server handles (what .gitignore leaves), checked as lsp_diagnostics checks one. Use it before finishing a task, to learn what is broken anywhere, not only in the files you touched. Answers `N errors in M files` first, then the files by error count with their errors.";
+const CHECK: &str = "The errors of a whole project or subtree, from its real type checkers: every file a language server handles (what .gitignore leaves), checked as lsp_diagnostics checks one. Use it before finishing a task, to learn what is broken anywhere, not only in the files you touched. Answers `N errors in M files` first, then the files by error count with their errors. With `since` (a checkpoint), only the errors new since it.";
 const RESTART: &str = "Restart the running language servers (all, or one by id) and answer once each is ready again. Use it when answers look stale after a change the server did not pick up (a package installed, a config file changed outside the project's usual files), or a server seems stuck. Answers one `restarted ID for ROOT: ready in N s` line each.";
 const RENAME: &str = "Rename a symbol everywhere the language server knows it is used (through imports, aliases and re-exports; never the same word in a comment or string), in every file at once: all files are written or none. Use it instead of search and replace. With dry_run, answers `rename OLD → NEW: N edits in M files` and each file's changed lines, old and new; without, writes them, formats them and answers the errors the changed files now have.";
 const CODE_ACTIONS: &str = "List the fixes and refactorings the language server offers for a range of lines and the diagnostics on them: quick fixes (add a missing import, ...), refactorings (extract, inline, fill match arms, ...) and source actions (organize imports). Answers a numbered list `N. TITLE [KIND]`; apply one with apply_code_action.";
 const APPLY_CODE_ACTION: &str = "Apply one code action from the code_actions list (by its number or title) for the same lines: the server's edit, and the edits of the command it runs, written all or nothing and formatted. Answers what changed and the errors the changed files now have; with dry_run, the changed lines only.";
 const ORGANIZE_IMPORTS: &str = "Sort the imports of a file and drop the unused ones, as the language server does it (source.organizeImports). Answers what changed and the errors the file now has.";
 const READ: &str = "Print a file with numbered lines (1-based: the numbers the lsp tools take), and start its language server in the background so that the next question is fast.";
-const WRITE: &str = "Create or replace a file with the given content, written atomically (permissions, byte-order mark and line endings kept), then formatted. Answers what was done and the errors the file (and up to 5 other open files of the project) now has, so you learn at once what the write broke.";
-const EDIT: &str = "Replace an exact piece of text in a file (once, or every occurrence with replace_all), written atomically and formatted. Refused when the file changed on disk since you last read it. Answers the errors the file now has.";
-const APPLY_PATCH: &str = "Apply a multi-file patch (add, delete, update with context hunks, move) all at once: if any part does not apply, no file changes. Changed files are formatted, and the answer lists the errors each now has.";
+const WRITE: &str = "Create or replace a file with the given content, written atomically (permissions, byte-order mark and line endings kept), then formatted. Answers what was done and the errors the write introduced: in the file, and in the files that use what it changed (a signature, a name, a type), opened or not; errors already there are only counted. Ends with a checkpoint (for lsp_diagnostics `since`) of the files as they were.";
+const EDIT: &str = "Replace an exact piece of text in a file (once, or every occurrence with replace_all), written atomically and formatted. Refused when the file changed on disk since you last read it. Answers the errors the edit introduced, in the file and in the files that use what it changed; errors already there are only counted.";
+const APPLY_PATCH: &str = "Apply a multi-file patch (add, delete, update with context hunks, move) all at once: if any part does not apply, no file changes. Changed files are formatted, and the answer lists the errors the patch introduced, in them and in the files that use what it changed.";
 
 fn schema<T: JsonSchema>() -> Arc<JsonObject> {
     let value = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
@@ -274,7 +292,7 @@ pub(super) fn tools(edit_tools: bool) -> Vec<Tool> {
             .open_world(false)
     };
     let mut tools = vec![
-        Tool::new("lsp_diagnostics", DIAGNOSTICS, schema::<FileArgs>())
+        Tool::new("lsp_diagnostics", DIAGNOSTICS, schema::<DiagnosticsArgs>())
             .annotate(read_only("Diagnostics of a file")),
         Tool::new("lsp_definition", DEFINITION, schema::<PositionArgs>())
             .annotate(read_only("Go to definition")),
@@ -282,6 +300,8 @@ pub(super) fn tools(edit_tools: bool) -> Vec<Tool> {
             .annotate(read_only("Find references")),
         Tool::new("lsp", LSP, schema::<LspArgs>()).annotate(read_only("Language server question")),
         Tool::new("lsp_check", CHECK, schema::<CheckArgs>()).annotate(read_only("Check a project")),
+        Tool::new("checkpoint", CHECKPOINT, schema::<CheckpointArgs>())
+            .annotate(read_only("Make a checkpoint")),
         Tool::new("lsp_restart", RESTART, schema::<RestartArgs>()).annotate(
             ToolAnnotations::with_title("Restart language servers")
                 .read_only(false)

@@ -19,6 +19,7 @@ pub static GOPLS: ServerSpec = ServerSpec {
             Cache::User("go-build"),
             Cache::Home("go"),
         ],
+        publishes_only_changes: true,
         ..Quirks::NONE
     },
     ..BASE
