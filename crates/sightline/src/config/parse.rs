@@ -115,7 +115,11 @@ impl Config {
                 }
                 "edit_delta" | "edit_warnings" => {
                     let key = prop.name.as_str();
-                    let v = bool_of(&file, &prop.value, &format!("\"{key}\" must be true or false"))?;
+                    let v = bool_of(
+                        &file,
+                        &prop.value,
+                        &format!("\"{key}\" must be true or false"),
+                    )?;
                     if key == "edit_delta" {
                         self.edit_delta = v;
                     } else {

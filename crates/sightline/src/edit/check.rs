@@ -30,6 +30,12 @@ pub struct Baseline {
     pub unchecked: Vec<PathBuf>,
     /// When the dependents' budget ends.
     pub deadline: Option<Instant>,
+    /// Time spent asking the changed files before the write.
+    pub spent_files: Duration,
+    /// Time spent finding the dependents (outline, references).
+    pub spent_finding: Duration,
+    /// Time spent asking the dependents before the write.
+    pub spent_dependents: Duration,
 }
 
 impl Engine {
@@ -41,6 +47,8 @@ impl Engine {
         let budget = Duration::from_millis(config.dependents_ms);
         let changed: Vec<PathBuf> = staged.iter().map(|(p, _)| p.clone()).collect();
         let mut symbols = Vec::new();
+        let started = Instant::now();
+        let mut finding = Duration::ZERO;
         for (path, new) in staged {
             let Ok(old) = std::fs::read(path) else {
                 continue;
@@ -57,13 +65,18 @@ impl Engine {
             let Some(lines) = changed_lines(&old, new) else {
                 continue;
             };
+            let t = Instant::now();
             if let Ok(outline) = self.document_symbols(path).await {
                 declared(&outline.items, &old, lines, &mut symbols);
             }
+            finding += t.elapsed();
         }
+        base.spent_files = started.elapsed() - finding;
         if symbols.is_empty() {
+            base.spent_finding = finding;
             return base;
         }
+        let t = Instant::now();
         let deadline = Instant::now() + budget;
         base.deadline = Some(deadline);
         let mut users = BTreeSet::new();
@@ -77,6 +90,8 @@ impl Engine {
                 }
             }
         }
+        base.spent_finding = finding + t.elapsed();
+        let t = Instant::now();
         for user in base.dependents.clone() {
             let left = deadline.saturating_duration_since(Instant::now());
             let Ok(text) = std::fs::read_to_string(&user) else {
@@ -91,6 +106,7 @@ impl Engine {
             }
         }
         base.dependents.retain(|d| base.states.contains_key(d));
+        base.spent_dependents = t.elapsed();
         base
     }
 
@@ -221,7 +237,12 @@ fn apply(
 ) {
     let before = State {
         text: before.text.clone(),
-        findings: before.findings.iter().filter(|f| shown(f)).cloned().collect(),
+        findings: before
+            .findings
+            .iter()
+            .filter(|f| shown(f))
+            .cloned()
+            .collect(),
     };
     let d = delta::split(&before, after, text);
     let errors = |v: &[Finding]| v.iter().filter(|f| f.severity == Severity::Error).count();
@@ -257,7 +278,12 @@ pub fn changed_lines(old: &str, new: &str) -> Option<(usize, usize)> {
 /// what follows on that line), a type's header line and its members, a
 /// variable's or field's whole range. A function's body is not its
 /// declaration.
-fn declared(items: &[Item], text: &str, lines: (usize, usize), out: &mut Vec<(PathBuf, usize, usize)>) {
+fn declared(
+    items: &[Item],
+    text: &str,
+    lines: (usize, usize),
+    out: &mut Vec<(PathBuf, usize, usize)>,
+) {
     let (first, last) = lines;
     let touches = |from: usize, to: usize| {
         if first > last {
@@ -293,7 +319,11 @@ fn header_end(text: &str, line: usize, column: usize) -> usize {
     let mut depth = 0i64;
     let mut opened = false;
     for (i, l) in text.lines().enumerate().skip(line.saturating_sub(1)) {
-        let skip = if i + 1 == line { column.saturating_sub(1) } else { 0 };
+        let skip = if i + 1 == line {
+            column.saturating_sub(1)
+        } else {
+            0
+        };
         for c in l.chars().skip(skip) {
             match c {
                 '(' => {
@@ -343,7 +373,10 @@ mod tests {
     #[test]
     fn a_functions_body_is_not_its_declaration() {
         let text = "def add(a,\n        b):\n    return a + b\n\nx = 1\n";
-        let items = [item("function", 1, 3, vec![]), item("variable", 5, 5, vec![])];
+        let items = [
+            item("function", 1, 3, vec![]),
+            item("variable", 5, 5, vec![]),
+        ];
         let found = |lines| {
             let mut out = Vec::new();
             declared(&items, text, lines, &mut out);
@@ -366,10 +399,16 @@ mod tests {
             "interface",
             1,
             4,
-            vec![item("property", 2, 2, vec![]), item("property", 3, 3, vec![])],
+            vec![
+                item("property", 2, 2, vec![]),
+                item("property", 3, 3, vec![]),
+            ],
         )];
         let mut out = Vec::new();
         declared(&items, text, (3, 3), &mut out);
-        assert_eq!(out.into_iter().map(|(_, l, _)| l).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(
+            out.into_iter().map(|(_, l, _)| l).collect::<Vec<_>>(),
+            vec![3]
+        );
     }
 }

@@ -131,7 +131,10 @@ impl Since {
                 ));
             }
             if errors.len() > ERRORS_PER_FILE {
-                out.push_str(&format!("  ... and {} more\n", errors.len() - ERRORS_PER_FILE));
+                out.push_str(&format!(
+                    "  ... and {} more\n",
+                    errors.len() - ERRORS_PER_FILE
+                ));
             }
         }
         if shown > FILES_SHOWN {
@@ -212,7 +215,9 @@ impl Engine {
             Some(f) => {
                 let d = self.diagnostics(f).await?;
                 since.root = d.root.clone();
-                if !cp.files.contains_key(&d.file) && cp.dir.as_deref().is_none_or(|dir| !d.file.starts_with(dir)) {
+                if !cp.files.contains_key(&d.file)
+                    && cp.dir.as_deref().is_none_or(|dir| !d.file.starts_with(dir))
+                {
                     since.notes.push(format!(
                         "{name} did not hold {}; every error is counted new",
                         f.display()
@@ -259,9 +264,7 @@ impl Engine {
             if d.new.is_empty() && d.fixed.is_empty() && d.kept.is_empty() {
                 continue;
             }
-            since
-                .files
-                .push((path, d.new, d.fixed.len(), d.kept.len()));
+            since.files.push((path, d.new, d.fixed.len(), d.kept.len()));
         }
         since
             .files
@@ -289,7 +292,7 @@ mod tests {
         }
         assert!(cps.get("cp1").is_err());
         assert!(cps.get("cp3").is_ok());
-        let e = cps.get("cp99").unwrap_err().to_string();
+        let e = cps.get("cp99").expect_err("cp99 was never made").to_string();
         assert!(e.contains("keeps its last 32: cp3, cp4"), "{e}");
     }
 }

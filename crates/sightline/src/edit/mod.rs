@@ -12,8 +12,8 @@ use crate::answer::Finding;
 use crate::format::{Outcome, Report};
 
 pub mod check;
-pub mod commit;
 pub mod checkpoint;
+pub mod commit;
 pub mod delta;
 pub mod patch;
 mod range;
@@ -107,7 +107,10 @@ impl EditAnswer {
                 ));
             }
             if f.errors.len() > ERRORS_PER_FILE {
-                out.push_str(&format!("... and {} more\n", f.errors.len() - ERRORS_PER_FILE));
+                out.push_str(&format!(
+                    "... and {} more\n",
+                    f.errors.len() - ERRORS_PER_FILE
+                ));
             }
         }
         if self.more_dependents > 0 {
@@ -125,7 +128,11 @@ impl EditAnswer {
         }
         if self.files.iter().all(|f| f.errors.is_empty()) {
             let kept: usize = self.files.iter().map(|f| f.kept).sum();
-            out.push_str(if kept > 0 { "no new errors\n" } else { "no errors\n" });
+            out.push_str(if kept > 0 {
+                "no new errors\n"
+            } else {
+                "no errors\n"
+            });
         }
         out
     }
@@ -135,9 +142,8 @@ impl FileErrors {
     /// `2 errors`, or with a delta `1 new error; 1 fixed; 12 were already
     /// there (lsp_diagnostics lists them)`.
     fn summary(&self) -> String {
-        let plural = |n: usize, one: &str, many: &str| {
-            format!("{n} {}", if n == 1 { one } else { many })
-        };
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let errors = self
             .errors
             .iter()
@@ -152,7 +158,10 @@ impl FileErrors {
             n => plural(n, "new error", "new errors"),
         }];
         if warnings > 0 {
-            parts[0].push_str(&format!(", {}", plural(warnings, "new warning", "new warnings")));
+            parts[0].push_str(&format!(
+                ", {}",
+                plural(warnings, "new warning", "new warnings")
+            ));
         }
         if self.fixed > 0 {
             parts.push(format!("{} fixed", self.fixed));

@@ -150,7 +150,9 @@ impl LspServer {
         let now = Instant::now();
         let (quiet_from, busy) = self.state.with(|s| {
             (
-                s.last_message_at.unwrap_or(doc.changed_at).max(doc.changed_at),
+                s.last_message_at
+                    .unwrap_or(doc.changed_at)
+                    .max(doc.changed_at),
                 !s.progress.is_empty(),
             )
         });

@@ -360,13 +360,13 @@ fn the_errors_block_against_pyright() {
         assert_eq!(
             a.text(),
             format!(
-                "wrote {}\napp.py: 1 error\n3:14 error: Type \"str\" is not assignable to declared type \"int\" \"str\" is not assignable to \"int\" [Pyright]\n",
+                "wrote {}\napp.py: 1 new error (it uses what changed)\n3:14 error: Type \"str\" is not assignable to declared type \"int\" \"str\" is not assignable to \"int\" [Pyright]\n",
                 p.path("lib.py").display()
             )
         );
         // `edit` covers the edited file.
         let a = ws.edit(&p.path("app.py"), "total: int", "total: str", false).await.unwrap();
-        assert_eq!(a.text(), format!("edited {} (1 replacement)\nno errors\n", p.path("app.py").display()));
+        assert_eq!(a.text(), format!("edited {} (1 replacement)\napp.py: no new errors; 1 fixed\nno errors\n", p.path("app.py").display()));
         // `apply_patch` covers each changed file.
         let patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-total: str = add(1, 2)\n+total: str = add(1, \"2\")\n*** Add File: more.py\n+from lib import sub\n*** End Patch\n";
         let ws2 = sightline::Engine::new(sightline::Options {
@@ -380,7 +380,7 @@ fn the_errors_block_against_pyright() {
         assert_eq!(
             a.text(),
             format!(
-                "updated {root}/app.py\nadded {root}/more.py\napp.py: 1 error\n3:21 error: Argument of type \"Literal['2']\" cannot be assigned to parameter \"b\" of type \"int\" in function \"add\" \"Literal['2']\" is not assignable to \"int\" [Pyright]\nmore.py: 1 error\n1:17 error: \"sub\" is unknown import symbol [Pyright]\n"
+                "updated {root}/app.py\nadded {root}/more.py\napp.py: 1 new error\n3:21 error: Argument of type \"Literal['2']\" cannot be assigned to parameter \"b\" of type \"int\" in function \"add\" \"Literal['2']\" is not assignable to \"int\" [Pyright]\nmore.py: 1 error\n1:17 error: \"sub\" is unknown import symbol [Pyright]\n"
             )
         );
         ws.shutdown().await;
@@ -408,12 +408,12 @@ fn the_errors_block_against_typescript() {
         assert_eq!(
             a.text(),
             format!(
-                "wrote {}\napp.ts: 1 error\n3:14 error: Type 'string' is not assignable to type 'number'. [typescript]\n",
+                "wrote {}\napp.ts: 1 new error (it uses what changed)\n3:14 error: Type 'string' is not assignable to type 'number'. [typescript]\n",
                 p.path("lib.ts").display()
             )
         );
         let a = ws.edit(&p.path("app.ts"), "total: number", "total: string", false).await.unwrap();
-        assert_eq!(a.text(), format!("edited {} (1 replacement)\nno errors\n", p.path("app.ts").display()));
+        assert_eq!(a.text(), format!("edited {} (1 replacement)\napp.ts: no new errors; 1 fixed\nno errors\n", p.path("app.ts").display()));
         ws.shutdown().await;
     });
 }

@@ -27,9 +27,15 @@ fn engine(p: &Project) -> Engine {
 fn pyright_a_new_required_parameter_reports_the_callers_never_opened() {
     let p = Project::new(&[
         ("pyproject.toml", ""),
-        ("lib.py", "def add(a: int, b: int) -> int:\n    return a + b\n\n\ndef other() -> int:\n    return 1\n"),
+        (
+            "lib.py",
+            "def add(a: int, b: int) -> int:\n    return a + b\n\n\ndef other() -> int:\n    return 1\n",
+        ),
         ("app1.py", "from lib import add\n\ntotal = add(1, 2)\n"),
-        ("pkg/app2.py", "import lib\n\n\ndef f() -> int:\n    return lib.add(3, 4)\n"),
+        (
+            "pkg/app2.py",
+            "import lib\n\n\ndef f() -> int:\n    return lib.add(3, 4)\n",
+        ),
         ("notes.py", "# add is documented elsewhere\nx = 1\n"),
     ]);
     runtime().block_on(async {
@@ -109,7 +115,10 @@ fn pyright_errors_already_there_are_counted_not_listed() {
 fn typescript_a_field_type_change_reaches_a_user_through_a_re_export() {
     let p = Project::new(&[
         ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
-        ("shapes.ts", "export interface Shape {\n  width: number;\n  name: string;\n}\n"),
+        (
+            "shapes.ts",
+            "export interface Shape {\n  width: number;\n  name: string;\n}\n",
+        ),
         ("index.ts", "export * from \"./shapes\";\n"),
         (
             "use.ts",
@@ -140,7 +149,10 @@ fn gopls_a_signature_change_reaches_a_caller_in_another_package() {
     let p = Project::new(&[
         (".git/HEAD", ""),
         ("go.mod", "module example.com/shapes\n\ngo 1.17\n"),
-        ("util/util.go", "package util\n\nfunc Scale(x int) int {\n\treturn x * 2\n}\n"),
+        (
+            "util/util.go",
+            "package util\n\nfunc Scale(x int) int {\n\treturn x * 2\n}\n",
+        ),
         (
             "main.go",
             "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/shapes/util\"\n)\n\nfunc main() {\n\tfmt.Println(util.Scale(3))\n}\n",

@@ -110,6 +110,7 @@ fn initialize_and_list_tools_with_valid_schemas() {
             "lsp_references",
             "lsp",
             "lsp_check",
+            "checkpoint",
             "lsp_restart"
         ]
     );
@@ -619,7 +620,7 @@ fn edit_tools_are_served_with_edit_tools() {
         (
             false,
             format!(
-                "edited {} (1 replacement)\na.py: 1 error\n1:10 error: Type \"Literal['one']\" is not assignable to declared type \"int\" \"Literal['one']\" is not assignable to \"int\" [Pyright]\n",
+                "edited {} (1 replacement)\na.py: 1 new error\n1:10 error: Type \"Literal['one']\" is not assignable to declared type \"int\" \"Literal['one']\" is not assignable to \"int\" [Pyright]\ncheckpoint: cp1 (before this edit)\n",
                 a_py.display()
             )
         )
@@ -636,12 +637,45 @@ fn edit_tools_are_served_with_edit_tools() {
             format!("error: `old` was not found in {}\n", a_py.display())
         )
     );
+    // The edit's checkpoint: what changed since, then a checkpoint of
+    // the file as it is, and a fix measured against that.
+    let since = d.call("s", "lsp_diagnostics", json!({ "since": "cp1" }));
+    assert_eq!(
+        (since.is_error, since.text.as_str()),
+        (
+            false,
+            "since cp1: 1 new error in 1 file; 0 fixed; 0 were already there\na.py: 1 new error\n  1:10 Type \"Literal['one']\" is not assignable to declared type \"int\" \"Literal['one']\" is not assignable to \"int\" [Pyright]\n"
+        )
+    );
+    let cp = d.call("s", "checkpoint", json!({ "path": a_py }));
+    assert_eq!(
+        cp.text,
+        format!("checkpoint cp2: 1 error in {}\n", a_py.display())
+    );
+    std::fs::write(&a_py, "x: int = 2\n").unwrap();
+    let since = d.call(
+        "s",
+        "lsp_diagnostics",
+        json!({ "file": a_py, "since": "cp2" }),
+    );
+    assert_eq!(
+        since.text,
+        "since cp2: 0 new errors in 0 files; 1 fixed; 0 were already there\na.py: 0 new errors; 1 fixed\n"
+    );
+    let gone = d.call("s", "lsp_check", json!({ "since": "cp9" }));
+    assert_eq!(
+        (gone.is_error, gone.text.as_str()),
+        (
+            true,
+            "error: no checkpoint `cp9`; this session keeps its last 32: cp1, cp2\n"
+        )
+    );
     d.close("s");
     // Without the flag, they are not there.
     let mut d = McpDriver::start();
     d.open("s", p.root());
     let tools = d.send(json!({ "cmd": "list", "session": "s" }))["tools"].clone();
-    assert_eq!(tools.as_array().unwrap().len(), 6);
+    assert_eq!(tools.as_array().unwrap().len(), 7);
     d.close("s");
 }
 
@@ -684,7 +718,7 @@ fn rename_over_mcp_previews_then_applies() {
         (applied.is_error, applied.text.as_str()),
         (
             false,
-            "renamed add → total: 3 edits in 2 files\nno errors\n"
+            "renamed add → total: 3 edits in 2 files\nno errors\ncheckpoint: cp1 (before this change)\n"
         )
     );
     assert_eq!(

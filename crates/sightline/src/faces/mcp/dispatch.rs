@@ -12,9 +12,9 @@ use crate::answer::ItemsKind;
 use crate::error::ToolError;
 use crate::faces::mcp::Sightline;
 use crate::faces::mcp::tools::{
-    ApplyActionArgs, CheckArgs, CheckpointArgs, CodeActionsArgs, DiagnosticsArgs, EditArgs, LspArgs, Operation,
-    OrganizeArgs, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs, RenameArgs, RestartArgs,
-    WriteArgs,
+    ApplyActionArgs, CheckArgs, CheckpointArgs, CodeActionsArgs, DiagnosticsArgs, EditArgs,
+    LspArgs, Operation, OrganizeArgs, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs,
+    RenameArgs, RestartArgs, WriteArgs,
 };
 use crate::render;
 
@@ -103,7 +103,10 @@ impl Sightline {
                 match ws.checkpoint(a.path.map(PathBuf::from).as_deref()).await {
                     Ok((cp, summary)) => {
                         let name = self.keep(cp);
-                        Ok(Answered::text(format!("checkpoint {name}: {summary}\n"), json))
+                        Ok(Answered::text(
+                            format!("checkpoint {name}: {summary}\n"),
+                            json,
+                        ))
                     }
                     Err(e) => Err(e),
                 }
@@ -141,11 +144,14 @@ impl Sightline {
                         self.since(&name, a.path.as_deref().map(std::path::Path::new), json)
                             .await
                     }
-                    None => ws.check(a.path.map(PathBuf::from).as_deref()).await.map(|c| {
-                        let mut a = Answered::text(c.text(), json);
-                        a.errors = c.errors() > 0;
-                        a
-                    }),
+                    None => ws
+                        .check(a.path.map(PathBuf::from).as_deref())
+                        .await
+                        .map(|c| {
+                            let mut a = Answered::text(c.text(), json);
+                            a.errors = c.errors() > 0;
+                            a
+                        }),
                 }
             }
             "lsp_restart" => {
