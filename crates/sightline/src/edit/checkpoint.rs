@@ -292,7 +292,10 @@ mod tests {
         }
         assert!(cps.get("cp1").is_err());
         assert!(cps.get("cp3").is_ok());
-        let e = cps.get("cp99").expect_err("cp99 was never made").to_string();
+        let e = cps
+            .get("cp99")
+            .expect_err("cp99 was never made")
+            .to_string();
         assert!(e.contains("keeps its last 32: cp3, cp4"), "{e}");
     }
 }

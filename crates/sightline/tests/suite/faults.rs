@@ -623,6 +623,35 @@ fn workspace_diagnostics_cover_every_file_and_reuse_unchanged_results() {
     });
 }
 
+/// A project check asks a server that offers `workspace/diagnostic` once
+/// for all its files, not file by file, and sees a change on disk.
+#[test]
+fn a_project_check_uses_workspace_diagnostics_where_offered() {
+    let p = project(json!({
+        "push": "none",
+        "capabilities": { "diagnosticProvider": { "interFileDependencies": true, "workspaceDiagnostics": true } },
+    }));
+    p.write("c.fake", "ERR\nERR\n");
+    runtime().block_on(async {
+        let ws = workspace(budgets());
+        let checked = ws.check(Some(p.root())).await.unwrap();
+        assert_eq!(
+            checked.text(),
+            "3 errors in 2 files (3 checked)\nc.fake: 2 errors\n  1:1 found ERR [fake]\n  2:1 found ERR [fake]\na.fake: 1 error\n  2:7 found ERR [fake]\n"
+        );
+        assert_eq!(fake::received(&p, "workspace/diagnostic"), 1, "{}", fake::log(&p));
+        assert_eq!(fake::received(&p, "textDocument/diagnostic"), 0, "{}", fake::log(&p));
+        p.write("c.fake", "fixed\n");
+        let checked = ws.check(Some(p.root())).await.unwrap();
+        assert_eq!(
+            checked.text(),
+            "1 error in 1 file (3 checked)\na.fake: 1 error\n  2:7 found ERR [fake]\n"
+        );
+        assert_eq!(fake::received(&p, "workspace/diagnostic"), 2);
+        ws.shutdown().await;
+    });
+}
+
 #[test]
 fn references_reuse_the_definition_just_asked_until_anything_changes() {
     let p = project(json!({ "rules": [] }));
