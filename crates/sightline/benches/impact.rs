@@ -93,7 +93,8 @@ fn main() {
             );
             for n in 0..CALLERS {
                 let caller = uri(&root.join(format!("use{n}.py")));
-                loop {
+                for attempt in 0.. {
+                    assert!(attempt < 10_000, "round {i}: {caller} never showed the expected errors");
                     let r = d.request(
                         "textDocument/diagnostic",
                         json!({ "textDocument": { "uri": caller } }),

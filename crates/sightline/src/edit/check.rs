@@ -1,35 +1,42 @@
 //! The errors an edit left. Before a change is written, each file it
 //! changes is asked for its diagnostics (`baseline`); when the change alters
-//! what a file declares (a signature, a name, a field's type), the files
-//! that use those symbols are found by references and asked too, within the
-//! `dependents_ms` budget. After the write, every one of them is asked again,
-//! and the answer lists what the change introduced (`delta`).
+//! what a file declares (a signature, a name, a member, a field's type), the
+//! files that use those symbols are found by references and asked too,
+//! within the `dependents_ms` budget. After the write, every one of them is
+//! asked again (the dependents within a budget of their own), and the answer
+//! lists what the change introduced (`delta`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt;
+
 use crate::answer::{Finding, Item, Severity};
-use crate::edit::delta::{self, State};
+use crate::edit::delta::{self, Hunk, State};
 use crate::edit::text::Text;
 use crate::edit::{EditAnswer, FileErrors, OTHER_FILES};
 use crate::engine::Engine;
 use crate::error::ToolError;
 
-/// At most this many changed symbols are followed to their users.
+/// At most this many changed declarations are followed to their users.
 const SYMBOLS_FOLLOWED: usize = 12;
+/// A file larger than this is not asked before the change (its errors are
+/// then listed, not a delta).
+const LARGEST: u64 = 2 << 20;
+/// Files asked at once before a change.
+const AT_ONCE: usize = 4;
 
 /// What the after-edit check learned before the change was written.
 #[derive(Debug, Clone, Default)]
 pub struct Baseline {
-    /// Each changed file and each dependent, as it was.
+    /// Each changed file and each dependent, as it was (a file the change
+    /// creates, as empty).
     pub states: HashMap<PathBuf, State>,
     /// Files that use what the change alters, in the order found.
     pub dependents: Vec<PathBuf>,
-    /// Dependents found but not asked in time.
-    pub unchecked: Vec<PathBuf>,
-    /// When the dependents' budget ends.
-    pub deadline: Option<Instant>,
+    /// Lines about what could not be followed or asked in time.
+    pub notes: Vec<String>,
     /// Time spent asking the changed files before the write.
     pub spent_files: Duration,
     /// Time spent finding the dependents (outline, references).
@@ -41,112 +48,183 @@ pub struct Baseline {
 impl Engine {
     /// Asks each file about to change (and, for a change to what a file
     /// declares, the files using it) for its diagnostics as they are now.
-    pub(super) async fn baseline(&self, staged: &[(PathBuf, Option<Text>)]) -> Baseline {
+    /// Fails when a file changed on disk meanwhile: nothing is written then.
+    pub(super) async fn baseline(
+        &self,
+        staged: &[(PathBuf, Option<Text>)],
+    ) -> Result<Baseline, ToolError> {
         let mut base = Baseline::default();
         let config = self.config();
         let budget = Duration::from_millis(config.dependents_ms);
-        let changed: Vec<PathBuf> = staged.iter().map(|(p, _)| p.clone()).collect();
-        let mut symbols = Vec::new();
+        if !config.edit_delta && budget.is_zero() {
+            return Ok(base);
+        }
         let started = Instant::now();
-        let mut finding = Duration::ZERO;
+        // The old text of each file a server handles, small enough.
+        let mut olds: Vec<(PathBuf, Option<String>, Option<&Text>)> = Vec::new();
         for (path, new) in staged {
-            let Ok(old) = std::fs::read(path) else {
+            if !self.handles(path) {
                 continue;
+            }
+            let old = match std::fs::metadata(path) {
+                Err(_) => None,
+                Ok(m) if m.len() > LARGEST => continue,
+                Ok(_) => match std::fs::read(path) {
+                    Ok(bytes) if !bytes.contains(&0) => {
+                        Some(String::from_utf8_lossy(&bytes).into_owned())
+                    }
+                    _ => continue,
+                },
             };
-            let old = String::from_utf8_lossy(&old).replace("\r\n", "\n");
-            let old = old.strip_prefix('\u{feff}').unwrap_or(&old).to_owned();
-            if let Some(state) = self.state_of(path, old.clone()).await {
-                base.states.insert(path.clone(), state);
-            }
-            if budget.is_zero() {
-                continue;
-            }
-            let new = new.as_ref().map(|t| t.body.as_str()).unwrap_or("");
-            let Some(lines) = changed_lines(&old, new) else {
-                continue;
-            };
-            let t = Instant::now();
-            if let Ok(outline) = self.document_symbols(path).await {
-                declared(&outline.items, &old, lines, &mut symbols);
-            }
-            finding += t.elapsed();
+            olds.push((path.clone(), old, new.as_ref()));
         }
-        base.spent_files = started.elapsed() - finding;
-        if symbols.is_empty() {
-            base.spent_finding = finding;
-            return base;
+        let jobs: Vec<(PathBuf, Option<String>)> = olds
+            .iter()
+            .map(|(p, o, _)| (p.clone(), o.clone()))
+            .collect();
+        let asked: Vec<(PathBuf, Option<State>)> = futures_util::stream::iter(jobs)
+            .map(|(path, old)| async move {
+                let state = match old {
+                    // A file the change creates had nothing.
+                    None => Some(State::default()),
+                    Some(text) => self.state_of(&path, text).await,
+                };
+                (path, state)
+            })
+            .buffer_unordered(AT_ONCE)
+            .collect()
+            .await;
+        for (path, state) in asked {
+            if let Some(s) = state {
+                base.states.insert(path, s);
+            }
         }
-        let t = Instant::now();
+        base.spent_files = started.elapsed();
+        if budget.is_zero() {
+            return still_as_read(&olds, base);
+        }
         let deadline = Instant::now() + budget;
-        base.deadline = Some(deadline);
-        let mut users = BTreeSet::new();
-        for (path, line, column) in symbols.into_iter().take(SYMBOLS_FOLLOWED) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let refs = tokio::time::timeout(left, self.references(&path, line, column, false));
-            let Ok(Ok(found)) = refs.await else { break };
-            for l in found.locations {
-                if !changed.contains(&l.path) && users.insert(l.path.clone()) {
-                    base.dependents.push(l.path);
-                }
-            }
-        }
-        base.spent_finding = finding + t.elapsed();
+        let left = || deadline.saturating_duration_since(Instant::now());
         let t = Instant::now();
-        for user in base.dependents.clone() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let Ok(text) = std::fs::read_to_string(&user) else {
+        let mut symbols = Vec::new();
+        for (path, old, new) in &olds {
+            let (Some(old), Some(new)) = (old, new) else {
                 continue;
             };
-            match tokio::time::timeout(left, self.state_of(&user, text)).await {
+            let hunks = delta::hunks(old, &new.body);
+            if hunks.is_empty() {
+                continue;
+            }
+            match tokio::time::timeout(left(), self.document_symbols(path)).await {
+                Ok(Ok(outline)) => declared(&outline.items, old, &hunks, &mut symbols),
+                Ok(Err(e)) => base.notes.push(format!(
+                    "the users of {} were not looked for: {e}",
+                    path.display()
+                )),
+                Err(_) => base.notes.push(format!(
+                    "the users of {} were not looked for in time",
+                    path.display()
+                )),
+            }
+        }
+        if symbols.len() > SYMBOLS_FOLLOWED {
+            base.notes.push(format!(
+                "the change touches {} declarations; the users of the first {SYMBOLS_FOLLOWED} were looked for",
+                symbols.len()
+            ));
+        }
+        let changed: Vec<&PathBuf> = staged.iter().map(|(p, _)| p).collect();
+        let mut users = BTreeSet::new();
+        for (path, line, column, name) in symbols.into_iter().take(SYMBOLS_FOLLOWED) {
+            let refs = tokio::time::timeout(left(), self.references(&path, line, column, false));
+            match refs.await {
+                Ok(Ok(found)) => {
+                    for l in found.locations {
+                        if !changed.contains(&&l.path) && users.insert(l.path.clone()) {
+                            base.dependents.push(l.path);
+                        }
+                    }
+                }
+                Ok(Err(e)) => base
+                    .notes
+                    .push(format!("the users of `{name}` were not looked for: {e}")),
+                Err(_) => base
+                    .notes
+                    .push(format!("the users of `{name}` were not looked for in time")),
+            }
+        }
+        base.spent_finding = t.elapsed();
+        let t = Instant::now();
+        let mut late = Vec::new();
+        for user in base.dependents.clone() {
+            let text = std::fs::read(&user)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+            match tokio::time::timeout(left(), self.state_of(&user, text)).await {
                 Ok(Some(state)) => {
                     base.states.insert(user, state);
                 }
-                Ok(None) => {}
-                Err(_) => base.unchecked.push(user),
+                Ok(None) => late.push(user),
+                Err(_) => late.push(user),
             }
+        }
+        if !late.is_empty() {
+            base.notes.push(format!(
+                "not checked in time (or not answered) before the change: {}",
+                late.iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         base.dependents.retain(|d| base.states.contains_key(d));
         base.spent_dependents = t.elapsed();
-        base
+        still_as_read(&olds, base)
     }
 
+    /// The diagnostics of `path` now, with its text; `None` when the
+    /// answer is not complete (a note), so no delta is made against it.
     async fn state_of(&self, path: &Path, text: String) -> Option<State> {
         let d = self.diagnostics(path).await.ok()?;
-        Some(State {
+        d.notes.is_empty().then_some(State {
             text,
             findings: d.diagnostics,
         })
     }
 
-    /// Adds what the change did to the errors of `files` (and of the
-    /// dependents the baseline found; and, for `write`, of up to five other
-    /// files the same server has open) to the answer.
-    pub(super) async fn check_errors(
-        &self,
-        answer: &mut EditAnswer,
-        files: &[PathBuf],
-        others: bool,
-    ) {
+    /// Adds what the change did to the errors of `files` and of the
+    /// dependents the baseline found to the answer.
+    pub(super) async fn check_errors(&self, answer: &mut EditAnswer, files: &[PathBuf]) {
         let config = self.config();
-        let (use_delta, warnings) = (config.edit_delta, config.edit_warnings);
-        let shown = |f: &Finding| {
-            f.severity == Severity::Error || (warnings && f.severity == Severity::Warning)
+        let (use_delta, warnings, budget) = (
+            config.edit_delta,
+            config.edit_warnings,
+            Duration::from_millis(config.dependents_ms),
+        );
+        // Warnings are listed only as news.
+        let shown = |f: &Finding, delta: bool| {
+            f.severity == Severity::Error || (delta && warnings && f.severity == Severity::Warning)
         };
-        let base = answer.baseline.clone();
+        let base = std::mem::take(&mut answer.baseline);
         for file in files {
             match self.diagnostics(file).await {
                 Ok(d) => {
                     answer.root.get_or_insert(d.root.clone());
-                    let after: Vec<Finding> = d.diagnostics.into_iter().filter(shown).collect();
+                    let before = base.states.get(file).filter(|_| use_delta);
+                    let after: Vec<Finding> = d
+                        .diagnostics
+                        .into_iter()
+                        .filter(|f| shown(f, before.is_some()))
+                        .collect();
                     let mut entry = FileErrors {
                         path: file.clone(),
                         errors: after.clone(),
                         notes: d.notes,
                         ..FileErrors::default()
                     };
-                    if let Some(before) = base.states.get(file).filter(|_| use_delta) {
-                        let text = std::fs::read_to_string(file).unwrap_or_default();
-                        apply(&mut entry, before, &after, &text, shown);
+                    if let Some(before) = before {
+                        let text = read_text(file);
+                        apply(&mut entry, before, &after, &text, |f| shown(f, true));
                     }
                     answer.files.push(entry);
                 }
@@ -159,72 +237,83 @@ impl Engine {
                 }),
             }
         }
-        // The dependents: only what the change broke in them is news.
+        // The dependents, within a budget of their own from here: only
+        // what the change broke in them is news.
+        let deadline = Instant::now() + budget;
         let mut listed = 0;
-        let mut more = 0;
         for user in &base.dependents {
-            let late = base.deadline.is_some_and(|d| Instant::now() > d);
             let Some(before) = base.states.get(user) else {
                 continue;
             };
-            if late {
-                answer.not_checked.push(user.clone());
-                continue;
-            }
-            let Ok(d) = self.diagnostics(user).await else {
-                continue;
+            let left = deadline.saturating_duration_since(Instant::now());
+            let d = match tokio::time::timeout(left, self.diagnostics(user)).await {
+                Ok(Ok(d)) => d,
+                Ok(Err(e)) => {
+                    answer
+                        .notes
+                        .push(format!("{} was not checked: {e}", user.display()));
+                    continue;
+                }
+                Err(_) => {
+                    answer.not_checked.push(user.clone());
+                    continue;
+                }
             };
-            let after: Vec<Finding> = d.diagnostics.into_iter().filter(shown).collect();
-            let text = std::fs::read_to_string(user).unwrap_or_default();
+            let after: Vec<Finding> = d
+                .diagnostics
+                .into_iter()
+                .filter(|f| shown(f, true))
+                .collect();
             let mut entry = FileErrors {
                 path: user.clone(),
                 errors: after.clone(),
+                notes: d.notes,
                 dependent: true,
                 ..FileErrors::default()
             };
-            apply(&mut entry, before, &after, &text, shown);
-            if entry.errors.is_empty() {
+            apply(&mut entry, before, &after, &read_text(user), |f| {
+                shown(f, true)
+            });
+            if entry.errors.is_empty() && entry.notes.is_empty() {
                 continue;
             }
             if listed == OTHER_FILES {
-                more += 1;
+                answer.more_dependents += 1;
                 continue;
             }
             listed += 1;
             answer.files.push(entry);
         }
-        answer.more_dependents = more;
-        answer.not_checked.extend(base.unchecked.iter().cloned());
-        if !others {
-            return;
-        }
-        let mut extra = 0;
-        for other in self.open_files_beside(&files[0]) {
-            if extra == OTHER_FILES
-                || files.contains(&other)
-                || base.dependents.contains(&other)
-                || answer.not_checked.contains(&other)
-            {
-                continue;
-            }
-            if let Ok(d) = self.diagnostics(&other).await {
-                let errors: Vec<Finding> = d
-                    .diagnostics
-                    .into_iter()
-                    .filter(|f| f.severity == Severity::Error)
-                    .collect();
-                if !errors.is_empty() {
-                    extra += 1;
-                    answer.files.push(FileErrors {
-                        path: other,
-                        errors,
-                        notes: d.notes,
-                        ..FileErrors::default()
-                    });
-                }
-            }
+        answer.notes.extend(base.notes.iter().cloned());
+        answer.baseline = base;
+    }
+}
+
+/// Refuses the change when a file it changes is no longer what the
+/// baseline read (an edit made meanwhile would be overwritten).
+fn still_as_read(
+    olds: &[(PathBuf, Option<String>, Option<&Text>)],
+    base: Baseline,
+) -> Result<Baseline, ToolError> {
+    for (path, old, _) in olds {
+        let now = std::fs::read(path)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        if now != *old {
+            return Err(ToolError::Refused(format!(
+                "{} changed on disk while the edit was being checked; nothing was changed, read it again",
+                path.display()
+            )));
         }
     }
+    Ok(base)
+}
+
+/// A file's text as the diagnostics were computed for it.
+fn read_text(path: &Path) -> String {
+    std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
 }
 
 /// Narrows `entry` to what changed against `before`.
@@ -252,47 +341,31 @@ fn apply(
     entry.delta = true;
 }
 
-/// The lines of `old` (1-based, inclusive) a change to `new` touches: the
-/// span between the first and the last line that differ. An insertion
-/// between two lines is the empty span `(n + 1, n)` after line `n`. `None`
-/// when nothing changed.
-pub fn changed_lines(old: &str, new: &str) -> Option<(usize, usize)> {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let prefix = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    if prefix == a.len() && prefix == b.len() {
-        return None;
+/// Whether a hunk touches old lines `from..=to`: it changes one of them, or
+/// inserts between two of them.
+fn touches(h: &Hunk, from: usize, to: usize) -> bool {
+    let (first, last) = h.old;
+    if first > last {
+        // An insertion before old line `first`: inside the span only.
+        from < first && first <= to
+    } else {
+        first <= to && from <= last
     }
-    let suffix = a[prefix..]
-        .iter()
-        .rev()
-        .zip(b[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    Some((prefix + 1, a.len() - suffix))
 }
 
-/// Collects the symbols of `items` whose declaration the changed `lines`
-/// of `text` touch, as (file, line, column) of their names: a function's
-/// header (its name to the parenthesis that closes its parameters, with
-/// what follows on that line), a type's header line and its members, a
-/// variable's or field's whole range. A function's body is not its
-/// declaration.
+/// Collects the symbols of `items` whose declaration the `hunks` of `text`
+/// touch, as (file, line, column, name) of their names: a function's header
+/// (its name to the parenthesis that closes its parameters, with what
+/// follows on that line), a variable's or field's whole range. A type (a
+/// class, an interface, a struct, an enum) follows its members, and itself
+/// when its header changes or a change between its members adds or removes
+/// one. A function's body is not its declaration.
 fn declared(
     items: &[Item],
     text: &str,
-    lines: (usize, usize),
-    out: &mut Vec<(PathBuf, usize, usize)>,
+    hunks: &[Hunk],
+    out: &mut Vec<(PathBuf, usize, usize, String)>,
 ) {
-    let (first, last) = lines;
-    let touches = |from: usize, to: usize| {
-        if first > last {
-            // An insertion after line `last`: inside the span only.
-            from <= last && first <= to && from < first
-        } else {
-            from <= last && first <= to
-        }
-    };
     for item in items {
         let (from, to) = (item.loc.line, item.end_line.max(item.loc.line));
         let header_to = match item.kind.as_str() {
@@ -301,13 +374,27 @@ fn declared(
             }
             "class" | "interface" | "struct" | "enum" | "module" | "namespace" | "package"
             | "object" => {
-                declared(&item.children, text, lines, out);
-                from
+                declared(&item.children, text, hunks, out);
+                // A change inside the type that no member holds adds or
+                // removes one: the type's users may break.
+                let between = hunks.iter().any(|h| {
+                    touches(h, from + 1, to)
+                        && !item
+                            .children
+                            .iter()
+                            .any(|c| touches(h, c.loc.line, c.end_line.max(c.loc.line)))
+                });
+                if between { to } else { from }
             }
             _ => to,
         };
-        if touches(from, header_to) {
-            out.push((item.loc.path.clone(), item.loc.line, item.loc.column));
+        if hunks.iter().any(|h| touches(h, from, header_to)) {
+            out.push((
+                item.loc.path.clone(),
+                item.loc.line,
+                item.loc.column,
+                item.name.clone(),
+            ));
         }
     }
 }
@@ -348,7 +435,7 @@ mod tests {
 
     fn item(kind: &str, line: usize, end_line: usize, children: Vec<Item>) -> Item {
         Item {
-            name: "x".into(),
+            name: format!("{kind}{line}"),
             kind: kind.into(),
             loc: Loc {
                 path: PathBuf::from("/p/lib.py"),
@@ -361,40 +448,40 @@ mod tests {
         }
     }
 
-    #[test]
-    fn changed_lines_are_the_span_between_the_first_and_last_difference() {
-        assert_eq!(changed_lines("a\nb\nc\n", "a\nb\nc\n"), None);
-        assert_eq!(changed_lines("a\nb\nc\n", "a\nB\nc\n"), Some((2, 2)));
-        assert_eq!(changed_lines("a\nb\nc\n", "a\nx\nb\nc\n"), Some((2, 1)));
-        assert_eq!(changed_lines("a\nb\nc\n", "A\nb\nC\n"), Some((1, 3)));
-        assert_eq!(changed_lines("a\nb\n", "a\n"), Some((2, 2)));
+    fn found(items: &[Item], old: &str, new: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        declared(items, old, &delta::hunks(old, new), &mut out);
+        out.into_iter().map(|(_, l, _, _)| l).collect()
     }
 
     #[test]
     fn a_functions_body_is_not_its_declaration() {
-        let text = "def add(a,\n        b):\n    return a + b\n\nx = 1\n";
+        let old = "def add(a,\n        b):\n    return a + b\n\nx = 1\n";
         let items = [
             item("function", 1, 3, vec![]),
             item("variable", 5, 5, vec![]),
         ];
-        let found = |lines| {
-            let mut out = Vec::new();
-            declared(&items, text, lines, &mut out);
-            out.into_iter().map(|(_, l, _)| l).collect::<Vec<_>>()
-        };
-        assert_eq!(found((3, 3)), Vec::<usize>::new());
-        assert_eq!(found((2, 2)), vec![1]);
-        assert_eq!(found((1, 1)), vec![1]);
-        assert_eq!(found((5, 5)), vec![5]);
+        let body = "def add(a,\n        b):\n    return a - b\n\nx = 1\n";
+        assert_eq!(found(&items, old, body), Vec::<usize>::new());
+        let params = "def add(a,\n        b, c):\n    return a + b\n\nx = 1\n";
+        assert_eq!(found(&items, old, params), vec![1]);
+        let var = "def add(a,\n        b):\n    return a + b\n\nx = 2\n";
+        assert_eq!(found(&items, old, var), vec![5]);
         // A line inserted above the function does not touch it; one
         // inserted inside its parameter list does.
-        assert_eq!(found((1, 0)), Vec::<usize>::new());
-        assert_eq!(found((2, 1)), vec![1]);
+        let above = "# note\ndef add(a,\n        b):\n    return a + b\n\nx = 1\n";
+        assert_eq!(found(&items, old, above), Vec::<usize>::new());
+        let inside = "def add(a,\n        c,\n        b):\n    return a + b\n\nx = 1\n";
+        assert_eq!(found(&items, old, inside), vec![1]);
+        // An import added at the top and a parameter far below: only the
+        // function, not all between.
+        let both = "import os\ndef add(a,\n        b, c):\n    return a + b\n\nx = 1\n";
+        assert_eq!(found(&items, old, both), vec![1]);
     }
 
     #[test]
-    fn a_types_members_are_followed_not_the_whole_type() {
-        let text = "interface Shape {\n  width: number;\n  height: number;\n}\n";
+    fn a_types_members_are_followed_and_a_new_member_follows_the_type() {
+        let old = "interface Shape {\n  width: number;\n  height: number;\n}\n";
         let items = [item(
             "interface",
             1,
@@ -404,11 +491,9 @@ mod tests {
                 item("property", 3, 3, vec![]),
             ],
         )];
-        let mut out = Vec::new();
-        declared(&items, text, (3, 3), &mut out);
-        assert_eq!(
-            out.into_iter().map(|(_, l, _)| l).collect::<Vec<_>>(),
-            vec![3]
-        );
+        let typed = "interface Shape {\n  width: number;\n  height: string;\n}\n";
+        assert_eq!(found(&items, old, typed), vec![3]);
+        let added = "interface Shape {\n  width: number;\n  depth: number;\n  height: number;\n}\n";
+        assert_eq!(found(&items, old, added), vec![1]);
     }
 }

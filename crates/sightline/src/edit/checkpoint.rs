@@ -13,6 +13,9 @@ use crate::error::ToolError;
 
 /// At most this many checkpoints are kept per session; the oldest go first.
 pub const KEPT: usize = 32;
+/// At most this many bytes of file text are kept in a session's
+/// checkpoints; the oldest go first.
+pub const KEPT_BYTES: usize = 64 << 20;
 /// At most this many files are listed in a delta.
 const FILES_SHOWN: usize = 20;
 /// At most this many new errors are listed per file.
@@ -40,10 +43,14 @@ impl Checkpoints {
     pub fn add(&mut self, cp: Checkpoint) -> String {
         self.next += 1;
         let name = format!("cp{}", self.next);
-        if self.kept.len() == KEPT {
+        self.kept.push_back((name.clone(), cp));
+        let size = |cp: &Checkpoint| cp.files.values().map(|s| s.text.len()).sum::<usize>();
+        while self.kept.len() > KEPT
+            || (self.kept.len() > 1
+                && self.kept.iter().map(|(_, c)| size(c)).sum::<usize>() > KEPT_BYTES)
+        {
             self.kept.pop_front();
         }
-        self.kept.push_back((name.clone(), cp));
         name
     }
 
@@ -191,13 +198,14 @@ impl Engine {
     }
 
     /// What changed since `cp` in `file`, or, without one, in every file
-    /// the checkpoint holds (and, for a project checkpoint, every file of
-    /// its directory).
+    /// the checkpoint holds (for a project checkpoint, every file of its
+    /// directory, or of `dir` within it).
     pub async fn since(
         &self,
         name: &str,
         cp: &Checkpoint,
         file: Option<&Path>,
+        dir: Option<&Path>,
     ) -> Result<Since, ToolError> {
         let root = cp
             .dir
@@ -209,44 +217,55 @@ impl Engine {
             root,
             ..Since::default()
         };
-        // The errors now, by file.
+        // The errors now, by file, of the files compared.
         let mut now: BTreeMap<PathBuf, Vec<Finding>> = BTreeMap::new();
-        match file {
-            Some(f) => {
-                let d = self.diagnostics(f).await?;
-                since.root = d.root.clone();
-                if !cp.files.contains_key(&d.file)
-                    && cp.dir.as_deref().is_none_or(|dir| !d.file.starts_with(dir))
-                {
-                    since.notes.push(format!(
-                        "{name} did not hold {}; every error is counted new",
-                        f.display()
-                    ));
-                }
-                now.insert(d.file.clone(), errors_of(d.diagnostics));
+        if let Some(f) = file {
+            let d = self.diagnostics(f).await?;
+            since.root = d.root.clone();
+            let held = cp.files.contains_key(&d.file)
+                || cp.dir.as_deref().is_some_and(|dir| d.file.starts_with(dir));
+            if !held {
+                since.notes.push(format!(
+                    "{name} did not hold {}; every error is counted new",
+                    f.display()
+                ));
             }
-            None => {
-                if let Some(dir) = &cp.dir {
-                    let checked = self.check(Some(dir)).await?;
-                    since.notes.extend(checked.notes.iter().cloned());
-                    for (f, errors) in checked.files {
-                        now.insert(f, errors);
+            now.insert(d.file.clone(), errors_of(d.diagnostics));
+        } else if let Some(cp_dir) = &cp.dir {
+            let dir = dir
+                .map(sightline_lsp::uri::normalize)
+                .unwrap_or_else(|| cp_dir.clone());
+            let checked = self.check(Some(&dir)).await?;
+            since.notes.extend(checked.notes.iter().cloned());
+            let seen: std::collections::HashSet<&PathBuf> = checked.seen.iter().collect();
+            for f in &checked.seen {
+                now.insert(f.clone(), Vec::new());
+            }
+            for (f, errors) in &checked.files {
+                now.insert(f.clone(), errors.clone());
+            }
+            let missed = cp
+                .files
+                .keys()
+                .filter(|f| f.starts_with(&dir) && !seen.contains(f))
+                .count();
+            if missed > 0 {
+                since.notes.push(format!(
+                    "{missed} files with errors in {name} were not checked now; they are left out"
+                ));
+            }
+        } else {
+            let n = cp.files.len();
+            since.notes.push(format!(
+                "{name} holds {n} file{}, not the whole project; make one of the project with `checkpoint` to compare it all",
+                if n == 1 { "" } else { "s" }
+            ));
+            for f in cp.files.keys() {
+                match self.diagnostics(f).await {
+                    Ok(d) => {
+                        now.insert(f.clone(), errors_of(d.diagnostics));
                     }
-                }
-                for f in cp.files.keys() {
-                    if now.contains_key(f) || (cp.dir.is_some()) {
-                        continue;
-                    }
-                    match self.diagnostics(f).await {
-                        Ok(d) => {
-                            now.insert(f.clone(), errors_of(d.diagnostics));
-                        }
-                        Err(e) => since.notes.push(format!("{}: {e}", f.display())),
-                    }
-                }
-                // A project file with errors then and none now.
-                for f in cp.files.keys() {
-                    now.entry(f.clone()).or_default();
+                    Err(e) => since.notes.push(format!("{}: {e}", f.display())),
                 }
             }
         }
@@ -259,7 +278,9 @@ impl Engine {
                     findings: errors_of(s.findings.clone()),
                 })
                 .unwrap_or_default();
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let text = std::fs::read(&path)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
             let d = delta::split(&before, &after, &text);
             if d.new.is_empty() && d.fixed.is_empty() && d.kept.is_empty() {
                 continue;

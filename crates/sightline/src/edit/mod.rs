@@ -61,7 +61,7 @@ pub struct EditAnswer {
     /// What each formatter did, by file.
     pub formatting: Vec<(PathBuf, Report)>,
     /// The errors of each changed file, then of the files using what it
-    /// altered, then (for `write`) of other open files.
+    /// altered.
     pub files: Vec<FileErrors>,
     /// What the files were before the change (the checkpoint it makes).
     pub baseline: check::Baseline,
@@ -69,6 +69,8 @@ pub struct EditAnswer {
     pub more_dependents: usize,
     /// Dependents the budget left unchecked.
     pub not_checked: Vec<PathBuf>,
+    /// Lines about what could not be followed or checked.
+    pub notes: Vec<String>,
 }
 
 impl EditAnswer {
@@ -118,6 +120,9 @@ impl EditAnswer {
                 "... and {} more files that use what changed have new errors\n",
                 self.more_dependents
             ));
+        }
+        for n in &self.notes {
+            out.push_str(&format!("note: {n}\n"));
         }
         if !self.not_checked.is_empty() {
             let names: Vec<String> = self.not_checked.iter().map(|p| show(p)).collect();

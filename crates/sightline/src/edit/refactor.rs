@@ -376,7 +376,7 @@ impl Engine {
             .chain(plan.operations.iter().cloned())
             .collect();
         if !written.is_empty() {
-            self.check_errors(&mut answer, &written, true).await;
+            self.check_errors(&mut answer, &written).await;
         }
         Ok(Refactored {
             text: answer.text(),

@@ -80,7 +80,7 @@ impl Engine {
         let verb = if before.is_some() { "wrote" } else { "created" };
         let mut answer = self.commit(vec![(path.clone(), Some(text))]).await?;
         answer.changes = vec![format!("{verb} {}", path.display())];
-        self.check_errors(&mut answer, std::slice::from_ref(&path), true)
+        self.check_errors(&mut answer, std::slice::from_ref(&path))
             .await;
         Ok(answer)
     }
@@ -141,7 +141,7 @@ impl Engine {
             path.display(),
             if n == 1 { "" } else { "s" }
         )];
-        self.check_errors(&mut answer, std::slice::from_ref(&path), false)
+        self.check_errors(&mut answer, std::slice::from_ref(&path))
             .await;
         Ok(answer)
     }
@@ -240,7 +240,7 @@ impl Engine {
             .collect();
         let mut answer = self.commit(staged).await?;
         answer.changes = changes;
-        self.check_errors(&mut answer, &written, false).await;
+        self.check_errors(&mut answer, &written).await;
         Ok(answer)
     }
 
@@ -272,7 +272,7 @@ impl Engine {
         // The one place files are written: every staged path is judged
         // again here (as resolved for writing), before the first write.
         self.confine(staged.iter().map(|(p, _)| p.as_path()))?;
-        let baseline = self.baseline(&staged).await;
+        let baseline = self.baseline(&staged).await?;
         write_all(&staged)?;
         let mut answer = EditAnswer {
             root: self.workspace_root().map(Path::to_owned),

@@ -33,6 +33,8 @@ pub struct Checked {
     pub files: Vec<(PathBuf, Vec<Finding>)>,
     /// How many files were checked.
     pub checked: usize,
+    /// The files checked, errors or not.
+    pub seen: Vec<PathBuf>,
     /// Lines such as what was not checked, and why.
     pub notes: Vec<String>,
 }
@@ -147,6 +149,7 @@ impl Engine {
         for (i, file) in files.iter().enumerate() {
             if let Some(errors) = known.remove(file) {
                 answer.checked += 1;
+                answer.seen.push(file.clone());
                 if !errors.is_empty() {
                     answer.files.push((file.clone(), errors));
                 }
@@ -164,6 +167,7 @@ impl Engine {
             match self.diagnostics(file).await {
                 Ok(d) => {
                     answer.checked += 1;
+                    answer.seen.push(file.clone());
                     let errors: Vec<Finding> = d
                         .diagnostics
                         .into_iter()

@@ -238,6 +238,11 @@ impl Engine {
         self.root.as_deref()
     }
 
+    /// Whether some server handles files like `path`.
+    pub fn handles(&self, path: &Path) -> bool {
+        !crate::servers::servers_for(path, &self.servers).is_empty()
+    }
+
     /// Other files the server of `file` holds open, under the same root.
     pub fn open_files_beside(&self, file: &Path) -> Vec<PathBuf> {
         let Ok(checked) = Snapshot::read(file) else {

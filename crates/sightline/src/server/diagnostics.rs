@@ -22,6 +22,10 @@ use crate::error::ToolError;
 use crate::server::LspServer;
 use crate::server::documents::Doc;
 
+/// How long a save may go without a check beginning before it is sent
+/// again (see `wait_check`).
+const SAVE_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Whether the pushed results for a file can be shown.
 enum PushState {
     Fresh(Vec<Diagnostic>),
@@ -60,7 +64,7 @@ impl LspServer {
                 // check's end before the publish of its findings (both come
                 // out of one turn of its main loop), but it answers the pull
                 // in a later turn, after that publish.
-                let checked = !self.check_on_save || self.wait_check(deadline).await;
+                let checked = !self.check_on_save || self.wait_check(path, deadline).await;
                 let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
                 // A server that failed to load the project runs no check, and
                 // its answers are empty for want of a project, not of errors.
@@ -172,20 +176,41 @@ impl LspServer {
     /// it failed to load the project (then no check runs). Every change of
     /// content is followed by a save, so that check saw the files as they
     /// are now.
-    async fn wait_check(&self, deadline: tokio::time::Instant) -> bool {
+    async fn wait_check(&self, path: &Path, deadline: tokio::time::Instant) -> bool {
         let done = |s: &crate::server::inbox::Inner| {
             (s.check_began > s.saved_at && s.check_ended > s.check_began) || s.failing.is_some()
         };
+        let began =
+            |s: &crate::server::inbox::Inner| s.check_began > s.saved_at || s.failing.is_some();
         let settle = std::time::Duration::from_millis(self.spec.quirks.check_restart_ms);
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            // A save that starts no check is sent again once the server is
+            // idle: rust-analyzer drops one that comes while it reloads the
+            // workspace (a `Cargo.toml` changed with the file), and would
+            // then run no check until the next save.
+            if !self.state.with(|s| began(s)) {
+                if self.wait_until(left.min(SAVE_AGAIN_AFTER), began).await {
+                    continue;
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    return false;
+                }
+                let idle = self
+                    .state
+                    .with(|s| s.busy.is_none() && s.progress.is_empty() && s.checks.is_empty());
+                if idle && self.save(path).is_err() {
+                    return false;
+                }
+                continue;
+            }
             if !self.wait_until(left, done).await {
                 return false;
             }
             // An end is final once no other check has begun in its place
             // for the settle time (rust-analyzer ends a cancelled check as
             // it ends a finished one).
-            let (began, settled_at) = self.state.with(|s| {
+            let (began_at, settled_at) = self.state.with(|s| {
                 let at = s.check_ended_at.map(|t| t + settle);
                 (s.check_began, at.filter(|_| s.failing.is_none()))
             });
@@ -193,7 +218,7 @@ impl LspServer {
                 return true;
             };
             let wake = tokio::time::Instant::from_std(settled_at).min(deadline);
-            let restarted = |s: &crate::server::inbox::Inner| s.check_began != began;
+            let restarted = |s: &crate::server::inbox::Inner| s.check_began != began_at;
             let left = wake.saturating_duration_since(tokio::time::Instant::now());
             if !self.wait_until(left, restarted).await {
                 // No check began again (or the budget ran out first, and

@@ -51,6 +51,11 @@ pub struct Documents {
     /// with the disk's text, where that can change an answer
     /// (`Quirks::open_changes_answers`, `LooseFiles::project_ignores_opens`).
     pub opens: u64,
+    /// Open documents of a push server whose last publish may predate a
+    /// change on disk of another file: each is sent again (`touch`) when
+    /// next asked about, though the question that saw the change was about
+    /// another file.
+    pub stale: std::collections::HashSet<PathBuf>,
 }
 
 /// What a sync did.
@@ -163,6 +168,7 @@ impl Documents {
         path: &Path,
         deleted: bool,
     ) -> Result<(), sightline_lsp::ClientError> {
+        self.stale.remove(path);
         if let Some(doc) = self.docs.remove(path) {
             if deleted {
                 self.generation += 1;
@@ -259,6 +265,14 @@ impl LspServer {
             .with(|s| (s.seq, s.pushes.get(path).map_or(0, |p| p.count)));
         let (all_changed, changed) = self.send_disk_changes()?;
         let mut docs = self.docs();
+        let push_only = self.pull_identifiers().is_empty();
+        if push_only && !changed.is_empty() {
+            for other in docs.open_paths() {
+                if !changed.contains(&other) {
+                    docs.stale.insert(other);
+                }
+            }
+        }
         // An open document is re-read only when the watch reported it changed,
         // or when the watch cannot see its directory at all.
         for other in docs.open_paths() {
@@ -303,9 +317,10 @@ impl LspServer {
         // unchanged version may predate it (gopls kept a fixed dependency's
         // error), so the same text goes again as a new version and only a
         // publish for that one counts. A pull is computed when asked.
+        let stale = docs.stale.remove(path);
         if how == Synced::Unchanged
-            && changed.iter().any(|p| p != path)
-            && self.pull_identifiers().is_empty()
+            && stale
+            && push_only
             && let Some(touched) = docs.touch(&self.client, path, seq, pushes)?
         {
             doc = touched;

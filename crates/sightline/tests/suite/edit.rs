@@ -380,7 +380,7 @@ fn the_errors_block_against_pyright() {
         assert_eq!(
             a.text(),
             format!(
-                "updated {root}/app.py\nadded {root}/more.py\napp.py: 1 new error\n3:21 error: Argument of type \"Literal['2']\" cannot be assigned to parameter \"b\" of type \"int\" in function \"add\" \"Literal['2']\" is not assignable to \"int\" [Pyright]\nmore.py: 1 error\n1:17 error: \"sub\" is unknown import symbol [Pyright]\n"
+                "updated {root}/app.py\nadded {root}/more.py\napp.py: 1 new error\n3:21 error: Argument of type \"Literal['2']\" cannot be assigned to parameter \"b\" of type \"int\" in function \"add\" \"Literal['2']\" is not assignable to \"int\" [Pyright]\nmore.py: 1 new error\n1:17 error: \"sub\" is unknown import symbol [Pyright]\n"
             )
         );
         ws.shutdown().await;

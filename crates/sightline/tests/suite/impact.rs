@@ -4,18 +4,29 @@
 
 #![allow(clippy::unwrap_used)]
 
+use serde_json::{Value, json};
+use sightline::config::Config;
 use sightline::{Engine, Options};
 use sightline_test_support::{Project, require, runtime, tools_bin};
 
 use super::servers::{gopls_config, workspace as configured};
 
 fn engine(p: &Project) -> Engine {
+    engine_with(p, json!({}))
+}
+
+/// An engine rooted at the project, with this user configuration.
+fn engine_with(p: &Project, config: Value) -> Engine {
     require("pyright-langserver");
     require("typescript-language-server");
+    let mut c = Config::default();
+    c.merge_text(&p.path("user-config.json"), &config.to_string(), false)
+        .unwrap();
     Engine::new(Options {
         root: Some(p.root().to_owned()),
         search_path: vec![tools_bin()],
         downloads: Some(false),
+        config: c,
         ..Options::default()
     })
 }
@@ -54,10 +65,13 @@ fn pyright_a_new_required_parameter_reports_the_callers_never_opened() {
                 p.path("lib.py").display()
             )
         );
-        // A change inside a body alone changes no declaration: no file is
-        // followed.
+        // The files followed were the two callers; the comment's mention
+        // of the name is not a use.
+        assert_eq!(a.baseline.dependents, [p.path("app1.py"), p.path("pkg/app2.py")]);
+        // A change inside `add`'s body alone changes no declaration: no
+        // file is followed.
         let a = ws
-            .edit(&p.path("lib.py"), "return 1", "return 2", false)
+            .edit(&p.path("lib.py"), "return a + b + c", "return a + b - c", false)
             .await
             .unwrap();
         assert!(a.baseline.dependents.is_empty(), "{:?}", a.baseline);
@@ -142,6 +156,67 @@ fn typescript_a_field_type_change_reaches_a_user_through_a_re_export() {
     });
 }
 
+/// A required member added to an exported interface: the object literal
+/// that builds one, in a file that imports it through a re-export, breaks.
+#[test]
+fn typescript_a_new_required_member_reaches_a_user_through_a_re_export() {
+    let p = Project::new(&[
+        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
+        (
+            "shapes.ts",
+            "export interface Shape {\n  width: number;\n  name: string;\n}\n",
+        ),
+        ("index.ts", "export * from \"./shapes\";\n"),
+        (
+            "use.ts",
+            "import { Shape } from \"./index\";\n\nexport const s: Shape = { width: 1, name: \"a\" };\n",
+        ),
+    ]);
+    runtime().block_on(async {
+        let ws = engine(&p);
+        let a = ws
+            .edit(&p.path("shapes.ts"), "  name: string;\n", "  name: string;\n  depth: number;\n", false)
+            .await
+            .unwrap();
+        assert_eq!(
+            a.text(),
+            format!(
+                "edited {} (1 replacement)\nuse.ts: 1 new error (it uses what changed)\n3:14 error: Property 'depth' is missing in type '{{ width: number; name: string; }}' but required in type 'Shape'. [typescript]\n",
+                p.path("shapes.ts").display()
+            )
+        );
+        ws.shutdown().await;
+    });
+}
+
+/// The users of a change that cannot be checked within `dependents_ms`
+/// are named in a note, not passed over in silence.
+#[test]
+fn dependents_not_checked_in_time_are_named() {
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        (
+            "lib.py",
+            "def add(a: int, b: int) -> int:\n    return a + b\n",
+        ),
+        ("app.py", "from lib import add\n\ntotal = add(1, 2)\n"),
+    ]);
+    runtime().block_on(async {
+        let ws = engine_with(&p, json!({ "dependents_ms": 1 }));
+        // The server is started and the project loaded first, so that the
+        // budget is spent on the users alone.
+        let _ = ws.diagnostics(&p.path("lib.py")).await.unwrap();
+        let a = ws
+            .edit(&p.path("lib.py"), "b: int)", "b: int, c: int)", false)
+            .await
+            .unwrap();
+        let text = a.text();
+        assert!(text.contains("note: "), "{text}");
+        assert!(!text.contains("Argument missing"), "{text}");
+        ws.shutdown().await;
+    });
+}
+
 /// gopls: a parameter added to a function of one package; its caller in
 /// another package of the module is reported.
 #[test]
@@ -197,13 +272,13 @@ fn a_project_checkpoint_then_since_gives_the_delta() {
         assert_eq!(summary, "4 errors in 3 files (4 checked)");
         p.write("a.py", "x: int = 1\n");
         p.write("ok.py", "fine: int = \"no\"\n");
-        let since = ws.since("cp1", &cp, None).await.unwrap();
+        let since = ws.since("cp1", &cp, None, None).await.unwrap();
         assert_eq!(
             since.text(),
             "since cp1: 1 new error in 1 file; 1 fixed; 3 were already there\nok.py: 1 new error\n  1:13 Type \"Literal['no']\" is not assignable to declared type \"int\" \"Literal['no']\" is not assignable to \"int\" [Pyright]\na.py: 0 new errors; 1 fixed\n"
         );
         // For one file.
-        let since = ws.since("cp1", &cp, Some(&p.path("b.py"))).await.unwrap();
+        let since = ws.since("cp1", &cp, Some(&p.path("b.py")), None).await.unwrap();
         assert_eq!(since.text(), "since cp1: 0 new errors in 0 files; 0 fixed; 2 were already there\n");
         ws.shutdown().await;
     });

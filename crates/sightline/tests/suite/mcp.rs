@@ -644,7 +644,7 @@ fn edit_tools_are_served_with_edit_tools() {
         (since.is_error, since.text.as_str()),
         (
             false,
-            "since cp1: 1 new error in 1 file; 0 fixed; 0 were already there\na.py: 1 new error\n  1:10 Type \"Literal['one']\" is not assignable to declared type \"int\" \"Literal['one']\" is not assignable to \"int\" [Pyright]\n"
+            "since cp1: 1 new error in 1 file; 0 fixed; 0 were already there\nnote: cp1 holds 1 file, not the whole project; make one of the project with `checkpoint` to compare it all\na.py: 1 new error\n  1:10 Type \"Literal['one']\" is not assignable to declared type \"int\" \"Literal['one']\" is not assignable to \"int\" [Pyright]\n"
         )
     );
     let cp = d.call("s", "checkpoint", json!({ "path": a_py }));

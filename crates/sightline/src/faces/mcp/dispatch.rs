@@ -374,7 +374,8 @@ impl Sightline {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(name)?;
         let file = path.filter(|p| !p.is_dir());
-        let since = self.ws.since(name, &cp, file).await?;
+        let dir = path.filter(|p| p.is_dir());
+        let since = self.ws.since(name, &cp, file, dir).await?;
         let mut a = Answered::text(since.text(), json);
         a.errors = since.new_errors() > 0;
         Ok(a)
