@@ -32,6 +32,9 @@ enum PushState {
     /// Fresh once the server stays quiet until then.
     QuietUntil(Instant),
     NotYet,
+    /// The server publishes only changes and has gone quiet: a question
+    /// that needs the file checked (`confirm`) tells whether it is done.
+    Confirm,
 }
 
 impl LspServer {
@@ -57,6 +60,7 @@ impl LspServer {
         self.wait_loaded().await?;
         let deadline = tokio::time::Instant::now() + self.budgets.document;
         let mut rx = self.state.subscribe();
+        let mut confirmed = None;
         loop {
             let providers = self.pull_identifiers();
             if !providers.is_empty() {
@@ -75,18 +79,23 @@ impl LspServer {
                 } else if !checked {
                     note.get_or_insert_with(|| self.check_note());
                 }
-                if let PushState::Fresh(mut pushed) = self.push_state(path, doc) {
+                if let PushState::Fresh(mut pushed) = self.push_state(path, doc, confirmed) {
                     items.append(&mut pushed);
                 }
                 return Ok((self.findings(&items, &doc.index), note));
             }
             let mut wake_at = deadline;
-            match self.push_state(path, doc) {
+            match self.push_state(path, doc, confirmed) {
                 PushState::Fresh(items) => return Ok((self.findings(&items, &doc.index), None)),
                 PushState::QuietUntil(t) => {
                     wake_at = wake_at.min(tokio::time::Instant::from_std(t));
                 }
                 PushState::NotYet => {}
+                PushState::Confirm => {
+                    self.confirm(path, deadline).await;
+                    confirmed = Some(Instant::now());
+                    continue;
+                }
             }
             if !self.is_alive() {
                 return Err(self.exited());
@@ -112,16 +121,16 @@ impl LspServer {
         ToolError::Exited(self.exit_reason())
     }
 
-    fn push_state(&self, path: &Path, doc: &Doc) -> PushState {
+    fn push_state(&self, path: &Path, doc: &Doc, confirmed: Option<Instant>) -> PushState {
         let Some(p) = self.state.with(|s| s.pushes.get(path).cloned()) else {
-            return self.unchanged_since(doc, Vec::new());
+            return self.unchanged_since(doc, Vec::new(), confirmed);
         };
         match p.version {
             Some(v) if v == doc.version => PushState::Fresh(p.items),
             // A publish for another version, such as one computed before our
             // latest change, is never shown, unless the server publishes
             // only what changed and has had its time.
-            Some(_) => self.unchanged_since(doc, p.items),
+            Some(_) => self.unchanged_since(doc, p.items, confirmed),
             // A check's findings for a file opened after it ran came before
             // the open; they hold while no file changed since (a change is
             // saved, and the check that follows publishes anew).
@@ -146,8 +155,15 @@ impl LspServer {
 
     /// For a server that publishes only changes (`Quirks::publishes_only_changes`):
     /// `last` (the file's last publish, or none) once the server has had
-    /// its time since `doc` was sent; not yet before.
-    fn unchanged_since(&self, doc: &Doc, last: Vec<Diagnostic>) -> PushState {
+    /// its time since `doc` was sent: it has gone quiet, a question that
+    /// needs the file checked has been answered since (`confirmed`), and it
+    /// has stayed quiet after that too.
+    fn unchanged_since(
+        &self,
+        doc: &Doc,
+        last: Vec<Diagnostic>,
+        confirmed: Option<Instant>,
+    ) -> PushState {
         if !self.spec.quirks.publishes_only_changes {
             return PushState::NotYet;
         }
@@ -160,15 +176,33 @@ impl LspServer {
                 !s.progress.is_empty(),
             )
         });
-        let at = (quiet_from + self.budgets.push_quiet)
-            .max(doc.changed_at + crate::servers::Quirks::UNCHANGED_AFTER);
+        let quiet_from = confirmed.map_or(quiet_from, |c| quiet_from.max(c));
+        let at = quiet_from + self.budgets.push_quiet;
         if busy {
             PushState::NotYet
-        } else if now >= at {
-            PushState::Fresh(last)
-        } else {
+        } else if now < at {
             PushState::QuietUntil(at)
+        } else if confirmed.is_none_or(|c| c < doc.changed_at) {
+            PushState::Confirm
+        } else {
+            PushState::Fresh(last)
         }
+    }
+
+    /// Asks a question that the server answers only once it has checked
+    /// `path` as sent (a hover at its start: gopls type-checks the package
+    /// first), so that its publish, if any, comes before the quiet after.
+    async fn confirm(&self, path: &Path, deadline: tokio::time::Instant) {
+        let uri = sightline_lsp::uri::path_to_uri_string(path).unwrap_or_default();
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let params = serde_json::json!({
+            "textDocument": { "uri": uri },
+            "position": { "line": 0, "character": 0 },
+        });
+        let _ = self
+            .client
+            .request_value("textDocument/hover", params, left)
+            .await;
     }
 
     /// Waits until a check run on save (rust-analyzer's `cargo check`) that

@@ -213,6 +213,7 @@ impl LspServer {
                 "workspace/didChangeWatchedFiles",
                 json!({ "changes": changes }),
             )?;
+            self.state.with(|s| s.told_changes = true);
         }
         docs.generation += 1;
         drop(docs);

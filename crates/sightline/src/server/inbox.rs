@@ -38,6 +38,8 @@ pub struct Inner {
     pub seq: u64,
     /// When the last message of any kind came.
     pub last_message_at: Option<Instant>,
+    /// Files changed on disk were told since the last `barrier`.
+    pub told_changes: bool,
     /// The last publish for each file.
     pub pushes: HashMap<PathBuf, Push>,
     /// Dynamically registered pull providers: registration id → identifier.

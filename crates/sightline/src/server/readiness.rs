@@ -11,6 +11,10 @@ use crate::error::ToolError;
 use crate::server::LspServer;
 use crate::server::documents::Doc;
 
+/// How long a barrier request may take (an unknown method is answered at
+/// once with an error).
+const BARRIER: std::time::Duration = std::time::Duration::from_secs(2);
+
 impl LspServer {
     /// Waits until `ready` holds on the server state, or the budget runs out.
     pub(crate) async fn wait_until(
@@ -38,6 +42,7 @@ impl LspServer {
     /// says so in a status notification (rust-analyzer), waits for that,
     /// within the ready budget. Other servers are taken as loaded at once.
     pub async fn wait_loaded(&self) -> Result<(), ToolError> {
+        self.barrier().await;
         if !self.spec.quirks.ready_on_status || self.state.with(|s| s.loaded) {
             return Ok(());
         }
@@ -74,6 +79,30 @@ impl LspServer {
         self.not_ready(what)
     }
 
+    /// For a server that says when it is loaded (`ready_on_status`), after
+    /// files changed on disk were told: a request it can only answer after
+    /// the notification, so that a status it sends on taking the change in
+    /// (rust-analyzer: not quiescent, reloading the workspace for a changed
+    /// `Cargo.toml`) has come first. A server busy then is loading again:
+    /// questions wait for it as for the first load, instead of getting
+    /// answers from the project as it was.
+    async fn barrier(&self) {
+        if !self.spec.quirks.ready_on_status
+            || !self.state.with(|s| std::mem::take(&mut s.told_changes))
+        {
+            return;
+        }
+        let _ = self
+            .client
+            .request_value("sightline/barrier", serde_json::Value::Null, BARRIER)
+            .await;
+        self.state.with(|s| {
+            if s.busy.is_some() {
+                s.loaded = false;
+            }
+        });
+    }
+
     /// Asks `ask` without waiting for the whole load. A server that
     /// answers empty until it has loaded (rust-analyzer, `ready_on_status`)
     /// can answer a definition seconds before it says it has loaded, while
@@ -88,6 +117,7 @@ impl LspServer {
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = Result<Vec<Location>, ToolError>>,
     {
+        self.barrier().await;
         if !self.spec.quirks.ready_on_status || self.state.with(|s| s.loaded) {
             return ask().await;
         }

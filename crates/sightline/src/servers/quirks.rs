@@ -77,10 +77,11 @@ pub struct Quirks {
     /// gopls (the 2022 build) publishes a file's diagnostics only when
     /// they differ from what it last published for that file: a clean file
     /// opened gets no publish, nor does a change that leaves them as they
-    /// were. So once the server has sent nothing for the push quiet period,
-    /// runs no work-done progress, and at least `Quirks::UNCHANGED_AFTER`
-    /// has passed since the change, the file's last publish (none: clean)
-    /// stands for its current version.
+    /// were. So once the server has sent nothing for the push quiet period
+    /// and runs no work-done progress, it is asked a hover at the file's
+    /// start (which it answers only after type-checking the package); when
+    /// it stays quiet after that answer too, the file's last publish (none:
+    /// clean) stands for its current version.
     pub publishes_only_changes: bool,
     /// Servers that index a whole project only when a file names it
     /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
@@ -199,9 +200,6 @@ pub enum ImportAliases {
 }
 
 impl Quirks {
-    /// See [`Quirks::publishes_only_changes`].
-    pub const UNCHANGED_AFTER: std::time::Duration = std::time::Duration::from_millis(1000);
-
     /// A server that needs no special handling.
     pub const NONE: Quirks = Quirks {
         import_aliases: ImportAliases::Listed,
