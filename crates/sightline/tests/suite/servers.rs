@@ -227,6 +227,55 @@ fn yaml_language_server() {
     snapshot("yaml", &out);
 }
 
+/// dockerfile-language-server-nodejs: an invalid health-check interval
+/// (from dockerfile-utils, its linter), a `--from` stage resolved to its
+/// `AS` name; it offers no references, and that answer says so.
+#[test]
+fn dockerfile_language_server() {
+    require(&tools("node_modules/.bin/docker-langserver"));
+    let out = run(Case {
+        files: &[
+            (".git/HEAD", ""),
+            (
+                "Dockerfile",
+                "FROM alpine:3.19 AS base\nRUN echo hi\nFROM base\nCOPY --from=base /a /b\nHEALTHCHECK --interval=x CMD true\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "Dockerfile",
+        definition: ("Dockerfile", 4, 15),
+        references: ("Dockerfile", 1, 21),
+    });
+    snapshot("dockerfile", &out);
+}
+
+/// svelte-language-server: a `<script lang="ts">` component importing a
+/// `.ts` module, with types across the boundary: the error in the
+/// component, the definition in the module, the use in the markup.
+#[test]
+fn svelte_language_server() {
+    require(&tools("node_modules/.bin/svelteserver"));
+    let out = run(Case {
+        files: &[
+            ("package.json", "{\"name\": \"s\", \"private\": true}"),
+            (
+                "tsconfig.json",
+                "{\"compilerOptions\": {\"strict\": true, \"module\": \"esnext\", \"moduleResolution\": \"bundler\", \"target\": \"es2022\"}}",
+            ),
+            ("lib.ts", "export function add(a: number, b: number): number {\n  return a + b;\n}\n"),
+            (
+                "App.svelte",
+                "<script lang=\"ts\">\n  import { add } from \"./lib\";\n  const total: number = add(1, 2);\n  const broken: number = \"one\";\n</script>\n\n<p>{total} {broken}</p>\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "App.svelte",
+        definition: ("App.svelte", 3, 25),
+        references: ("App.svelte", 3, 9),
+    });
+    snapshot("svelte", &out);
+}
+
 /// vscode-json-language-server offers neither definitions nor references
 /// (a `$schema` is a document link, not a definition): those answers say so.
 #[test]
