@@ -249,6 +249,32 @@ fn dockerfile_language_server() {
     snapshot("dockerfile", &out);
 }
 
+/// intelephense: answers only once it has indexed the workspace (its
+/// indexing progress is waited for at start); a call with too few
+/// arguments, a function across files.
+#[test]
+fn intelephense() {
+    require(&tools("node_modules/.bin/intelephense"));
+    let out = run(Case {
+        files: &[
+            ("composer.json", "{}"),
+            (
+                "lib.php",
+                "<?php\n\nfunction add(int $a, int $b): int\n{\n    return $a + $b;\n}\n",
+            ),
+            (
+                "app.php",
+                "<?php\n\nrequire \"lib.php\";\n\n$total = add(1, 2);\n$broken = add(1);\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "app.php",
+        definition: ("app.php", 5, 10),
+        references: ("lib.php", 3, 10),
+    });
+    snapshot("intelephense", &out);
+}
+
 /// svelte-language-server: a `<script lang="ts">` component importing a
 /// `.ts` module, with types across the boundary: the error in the
 /// component, the definition in the module, the use in the markup.

@@ -4,6 +4,7 @@
 
 use super::LOCKFILES;
 use crate::servers::spec::{BASE, Install, NpmPackage, RootRule, ServerSpec};
+use crate::servers::quirks::Quirks;
 
 /// Ruby: `rubocop --lsp`.
 pub static RUBY: ServerSpec = ServerSpec {
@@ -90,6 +91,14 @@ pub static PHP: ServerSpec = ServerSpec {
         version: "1.18.5",
     }]),
     init: r#"{"telemetry":{"enabled":false}}"#,
+    quirks: Quirks {
+        // Intelephense answers definitions and references empty, and
+        // publishes a file's diagnostics empty, until it has indexed the
+        // workspace, which it reports as work-done progress ("Intelephense
+        // 1.18.5 indexing") begun once it has its configuration.
+        ready_after_progress: Some("Intelephense"),
+        ..Quirks::NONE
+    },
     ..BASE
 };
 
