@@ -217,6 +217,15 @@ impl LspServer {
             tmp,
             memo: Default::default(),
         });
+        if spec.quirks.ready_after_refresh
+            && !server.wait_until(budgets.ready, |s| s.refreshes > 0).await
+        {
+            tracing::warn!(
+                "{} did not ask for its diagnostics again within {:.0} s of starting",
+                spec.id,
+                budgets.ready.as_secs_f64()
+            );
+        }
         if spec.quirks.ready_after_progress.is_some()
             && !server.wait_until(budgets.ready, |s| s.loaded).await
         {

@@ -83,6 +83,11 @@ pub struct Quirks {
     /// it stays quiet after that answer too, the file's last publish (none:
     /// clean) stands for its current version.
     pub publishes_only_changes: bool,
+    /// oxlint answers pulls empty until it has its configuration, then asks
+    /// for them again with `workspace/diagnostic/refresh`: it is ready once
+    /// that first refresh has come (waited for at start, within the ready
+    /// budget).
+    pub ready_after_refresh: bool,
     /// Servers that index a whole project only when a file names it
     /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
     /// `compile_commands.json`) see a file outside every such project with
@@ -213,6 +218,7 @@ impl Quirks {
         check_on_save: None,
         check_restart_ms: 0,
         publishes_only_changes: false,
+        ready_after_refresh: false,
         loose_files: None,
         ready_after_progress: None,
         background_progress: &[],

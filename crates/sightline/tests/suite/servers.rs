@@ -288,7 +288,10 @@ fn svelte_language_server() {
                 "tsconfig.json",
                 "{\"compilerOptions\": {\"strict\": true, \"module\": \"esnext\", \"moduleResolution\": \"bundler\", \"target\": \"es2022\"}}",
             ),
-            ("lib.ts", "export function add(a: number, b: number): number {\n  return a + b;\n}\n"),
+            (
+                "lib.ts",
+                "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+            ),
             (
                 "App.svelte",
                 "<script lang=\"ts\">\n  import { add } from \"./lib\";\n  const total: number = add(1, 2);\n  const broken: number = \"one\";\n</script>\n\n<p>{total} {broken}</p>\n",
@@ -704,6 +707,39 @@ fn eslint_joins_typescript_where_the_project_uses_it() {
         out
     });
     snapshot("eslint", &out);
+}
+
+/// oxlint (`oxlint --lsp`, pinned in `tools/package.json`) joins
+/// typescript-language-server where the project has `.oxlintrc.json`, and
+/// not where it does not.
+#[test]
+fn oxlint_joins_typescript_where_the_project_uses_it() {
+    require(&tools("node_modules/.bin/oxlint"));
+    let js = "debugger;\nconst unused = 1;\nexport function f(a) {\n  return a == NaN;\n}\n";
+    let with = Project::new(&[
+        ("package.json", "{\"name\": \"o\", \"private\": true}"),
+        (".oxlintrc.json", "{}"),
+        ("a.js", js),
+    ]);
+    // A project that uses oxlint has it installed.
+    std::os::unix::fs::symlink(tools("node_modules"), with.path("node_modules")).unwrap();
+    let without = Project::new(&[
+        ("package.json", "{\"name\": \"o\", \"private\": true}"),
+        ("a.js", js),
+    ]);
+    let out = runtime().block_on(async {
+        let ws = workspace(
+            json!({ "lsp": { "biome": { "disabled": true }, "eslint": { "disabled": true } } }),
+        );
+        let out = format!(
+            "--- with oxlint\n{}--- without\n{}",
+            diags(&ws, &with.path("a.js")).await,
+            diags(&ws, &without.path("a.js")).await,
+        );
+        ws.shutdown().await;
+        out
+    });
+    snapshot("oxlint", &out);
 }
 
 /// clangd without a `compile_commands.json` indexes nothing in the

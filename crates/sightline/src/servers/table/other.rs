@@ -3,8 +3,8 @@
 //! Julia.
 
 use super::LOCKFILES;
-use crate::servers::spec::{BASE, Install, NpmPackage, RootRule, ServerSpec};
 use crate::servers::quirks::Quirks;
+use crate::servers::spec::{BASE, Install, NpmPackage, RootRule, ServerSpec};
 
 /// Ruby: `rubocop --lsp`.
 pub static RUBY: ServerSpec = ServerSpec {

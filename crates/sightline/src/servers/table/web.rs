@@ -170,6 +170,7 @@ pub static OXLINT: ServerSpec = ServerSpec {
             package: "oxlint",
             config_files: &[".oxlintrc.json"],
         }),
+        ready_after_refresh: true,
         ..Quirks::NONE
     },
     ..BASE
