@@ -126,6 +126,13 @@ impl LspServer {
             return self.unchanged_since(doc, Vec::new(), confirmed);
         };
         match p.version {
+            Some(v)
+                if v == doc.version
+                    && self.spec.quirks.publishes_twice
+                    && p.count < doc.pushes_at_change + 2 =>
+            {
+                PushState::NotYet
+            }
             Some(v) if v == doc.version => PushState::Fresh(p.items),
             // A publish for another version, such as one computed before our
             // latest change, is never shown, unless the server publishes

@@ -88,6 +88,11 @@ pub struct Quirks {
     /// that first refresh has come (waited for at start, within the ready
     /// budget).
     pub ready_after_refresh: bool,
+    /// Servers built on Volar (astro, vue) publish each version twice:
+    /// what they have at once (syntax, often empty), then with the
+    /// TypeScript findings, seconds later on a cold start. Only the second
+    /// publish for the current version is taken.
+    pub publishes_twice: bool,
     /// Servers that index a whole project only when a file names it
     /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
     /// `compile_commands.json`) see a file outside every such project with
@@ -219,6 +224,7 @@ impl Quirks {
         check_restart_ms: 0,
         publishes_only_changes: false,
         ready_after_refresh: false,
+        publishes_twice: false,
         loose_files: None,
         ready_after_progress: None,
         background_progress: &[],

@@ -275,6 +275,33 @@ fn intelephense() {
     snapshot("intelephense", &out);
 }
 
+/// @astrojs/language-server (Volar): a component's frontmatter importing
+/// a `.ts` module, with types across the boundary. It publishes each
+/// version twice, the TypeScript findings second.
+#[test]
+fn astro_language_server() {
+    require(&tools("node_modules/.bin/astro-ls"));
+    let out = run(Case {
+        files: &[
+            ("package.json", "{\"name\": \"a\", \"private\": true}"),
+            ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
+            (
+                "lib.ts",
+                "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+            ),
+            (
+                "Page.astro",
+                "---\nimport { add } from \"./lib\";\nconst total: number = add(1, 2);\nconst broken: number = \"one\";\n---\n<p>{total} {broken}</p>\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "Page.astro",
+        definition: ("Page.astro", 3, 23),
+        references: ("Page.astro", 3, 7),
+    });
+    snapshot("astro", &out);
+}
+
 /// svelte-language-server: a `<script lang="ts">` component importing a
 /// `.ts` module, with types across the boundary: the error in the
 /// component, the definition in the module, the use in the markup.

@@ -263,6 +263,7 @@ pub static ASTRO: ServerSpec = ServerSpec {
         caches: TS_CACHE,
         // The Astro server needs a TypeScript SDK directory.
         init_options: Some(typescript_sdk),
+        publishes_twice: true,
         ..Quirks::NONE
     },
     ..BASE
