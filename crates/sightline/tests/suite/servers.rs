@@ -722,8 +722,9 @@ fn eslint_joins_typescript_where_the_project_uses_it() {
     sightline::config::trust_in_process(with.root());
     let without = Project::new(&[("package.json", "{\"type\": \"module\"}"), ("a.js", js)]);
     let out = runtime().block_on(async {
-        // The linked `node_modules` holds Biome too, which would join as well.
-        let ws = workspace(json!({ "lsp": { "biome": { "disabled": true } } }));
+        // The linked `node_modules` holds Biome and oxlint too, which would
+        // join as well.
+        let ws = workspace(json!({ "lsp": { "biome": { "disabled": true }, "oxlint": { "disabled": true } } }));
         let out = format!(
             "--- with eslint\n{}--- with eslint, not trusted\n{}--- without\n{}",
             diags(&ws, &with.path("a.js")).await,
