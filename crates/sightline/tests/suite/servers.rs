@@ -302,6 +302,25 @@ fn astro_language_server() {
     snapshot("astro", &out);
 }
 
+/// @prisma/language-server (npm; sightline used to look only for the
+/// `prisma` CLI on PATH): an unknown field type, a relation resolved to
+/// its model, the model's uses.
+#[test]
+fn prisma_language_server() {
+    require(&tools("node_modules/.bin/prisma-language-server"));
+    let out = run(Case {
+        files: &[(
+            "schema.prisma",
+            "datasource db {\n  provider = \"sqlite\"\n}\n\nmodel User {\n  id    Int    @id\n  posts Post[]\n}\n\nmodel Post {\n  id       Int  @id\n  authorId Int\n  author   User @relation(fields: [authorId], references: [id])\n  bad      Strin\n}\n",
+        )],
+        config: json!({}),
+        diagnose: "schema.prisma",
+        definition: ("schema.prisma", 7, 9),
+        references: ("schema.prisma", 5, 7),
+    });
+    snapshot("prisma", &out);
+}
+
 /// svelte-language-server: a `<script lang="ts">` component importing a
 /// `.ts` module, with types across the boundary: the error in the
 /// component, the definition in the module, the use in the markup.
@@ -724,7 +743,9 @@ fn eslint_joins_typescript_where_the_project_uses_it() {
     let out = runtime().block_on(async {
         // The linked `node_modules` holds Biome and oxlint too, which would
         // join as well.
-        let ws = workspace(json!({ "lsp": { "biome": { "disabled": true }, "oxlint": { "disabled": true } } }));
+        let ws = workspace(
+            json!({ "lsp": { "biome": { "disabled": true }, "oxlint": { "disabled": true } } }),
+        );
         let out = format!(
             "--- with eslint\n{}--- with eslint, not trusted\n{}--- without\n{}",
             diags(&ws, &with.path("a.js")).await,

@@ -102,20 +102,25 @@ pub static PHP: ServerSpec = ServerSpec {
     ..BASE
 };
 
-/// Prisma: `prisma language-server`.
+/// Prisma: `prisma-language-server --stdio`, from `@prisma/language-server`
+/// on npm (the server the `prisma language-server` command runs, without
+/// the CLI and its engines).
 pub static PRISMA: ServerSpec = ServerSpec {
     id: "prisma",
     language: "Prisma",
     extensions: &[".prisma"],
-    command: "prisma",
-    args: &["language-server"],
+    command: "prisma-language-server",
+    args: &["--stdio"],
     // No exclusion for a `package.json`: nearly every Prisma project has
     // one.
     root: RootRule::Nearest {
         markers: &["schema.prisma", "prisma/schema.prisma", "prisma"],
         exclude: &[],
     },
-    install: Install::Path,
+    install: Install::Npm(&[NpmPackage {
+        name: "@prisma/language-server",
+        version: "31.12.10",
+    }]),
     ..BASE
 };
 
