@@ -48,6 +48,11 @@ impl Pool {
                 .await
                 .map_err(|e| ToolError::Unavailable(format!("{e}; {}", hint(spec))))?,
         };
+        // A configured command brings its own runtime (a launcher with a
+        // bundled JRE); the built-in one needs the machine's.
+        if let Some(runtime) = spec.quirks.runtime.as_ref().filter(|_| command.is_none()) {
+            super::runtime::check(spec.id, runtime, &self.search_path).await?;
+        }
         let mut init = initialization_options(spec, root, &program)?;
         if let (Some(extra), Some(base)) = (
             settings.and_then(|s| s.initialization.clone()),

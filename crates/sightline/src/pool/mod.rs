@@ -17,6 +17,7 @@ use crate::servers::{Budgets, ServerSpec};
 pub mod env;
 mod health;
 mod launch;
+mod runtime;
 
 /// The running servers, one per (root, server id), started on first use.
 pub struct Pool {

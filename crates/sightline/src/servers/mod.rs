@@ -13,7 +13,7 @@ pub mod spec;
 pub mod table;
 
 pub use budgets::Budgets;
-pub use quirks::{ImportAliases, LooseFiles, OnInstall, Quirks};
+pub use quirks::{ImportAliases, LooseFiles, OnInstall, Quirks, Runtime};
 pub use spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
 pub use table::languages::language_id;
 pub use table::{BUILTIN, FAKE, PYRIGHT, TYPESCRIPT};

@@ -93,6 +93,9 @@ pub struct Quirks {
     /// TypeScript findings, seconds later on a cold start. Only the second
     /// publish for the current version is taken.
     pub publishes_twice: bool,
+    /// A runtime the server needs at a minimum version, checked before it
+    /// starts (jdtls: Java 21).
+    pub runtime: Option<Runtime>,
     /// Servers that index a whole project only when a file names it
     /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
     /// `compile_commands.json`) see a file outside every such project with
@@ -209,6 +212,19 @@ pub enum ImportAliases {
     AskAliasAndWords,
 }
 
+/// A runtime a server needs (see `Quirks::runtime`).
+#[derive(Debug, Clone, Copy)]
+pub struct Runtime {
+    /// Its name in messages (`Java`).
+    pub name: &'static str,
+    /// The program (`java`).
+    pub program: &'static str,
+    /// The arguments that make it print its version (`-version`).
+    pub version_args: &'static [&'static str],
+    /// The oldest major version the server runs on.
+    pub min_major: u32,
+}
+
 impl Quirks {
     /// A server that needs no special handling.
     pub const NONE: Quirks = Quirks {
@@ -225,6 +241,7 @@ impl Quirks {
         publishes_only_changes: false,
         ready_after_refresh: false,
         publishes_twice: false,
+        runtime: None,
         loose_files: None,
         ready_after_progress: None,
         background_progress: &[],

@@ -321,6 +321,47 @@ fn prisma_language_server() {
     snapshot("prisma", &out);
 }
 
+/// jdtls runs on Java 21 or newer: with an older `java` it is not started,
+/// and the answer says what it needs and what was found; with Java 21 the
+/// check passes (the stand-in jdtls then fails to start, as itself).
+#[test]
+fn jdtls_checks_for_java_21_before_it_starts() {
+    let bin = tempfile::tempdir().unwrap();
+    let script = |name: &str, body: &str| {
+        use std::os::unix::fs::PermissionsExt;
+        let p = bin.path().join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    };
+    let java = script("java", "echo 'openjdk version \"17.0.9\" 2023-10-17' >&2");
+    script("jdtls", "echo 'jdtls stand-in' >&2; exit 3");
+    let p = Project::new(&[("pom.xml", "<project/>"), ("src/A.java", "class A {}\n")]);
+    let ask = || {
+        runtime().block_on(async {
+            let ws = Engine::new(Options {
+                search_path: vec![bin.path().to_owned()],
+                downloads: Some(false),
+                ..Options::default()
+            });
+            let out = diags(&ws, &p.path("src/A.java")).await;
+            ws.shutdown().await;
+            out
+        })
+    };
+    assert_eq!(
+        ask(),
+        format!(
+            "unavailable: jdtls needs Java 21 or newer; {} is Java 17\n",
+            java.display()
+        )
+    );
+    script("java", "echo 'openjdk version \"21.0.2\" 2024-01-16' >&2");
+    let out = ask();
+    assert!(!out.contains("needs Java"), "{out}");
+    assert!(out.contains("jdtls"), "{out}");
+}
+
 /// svelte-language-server: a `<script lang="ts">` component importing a
 /// `.ts` module, with types across the boundary: the error in the
 /// component, the definition in the module, the use in the markup.

@@ -2,7 +2,7 @@
 //! C and C++, Java, Kotlin, Dart, OCaml, Haskell and Gleam.
 
 use crate::sandbox::Cache;
-use crate::servers::quirks::{ImportAliases, LooseFiles, Quirks};
+use crate::servers::quirks::{ImportAliases, LooseFiles, Quirks, Runtime};
 use crate::servers::spec::{BASE, Install, RootRule, ServerSpec};
 
 /// Go: `gopls`.
@@ -177,6 +177,17 @@ pub static JDTLS: ServerSpec = ServerSpec {
     command: "jdtls",
     root: RootRule::Java,
     install: Install::Download("https://download.eclipse.org/jdtls/milestones/"),
+    quirks: Quirks {
+        // jdtls 1.40 and later run on Java 21 or newer; on an older Java
+        // the launcher dies at start with a class version error.
+        runtime: Some(Runtime {
+            name: "Java",
+            program: "java",
+            version_args: &["-version"],
+            min_major: 21,
+        }),
+        ..Quirks::NONE
+    },
     ..BASE
 };
 
