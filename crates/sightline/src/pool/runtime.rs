@@ -57,9 +57,15 @@ pub(super) async fn check(
     }
 }
 
+/// `program` where sightline looks for servers (`search_path`), else in
+/// `JAVA_HOME`'s `bin` (which the jdtls launcher prefers), else on PATH.
 fn find(program: &str, search_path: &[PathBuf]) -> Option<PathBuf> {
+    let java_home = std::env::var_os("JAVA_HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join("bin"));
     search_path
         .iter()
+        .chain(java_home.iter())
         .map(|d| d.join(program))
         .find(|p| is_executable(p))
         .or_else(|| which::which(program).ok())

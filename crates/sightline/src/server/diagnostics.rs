@@ -22,6 +22,16 @@ use crate::error::ToolError;
 use crate::server::LspServer;
 use crate::server::documents::Doc;
 
+/// How long a server that publishes each version twice
+/// (`Quirks::publishes_twice`) must stay quiet after the first for it to
+/// count alone.
+const PUBLISHED_ONCE_QUIET: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// How long after a change a server that publishes only changes
+/// (`Quirks::publishes_only_changes`) may still publish findings of its
+/// slower analyses.
+const ANALYSIS_DELAY: std::time::Duration = std::time::Duration::from_millis(1100);
+
 /// How long a save may go without a check beginning before it is sent
 /// again (see `wait_check`).
 const SAVE_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
@@ -125,15 +135,23 @@ impl LspServer {
         let Some(p) = self.state.with(|s| s.pushes.get(path).cloned()) else {
             return self.unchanged_since(doc, Vec::new(), confirmed);
         };
+        let twice = self.spec.quirks.publishes_twice;
         match p.version {
-            Some(v)
-                if v == doc.version
-                    && self.spec.quirks.publishes_twice
-                    && p.count < doc.pushes_at_change + 2 =>
-            {
-                PushState::NotYet
+            // The first of the two publishes for this version: final once
+            // the second has come, or after a longer quiet (Volar skips the
+            // first when it has nothing new to say).
+            Some(v) if v == doc.version && twice && p.same_version < 2 => {
+                let quiet_until = p.at + PUBLISHED_ONCE_QUIET;
+                if Instant::now() >= quiet_until {
+                    PushState::Fresh(p.items)
+                } else {
+                    PushState::QuietUntil(quiet_until)
+                }
             }
             Some(v) if v == doc.version => PushState::Fresh(p.items),
+            // Volar clears a file's findings with an unversioned publish
+            // when the project changes, then publishes them again.
+            None if twice => PushState::NotYet,
             // A publish for another version, such as one computed before our
             // latest change, is never shown, unless the server publishes
             // only what changed and has had its time.
@@ -184,7 +202,9 @@ impl LspServer {
             )
         });
         let quiet_from = confirmed.map_or(quiet_from, |c| quiet_from.max(c));
-        let at = quiet_from + self.budgets.push_quiet;
+        // Newer gopls publishes its analyses' findings a second after its
+        // type errors (`diagnosticsDelay`), after the hover is answered.
+        let at = (quiet_from + self.budgets.push_quiet).max(doc.changed_at + ANALYSIS_DELAY);
         if busy {
             PushState::NotYet
         } else if now < at {
@@ -225,6 +245,9 @@ impl LspServer {
             |s: &crate::server::inbox::Inner| s.check_began > s.saved_at || s.failing.is_some();
         let settle = std::time::Duration::from_millis(self.spec.quirks.check_restart_ms);
         loop {
+            if !self.is_alive() {
+                return false;
+            }
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             // A save that starts no check is sent again once the server is
             // idle: rust-analyzer drops one that comes while it reloads the

@@ -28,6 +28,8 @@ pub struct Push {
     pub items: Vec<Diagnostic>,
     /// How many pushes this file has had in all, this one included.
     pub count: u64,
+    /// How many of the last pushes in a row carried this one's version.
+    pub same_version: u64,
 }
 
 /// What the server has said, as of the last message.
@@ -304,13 +306,21 @@ impl Handler for ServerState {
                 let path = normalize(&path);
                 self.with(|s| {
                     s.seq += 1;
-                    let count = s.pushes.get(&path).map_or(0, |p| p.count) + 1;
+                    let last = s.pushes.get(&path);
+                    let count = last.map_or(0, |p| p.count) + 1;
+                    let same_version = match last {
+                        Some(l) if p.version.is_some() && l.version == p.version => {
+                            l.same_version + 1
+                        }
+                        _ => 1,
+                    };
                     let push = Push {
                         version: p.version,
                         seq: s.seq,
                         at: Instant::now(),
                         items: p.diagnostics,
                         count,
+                        same_version,
                     };
                     s.pushes.insert(path, push);
                 });

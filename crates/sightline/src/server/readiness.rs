@@ -87,16 +87,17 @@ impl LspServer {
     /// questions wait for it as for the first load, instead of getting
     /// answers from the project as it was.
     async fn barrier(&self) {
-        if !self.spec.quirks.ready_on_status
-            || !self.state.with(|s| std::mem::take(&mut s.told_changes))
-        {
+        if !self.spec.quirks.ready_on_status || !self.state.with(|s| s.told_changes) {
             return;
         }
         let _ = self
             .client
             .request_value("sightline/barrier", serde_json::Value::Null, BARRIER)
             .await;
+        // Cleared only once answered: a question cancelled meanwhile
+        // leaves it for the next.
         self.state.with(|s| {
+            s.told_changes = false;
             if s.busy.is_some() {
                 s.loaded = false;
             }

@@ -27,7 +27,8 @@ fn checking(restart_ms: u64) -> &'static ServerSpec {
 /// rust-analyzer's pull answers hold only its own analysis; rustc's
 /// findings come from the check's publishes. On the first save the check
 /// begins, is cancelled 10 ms later (its progress ends as a finished one's
-/// does), begins again 60 ms after, publishes and ends.
+/// does), begins again 60 ms after, and publishes and ends a second later
+/// (long after an answer that took the first end as final is given).
 fn script() -> Value {
     let check =
         |token: &str| json!({ "progress_titled": { "token": token, "title": "cargo check" } });
@@ -43,8 +44,8 @@ fn script() -> Value {
                 check("flycheck"),
                 { "later": { "ms": 10, "actions": [end("flycheck")] } },
                 { "later": { "ms": 70, "actions": [check("flycheck")] } },
-                { "later": { "ms": 150, "actions": [{ "publish": { "which": "current", "versioned": false } }] } },
-                { "later": { "ms": 160, "actions": [end("flycheck")] } },
+                { "later": { "ms": 1000, "actions": [{ "publish": { "which": "current", "versioned": false } }] } },
+                { "later": { "ms": 1010, "actions": [end("flycheck")] } },
             ] },
         ],
     })
@@ -74,4 +75,49 @@ fn ask(restart_ms: u64) -> String {
 fn a_check_cancelled_and_begun_again_is_waited_for() {
     assert_eq!(ask(250), A_DIAGS);
     assert_eq!(ask(0), "a.fake: no diagnostics\n");
+}
+
+/// A server that publishes each version twice (Volar: astro, vue), the
+/// first without its TypeScript findings: only the second counts.
+#[test]
+fn of_two_publishes_for_a_version_the_second_counts() {
+    let ask = |twice: bool| {
+        let p = project(json!({}));
+        let uri = format!("file://{}", p.path("a.fake").display());
+        fake::set_script(
+            &p,
+            json!({
+                "push": "none",
+                "rules": [{ "method": "textDocument/didOpen", "actions": [
+                    { "later": { "ms": 50, "actions": [{ "notify": {
+                        "method": "textDocument/publishDiagnostics",
+                        "params": { "uri": uri, "version": 1, "diagnostics": [] },
+                    } }] } },
+                    { "later": { "ms": 400, "actions": [{ "publish": { "which": "current", "versioned": true } }] } },
+                ] }],
+            }),
+        );
+        let spec: &'static ServerSpec = Box::leak(Box::new(ServerSpec {
+            id: "fake-twice",
+            quirks: Quirks {
+                publishes_twice: twice,
+                ..Quirks::NONE
+            },
+            ..FAKE
+        }));
+        runtime().block_on(async {
+            let ws = Engine::new(Options {
+                servers: vec![spec],
+                search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
+                downloads: Some(false),
+                budgets: budgets(),
+                ..Options::default()
+            });
+            let answer = diags(&ws, &p.path("a.fake")).await;
+            ws.shutdown().await;
+            answer
+        })
+    };
+    assert_eq!(ask(true), A_DIAGS);
+    assert_eq!(ask(false), "a.fake: no diagnostics\n");
 }
