@@ -362,6 +362,32 @@ fn jdtls_checks_for_java_21_before_it_starts() {
     assert!(out.contains("jdtls"), "{out}");
 }
 
+/// Deno (`deno lsp`, from the `deno` package on npm) for a project with
+/// `deno.json`: a type error, a definition and references across modules
+/// imported by their `.ts` paths.
+#[test]
+fn deno_lsp() {
+    require(&tools("node_modules/.bin/deno"));
+    let out = run(Case {
+        files: &[
+            ("deno.json", "{}"),
+            (
+                "lib.ts",
+                "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+            ),
+            (
+                "main.ts",
+                "import { add } from \"./lib.ts\";\n\nexport const total: number = add(1, 2);\nexport const broken: number = \"one\";\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "main.ts",
+        definition: ("main.ts", 3, 30),
+        references: ("lib.ts", 1, 17),
+    });
+    snapshot("deno", &out);
+}
+
 /// svelte-language-server: a `<script lang="ts">` component importing a
 /// `.ts` module, with types across the boundary: the error in the
 /// component, the definition in the module, the use in the markup.

@@ -15,7 +15,8 @@ use crate::servers::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec
 /// that runs it.
 const TS_CACHE: &[Cache] = &[Cache::User("typescript")];
 
-/// TypeScript/JavaScript: `deno lsp`.
+/// TypeScript/JavaScript: `deno lsp`. npm ships Deno as the `deno` package,
+/// with the binary in a platform package beside it.
 pub static DENO_LSP: ServerSpec = ServerSpec {
     id: "deno",
     language: "TypeScript/JavaScript",
@@ -23,7 +24,10 @@ pub static DENO_LSP: ServerSpec = ServerSpec {
     command: "deno",
     args: &["lsp"],
     root: RootRule::Strict { markers: DENO },
-    install: Install::Download("https://github.com/denoland/deno/releases"),
+    install: Install::Npm(&[NpmPackage {
+        name: "deno",
+        version: "2.9.6",
+    }]),
     ..BASE
 };
 
