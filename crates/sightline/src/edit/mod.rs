@@ -2,9 +2,11 @@
 //! engine: `text` keeps the byte-order mark and line endings apart from the
 //! content, `commit` writes all or nothing, `patch` reads and applies the
 //! patch format, `tools` are the tools themselves, `check` lists the errors
-//! each changed file now has, and `range` formats only the lines an edit
-//! touched. An edit of a file that changed on disk since it was last read
-//! through these tools is refused (`crate::sync::Seen`).
+//! each change introduced (`delta` matches them before and after,
+//! `declared` picks the declarations whose users are checked too,
+//! `checkpoint` keeps states for `since`), and `range` formats only the
+//! lines an edit touched. An edit of a file that changed on disk since it
+//! was last read through these tools is refused (`crate::sync::Seen`).
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +16,7 @@ use crate::format::{Outcome, Report};
 pub mod check;
 pub mod checkpoint;
 pub mod commit;
+mod declared;
 pub mod delta;
 pub mod patch;
 mod range;

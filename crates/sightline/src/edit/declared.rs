@@ -1,0 +1,168 @@
+//! Which declarations a change touches: from the line diff of a file
+//! (`delta::hunks`) and its outline before the change, the functions whose
+//! header changed, the members and variables changed, and the types that
+//! gained or lost a member. A function's body is not its declaration, so a
+//! change inside one follows no one.
+
+use std::path::PathBuf;
+
+use crate::answer::Item;
+use crate::edit::delta::Hunk;
+
+/// Whether a hunk touches old lines `from..=to`: it changes one of them, or
+/// inserts between two of them.
+fn touches(h: &Hunk, from: usize, to: usize) -> bool {
+    let (first, last) = h.old;
+    if first > last {
+        // An insertion before old line `first`: inside the span only.
+        from < first && first <= to
+    } else {
+        first <= to && from <= last
+    }
+}
+
+/// Collects the symbols of `items` whose declaration the `hunks` of `text`
+/// touch, as (file, line, column, name) of their names: a function's header
+/// (its name to the parenthesis that closes its parameters, with what
+/// follows on that line), a variable's or field's whole range. A type (a
+/// class, an interface, a struct, an enum) follows its members, and itself
+/// when its header changes or a change between its members adds or removes
+/// one. A function's body is not its declaration.
+pub(super) fn declared(
+    items: &[Item],
+    text: &str,
+    hunks: &[Hunk],
+    out: &mut Vec<(PathBuf, usize, usize, String)>,
+) {
+    for item in items {
+        let (from, to) = (item.loc.line, item.end_line.max(item.loc.line));
+        let header_to = match item.kind.as_str() {
+            "function" | "method" | "constructor" | "operator" => {
+                header_end(text, item.loc.line, item.loc.column).min(to)
+            }
+            "class" | "interface" | "struct" | "enum" | "module" | "namespace" | "package"
+            | "object" => {
+                declared(&item.children, text, hunks, out);
+                // A change inside the type that no member holds adds or
+                // removes one: the type's users may break.
+                let between = hunks.iter().any(|h| {
+                    touches(h, from + 1, to)
+                        && !item
+                            .children
+                            .iter()
+                            .any(|c| touches(h, c.loc.line, c.end_line.max(c.loc.line)))
+                });
+                if between { to } else { from }
+            }
+            _ => to,
+        };
+        if hunks.iter().any(|h| touches(h, from, header_to)) {
+            out.push((
+                item.loc.path.clone(),
+                item.loc.line,
+                item.loc.column,
+                item.name.clone(),
+            ));
+        }
+    }
+}
+
+/// The line on which the parameter list that follows a function's name
+/// (at `line`, `column`, 1-based) closes: where the parentheses opened
+/// from there balance. The name's line when none opens on it.
+fn header_end(text: &str, line: usize, column: usize) -> usize {
+    let mut depth = 0i64;
+    let mut opened = false;
+    for (i, l) in text.lines().enumerate().skip(line.saturating_sub(1)) {
+        let skip = if i + 1 == line {
+            column.saturating_sub(1)
+        } else {
+            0
+        };
+        for c in l.chars().skip(skip) {
+            match c {
+                '(' => {
+                    depth += 1;
+                    opened = true;
+                }
+                ')' => depth -= 1,
+                _ => {}
+            }
+        }
+        if !opened || depth <= 0 {
+            return i + 1;
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::Loc;
+    use crate::edit::delta;
+
+    fn item(kind: &str, line: usize, end_line: usize, children: Vec<Item>) -> Item {
+        Item {
+            name: format!("{kind}{line}"),
+            kind: kind.into(),
+            loc: Loc {
+                path: PathBuf::from("/p/lib.py"),
+                line,
+                column: 5,
+                text: String::new(),
+            },
+            end_line,
+            children,
+        }
+    }
+
+    fn found(items: &[Item], old: &str, new: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        declared(items, old, &delta::hunks(old, new), &mut out);
+        out.into_iter().map(|(_, l, _, _)| l).collect()
+    }
+
+    #[test]
+    fn a_functions_body_is_not_its_declaration() {
+        let old = "def add(a,\n        b):\n    return a + b\n\nx = 1\n";
+        let items = [
+            item("function", 1, 3, vec![]),
+            item("variable", 5, 5, vec![]),
+        ];
+        let body = "def add(a,\n        b):\n    return a - b\n\nx = 1\n";
+        assert_eq!(found(&items, old, body), Vec::<usize>::new());
+        let params = "def add(a,\n        b, c):\n    return a + b\n\nx = 1\n";
+        assert_eq!(found(&items, old, params), vec![1]);
+        let var = "def add(a,\n        b):\n    return a + b\n\nx = 2\n";
+        assert_eq!(found(&items, old, var), vec![5]);
+        // A line inserted above the function does not touch it; one
+        // inserted inside its parameter list does.
+        let above = "# note\ndef add(a,\n        b):\n    return a + b\n\nx = 1\n";
+        assert_eq!(found(&items, old, above), Vec::<usize>::new());
+        let inside = "def add(a,\n        c,\n        b):\n    return a + b\n\nx = 1\n";
+        assert_eq!(found(&items, old, inside), vec![1]);
+        // An import added at the top and a parameter far below: only the
+        // function, not all between.
+        let both = "import os\ndef add(a,\n        b, c):\n    return a + b\n\nx = 1\n";
+        assert_eq!(found(&items, old, both), vec![1]);
+    }
+
+    #[test]
+    fn a_types_members_are_followed_and_a_new_member_follows_the_type() {
+        let old = "interface Shape {\n  width: number;\n  height: number;\n}\n";
+        let items = [item(
+            "interface",
+            1,
+            4,
+            vec![
+                item("property", 2, 2, vec![]),
+                item("property", 3, 3, vec![]),
+            ],
+        )];
+        let typed = "interface Shape {\n  width: number;\n  height: string;\n}\n";
+        assert_eq!(found(&items, old, typed), vec![3]);
+        let added = "interface Shape {\n  width: number;\n  depth: number;\n  height: number;\n}\n";
+        assert_eq!(found(&items, old, added), vec![1]);
+    }
+}
