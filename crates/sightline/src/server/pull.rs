@@ -20,6 +20,10 @@ use crate::server::LspServer;
 use crate::server::documents::Doc;
 use crate::server::inbox::ServerState;
 
+/// How long a cancelled pull waits for news from the server before it is
+/// asked again.
+const ASK_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// JSON-RPC codes a pull may fail with that mean "ask again".
 const SERVER_CANCELLED: i64 = -32802;
 const CONTENT_MODIFIED: i64 = -32801;
@@ -292,8 +296,13 @@ impl Puller {
                         self.client.name(),
                         error.message
                     );
+                    // Asked again when the server says anything more, or
+                    // soon anyway: rust-analyzer cancels a pull when a
+                    // reload begins and may then say nothing until asked,
+                    // and the pull waited out the whole budget.
                     let mut rx = self.state.subscribe();
-                    let _ = tokio::time::timeout_at(deadline, rx.changed()).await;
+                    let soon = tokio::time::Instant::now() + ASK_AGAIN_AFTER;
+                    let _ = tokio::time::timeout_at(soon.min(deadline), rx.changed()).await;
                     None
                 }
                 Err(ClientError::Timeout { .. }) => None,
