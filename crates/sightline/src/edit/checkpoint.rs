@@ -18,8 +18,6 @@ pub const KEPT: usize = 32;
 pub const KEPT_BYTES: usize = 64 << 20;
 /// At most this many files are listed in a delta.
 const FILES_SHOWN: usize = 20;
-/// At most this many new errors are listed per file.
-const ERRORS_PER_FILE: usize = 20;
 
 /// The errors of some files at one moment.
 #[derive(Debug, Clone, Default)]
@@ -131,18 +129,7 @@ impl Since {
             }
             out.push_str(&head);
             out.push('\n');
-            for e in errors.iter().take(ERRORS_PER_FILE) {
-                out.push_str(&format!(
-                    "  {}:{} {} [{}]\n",
-                    e.line, e.column, e.message, e.source
-                ));
-            }
-            if errors.len() > ERRORS_PER_FILE {
-                out.push_str(&format!(
-                    "  ... and {} more\n",
-                    errors.len() - ERRORS_PER_FILE
-                ));
-            }
+            crate::engine::check::push_errors(&mut out, errors);
         }
         if shown > FILES_SHOWN {
             out.push_str(&format!("... and {} more files\n", shown - FILES_SHOWN));

@@ -66,18 +66,7 @@ impl Checked {
                 errors.len(),
                 if errors.len() == 1 { "" } else { "s" }
             ));
-            for e in errors.iter().take(ERRORS_PER_FILE) {
-                out.push_str(&format!(
-                    "  {}:{} {} [{}]\n",
-                    e.line, e.column, e.message, e.source
-                ));
-            }
-            if errors.len() > ERRORS_PER_FILE {
-                out.push_str(&format!(
-                    "  ... and {} more\n",
-                    errors.len() - ERRORS_PER_FILE
-                ));
-            }
+            push_errors(&mut out, errors);
         }
         if self.files.len() > FILES_SHOWN {
             out.push_str(&format!(
@@ -86,6 +75,22 @@ impl Checked {
             ));
         }
         out
+    }
+}
+
+/// Lists `errors` indented, at most [`ERRORS_PER_FILE`], then how many more.
+pub(crate) fn push_errors(out: &mut String, errors: &[Finding]) {
+    for e in errors.iter().take(ERRORS_PER_FILE) {
+        out.push_str(&format!(
+            "  {}:{} {} [{}]\n",
+            e.line, e.column, e.message, e.source
+        ));
+    }
+    if errors.len() > ERRORS_PER_FILE {
+        out.push_str(&format!(
+            "  ... and {} more\n",
+            errors.len() - ERRORS_PER_FILE
+        ));
     }
 }
 

@@ -52,10 +52,14 @@ fn script() -> Value {
 }
 
 fn ask(restart_ms: u64) -> String {
-    let p = project(script());
+    diagnose(&project(script()), checking(restart_ms))
+}
+
+/// The diagnostics of `a.fake`, asked of `spec` alone.
+fn diagnose(p: &sightline_test_support::Project, spec: &'static ServerSpec) -> String {
     runtime().block_on(async {
         let ws = Engine::new(Options {
-            servers: vec![checking(restart_ms)],
+            servers: vec![spec],
             search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
             downloads: Some(false),
             budgets: budgets(),
@@ -105,18 +109,7 @@ fn of_two_publishes_for_a_version_the_second_counts() {
             },
             ..FAKE
         }));
-        runtime().block_on(async {
-            let ws = Engine::new(Options {
-                servers: vec![spec],
-                search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
-                downloads: Some(false),
-                budgets: budgets(),
-                ..Options::default()
-            });
-            let answer = diags(&ws, &p.path("a.fake")).await;
-            ws.shutdown().await;
-            answer
-        })
+        diagnose(&p, spec)
     };
     assert_eq!(ask(true), A_DIAGS);
     assert_eq!(ask(false), "a.fake: no diagnostics\n");

@@ -123,10 +123,9 @@ fn pyright_errors_already_there_are_counted_not_listed() {
     });
 }
 
-/// An exported interface's field type changed: the file that imports it
-/// through a re-export is reported.
-#[test]
-fn typescript_a_field_type_change_reaches_a_user_through_a_re_export() {
+/// A TypeScript project whose `use.ts` imports `Shape` from `shapes.ts`
+/// through a re-export in `index.ts`; `edit` in `shapes.ts` answers.
+fn shapes_edit(use_ts: &str, old: &str, new: &str) -> (Project, String) {
     let p = Project::new(&[
         ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
         (
@@ -134,59 +133,54 @@ fn typescript_a_field_type_change_reaches_a_user_through_a_re_export() {
             "export interface Shape {\n  width: number;\n  name: string;\n}\n",
         ),
         ("index.ts", "export * from \"./shapes\";\n"),
-        (
-            "use.ts",
-            "import { Shape } from \"./index\";\n\nconst s: Shape = { width: 1, name: \"a\" };\nexport const w: number = s.width;\n",
-        ),
+        ("use.ts", use_ts),
     ]);
-    runtime().block_on(async {
+    let text = runtime().block_on(async {
         let ws = engine(&p);
         let a = ws
-            .edit(&p.path("shapes.ts"), "width: number", "width: string", false)
+            .edit(&p.path("shapes.ts"), old, new, false)
             .await
             .unwrap();
-        assert_eq!(
-            a.text(),
-            format!(
-                "edited {} (1 replacement)\nuse.ts: 2 new errors (it uses what changed)\n3:20 error: Type 'number' is not assignable to type 'string'. [typescript]\n4:14 error: Type 'string' is not assignable to type 'number'. [typescript]\n",
-                p.path("shapes.ts").display()
-            )
-        );
         ws.shutdown().await;
+        a.text()
     });
+    (p, text)
+}
+
+/// An exported interface's field type changed: the file that imports it
+/// through a re-export is reported.
+#[test]
+fn typescript_a_field_type_change_reaches_a_user_through_a_re_export() {
+    let (p, text) = shapes_edit(
+        "import { Shape } from \"./index\";\n\nconst s: Shape = { width: 1, name: \"a\" };\nexport const w: number = s.width;\n",
+        "width: number",
+        "width: string",
+    );
+    assert_eq!(
+        text,
+        format!(
+            "edited {} (1 replacement)\nuse.ts: 2 new errors (it uses what changed)\n3:20 error: Type 'number' is not assignable to type 'string'. [typescript]\n4:14 error: Type 'string' is not assignable to type 'number'. [typescript]\n",
+            p.path("shapes.ts").display()
+        )
+    );
 }
 
 /// A required member added to an exported interface: the object literal
 /// that builds one, in a file that imports it through a re-export, breaks.
 #[test]
 fn typescript_a_new_required_member_reaches_a_user_through_a_re_export() {
-    let p = Project::new(&[
-        ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
-        (
-            "shapes.ts",
-            "export interface Shape {\n  width: number;\n  name: string;\n}\n",
-        ),
-        ("index.ts", "export * from \"./shapes\";\n"),
-        (
-            "use.ts",
-            "import { Shape } from \"./index\";\n\nexport const s: Shape = { width: 1, name: \"a\" };\n",
-        ),
-    ]);
-    runtime().block_on(async {
-        let ws = engine(&p);
-        let a = ws
-            .edit(&p.path("shapes.ts"), "  name: string;\n", "  name: string;\n  depth: number;\n", false)
-            .await
-            .unwrap();
-        assert_eq!(
-            a.text(),
-            format!(
-                "edited {} (1 replacement)\nuse.ts: 1 new error (it uses what changed)\n3:14 error: Property 'depth' is missing in type '{{ width: number; name: string; }}' but required in type 'Shape'. [typescript]\n",
-                p.path("shapes.ts").display()
-            )
-        );
-        ws.shutdown().await;
-    });
+    let (p, text) = shapes_edit(
+        "import { Shape } from \"./index\";\n\nexport const s: Shape = { width: 1, name: \"a\" };\n",
+        "  name: string;\n",
+        "  name: string;\n  depth: number;\n",
+    );
+    assert_eq!(
+        text,
+        format!(
+            "edited {} (1 replacement)\nuse.ts: 1 new error (it uses what changed)\n3:14 error: Property 'depth' is missing in type '{{ width: number; name: string; }}' but required in type 'Shape'. [typescript]\n",
+            p.path("shapes.ts").display()
+        )
+    );
 }
 
 /// The users of a change that cannot be checked within `dependents_ms`
