@@ -321,6 +321,55 @@ fn prisma_language_server() {
     snapshot("prisma", &out);
 }
 
+/// tombi (PyPI): a Cargo member's `edition` given as a number, against
+/// the Cargo schema tombi carries (it runs `--offline`); a workspace
+/// dependency resolved to the workspace's `Cargo.toml`, and back.
+#[test]
+fn tombi_toml() {
+    require(&tools(".venv/bin/tombi"));
+    let out = run(Case {
+        files: &[
+            (".git/HEAD", ""),
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"crates/a\"]\n\n[workspace.dependencies]\nserde = \"1\"\n",
+            ),
+            (
+                "crates/a/Cargo.toml",
+                "[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = 2021\n\n[dependencies]\nserde = { workspace = true }\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "crates/a/Cargo.toml",
+        definition: ("crates/a/Cargo.toml", 7, 1),
+        references: ("Cargo.toml", 5, 1),
+    });
+    snapshot("tombi", &out);
+}
+
+/// rumdl (PyPI), a Markdown linter: a link to a heading that does not
+/// exist and a heading without its space; a link resolved to the heading
+/// in another file.
+#[test]
+fn rumdl_markdown() {
+    require(&tools(".venv/bin/rumdl"));
+    let out = run(Case {
+        files: &[
+            (".git/HEAD", ""),
+            (
+                "README.md",
+                "# Title\n\nSee [the guide](guide.md#setup) and [missing](#nope).\n\n#Bad heading\n",
+            ),
+            ("guide.md", "# Guide\n\n## Setup\n\nText.\n"),
+        ],
+        config: json!({}),
+        diagnose: "README.md",
+        definition: ("README.md", 3, 20),
+        references: ("README.md", 3, 20),
+    });
+    snapshot("rumdl", &out);
+}
+
 /// jdtls runs on Java 21 or newer: with an older `java` it is not started,
 /// and the answer says what it needs and what was found; with Java 21 the
 /// check passes (the stand-in jdtls then fails to start, as itself).

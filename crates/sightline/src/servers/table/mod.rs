@@ -120,6 +120,8 @@ pub static BUILTIN: &[&ServerSpec] = &[
     &JSON,
     &CSS,
     &HTML,
+    &TOML,
+    &MARKDOWN,
 ];
 
 /// The 38 server ids that configuration keys have always named; each must

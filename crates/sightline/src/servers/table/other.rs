@@ -1,6 +1,6 @@
 //! The servers of the remaining languages: Ruby, Elixir, YAML, Lua, PHP,
-//! Prisma, shell, Terraform, LaTeX, Dockerfiles, Clojure, Nix, Typst and
-//! Julia.
+//! Prisma, shell, Terraform, LaTeX, Dockerfiles, Clojure, Nix, Typst,
+//! Julia, TOML and Markdown.
 
 use super::LOCKFILES;
 use crate::servers::quirks::Quirks;
@@ -248,5 +248,39 @@ pub static JULIA: ServerSpec = ServerSpec {
         exclude: &[],
     },
     install: Install::Toolchain(&["julia", "-e", "using Pkg; Pkg.add(\"LanguageServer\")"]),
+    ..BASE
+};
+
+/// TOML: `tombi lsp --offline`, from PyPI. `--offline` keeps it to the
+/// schemas it carries and has cached: it would otherwise fetch schema
+/// catalogues at start, and children get no network unless an entry asks.
+pub static TOML: ServerSpec = ServerSpec {
+    id: "tombi",
+    language: "TOML",
+    extensions: &[".toml"],
+    command: "tombi",
+    args: &["lsp", "--offline"],
+    // A member's `Cargo.toml` refers to its workspace's, above it: the root
+    // is the project's, not the nearest manifest's.
+    root: RootRule::Default,
+    install: Install::Pypi {
+        package: "tombi",
+        version: "1.9.6",
+    },
+    ..BASE
+};
+
+/// Markdown: `rumdl server`, a linter, from PyPI.
+pub static MARKDOWN: ServerSpec = ServerSpec {
+    id: "rumdl",
+    language: "Markdown",
+    extensions: &[".md", ".markdown"],
+    command: "rumdl",
+    args: &["server"],
+    root: RootRule::Default,
+    install: Install::Pypi {
+        package: "rumdl",
+        version: "0.3.0",
+    },
     ..BASE
 };
