@@ -76,5 +76,5 @@ const LANGUAGE_IDS: &[(&[&str], &str)] = &[
     (&[".hs", ".lhs"], "haskell"),
     (&[".jl"], "julia"),
     (&[".toml"], "toml"),
-    (&[".md", ".mdx"], "markdown"),
+    (&[".md", ".mdx", ".markdown"], "markdown"),
 ];
