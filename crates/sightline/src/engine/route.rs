@@ -69,6 +69,21 @@ impl Engine {
         }
     }
 
+    /// Whether `spec` has the plugin it needs for `path`'s extension, when
+    /// it needs one (`Quirks::plugin_extensions`).
+    fn plugin_present(&self, spec: &ServerSpec, path: &Path, root: &Path) -> bool {
+        let Some(plugin) = spec.quirks.plugin_extensions else {
+            return true;
+        };
+        let ext = crate::files::extension_of(path).unwrap_or_default();
+        if !plugin.extensions.contains(&ext.as_str()) {
+            return true;
+        }
+        self.pool
+            .locate(spec, root)
+            .is_some_and(|program| (plugin.found)(root, &program))
+    }
+
     /// Finds the first server and its root for a checked file.
     pub(crate) fn route(
         &self,
@@ -103,6 +118,9 @@ impl Engine {
             let Some(root) = roots::root_for_server(spec, &file.path, self.root.as_deref()) else {
                 continue;
             };
+            if !self.plugin_present(spec, &file.path, &root) {
+                continue;
+            }
             if self.is_on(spec, &root) {
                 routes.push((spec, root));
             } else if spec.role != servers::Role::Linter {

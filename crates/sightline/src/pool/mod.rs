@@ -227,6 +227,7 @@ impl Pool {
                     server.set_note(why);
                 }
                 server.touch();
+                self.link_relay(&server).await;
                 return Ok(server);
             }
             // It crashed since its last use: count it, then start it anew
@@ -235,6 +236,31 @@ impl Pool {
             tracing::warn!("{} for {} has exited: {why}", spec.id, root.display());
             self.shared.record_failure(&key, ToolError::Exited(why));
             self.shared.forget(&key, &slot);
+        }
+    }
+
+    /// Starts the server that answers `server`'s relayed requests, for the
+    /// same root, and links the two (vue-language-server's tsserver). Where
+    /// that server cannot start, the relayed requests are answered with
+    /// nothing, and the asking server answers what it can without them.
+    async fn link_relay(&self, server: &Arc<LspServer>) {
+        let Some(relay) = server.spec.quirks.relay else {
+            return;
+        };
+        if server.relay_linked() {
+            return;
+        }
+        let Some(spec) = crate::servers::builtin(relay.to) else {
+            return;
+        };
+        match Box::pin(self.get(spec, &server.root)).await {
+            Ok(target) => server.relay_to(&target),
+            Err(e) => tracing::warn!(
+                "{} for {}: {} cannot answer its requests: {e}",
+                server.spec.id,
+                server.root.display(),
+                relay.to
+            ),
         }
     }
 

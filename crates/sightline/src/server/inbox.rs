@@ -122,6 +122,8 @@ pub struct ServerState {
     pub(crate) virtual_env: Option<PathBuf>,
     /// The configured settings (`lsp.ID.settings`), by section.
     pub(crate) user_settings: Mutex<Value>,
+    /// Where the requests it relays to another server go (`Quirks::relay`).
+    relay: Option<crate::server::relay::RelayQueue>,
 }
 
 impl ServerState {
@@ -135,7 +137,14 @@ impl ServerState {
             next_token: std::sync::atomic::AtomicU64::new(1),
             virtual_env: None,
             user_settings: Mutex::new(Value::Null),
+            relay: None,
         }
+    }
+
+    /// The same state, queueing the requests the server relays.
+    pub fn with_relay(mut self, relay: Option<crate::server::relay::RelayQueue>) -> Self {
+        self.relay = relay;
+        self
     }
 
     /// The same state, answering `settings` over the built-in configuration.
@@ -324,6 +333,11 @@ impl Handler for ServerState {
                     };
                     s.pushes.insert(path, push);
                 });
+            }
+            m if self.spec.quirks.relay.is_some_and(|r| r.notification == m) => {
+                if let Some(queue) = &self.relay {
+                    let _ = queue.send(params);
+                }
             }
             "window/logMessage" => {
                 let text = params.get("message").and_then(Value::as_str).unwrap_or("");

@@ -27,6 +27,7 @@ mod memo;
 mod pull;
 mod readiness;
 mod refactor;
+pub mod relay;
 mod requests;
 mod settings;
 mod start;
@@ -75,6 +76,8 @@ pub struct LspServer {
     tmp: Option<PathBuf>,
     /// Location answers of the current generation.
     memo: memo::Memo,
+    /// The server that answers this one's relayed requests (`Quirks::relay`).
+    relay_target: relay::RelayTarget,
 }
 
 impl Drop for LspServer {

@@ -122,10 +122,12 @@ impl LspServer {
         launch: Launch,
         budgets: Budgets,
     ) -> Result<Arc<LspServer>, ToolError> {
+        let (relay_queue, relayed) = tokio::sync::mpsc::unbounded_channel();
         let state = Arc::new(
             ServerState::new(spec, root.clone())
                 .with_virtual_env(launch.virtual_env.clone())
-                .with_settings(launch.settings.clone()),
+                .with_settings(launch.settings.clone())
+                .with_relay(spec.quirks.relay.map(|_| relay_queue)),
         );
         let mut config = SpawnConfig::new(spec.id, launch.program, root.clone());
         config.args = launch.args;
@@ -216,7 +218,11 @@ impl LspServer {
             served: Default::default(),
             tmp,
             memo: Default::default(),
+            relay_target: Default::default(),
         });
+        if let Some(relay) = spec.quirks.relay {
+            server.start_relay(relay, relayed);
+        }
         if spec.quirks.ready_after_refresh
             && !server.wait_until(budgets.ready, |s| s.refreshes > 0).await
         {

@@ -96,6 +96,15 @@ pub struct Quirks {
     /// A runtime the server needs at a minimum version, checked before it
     /// starts (jdtls: Java 21).
     pub runtime: Option<Runtime>,
+    /// Requests the server sends as notifications for another server of the
+    /// same root to answer (vue-language-server asks its TypeScript work of
+    /// tsserver, where `@vue/typescript-plugin` runs).
+    pub relay: Option<Relay>,
+    /// Extensions the server handles only with a plugin, and how to find
+    /// the plugin for a root and the program (tsserver handles `.vue` files
+    /// only with `@vue/typescript-plugin`; without it they are left to the
+    /// other servers).
+    pub plugin_extensions: Option<PluginExtensions>,
     /// Servers that index a whole project only when a file names it
     /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
     /// `compile_commands.json`) see a file outside every such project with
@@ -212,6 +221,33 @@ pub enum ImportAliases {
     AskAliasAndWords,
 }
 
+/// Requests one server makes of another (see `Quirks::relay`): the server
+/// sends `notification` with `[id, command, args]`; sightline runs
+/// `command` with `[command, args]` on the server `to` of the same root
+/// (`workspace/executeCommand`) and sends the result's `body` back as
+/// `reply` with `[id, body]`: a null body when that fails, so the asking
+/// server never waits forever.
+#[derive(Debug, Clone, Copy)]
+pub struct Relay {
+    /// The notification that carries a request (`tsserver/request`).
+    pub notification: &'static str,
+    /// The server id that answers it (`typescript`).
+    pub to: &'static str,
+    /// The command run there (`typescript.tsserverRequest`).
+    pub command: &'static str,
+    /// The notification that carries the answer (`tsserver/response`).
+    pub reply: &'static str,
+}
+
+/// See `Quirks::plugin_extensions`.
+#[derive(Debug, Clone, Copy)]
+pub struct PluginExtensions {
+    /// The extensions, with their dot.
+    pub extensions: &'static [&'static str],
+    /// Whether the plugin is there, for the root and the program found.
+    pub found: fn(&Path, &Path) -> bool,
+}
+
 /// A runtime a server needs (see `Quirks::runtime`).
 #[derive(Debug, Clone, Copy)]
 pub struct Runtime {
@@ -242,6 +278,8 @@ impl Quirks {
         ready_after_refresh: false,
         publishes_twice: false,
         runtime: None,
+        relay: None,
+        plugin_extensions: None,
         loose_files: None,
         ready_after_progress: None,
         background_progress: &[],

@@ -302,6 +302,39 @@ fn astro_language_server() {
     snapshot("astro", &out);
 }
 
+/// Vue in hybrid mode: tsserver with `@vue/typescript-plugin` loaded types
+/// a `<script setup lang="ts">` component that imports a `.ts` module
+/// (the wrong assignment, the definition across the boundary, the module's
+/// uses inside the component); vue-language-server adds the template's
+/// error, its own TypeScript questions relayed to that tsserver.
+#[test]
+fn vue_language_server_with_the_typescript_plugin() {
+    require(&tools("node_modules/.bin/vue-language-server"));
+    require(&tools("node_modules/@vue/typescript-plugin/package.json"));
+    let out = run(Case {
+        files: &[
+            ("package.json", "{\"name\": \"v\", \"private\": true}"),
+            (
+                "tsconfig.json",
+                "{\"compilerOptions\": {\"strict\": true, \"module\": \"esnext\", \"moduleResolution\": \"bundler\", \"target\": \"esnext\"}, \"include\": [\"*.ts\", \"*.vue\"]}",
+            ),
+            (
+                "lib.ts",
+                "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+            ),
+            (
+                "App.vue",
+                "<script setup lang=\"ts\">\nimport { add } from \"./lib\";\nconst total: number = add(1, 2);\nconst broken: number = \"one\";\n</script>\n\n<template>\n  <p>{{ total }} {{ broken }}</p>\n  <div v-if=\"\"></div>\n</template>\n",
+            ),
+        ],
+        config: json!({}),
+        diagnose: "App.vue",
+        definition: ("App.vue", 3, 23),
+        references: ("lib.ts", 1, 17),
+    });
+    snapshot("vue", &out);
+}
+
 /// @prisma/language-server (npm; sightline used to look only for the
 /// `prisma` CLI on PATH): an unknown field type, a relation resolved to
 /// its model, the model's uses.

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{DENO, JS_EXTS, JS_PROJECT, LOCKFILES, TS_LOOSE, VSCODE_EXTRACTED};
 use crate::sandbox::Cache;
-use crate::servers::quirks::{LinterUse, Quirks};
+use crate::servers::quirks::{LinterUse, PluginExtensions, Quirks, Relay};
 use crate::servers::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
 
 /// tsserver's type cache (`~/.cache/typescript`), written by every server
@@ -35,7 +35,9 @@ pub static DENO_LSP: ServerSpec = ServerSpec {
 pub static TYPESCRIPT: ServerSpec = ServerSpec {
     id: "typescript",
     language: "TypeScript/JavaScript",
-    extensions: JS_EXTS,
+    extensions: &[
+        ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue",
+    ],
     command: "typescript-language-server",
     args: &["--stdio"],
     root: RootRule::Nearest {
@@ -53,6 +55,10 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
             name: "typescript",
             version: "5.9.3",
         },
+        NpmPackage {
+            name: "@vue/typescript-plugin",
+            version: "3.3.11",
+        },
     ]),
     quirks: Quirks {
         first_publish_is_partial: true,
@@ -60,6 +66,10 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         diagnostics_from_tsserver: true,
         caches: TS_CACHE,
         init_options: Some(tsserver_path),
+        plugin_extensions: Some(PluginExtensions {
+            extensions: &[".vue"],
+            found: |root, program| find_vue_plugin(root, program).is_some(),
+        }),
         on_install: crate::servers::quirks::OnInstall::Restart(&["node_modules"]),
         ..Quirks::NONE
     },
@@ -107,8 +117,19 @@ pub static VUE: ServerSpec = ServerSpec {
         name: "@vue/language-server",
         version: "3.3.11",
     }]),
+    // Hybrid mode: the types of a `.vue` file come from tsserver with
+    // `@vue/typescript-plugin` loaded (see `tsserver_path`), which answers
+    // its script's questions and publishes its errors; this server adds
+    // the template's and asks its own TypeScript questions of that
+    // tsserver.
     quirks: Quirks {
         caches: TS_CACHE,
+        relay: Some(Relay {
+            notification: "tsserver/request",
+            to: "typescript",
+            command: "typescript.tsserverRequest",
+            reply: "tsserver/response",
+        }),
         ..Quirks::NONE
     },
     ..BASE
@@ -320,7 +341,12 @@ pub static HTML: ServerSpec = ServerSpec {
 fn tsserver_path(spec: &ServerSpec, root: &Path, program: &Path) -> Result<Value, String> {
     match find_tsserver(root, program) {
         Some(tsserver) => Ok(json!({
-            "tsserver": { "path": tsserver, "useSyntaxServer": "never" }
+            "tsserver": { "path": tsserver, "useSyntaxServer": "never" },
+            "plugins": find_vue_plugin(root, program).map(|location| json!([{
+                "name": "@vue/typescript-plugin",
+                "location": location,
+                "languages": ["vue"],
+            }])).unwrap_or_else(|| json!([])),
         })),
         None => Err(format!(
             "typescript-language-server needs TypeScript 5 or 6 (with tsserver.js); install it with `npm install typescript@5.9.3` in the project, or `{}`",
@@ -357,6 +383,36 @@ fn find_tsserver(root: &Path, server_bin: &Path) -> Option<PathBuf> {
     real.ancestors()
         .filter(|d| d.file_name().is_some_and(|n| n == "node_modules"))
         .find_map(candidate)
+}
+
+/// The directory whose `node_modules` holds `@vue/typescript-plugin`, for
+/// tsserver to load
+/// (hybrid mode, without which `.vue` files get no types): the project's
+/// `node_modules` first, then the one beside typescript-language-server
+/// (sightline installs the plugin with it), then the one beside a
+/// vue-language-server on PATH (the plugin is its dependency).
+fn find_vue_plugin(root: &Path, server_bin: &Path) -> Option<PathBuf> {
+    let holds = |nm: &Path| {
+        nm.join("@vue")
+            .join("typescript-plugin")
+            .join("package.json")
+            .is_file()
+    };
+    let beside = |bin: &Path| {
+        let real = std::fs::canonicalize(bin).ok()?;
+        real.ancestors()
+            .filter(|d| d.file_name().is_some_and(|n| n == "node_modules"))
+            .find(|nm| holds(nm))
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+    };
+    // tsserver looks for a plugin in `<location>/node_modules`.
+    root.ancestors()
+        .filter(|d| crate::project::trusted_at(d) && holds(&d.join("node_modules")))
+        .map(Path::to_path_buf)
+        .next()
+        .or_else(|| beside(server_bin))
+        .or_else(|| beside(&which::which("vue-language-server").ok()?))
 }
 
 /// vscode-eslint-language-server asks for its whole settings object and
