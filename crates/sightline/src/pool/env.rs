@@ -31,6 +31,7 @@ pub const SERVER_ENV: &[&str] = &[
     "C_INCLUDE_PATH",
     "CPLUS_INCLUDE_PATH",
     "PKG_CONFIG_PATH",
+    "VSCODE_EXTENSIONS",
 ];
 
 /// Each of [`SERVER_ENV`] with its value, `None` when unset.

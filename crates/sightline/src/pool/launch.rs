@@ -62,7 +62,13 @@ impl Pool {
         }
         let args = match &command {
             Some(c) => c[1..].to_vec(),
-            None => spec.args.iter().map(|a| a.to_string()).collect(),
+            None => {
+                let mut args: Vec<String> = spec.args.iter().map(|a| a.to_string()).collect();
+                if let Some(extra) = spec.quirks.extra_args {
+                    args.extend(extra(&self.server_env).map_err(ToolError::Unavailable)?);
+                }
+                args
+            }
         };
         // Every server runs in the sandbox: it may write the writable roots
         // (the workspace, or its own root when there is no workspace

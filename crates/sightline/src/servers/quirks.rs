@@ -141,6 +141,10 @@ pub struct Quirks {
     /// found, in place of the spec's `init` text; an `Err` is why the server
     /// cannot start there (the text of the `unavailable:` answer).
     pub init_options: Option<InitOptions>,
+    /// Arguments found at launch, after the spec's, from the client's
+    /// environment (`pool::env`); an `Err` is why the server cannot start
+    /// (Razor: the VS Code C# extension's Razor files).
+    pub extra_args: Option<ExtraArgs>,
     /// The settings answered when the server asks for its whole
     /// configuration (`workspace/configuration` with the section "" or
     /// none), given the server's root, for a server that fails on `{}`.
@@ -180,6 +184,10 @@ pub enum OnInstall {
     /// unresolved.
     Restart(&'static [&'static str]),
 }
+
+/// `Quirks::extra_args`: the client's environment (each variable that
+/// `pool::env` carries, with its value or none) to the arguments.
+pub type ExtraArgs = fn(&[(String, Option<String>)]) -> Result<Vec<String>, String>;
 
 /// `Quirks::init_options`: the spec, the project root and the program
 /// found for it.
@@ -287,6 +295,7 @@ impl Quirks {
         caches: &[],
         private_env: &[],
         init_options: None,
+        extra_args: None,
         whole_settings: None,
         used_by_project: None,
         rustup_component: None,

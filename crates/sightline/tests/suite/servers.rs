@@ -976,3 +976,63 @@ fn clangd_references_without_a_compilation_database() {
     }
     assert_eq!(out, expected);
 }
+
+/// Razor is started with the Razor files of the newest VS Code C# extension
+/// (found through the client's `VSCODE_EXTENSIONS`); without them the
+/// answer says what is missing, and Roslyn is not started.
+#[test]
+fn razor_is_started_with_the_csharp_extension_s_razor_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = tempfile::tempdir().unwrap();
+    let roslyn = bin.path().join("roslyn-language-server");
+    std::fs::write(
+        &roslyn,
+        "#!/bin/sh\necho \"stand-in roslyn: $*\" >&2\nexit 3\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&roslyn, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let extensions = tempfile::tempdir().unwrap();
+    let p = Project::new(&[
+        ("Web.csproj", "<Project Sdk=\"Microsoft.NET.Sdk.Web\"/>"),
+        ("Pages/Index.razor", "<h1>Hello</h1>\n"),
+    ]);
+    let ask = || {
+        runtime().block_on(async {
+            let ws = Engine::new(Options {
+                search_path: vec![bin.path().to_owned()],
+                downloads: Some(false),
+                server_env: vec![(
+                    "VSCODE_EXTENSIONS".to_owned(),
+                    Some(extensions.path().display().to_string()),
+                )],
+                ..Options::default()
+            });
+            let out = diags(&ws, &p.path("Pages/Index.razor")).await;
+            ws.shutdown().await;
+            out
+        })
+    };
+    let out = ask();
+    assert!(
+        out.starts_with("unavailable: razor needs the Razor files of the VS Code C# extension")
+            && out.contains(&extensions.path().display().to_string()),
+        "{out}"
+    );
+    let razor = extensions
+        .path()
+        .join("ms-dotnettools.csharp-2.90.60-linux-x64/.razorExtension");
+    std::fs::create_dir_all(razor.join("Targets")).unwrap();
+    for f in [
+        "Microsoft.CodeAnalysis.Razor.Compiler.dll",
+        "Targets/Microsoft.NET.Sdk.Razor.DesignTime.targets",
+        "Microsoft.VisualStudioCode.RazorExtension.dll",
+    ] {
+        std::fs::write(razor.join(f), "").unwrap();
+    }
+    let out = ask();
+    let expected = format!(
+        "stand-in roslyn: --stdio --autoLoadProjects --razorSourceGenerator={r}/Microsoft.CodeAnalysis.Razor.Compiler.dll --razorDesignTimePath={r}/Targets/Microsoft.NET.Sdk.Razor.DesignTime.targets --extension {r}/Microsoft.VisualStudioCode.RazorExtension.dll",
+        r = razor.display()
+    );
+    assert!(out.contains(&expected), "{out}");
+}

@@ -11,6 +11,7 @@ pub mod languages;
 mod native;
 mod other;
 mod python;
+mod razor;
 #[cfg(test)]
 mod root_tests;
 #[cfg(test)]

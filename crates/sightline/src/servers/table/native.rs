@@ -64,7 +64,8 @@ pub static CSHARP: ServerSpec = ServerSpec {
     ..BASE
 };
 
-/// Razor: `roslyn-language-server --stdio --autoLoadProjects`.
+/// Razor: `roslyn-language-server --stdio --autoLoadProjects` with the
+/// Razor files of the VS Code C# extension (see `razor`).
 pub static RAZOR: ServerSpec = ServerSpec {
     id: "razor",
     language: "Razor",
@@ -73,6 +74,10 @@ pub static RAZOR: ServerSpec = ServerSpec {
     args: &["--stdio", "--autoLoadProjects"],
     root: DOTNET_ROOT,
     install: ROSLYN,
+    quirks: Quirks {
+        extra_args: Some(super::razor::razor_args),
+        ..Quirks::NONE
+    },
     ..BASE
 };
 
