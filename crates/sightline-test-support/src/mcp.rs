@@ -36,6 +36,8 @@ pub struct McpDriver {
     _data: tempfile::TempDir,
     data: PathBuf,
     logs: tempfile::TempDir,
+    /// The program the next `open` starts, when not this build's.
+    program: Option<PathBuf>,
 }
 
 /// The answer to a tool call.
@@ -76,6 +78,7 @@ impl McpDriver {
             logs: tempfile::tempdir().unwrap(),
             daemon: crate::DaemonDirs::new(),
             more: Vec::new(),
+            program: None,
         }
     }
 
@@ -150,6 +153,15 @@ impl McpDriver {
         self.open_env(session, cwd, path, args, &[])
     }
 
+    /// Starts `command mcp` (an installed sightline, not this build's) in
+    /// `cwd` with the pinned servers on PATH, through this driver's daemon.
+    pub fn open_command(&mut self, session: &str, cwd: &Path, command: &Path) -> Value {
+        self.program = Some(command.to_owned());
+        let opened = self.open(session, cwd);
+        self.program = None;
+        opened
+    }
+
     /// [`Self::open_args`] with more environment variables.
     pub fn open_env(
         &mut self,
@@ -183,7 +195,7 @@ impl McpDriver {
         self.send(json!({
             "cmd": "open",
             "session": session,
-            "command": sightline_bin(),
+            "command": self.program.clone().unwrap_or_else(sightline_bin),
             "args": args,
             "cwd": cwd,
             "errlog": errlog,

@@ -20,6 +20,7 @@ mod layout;
 mod lifecycle;
 mod mcp;
 mod memo;
+mod package;
 mod python;
 mod readiness;
 mod refactor;

