@@ -38,15 +38,19 @@ pub fn servers_for(path: &Path, extra: &[&'static ServerSpec]) -> Vec<&'static S
 pub fn supported_summary() -> String {
     let mut langs: Vec<(&str, Vec<&str>)> = Vec::new();
     for s in BUILTIN.iter().filter(|s| s.role != Role::Linter) {
+        // An extension a server takes only with a plugin (tsserver's `.vue`)
+        // is its own language's, listed there.
+        let plugin = s.quirks.plugin_extensions.map_or(&[][..], |p| p.extensions);
+        let own = s.extensions.iter().filter(|e| !plugin.contains(e));
         match langs.iter_mut().find(|(l, _)| *l == s.language) {
             Some((_, exts)) => {
-                for e in s.extensions {
+                for e in own {
                     if !exts.contains(e) {
                         exts.push(e);
                     }
                 }
             }
-            None => langs.push((s.language, s.extensions.to_vec())),
+            None => langs.push((s.language, own.copied().collect())),
         }
     }
     langs

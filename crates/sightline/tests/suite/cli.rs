@@ -109,7 +109,7 @@ fn unavailable_server_names_what_to_install() {
     );
     assert_eq!(
         out,
-        "unavailable: no TypeScript/JavaScript language server found; install it with `npm install -g typescript-language-server@5.3.0 typescript@5.9.3` (provides typescript-language-server), or let sightline install it (unset SIGHTLINE_DISABLE_LSP_DOWNLOAD)\n"
+        "unavailable: no TypeScript/JavaScript language server found; install it with `npm install -g typescript-language-server@5.3.0 typescript@5.9.3 @vue/typescript-plugin@3.3.11` (provides typescript-language-server), or let sightline install it (unset SIGHTLINE_DISABLE_LSP_DOWNLOAD)\n"
     );
     assert_eq!(code, 2);
 }
@@ -123,7 +123,7 @@ fn unsupported_extension_lists_what_is_supported() {
             && out.contains(".ts .tsx .js .jsx .mjs .cjs .mts .cts (TypeScript/JavaScript)")
             && out.contains(".py .pyi (Python)")
             && out.contains(".go (Go)")
-            && out.ends_with("(HTML)\n")
+            && out.ends_with("(Markdown)\n")
             && out.lines().count() == 1,
         "{out}"
     );
