@@ -4,7 +4,9 @@
 
 #![allow(clippy::unwrap_used)]
 
+#[cfg(unix)]
 use std::ffi::OsStr;
+#[cfg(unix)]
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 
@@ -14,7 +16,9 @@ use serde_json::Value;
 use sightline_lsp::framing::{DEFAULT_MAX_BODY, Frame, LspCodec};
 use sightline_lsp::message::Message;
 use sightline_lsp::protocol::Position;
-use sightline_lsp::uri::{path_to_uri, path_to_uri_string, uri_to_path};
+#[cfg(unix)]
+use sightline_lsp::uri::path_to_uri;
+use sightline_lsp::uri::{path_to_uri_string, uri_to_path};
 use sightline_lsp::{Encoding, LineIndex, RequestId, ResponseError};
 use tokio_util::codec::{Decoder, Encoder};
 
@@ -342,6 +346,7 @@ proptest! {
 // ---------------------------------------------------------------- uris
 
 /// Absolute paths of arbitrary bytes, and of the characters that need escapes.
+#[cfg(unix)]
 fn path_bytes() -> impl Strategy<Value = Vec<u8>> {
     let byte = prop_oneof![
         // With hex digits, so that a `%` left unescaped would read as one.
@@ -353,6 +358,7 @@ fn path_bytes() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![any_bytes, utf8].prop_map(|rest| [b"/".as_slice(), &rest].concat())
 }
 
+#[cfg(unix)]
 fn has_dot_segment(path: &[u8]) -> bool {
     path.split(|&b| b == b'/').any(|s| s == b"." || s == b"..")
 }
@@ -363,6 +369,7 @@ proptest! {
     /// A path survives path -> URI -> path byte for byte, the URI has only
     /// unreserved characters and escapes, and escapes in lower case decode
     /// the same.
+    #[cfg(unix)]
     #[test]
     fn uris_round_trip_any_path(path in path_bytes()) {
         let p = Path::new(OsStr::from_bytes(&path));
@@ -390,6 +397,7 @@ proptest! {
     /// The typed URI servers are sent names the same path, and keeps the
     /// very string built from a clean path. (A URI parser drops `.` and `..`
     /// segments, and may merge empty ones; paths reach it canonical.)
+    #[cfg(unix)]
     #[test]
     fn uris_are_sent_as_built(path in path_bytes()) {
         prop_assume!(!has_dot_segment(&path));
@@ -412,6 +420,31 @@ proptest! {
             prop_assert!(p.is_absolute(), "{} -> {}", s, p.display());
         }
         prop_assert!(path_to_uri_string(Path::new(&rel)).is_err());
+    }
+
+    /// A Windows path (a drive path or a UNC share, any names) survives
+    /// path -> URI -> path, the URI has no backslash or space, and a server's
+    /// `%3A` and lower-case drive letter decode to the same path.
+    #[test]
+    fn windows_uris_round_trip(
+        drive in "[A-Z]",
+        unc in any::<bool>(),
+        parts in prop::collection::vec("[^\\\\/:*?\"<>|\x00-\x1f]{1,8}", 1..5),
+    ) {
+        use sightline_lsp::uri::windows;
+        let path = if unc {
+            format!(r"\\{}", parts.join("\\"))
+        } else {
+            format!(r"{drive}:\{}", parts.join("\\"))
+        };
+        prop_assume!(!unc || parts.len() > 1);
+        let uri = windows::path_to_uri(&path).unwrap();
+        prop_assert!(!uri.contains('\\') && !uri.contains(' '), "{}", uri);
+        prop_assert_eq!(windows::uri_to_path(&uri).unwrap(), path.clone());
+        if !unc {
+            let vscode = uri.replacen(&format!("{drive}:"), &format!("{}%3A", drive.to_ascii_lowercase()), 1);
+            prop_assert_eq!(windows::uri_to_path(&vscode).unwrap(), path);
+        }
     }
 }
 

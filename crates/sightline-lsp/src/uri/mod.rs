@@ -4,13 +4,15 @@
 //! and `/` is percent-encoded, so spaces, `#`, `?`, `%`, `[`, `]` and non-ASCII
 //! names survive every server's URI parser. Server URIs are never compared as
 //! strings: they are decoded back to paths, and callers canonicalise paths once
-//! at ingress so that a symlinked root and its target agree.
+//! at ingress so that a symlinked root and its target agree. Windows paths
+//! (drive letters, UNC shares) follow their own rules, in `windows`: pure
+//! functions on strings, so that their tests run on every platform.
 
-use std::ffi::OsString;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 use crate::protocol::Uri;
+
+pub mod windows;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum UriError {
@@ -29,15 +31,32 @@ pub fn path_to_uri_string(path: &Path) -> Result<String, UriError> {
     if !path.is_absolute() {
         return Err(UriError::Relative(path.to_owned()));
     }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Ok(encode(path.as_os_str().as_bytes()))
+    }
+    #[cfg(windows)]
+    {
+        path.to_str()
+            .and_then(windows::path_to_uri)
+            .ok_or_else(|| UriError::NotFile(path.display().to_string()))
+    }
+}
+
+/// `file://` and the bytes of an absolute Unix path, each outside the
+/// unreserved set percent-encoded.
+#[cfg_attr(windows, allow(dead_code))]
+fn encode(bytes: &[u8]) -> String {
     let mut out = String::from("file://");
-    for &b in path.as_os_str().as_bytes() {
+    for &b in bytes {
         if unreserved(b) {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
         }
     }
-    Ok(out)
+    out
 }
 
 /// The `file:` URI for an absolute path.
@@ -49,17 +68,32 @@ pub fn path_to_uri(path: &Path) -> Result<Uri, UriError> {
 /// Decodes a `file:` URI back into a path. Accepts an empty or `localhost`
 /// authority, and escapes in either case.
 pub fn uri_to_path(uri: &str) -> Result<PathBuf, UriError> {
-    let rest = uri
-        .strip_prefix("file://")
-        .or_else(|| uri.strip_prefix("FILE://"))
-        .ok_or_else(|| UriError::NotFile(uri.to_owned()))?;
-    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
-    if !rest.starts_with('/') {
-        return Err(UriError::NotFile(uri.to_owned()));
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStringExt;
+        let rest = uri
+            .strip_prefix("file://")
+            .or_else(|| uri.strip_prefix("FILE://"))
+            .ok_or_else(|| UriError::NotFile(uri.to_owned()))?;
+        let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+        if !rest.starts_with('/') {
+            return Err(UriError::NotFile(uri.to_owned()));
+        }
+        // A query or fragment is not part of a file path.
+        let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+        Ok(PathBuf::from(std::ffi::OsString::from_vec(decode(rest))))
     }
-    // A query or fragment is not part of a file path.
-    let rest = rest.split(['?', '#']).next().unwrap_or(rest);
-    let bytes = rest.as_bytes();
+    #[cfg(windows)]
+    {
+        windows::uri_to_path(uri)
+            .map(PathBuf::from)
+            .ok_or_else(|| UriError::NotFile(uri.to_owned()))
+    }
+}
+
+/// Percent-decodes `s`; an escape that is not one stays as it is.
+fn decode(s: &str) -> Vec<u8> {
+    let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
@@ -74,7 +108,7 @@ pub fn uri_to_path(uri: &str) -> Result<PathBuf, UriError> {
         out.push(bytes[i]);
         i += 1;
     }
-    Ok(PathBuf::from(OsString::from_vec(out)))
+    out
 }
 
 fn hex(b: u8) -> Option<u8> {
@@ -82,11 +116,18 @@ fn hex(b: u8) -> Option<u8> {
 }
 
 /// Canonicalises a path where it exists, so symlinked roots compare equal.
+/// On Windows the canonical form's verbatim prefix (`\\?\`) is dropped,
+/// as servers and users never write it.
 pub fn normalize(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+    let p = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    #[cfg(windows)]
+    if let Some(s) = p.to_str() {
+        return PathBuf::from(windows::strip_verbatim(s));
+    }
+    p
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;

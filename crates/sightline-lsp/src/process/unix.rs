@@ -1,14 +1,16 @@
-//! Child-process lifetime: every child runs in its own process group, gets
-//! explicit stdio, and dies with us even when we are killed with SIGKILL.
+//! Child-process lifetime on Unix: every child runs in its own process
+//! group and dies with us even when we are killed with SIGKILL.
 //!
-//! Two mechanisms make that hold. `PR_SET_PDEATHSIG` kills the direct child when
+//! Two mechanisms make that hold on Linux. `PR_SET_PDEATHSIG` kills the direct child when
 //! the thread that forked it dies; since that is the forking *thread*, children
 //! are forked from one dedicated thread that lives as long as the process (tokio's
 //! blocking threads exit when idle and would take servers with them). Helpers a
 //! server forks itself (tsserver under typescript-language-server, workers under
 //! pyright) are not covered by that signal, so a tiny reaper process holds the
 //! read end of a pipe: when we die for any reason the kernel closes our end, the
-//! reaper reads EOF and kills every process group still registered.
+//! reaper reads EOF and kills every process group still registered. macOS has
+//! no parent-death signal: there the reaper, a watchdog on our pipe, is what
+//! kills the groups.
 
 use std::io::Write;
 use std::process::Stdio;
@@ -43,6 +45,7 @@ pub async fn spawn_group(mut cmd: Command) -> std::io::Result<Child> {
     cmd.process_group(0).kill_on_drop(true);
     // SAFETY: the closure runs between fork and exec and only makes the
     // async-signal-safe `prctl` and `getppid` calls.
+    #[cfg(target_os = "linux")]
     unsafe {
         let parent = libc::getpid();
         cmd.pre_exec(move || {
