@@ -46,7 +46,7 @@ pub fn path_to_uri_string(path: &Path) -> Result<String, UriError> {
 
 /// `file://` and the bytes of an absolute Unix path, each outside the
 /// unreserved set percent-encoded.
-#[cfg_attr(windows, allow(dead_code))]
+#[cfg(unix)]
 fn encode(bytes: &[u8]) -> String {
     let mut out = String::from("file://");
     for &b in bytes {

@@ -1,8 +1,10 @@
 //! The sandbox every child process starts in: servers, formatters and
-//! installers all get their command from [`Sandbox::command`], which runs them
-//! through `sightline __sandbox`. That launcher applies Landlock to itself,
-//! then execs the target, so the rules hold for the target and everything it
-//! starts. Modes:
+//! installers all get their command from [`Sandbox::command`]. Each platform
+//! confines them its own way ([`Mechanism`]): on Linux through `sightline
+//! __sandbox` (`linux`), a launcher that applies Landlock to itself, then
+//! execs the target, so the rules hold for the target and everything it
+//! starts; on macOS under Seatbelt (`seatbelt`); on Windows not at all, which
+//! is said, and refused unless the user allows unsandboxed children. Modes:
 //!
 //! - `workspace-write` (default): read anything; write only inside the
 //!   writable roots of [`crate::sandbox::confine::Roots`] (the workspace directory
@@ -16,7 +18,8 @@
 //! tool fetches dependencies): Landlock refuses TCP bind and connect where
 //! the kernel's ABI has network rules (v4 and later), and a seccomp filter
 //! refuses new `AF_INET`/`AF_INET6` sockets on every kernel. Unix sockets
-//! (Biome's daemon, tsserver's pipes) are unaffected.
+//! (Biome's daemon, tsserver's pipes) are unaffected. Seatbelt refuses
+//! internet sockets the same way.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -26,12 +29,28 @@ use crate::error::ToolError;
 mod caches;
 pub mod confine;
 mod denial;
-mod launch;
+#[cfg(target_os = "linux")]
+mod linux;
+// Compiled on macOS, and everywhere for its tests (the profile is a pure
+// function).
+#[cfg(any(target_os = "macos", test))]
+mod seatbelt;
 mod tmp;
 
 pub use caches::{Cache, cache_paths};
 pub use denial::explain_denial;
-pub use launch::launch;
+#[cfg(target_os = "linux")]
+pub use linux::launch;
+
+/// `sightline __sandbox` is Linux's launcher; elsewhere it refuses.
+#[cfg(not(target_os = "linux"))]
+pub fn launch(_args: &[String]) -> ! {
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr(),
+        b"sightline sandbox: the __sandbox launcher runs only on Linux\n",
+    );
+    std::process::exit(126)
+}
 pub use tmp::{private_env, private_tmp};
 
 /// How much children (and the edit tools) may write.
@@ -66,22 +85,52 @@ impl Mode {
     }
 }
 
-/// The running kernel's Landlock ABI version, or `None` when it has none.
-pub fn kernel_abi() -> Option<i64> {
-    static ABI: OnceLock<Option<i64>> = OnceLock::new();
-    *ABI.get_or_init(|| {
-        const LANDLOCK_CREATE_RULESET_VERSION: libc::c_long = 1;
-        // SAFETY: the documented version query: no pointers are read.
-        let v = unsafe {
-            libc::syscall(
-                libc::SYS_landlock_create_ruleset,
-                std::ptr::null::<libc::c_void>(),
-                0usize,
-                LANDLOCK_CREATE_RULESET_VERSION,
-            )
+/// How this platform confines children.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mechanism {
+    /// Landlock, at this kernel's ABI version, through the launcher.
+    Landlock(i64),
+    /// Seatbelt (`sandbox-exec`).
+    Seatbelt,
+    /// None: why.
+    Unavailable(&'static str),
+}
+
+impl Mechanism {
+    /// This platform's.
+    pub fn here() -> Mechanism {
+        #[cfg(target_os = "linux")]
+        return match linux::kernel_abi() {
+            Some(abi) => Mechanism::Landlock(abi),
+            None => Mechanism::Unavailable("this kernel has no Landlock"),
         };
-        (v > 0).then_some(v)
-    })
+        #[cfg(target_os = "macos")]
+        return if Path::new(seatbelt::SANDBOX_EXEC).is_file() {
+            Mechanism::Seatbelt
+        } else {
+            Mechanism::Unavailable("this macOS has no /usr/bin/sandbox-exec")
+        };
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+        return Mechanism::Unavailable("this platform has no sandbox sightline can apply");
+    }
+
+    /// Its name in status lines (`Landlock ABI 6`, `Seatbelt`).
+    fn name(self) -> String {
+        match self {
+            Mechanism::Landlock(abi) => format!("Landlock ABI {abi}"),
+            Mechanism::Seatbelt => "Seatbelt".into(),
+            Mechanism::Unavailable(why) => why.into(),
+        }
+    }
+}
+
+/// The running kernel's Landlock ABI version, or `None` when it has none
+/// (and on every other platform).
+pub fn kernel_abi() -> Option<i64> {
+    match Mechanism::here() {
+        Mechanism::Landlock(abi) => Some(abi),
+        _ => None,
+    }
 }
 
 /// The sandbox of an engine: its mode, the launcher, and the writable roots.
@@ -138,30 +187,32 @@ impl Sandbox {
 
     /// One line for logs and `sightline servers`.
     pub fn status(&self) -> String {
-        match (self.mode, kernel_abi(), &self.launcher) {
+        let m = self.mode.as_str();
+        match (self.mode, Mechanism::here(), &self.launcher) {
             (Mode::DangerFullAccess, _, _) => {
                 "sandbox: danger-full-access (children run unsandboxed)".into()
             }
-            (m, Some(abi), Some(_)) => format!("sandbox: {} (Landlock ABI {abi})", m.as_str()),
-            (m, None, _) if self.allow_unsandboxed => format!(
-                "sandbox: {} requested, but this kernel has no Landlock; children run unsandboxed (allow_unsandboxed)",
-                m.as_str()
+            (_, Mechanism::Landlock(_), None) => format!(
+                "sandbox: {m} requested, but the `sightline` launcher was not found; children are refused"
             ),
-            (m, None, _) => format!(
-                "sandbox: {} requested, but this kernel has no Landlock; servers and formatters are refused (set \"allow_unsandboxed\": true or \"sandbox\": \"danger-full-access\")",
-                m.as_str()
+            (_, Mechanism::Unavailable(why), _) if self.allow_unsandboxed => format!(
+                "sandbox: {m} requested, but {why}; children run unsandboxed (allow_unsandboxed)"
             ),
-            (m, Some(_), None) => format!(
-                "sandbox: {} requested, but the `sightline` launcher was not found; children are refused",
-                m.as_str()
+            (_, Mechanism::Unavailable(why), _) => format!(
+                "sandbox: {m} requested, but {why}; servers and formatters are refused (set \"allow_unsandboxed\": true or \"sandbox\": \"danger-full-access\")"
             ),
+            (_, mechanism, _) => format!("sandbox: {m} ({})", mechanism.name()),
         }
     }
 
     fn log_status_once(&self) {
         static LOGGED: OnceLock<()> = OnceLock::new();
         let degraded = self.mode != Mode::DangerFullAccess
-            && (kernel_abi().is_none() || self.launcher.is_none());
+            && match Mechanism::here() {
+                Mechanism::Landlock(_) => self.launcher.is_none(),
+                Mechanism::Seatbelt => false,
+                Mechanism::Unavailable(_) => true,
+            };
         if degraded {
             LOGGED.get_or_init(|| tracing::warn!("{}", self.status()));
         }
@@ -181,19 +232,19 @@ impl Sandbox {
         if self.mode == Mode::DangerFullAccess {
             return Ok((program.to_owned(), args.to_vec()));
         }
-        let why = match (kernel_abi(), &self.launcher) {
-            (None, _) => "this kernel has no Landlock",
-            (Some(_), None) => "the `sightline` launcher was not found",
-            (Some(_), Some(launcher)) => {
+        let mut dirs: Vec<PathBuf> = vec![tmp.to_owned()];
+        if self.mode == Mode::WorkspaceWrite {
+            dirs.extend(writable.iter().cloned());
+        }
+        let why = match (Mechanism::here(), &self.launcher) {
+            (Mechanism::Unavailable(why), _) => why,
+            (Mechanism::Landlock(_), None) => "the `sightline` launcher was not found",
+            (Mechanism::Landlock(_), Some(launcher)) => {
                 let mut argv = vec![
                     "__sandbox".to_owned(),
                     "--mode".into(),
                     self.mode.as_str().into(),
                 ];
-                let mut dirs: Vec<&Path> = vec![tmp];
-                if self.mode == Mode::WorkspaceWrite {
-                    dirs.extend(writable.iter().map(PathBuf::as_path));
-                }
                 for d in dirs {
                     argv.push("--write".into());
                     argv.push(d.display().to_string());
@@ -206,6 +257,12 @@ impl Sandbox {
                 argv.extend(args.iter().cloned());
                 return Ok((launcher.clone(), argv));
             }
+            #[cfg(target_os = "macos")]
+            (Mechanism::Seatbelt, _) => {
+                return Ok(seatbelt::command(program, args, &dirs, network));
+            }
+            #[cfg(not(target_os = "macos"))]
+            (Mechanism::Seatbelt, _) => "Seatbelt exists only on macOS",
         };
         if self.allow_unsandboxed {
             return Ok((program.to_owned(), args.to_vec()));

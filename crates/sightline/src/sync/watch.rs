@@ -1,12 +1,13 @@
 //! Changes made on disk by anything else, for files a server has read but not
 //! opened (pyright caches such files and relies on the client to say they
-//! changed). An inotify instance watches every directory of the root that
-//! `.gitignore` and the fixed skip list leave, plus the top level of the
-//! directories packages are installed into; before each question its queue
-//! is drained without blocking. The kernel queues an event when the write
-//! happens, so every change made before the question is seen by it: no
-//! watcher thread, no race, no settle delay. A burst (a branch switch) is
-//! drained as one batch, one change per path.
+//! changed). The platform's backend (`backend`: inotify on Linux, `notify`
+//! elsewhere) watches every directory of the root that `.gitignore` and the
+//! fixed skip list leave, plus the top level of the directories packages are
+//! installed into; before each question its queue is drained without
+//! blocking. On Linux the kernel queues an event when the write happens, so
+//! every change made before the question is seen by it: no watcher thread,
+//! no race, no settle delay. A burst (a branch switch) is drained as one
+//! batch, one change per path.
 //!
 //! Past the watch limit (the kernel's, or `SIGHTLINE_WATCH_LIMIT`), the rest
 //! of the directories are polled at each drain instead: slower, never
@@ -16,8 +17,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
+use backend::{AddError, Backend, Event, Id, Kind};
 
+mod backend;
+#[cfg(target_os = "linux")]
+mod inotify;
+#[cfg(not(target_os = "linux"))]
+mod notify;
 mod poll;
 
 /// Directories never walked: dependencies, build output, VCS data, caches
@@ -69,9 +75,9 @@ pub struct DiskWatch {
 
 struct Inner {
     root: PathBuf,
-    inotify: Inotify,
-    dirs: HashMap<WatchDescriptor, PathBuf>,
-    /// The directories inotify watches (for `covers` on every question).
+    backend: Backend,
+    dirs: HashMap<Id, PathBuf>,
+    /// The directories the backend watches (for `covers` on every question).
     watched: HashSet<PathBuf>,
     /// Install directories: a directory appearing in one is a change.
     shallow: HashSet<PathBuf>,
@@ -80,15 +86,6 @@ struct Inner {
     limit: usize,
     /// Install roots (`.venv`) seen without their package directory yet.
     pending_installs: bool,
-}
-
-fn mask() -> WatchMask {
-    WatchMask::CLOSE_WRITE
-        | WatchMask::MODIFY
-        | WatchMask::CREATE
-        | WatchMask::DELETE
-        | WatchMask::MOVED_FROM
-        | WatchMask::MOVED_TO
 }
 
 /// The watch limit `SIGHTLINE_WATCH_LIMIT` sets, if any.
@@ -136,15 +133,12 @@ impl Inner {
             self.poll_instead(d, "sightline's watch limit");
             return;
         }
-        match self.inotify.watches().add(d, mask()) {
-            Ok(wd) => {
-                self.dirs.insert(wd, d.to_owned());
+        match self.backend.add(d) {
+            Ok(id) => {
+                self.dirs.insert(id, d.to_owned());
                 self.watched.insert(d.to_owned());
             }
-            // ENOSPC: the kernel's limit on watches (fs.inotify.max_user_watches).
-            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => {
-                self.poll_instead(d, "the system's inotify watch limit");
-            }
+            Err(AddError::Limit(why)) => self.poll_instead(d, why),
             Err(e) => tracing::debug!("cannot watch {}: {e}", d.display()),
         }
     }
@@ -246,11 +240,11 @@ impl DiskWatch {
         DiskWatch::with_limit(root, limit_from_env())
     }
 
-    /// Watches `root`, at most `limit` directories with inotify.
+    /// Watches `root`, at most `limit` directories with the backend.
     pub fn with_limit(root: &Path, limit: usize) -> std::io::Result<DiskWatch> {
         let mut inner = Inner {
             root: root.to_owned(),
-            inotify: Inotify::init()?,
+            backend: Backend::new()?,
             dirs: HashMap::new(),
             watched: HashSet::new(),
             shallow: HashSet::new(),
@@ -259,7 +253,7 @@ impl DiskWatch {
             pending_installs: false,
         };
         // Install directories first: past the watch limit, they are the
-        // ones that must keep an inotify watch (polling has no install
+        // ones that must keep a watch (polling has no install
         // handling).
         inner.add_install_dirs();
         inner.add_tree(root);
@@ -311,86 +305,75 @@ impl DiskWatch {
         let Ok(mut inner) = self.inner.lock() else {
             return Vec::new();
         };
-        let mut buffer = [0u8; 16 * 1024];
         let mut out = Changes::default();
         let mut new_dirs = Vec::new();
         let mut installs_moved = false;
         let mut moved_away: Vec<PathBuf> = Vec::new();
-        loop {
-            let events = match inner.inotify.read_events(&mut buffer) {
-                Ok(events) => events,
-                // WouldBlock: the queue is empty.
-                Err(_) => break,
-            };
-            let mut any = false;
-            for ev in events {
-                any = true;
+        for ev in inner.backend.read() {
+            let (dir, name, kind, is_dir) = match ev {
                 // The directory is gone (deleted, or its file system
                 // unmounted): forget it, so that one made again at its path
                 // is watched anew.
-                if ev.mask.contains(EventMask::IGNORED) {
-                    if let Some(d) = inner.dirs.remove(&ev.wd) {
+                Event::Gone(id) => {
+                    if let Some(d) = inner.dirs.remove(&id) {
                         inner.watched.remove(&d);
                         inner.shallow.remove(&d);
                     }
                     continue;
                 }
-                if ev.mask.contains(EventMask::Q_OVERFLOW) {
+                Event::Overflow => {
                     tracing::warn!(
                         "file watch queue overflowed; some external edits may be missed"
                     );
                     continue;
                 }
-                let (Some(dir), Some(name)) = (inner.dirs.get(&ev.wd), ev.name) else {
-                    continue;
-                };
-                let path = dir.join(name);
-                let appeared = ev.mask.intersects(EventMask::CREATE | EventMask::MOVED_TO);
-                let change = if appeared {
-                    Change::Created
-                } else if ev
-                    .mask
-                    .intersects(EventMask::DELETE | EventMask::MOVED_FROM)
-                {
-                    Change::Deleted
-                } else {
-                    Change::Changed
-                };
+                Event::Entry {
+                    dir,
+                    name,
+                    kind,
+                    is_dir,
+                } => (dir, name, kind, is_dir),
+            };
+            let Some(dir) = inner.dirs.get(&dir) else {
+                continue;
+            };
+            let path = dir.join(&name);
+            let change = match kind {
+                Kind::Created => Change::Created,
+                Kind::Deleted | Kind::MovedAway => Change::Deleted,
+                Kind::Changed => Change::Changed,
+            };
+            if is_dir {
                 // A directory moved away keeps its watches under its old
                 // path: drop them (a move back in is a new directory).
-                if ev.mask.contains(EventMask::ISDIR | EventMask::MOVED_FROM) {
+                if kind == Kind::MovedAway {
                     moved_away.push(path.clone());
                 }
-                if ev.mask.contains(EventMask::ISDIR) {
-                    let in_install = inner.shallow.contains(dir);
-                    let install_root = *dir == inner.root
-                        && INSTALL_DIRS
-                            .iter()
-                            .any(|p| p.split('/').next() == Some(&*name.to_string_lossy()));
-                    if in_install || install_root {
-                        out.record(path.clone(), change);
-                        installs_moved |= install_root;
-                    }
-                    if appeared && !in_install && !skipped(name) {
-                        new_dirs.push(path);
-                    }
-                    continue;
+                let in_install = inner.shallow.contains(dir);
+                let install_root = *dir == inner.root
+                    && INSTALL_DIRS
+                        .iter()
+                        .any(|p| p.split('/').next() == Some(&*name.to_string_lossy()));
+                if in_install || install_root {
+                    out.record(path.clone(), change);
+                    installs_moved |= install_root;
                 }
-                out.record(path, change);
+                if change == Change::Created && !in_install && !skipped(&name) {
+                    new_dirs.push(path);
+                }
+                continue;
             }
-            if !any {
-                break;
-            }
+            out.record(path, change);
         }
         for gone in moved_away {
-            let stale: Vec<(WatchDescriptor, PathBuf)> = inner
+            let stale: Vec<(Id, PathBuf)> = inner
                 .dirs
                 .iter()
                 .filter(|(_, d)| d.starts_with(&gone))
                 .map(|(w, d)| (w.clone(), d.clone()))
                 .collect();
             for (wd, d) in stale {
-                let _ = inner.inotify.watches().remove(wd.clone());
+                inner.backend.remove(wd.clone());
                 inner.dirs.remove(&wd);
                 inner.watched.remove(&d);
                 inner.shallow.remove(&d);

@@ -314,7 +314,7 @@ pub async fn daemon(
         && matches!(answer, Ok(Some(_)))
         && let Some(pid) = pid
     {
-        wait_exit(pid).await;
+        super::exit::wait_exit(pid, std::time::Duration::from_secs(30)).await;
     }
     match answer {
         Ok(None) => {
@@ -337,26 +337,6 @@ pub async fn daemon(
         Ok(Some(a)) => print_out(&status_text(&a.text), EXIT_OK),
         Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
     }
-}
-
-/// Waits (30 s at most) until process `pid` has exited. The daemon is not
-/// this process's child, so its exit is heard through a pidfd, which
-/// becomes readable when the process exits (reaped or not).
-async fn wait_exit(pid: u32) {
-    use std::os::fd::{FromRawFd, OwnedFd};
-    // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) };
-    if fd < 0 {
-        // Already gone (ESRCH), or a kernel without pidfds: nothing to wait on.
-        return;
-    }
-    // SAFETY: `fd` was just returned by pidfd_open and is owned by no one else.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
-    // SAFETY: the AsyncFd owns the fd, so it stays open while registered.
-    let Ok(fd) = (unsafe { tokio::io::unix::AsyncFd::register(fd) }) else {
-        return;
-    };
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), fd.readable()).await;
 }
 
 /// The status JSON as lines for a person.

@@ -14,6 +14,7 @@ use crate::error::ToolError;
 
 pub mod admin;
 mod answer;
+mod exit;
 mod terminal;
 
 pub use answer::{Rendered, answer, batch};

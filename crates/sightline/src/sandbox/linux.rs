@@ -1,9 +1,28 @@
-//! `sightline __sandbox`: the launcher every sandboxed child starts
-//! through. It restricts its own process with Landlock (and, without
+//! Linux's confinement, `sightline __sandbox`: the launcher every sandboxed
+//! child starts through. It restricts its own process with Landlock (and, without
 //! `--network`, a seccomp filter against internet sockets), then becomes the
 //! program, so the rules hold for the program and everything it starts.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// The running kernel's Landlock ABI version, or `None` when it has none.
+pub fn kernel_abi() -> Option<i64> {
+    static ABI: OnceLock<Option<i64>> = OnceLock::new();
+    *ABI.get_or_init(|| {
+        const LANDLOCK_CREATE_RULESET_VERSION: libc::c_long = 1;
+        // SAFETY: the documented version query: no pointers are read.
+        let v = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+                LANDLOCK_CREATE_RULESET_VERSION,
+            )
+        };
+        (v > 0).then_some(v)
+    })
+}
 
 /// `sightline __sandbox --mode M [--write DIR]... [--network] -- PROGRAM ARGS...`:
 /// restricts this process with Landlock (and, without `--network`, a
