@@ -116,9 +116,13 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(p) = perms {
         std::fs::set_permissions(tmp.path(), p)?;
     } else {
-        use std::os::unix::fs::PermissionsExt;
-        // tempfile creates 0600; a new file gets the usual 0644.
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))?;
+        // tempfile creates 0600; a new file gets the usual 0644 (Windows
+        // has no mode bits: the new file inherits its directory's ACL).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))?;
+        }
     }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())

@@ -12,6 +12,6 @@ mod unix;
 mod windows;
 
 #[cfg(unix)]
-pub use unix::{group_alive, kill_group, spawn_group};
+pub use unix::{group_alive, kill_group, kill_pid, spawn_group};
 #[cfg(windows)]
-pub use windows::{group_alive, kill_group, spawn_group};
+pub use windows::{group_alive, kill_group, kill_pid, spawn_group};

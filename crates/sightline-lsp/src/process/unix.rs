@@ -97,6 +97,14 @@ pub fn kill_group(pgid: u32) {
     reaper_send(&format!("-{pgid}\n"));
 }
 
+/// Kills one process (not its group).
+pub fn kill_pid(pid: u32) {
+    // SAFETY: kill(2) signals one process; no memory is shared.
+    unsafe {
+        libc::kill(pid as libc::pid_t, libc::SIGKILL);
+    }
+}
+
 /// Whether any process of the group is still alive.
 pub fn group_alive(pgid: u32) -> bool {
     // SAFETY: signal 0 only checks for existence and permission.

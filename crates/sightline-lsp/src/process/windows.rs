@@ -111,6 +111,20 @@ pub fn kill_group(pid: u32) {
     }
 }
 
+/// Kills one process (not its job).
+pub fn kill_pid(pid: u32) {
+    use windows_sys::Win32::System::Threading::{OpenProcess, PROCESS_TERMINATE, TerminateProcess};
+    // SAFETY: OpenProcess returns a new handle or null, checked; it is
+    // closed after use.
+    unsafe {
+        let handle = OpenProcess(PROCESS_TERMINATE, 0, pid);
+        if !handle.is_null() {
+            TerminateProcess(handle, 1);
+            CloseHandle(handle);
+        }
+    }
+}
+
 /// Whether any process of the child's job is still alive.
 pub fn group_alive(pid: u32) -> bool {
     let Ok(jobs) = jobs().lock() else {

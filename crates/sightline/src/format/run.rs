@@ -56,10 +56,7 @@ fn wait_for_help(child: std::process::Child, needles: &[&str]) -> bool {
             out.status.success() && needles.iter().all(|n| first.contains(n))
         }
         _ => {
-            // SAFETY: signalling a child we started; at worst it has exited.
-            unsafe {
-                libc::kill(pid as libc::pid_t, libc::SIGKILL);
-            }
+            sightline_lsp::process::kill_pid(pid);
             false
         }
     }
@@ -110,10 +107,9 @@ async fn run_argv(run: &Run) -> Outcome {
         .envs(run.env.iter().map(|(k, v)| (k, v)))
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let child = match cmd.spawn() {
+        .stderr(std::process::Stdio::piped());
+    // In a group of its own (a job on Windows), killed with it on timeout.
+    let child = match sightline_lsp::process::spawn_group(cmd).await {
         Ok(c) => c,
         Err(e) => {
             return Outcome::Failed {

@@ -72,8 +72,19 @@ fn find(program: &str, search_path: &[PathBuf]) -> Option<PathBuf> {
 }
 
 fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    }
+    // On Windows a program is a file with its extension (`java.exe`).
+    #[cfg(windows)]
+    {
+        p.parent()
+            .zip(p.file_name().and_then(|n| n.to_str()))
+            .and_then(|(dir, name)| sightline_lsp::process::shim::find_in(dir, name))
+            .is_some()
+    }
 }
 
 /// The major version in `java -version` output: `openjdk version

@@ -170,6 +170,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn dot_dot_and_links_are_resolved_even_where_nothing_exists_yet() {
         let dir = tempfile::tempdir().unwrap();

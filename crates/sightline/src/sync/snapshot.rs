@@ -11,7 +11,6 @@
 //! stamp.
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -57,13 +56,31 @@ struct Stamp {
 }
 
 impl Stamp {
+    #[cfg(unix)]
     fn of(meta: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
         Stamp {
             len: meta.len(),
             ino: meta.ino(),
             dev: meta.dev(),
             mtime: (meta.mtime(), meta.mtime_nsec()),
             ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// Windows has no inode or change time in std's metadata: the length,
+    /// the write time and the creation time (a file replaced by a rename
+    /// is a new file with its own creation time) stand for them.
+    #[cfg(windows)]
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        use std::os::windows::fs::MetadataExt;
+        let split = |t: u64| ((t / 10_000_000) as i64, (t % 10_000_000 * 100) as i64);
+        Stamp {
+            len: meta.len(),
+            ino: 0,
+            dev: 0,
+            mtime: split(meta.last_write_time()),
+            ctime: split(meta.creation_time()),
         }
     }
 }

@@ -284,14 +284,16 @@ fn find(ws: &Engine, id: &str) -> Option<&'static crate::servers::ServerSpec> {
 /// one; the exit status.
 pub async fn daemon(
     action: Option<&crate::faces::cli::DaemonAction>,
-    ready_fd: Option<i32>,
+    ready_fd: Option<i64>,
     json: bool,
 ) -> i32 {
     use crate::faces::cli::DaemonAction;
     use crate::faces::cli::terminal::print_out;
     use crate::faces::daemon::{Hello, bridge, serve};
     let tool = match action {
-        None => return serve::run(serve::Ready::take(ready_fd)).await,
+        None => {
+            return serve::run(crate::faces::daemon::transport::Ready::take(ready_fd)).await;
+        }
         Some(DaemonAction::Status) => serve::STATUS_TOOL,
         Some(DaemonAction::Stop) => serve::STOP_TOOL,
     };

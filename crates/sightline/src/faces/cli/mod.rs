@@ -302,9 +302,10 @@ pub enum Command {
         /// What to ask the running daemon; without it, run the daemon.
         action: Option<DaemonAction>,
         /// A pipe the daemon writes one byte to once it listens (given by
-        /// the client that starts it).
+        /// the client that starts it): a descriptor on Unix, an inherited
+        /// handle on Windows.
         #[arg(long, hide = true)]
-        ready_fd: Option<i32>,
+        ready_fd: Option<i64>,
     },
 }
 

@@ -65,6 +65,7 @@ pub(crate) fn print_out(text: &str, status: i32) -> i32 {
 /// when the future is first polled, so a signal that arrives in between is
 /// not lost to the default action (which would skip the orderly shutdown).
 /// Call it inside the runtime.
+#[cfg(unix)]
 pub fn interrupted() -> impl std::future::Future<Output = ()> + Send + 'static {
     use tokio::signal::unix::{SignalKind, signal};
     let int = signal(SignalKind::interrupt()).ok();
@@ -81,6 +82,21 @@ pub fn interrupted() -> impl std::future::Future<Output = ()> + Send + 'static {
         tokio::select! {
             _ = wait(int) => {}
             _ = wait(term) => {}
+        }
+    }
+}
+
+/// Resolves on Ctrl-C or Ctrl-Break (Windows's console signals), installed
+/// when this is called.
+#[cfg(windows)]
+pub fn interrupted() -> impl std::future::Future<Output = ()> + Send + 'static {
+    use tokio::signal::windows::{ctrl_break, ctrl_c};
+    let c = ctrl_c().ok();
+    let brk = ctrl_break().ok();
+    async move {
+        tokio::select! {
+            _ = async { match c { Some(mut s) => { s.recv().await; } None => std::future::pending::<()>().await } } => {}
+            _ = async { match brk { Some(mut s) => { s.recv().await; } None => std::future::pending::<()>().await } } => {}
         }
     }
 }

@@ -7,14 +7,13 @@
 //! waits for it to go before starting its own.
 
 use std::collections::HashMap;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::UnixStream;
 
-use crate::faces::daemon::{DaemonError, HELLO_KEY, Hello, paths};
+use crate::faces::daemon::transport::{self, Stream};
+use crate::faces::daemon::{DaemonError, HELLO_KEY, Hello};
 
 /// How long a client waits for a daemon it started to answer.
 const START_WAIT: Duration = Duration::from_secs(10);
@@ -23,31 +22,28 @@ const START_WAIT: Duration = Duration::from_secs(10);
 const REINIT_ID: &str = "sightline-reinitialize";
 
 /// Connects to the daemon, starting one when none answers.
-pub async fn connect_or_start() -> Result<UnixStream, DaemonError> {
-    use tokio::io::AsyncReadExt;
-    if let Some(s) = connect_ours().await? {
+pub async fn connect_or_start() -> Result<Stream, DaemonError> {
+    if let Some(s) = transport::connect().await? {
         return Ok(s);
     }
     let deadline = tokio::time::Instant::now() + START_WAIT;
-    let unreachable =
-        || DaemonError::Unreachable(paths::socket().display().to_string(), START_WAIT.as_secs());
+    let unreachable = || DaemonError::Unreachable(transport::address(), START_WAIT.as_secs());
     let mut lost = 0u32;
     loop {
-        let mut ready = start_daemon()?;
         // One byte once it listens; the end of the pipe without one when it
         // exits first, which it does at once when another daemon holds the
         // lock.
-        let mut byte = [0u8; 1];
-        let said = tokio::time::timeout_at(deadline, ready.read(&mut byte))
+        let said = transport::start()?
+            .wait(deadline)
             .await
-            .map_err(|_| unreachable())?;
-        if let Some(s) = connect_ours().await? {
+            .map_err(|()| unreachable())?;
+        if let Some(s) = transport::connect().await? {
             return Ok(s);
         }
         if tokio::time::Instant::now() >= deadline {
             return Err(unreachable());
         }
-        if !matches!(said, Ok(1)) {
+        if !said {
             // The lock's holder is a daemon another client started a moment
             // ago and that is binding the socket now, or one on its way out
             // (a draining daemon leaves the socket, then the lock). Neither
@@ -57,80 +53,6 @@ pub async fn connect_or_start() -> Result<UnixStream, DaemonError> {
             tokio::time::sleep(Duration::from_millis(5 << lost.min(6))).await;
         }
     }
-}
-
-/// Connects to the daemon's socket, if one answers there, after checking
-/// that the directory is this user's and private and that the daemon runs
-/// as this user: a socket anyone else could have put there gets nothing.
-async fn connect_ours() -> Result<Option<UnixStream>, DaemonError> {
-    paths::ensure_private(&paths::runtime_dir())?;
-    let Ok(s) = UnixStream::connect(paths::socket()).await else {
-        return Ok(None);
-    };
-    match s.peer_cred().map(|c| c.uid()) {
-        Ok(uid) if uid == paths::uid() => Ok(Some(s)),
-        other => Err(DaemonError::Unsafe(format!(
-            "the daemon socket {} belongs to uid {other:?}",
-            paths::socket().display()
-        ))),
-    }
-}
-
-/// The descriptor the started daemon finds its ready pipe at.
-const READY_FD: i32 = 3;
-
-/// Starts `sightline daemon` detached: its own session, stdio to null and
-/// its log. Of several clients starting one at once, the lock lets one
-/// daemon through; the others exit at once. Returns the read end of a pipe
-/// on which the daemon writes one byte once it listens.
-fn start_daemon() -> Result<tokio::net::unix::pipe::Receiver, DaemonError> {
-    use std::os::fd::AsRawFd;
-    let exe = std::env::current_exe().map_err(|e| DaemonError::Io(format!("current exe: {e}")))?;
-    let (tx, rx) =
-        tokio::net::unix::pipe::pipe().map_err(|e| DaemonError::Io(format!("ready pipe: {e}")))?;
-    let tx = tx
-        .into_blocking_fd()
-        .map_err(|e| DaemonError::Io(format!("ready pipe: {e}")))?;
-    let tx_raw = tx.as_raw_fd();
-    let log = paths::open_log();
-    let mut cmd = std::process::Command::new(exe);
-    // Each client's virtualenv comes with its hello; the daemon's own
-    // environment must not lend the first client's to everyone else.
-    cmd.arg("daemon")
-        .arg(format!("--ready-fd={READY_FD}"))
-        .env_remove("VIRTUAL_ENV")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log.map_or_else(Stdio::null, Stdio::from));
-    // SAFETY: setsid, dup2 and fcntl are async-signal-safe and touch only
-    // the child. The write end moves to READY_FD without close-on-exec (dup2
-    // clears it; a descriptor already there keeps it, so it is cleared).
-    unsafe {
-        use std::os::unix::process::CommandExt;
-        cmd.pre_exec(move || {
-            libc::setsid();
-            let moved = if tx_raw == READY_FD {
-                libc::fcntl(READY_FD, libc::F_SETFD, 0)
-            } else {
-                libc::dup2(tx_raw, READY_FD)
-            };
-            if moved < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let child = cmd
-        .spawn()
-        .map_err(|e| DaemonError::Io(format!("starting the daemon: {e}")))?;
-    // Only the daemon holds the write end now: its exit ends the pipe.
-    drop(tx);
-    // Reaped by a thread, so that it leaves no zombie while this client runs.
-    std::thread::spawn(move || {
-        let mut child = child;
-        let _ = child.wait();
-    });
-    Ok(rx)
 }
 
 /// The answer a call in flight gets when the daemon goes away.
@@ -186,7 +108,7 @@ fn other_settings(msg: &Value) -> bool {
 pub async fn accepts(hello: &Hello) -> Result<bool, DaemonError> {
     for _ in 0..3 {
         let stream = connect_or_start().await?;
-        let (r, mut w) = stream.into_split();
+        let (r, mut w) = transport::split(stream);
         let mut lines = BufReader::new(r).lines();
         let init = initialize(hello, "sightline-probe");
         let io = |e: std::io::Error| DaemonError::Io(e.to_string());
@@ -230,7 +152,7 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
     let (stdin, mut stdout) = rmcp::transport::stdio_pipes();
     let mut stdin = BufReader::new(stdin).lines();
     let stream = connect_or_start().await?;
-    let (r, mut w) = stream.into_split();
+    let (r, mut w) = transport::split(stream);
     let mut from_daemon = BufReader::new(r).lines();
     // Calls in flight: id → method.
     let mut pending: HashMap<String, (Value, String)> = HashMap::new();
@@ -286,7 +208,7 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                                 // initialize again.
                                 let _ = w.shutdown().await;
                                 let stream = connect_or_start().await?;
-                                let (r2, w2) = stream.into_split();
+                                let (r2, w2) = transport::split(stream);
                                 from_daemon = BufReader::new(r2).lines();
                                 w = w2;
                                 let mut again = i.clone();
@@ -323,7 +245,7 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                         }
                         last_restart = Some(Instant::now());
                         let stream = connect_or_start().await?;
-                        let (r2, w2) = stream.into_split();
+                        let (r2, w2) = transport::split(stream);
                         from_daemon = BufReader::new(r2).lines();
                         w = w2;
                         if let Some(i) = &init {
@@ -422,12 +344,12 @@ async fn call_once(
     let stream = if start {
         connect_or_start().await.map_err(Gone::Lost)?
     } else {
-        match connect_ours().await.map_err(Gone::Lost)? {
+        match transport::connect().await.map_err(Gone::Lost)? {
             Some(s) => s,
             None => return Ok(None),
         }
     };
-    let (r, mut w) = stream.into_split();
+    let (r, mut w) = transport::split(stream);
     let mut lines = BufReader::new(r).lines();
     let init = initialize(hello, "sightline-cli");
     let mut meta = json!({ "progressToken": "sightline-cli" });

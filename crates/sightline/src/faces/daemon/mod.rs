@@ -17,6 +17,7 @@ pub mod bridge;
 mod engines;
 pub mod paths;
 pub mod serve;
+pub mod transport;
 
 /// What can go wrong starting or reaching the daemon.
 #[derive(Debug, thiserror::Error)]
@@ -142,13 +143,17 @@ pub fn build_id() -> String {
     let meta = std::env::current_exe().and_then(std::fs::metadata);
     match meta {
         Ok(m) => {
-            use std::os::unix::fs::MetadataExt;
+            let modified = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
             format!(
                 "{}-{}-{}.{}",
                 env!("CARGO_PKG_VERSION"),
                 m.len(),
-                m.mtime(),
-                m.mtime_nsec()
+                modified.as_secs(),
+                modified.subsec_nanos()
             )
         }
         Err(_) => env!("CARGO_PKG_VERSION").to_owned(),

@@ -1,21 +1,37 @@
 //! Where the daemon lives: a private runtime directory (0700, owned by this
-//! user) holding its socket (0600) and lock, and a size-bounded log under the
-//! state directory.
+//! user) holding its socket (0600) and lock on Unix, its pid file everywhere,
+//! and a size-bounded log under the state directory.
 
+#[cfg(unix)]
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+#[cfg(unix)]
+use std::path::Path;
+use std::path::PathBuf;
 
+#[cfg(unix)]
 use crate::faces::daemon::DaemonError;
 
 /// The log is started over when it has grown past this.
 const LOG_BYTES: u64 = 1 << 20;
 
-/// `$XDG_RUNTIME_DIR/sightline`, else `/tmp/sightline-<uid>`.
+/// `$XDG_RUNTIME_DIR/sightline`, else `/tmp/sightline-<uid>` (on Windows,
+/// `%TEMP%\sightline-<user>`).
 pub fn runtime_dir() -> PathBuf {
     match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
         Some(d) => PathBuf::from(d).join("sightline"),
-        None => std::env::temp_dir().join(format!("sightline-{}", uid())),
+        None => std::env::temp_dir().join(format!("sightline-{}", user())),
     }
+}
+
+/// This user, as the runtime directory's name carries it.
+#[cfg(unix)]
+fn user() -> String {
+    uid().to_string()
+}
+
+#[cfg(windows)]
+fn user() -> String {
+    std::env::var("USERNAME").unwrap_or_else(|_| "user".into())
 }
 
 /// The daemon's socket.
@@ -40,6 +56,7 @@ pub fn log() -> PathBuf {
 }
 
 /// This process's effective user id.
+#[cfg(unix)]
 pub fn uid() -> u32 {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() }
@@ -50,6 +67,7 @@ pub fn uid() -> u32 {
 /// there is this user's directory; one this user left open is closed to
 /// 0700. A directory of another user, or a link, could hold a socket that is
 /// not ours.
+#[cfg(unix)]
 pub fn ensure_private(dir: &Path) -> Result<(), DaemonError> {
     use std::os::unix::fs::DirBuilderExt;
     let io = |e: std::io::Error| DaemonError::Io(format!("{}: {e}", dir.display()));

@@ -4,8 +4,6 @@
 //! the idle time and no server runs, when asked to stop, or, after a client
 //! of another build asked it to drain, when its last session ends.
 
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::PermissionsExt;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
@@ -17,9 +15,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::json;
-use tokio::net::UnixListener;
 
 use crate::faces::daemon::engines::Engines;
+use crate::faces::daemon::transport::{self, Listener, Ready};
 use crate::faces::daemon::{DaemonError, HELLO_KEY, Hello, build_id, paths};
 use crate::faces::mcp::Sightline;
 
@@ -65,8 +63,8 @@ struct Daemon {
     /// Refuse new sessions and exit when the last one ends.
     draining: AtomicBool,
     stop: tokio::sync::Notify,
-    /// The lock, held until the daemon leaves its socket (`leave`).
-    lock: Mutex<Option<std::fs::File>>,
+    /// The daemon's hold on its address, kept until it leaves (`leave`).
+    lock: Mutex<Option<transport::Claim>>,
 }
 
 impl Daemon {
@@ -75,44 +73,12 @@ impl Daemon {
     /// client of another build is told this daemon drains, so that it
     /// needs no wait, and when the daemon exits.
     fn leave(&self) {
-        let lock = self
-            .lock
+        // The claim, dropped at the end of this statement, removes the
+        // socket and releases the lock.
+        self.lock
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
-        if let Some(lock) = lock {
-            let _ = std::fs::remove_file(paths::socket());
-            drop(lock);
-        }
-    }
-}
-
-/// The write end of the pipe on which the client that started this daemon
-/// waits for it to listen.
-pub struct Ready(Option<std::fs::File>);
-
-impl Ready {
-    /// Takes `fd` (`daemon --ready-fd`), closed on exec so that no server
-    /// holds it open.
-    pub fn take(fd: Option<i32>) -> Ready {
-        Ready(fd.filter(|fd| *fd > 2).and_then(|fd| {
-            // SAFETY: the fd is the one the starting client put there for
-            // this process alone; F_SETFD touches only its flags.
-            unsafe {
-                if libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) != 0 {
-                    return None;
-                }
-                Some(<std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd))
-            }
-        }))
-    }
-
-    /// Tells the client that the socket listens, and closes the pipe.
-    fn listening(&mut self) {
-        if let Some(mut f) = self.0.take() {
-            use std::io::Write;
-            let _ = f.write_all(b"!");
-        }
     }
 }
 
@@ -135,26 +101,9 @@ fn idle_exit() -> Duration {
 }
 
 async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
-    let dir = paths::runtime_dir();
-    paths::ensure_private(&dir)?;
-    let io = |what: &str, e: std::io::Error| DaemonError::Io(format!("{what}: {e}"));
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(paths::lock())
-        .map_err(|e| io("lock", e))?;
-    // SAFETY: flock on an fd we own; it is released when the file closes,
-    // which the kernel does even on SIGKILL.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        tracing::info!("daemon: another daemon holds {}", paths::lock().display());
+    let Some((mut listener, lock)) = Listener::bind()? else {
         return Ok(());
-    }
-    let socket = paths::socket();
-    let _ = std::fs::remove_file(&socket);
-    let listener = UnixListener::bind(&socket).map_err(|e| io("bind", e))?;
-    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))
-        .map_err(|e| io("chmod", e))?;
+    };
     let _ = std::fs::write(
         paths::runtime_dir().join("daemon.pid"),
         std::process::id().to_string(),
@@ -163,7 +112,7 @@ async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
     tracing::info!(
         "daemon: pid {} listening on {} (build {})",
         std::process::id(),
-        socket.display(),
+        transport::address(),
         build_id()
     );
     let daemon = Arc::new(Daemon {
@@ -188,12 +137,7 @@ async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
-                let uid = stream.peer_cred().map(|c| c.uid());
-                if uid.as_ref().ok() != Some(&paths::uid()) {
-                    tracing::warn!("daemon: refused a client of uid {uid:?}");
-                    continue;
-                }
+                let Some(stream) = accepted else { continue };
                 // Counted before the session's task runs, so that an idle
                 // exit never races a client just accepted.
                 daemon.clients.fetch_add(1, Ordering::SeqCst);
@@ -291,7 +235,7 @@ impl Drop for Leaving {
 }
 
 /// Serves one accepted client, already counted.
-async fn session(daemon: Arc<Daemon>, stream: tokio::net::UnixStream) {
+async fn session(daemon: Arc<Daemon>, stream: transport::Stream) {
     let _leaving = Leaving(daemon.clone());
     daemon.sessions.fetch_add(1, Ordering::SeqCst);
     let handler = Session {

@@ -325,30 +325,19 @@ async fn install_toolchain(boxed: &Boxed<'_>) -> Result<PathBuf, InstallError> {
     })
 }
 
-/// Holds an exclusive `flock` until dropped.
-struct FileLock(std::fs::File);
+/// Holds an exclusive lock on a file until dropped (std's `File::lock`:
+/// `flock` on Unix, `LockFileEx` on Windows; closing the file releases it).
+struct FileLock {
+    _file: std::fs::File,
+}
 
 fn lock_exclusive(path: &Path) -> std::io::Result<FileLock> {
-    use std::os::fd::AsRawFd;
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(path)?;
-    // SAFETY: flock on a descriptor we own; blocking is fine on this thread.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(FileLock(file))
-}
-
-impl Drop for FileLock {
-    fn drop(&mut self) {
-        use std::os::fd::AsRawFd;
-        // SAFETY: unlocking a descriptor we own.
-        unsafe {
-            libc::flock(self.0.as_raw_fd(), libc::LOCK_UN);
-        }
-    }
+    // Blocking is fine on this thread.
+    file.lock()?;
+    Ok(FileLock { _file: file })
 }
