@@ -70,8 +70,10 @@ impl PartialEq<AbsPath> for PathBuf {
 }
 
 /// The directory sightline keeps installed servers (and private temporary
-/// directories, and the trust list) in: `$SIGHTLINE_DATA_DIR`, else
-/// `$XDG_DATA_HOME/sightline` (`~/.local/share/sightline`).
+/// directories, and the trust list) in: `$SIGHTLINE_DATA_DIR`, else the
+/// platform's data directory: `$XDG_DATA_HOME/sightline`
+/// (`~/.local/share/sightline`) on Linux, `~/Library/Application
+/// Support/sightline` on macOS, `%APPDATA%\sightline` on Windows.
 pub fn data_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("SIGHTLINE_DATA_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(d);

@@ -162,9 +162,10 @@ fn unavailable(spec: &ServerSpec) -> ToolError {
 
 /// A configured program: a path (relative to the root) or a name on PATH.
 pub(super) fn resolve_program(program: &str, root: &Path) -> Option<PathBuf> {
-    if program.contains('/') {
+    if Path::new(program).components().count() > 1 {
         let p = root.join(program);
-        return p.is_file().then_some(p);
+        let (dir, name) = (p.parent()?, p.file_name()?.to_str()?);
+        return sightline_lsp::process::shim::find_in(dir, name);
     }
     which::which(program).ok()
 }

@@ -74,14 +74,22 @@ pub(super) fn install_dir(spec: &ServerSpec) -> PathBuf {
         .join(spec.id.replace(' ', "-"))
 }
 
-/// Where an install of `spec` puts its executable.
+/// A virtualenv's directory of executables: `bin`, or `Scripts` on Windows.
+pub(super) fn venv_bin(venv: &Path) -> PathBuf {
+    venv.join(if cfg!(windows) { "Scripts" } else { "bin" })
+}
+
+/// Where an install of `spec` puts its executable (on Windows, with the
+/// extension it has there: npm's `.cmd` shim, pip's `.exe`).
 pub fn installed_bin(spec: &ServerSpec) -> PathBuf {
     let dir = install_dir(spec);
-    match spec.install {
-        Install::Pypi { .. } => dir.join("venv").join("bin").join(spec.command),
-        Install::Toolchain(_) => dir.join("bin").join(spec.command),
-        _ => dir.join("node_modules").join(".bin").join(spec.command),
-    }
+    let bin = match spec.install {
+        Install::Pypi { .. } => venv_bin(&dir.join("venv")),
+        Install::Toolchain(_) => dir.join("bin"),
+        _ => dir.join("node_modules").join(".bin"),
+    };
+    sightline_lsp::process::shim::find_in(&bin, spec.command)
+        .unwrap_or_else(|| bin.join(spec.command))
 }
 
 /// A PyPI install counts once this marker exists.
@@ -102,17 +110,15 @@ pub(super) fn is_installed(spec: &ServerSpec, bin: &Path) -> bool {
 /// [`crate::project::trusted_at`]), then the extra `search_path`, then PATH,
 /// then sightline's install directory.
 pub fn locate(spec: &ServerSpec, root: &Path, search_path: &[PathBuf]) -> Option<PathBuf> {
+    use sightline_lsp::process::shim::find_in;
     for dir in root.ancestors() {
-        let local = dir.join("node_modules").join(".bin").join(spec.command);
-        if local.is_file() && crate::project::trusted_at(dir) {
+        if let Some(local) = find_in(&dir.join("node_modules").join(".bin"), spec.command)
+            && crate::project::trusted_at(dir)
+        {
             return Some(local);
         }
     }
-    if let Some(p) = search_path
-        .iter()
-        .map(|d| d.join(spec.command))
-        .find(|p| p.is_file())
-    {
+    if let Some(p) = search_path.iter().find_map(|d| find_in(d, spec.command)) {
         return Some(p);
     }
     if let Ok(p) = which::which(spec.command)

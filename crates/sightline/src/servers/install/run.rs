@@ -26,7 +26,14 @@ pub async fn install(
     };
     let tool = match spec.install {
         Install::Npm(_) => "npm",
-        Install::Pypi { .. } => "python3",
+        // Windows's Python is `python` (the launcher `py` aside).
+        Install::Pypi { .. } => {
+            if cfg!(windows) {
+                "python"
+            } else {
+                "python3"
+            }
+        }
         Install::Toolchain(argv) => argv[0],
         Install::Path | Install::Download(_) => {
             return Err(InstallError::Manual {
@@ -266,7 +273,9 @@ async fn install_pypi(boxed: &Boxed<'_>, python: &Path) -> Result<PathBuf, Insta
         .map(|a| a.to_string())
         .chain([what(spec)])
         .collect();
-        result = match boxed.command(&venv.join("bin").join("python"), &pip_args) {
+        let python = sightline_lsp::process::shim::find_in(&super::venv_bin(&venv), "python")
+            .unwrap_or_else(|| super::venv_bin(&venv).join("python"));
+        result = match boxed.command(&python, &pip_args) {
             Ok(cmd) => run(spec, cmd).await,
             Err(e) => Err(e),
         };
