@@ -41,7 +41,13 @@ pub fn candidates(name: &str, windows: bool, pathext: &str) -> Vec<String> {
 /// The program `name` in `dir`, by this platform's rules.
 pub fn find_in(dir: &Path, name: &str) -> Option<PathBuf> {
     let pathext = std::env::var("PATHEXT").unwrap_or_else(|_| DEFAULT_PATHEXT.to_owned());
-    candidates(name, cfg!(windows), &pathext)
+    find_by(dir, name, cfg!(windows), &pathext)
+}
+
+/// The program `name` in `dir`, by Windows's rules (with `pathext`) or
+/// Unix's.
+pub fn find_by(dir: &Path, name: &str, windows: bool, pathext: &str) -> Option<PathBuf> {
+    candidates(name, windows, pathext)
         .into_iter()
         .map(|c| dir.join(c))
         .find(|p| p.is_file())
@@ -89,25 +95,24 @@ mod tests {
     }
 
     #[test]
-    fn an_npm_shim_is_found_beside_its_exe_and_known_as_batch() {
+    fn an_npm_shim_is_found_beside_its_sh_script_and_known_as_batch() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("typescript-language-server.cmd"),
-            "@ECHO off\n",
-        )
-        .unwrap();
-        std::fs::write(dir.path().join("typescript-language-server"), "#!/bin/sh\n").unwrap();
-        let names = candidates("typescript-language-server", true, DEFAULT_PATHEXT);
-        let found = names
-            .iter()
-            .map(|c| dir.path().join(c))
-            .find(|p| p.is_file())
-            .unwrap();
+        let name = "typescript-language-server";
+        std::fs::write(dir.path().join(format!("{name}.cmd")), "@ECHO off\n").unwrap();
+        std::fs::write(dir.path().join(name), "#!/bin/sh\n").unwrap();
         // npm also writes the extension-less sh script, which Windows cannot
-        // run: the `.cmd` is the one taken.
-        assert!(found.ends_with("typescript-language-server.cmd"));
+        // run: there the `.cmd` is the one taken; on Unix the script.
+        let found = find_by(dir.path(), name, true, DEFAULT_PATHEXT).unwrap();
+        assert!(found.ends_with(format!("{name}.cmd")));
+        let unix = find_by(dir.path(), name, false, DEFAULT_PATHEXT).unwrap();
+        assert!(unix.ends_with(name));
+        assert_eq!(find_by(dir.path(), "gopls", true, DEFAULT_PATHEXT), None);
         assert!(is_batch(&found));
         assert!(!is_batch(Path::new("gopls.exe")));
         assert!(is_batch(Path::new("X.BAT")));
+        // An `.exe` comes before a `.cmd` in PATHEXT's order.
+        std::fs::write(dir.path().join(format!("{name}.exe")), "").unwrap();
+        let exe = find_by(dir.path(), name, true, DEFAULT_PATHEXT).unwrap();
+        assert!(exe.ends_with(format!("{name}.exe")));
     }
 }

@@ -68,7 +68,11 @@ pub fn uri_to_path(uri: &str) -> Option<String> {
         None => (rest, ""),
     };
     let path = String::from_utf8(decode(path)).ok()?;
-    if !host.is_empty() && !host.eq_ignore_ascii_case("localhost") {
+    // `localhost` stands for no host only before a drive letter; the share
+    // `\\localhost\share` keeps it.
+    let local =
+        host.eq_ignore_ascii_case("localhost") && path.strip_prefix('/').and_then(drive).is_some();
+    if !host.is_empty() && !local {
         let host = String::from_utf8(decode(host)).ok()?;
         return Some(format!(r"\\{host}{}", path.replace('/', "\\")));
     }
@@ -127,6 +131,10 @@ mod tests {
             uri_to_path("file://server/share/dir/x.py").unwrap(),
             r"\\server\share\dir\x.py"
         );
+        // A share on `localhost` is not a local drive path.
+        let uri = path_to_uri(r"\\localhost\share\x.py").unwrap();
+        assert_eq!(uri, "file://localhost/share/x.py");
+        assert_eq!(uri_to_path(&uri).unwrap(), r"\\localhost\share\x.py");
     }
 
     #[test]

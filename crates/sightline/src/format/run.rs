@@ -118,7 +118,13 @@ async fn run_argv(run: &Run) -> Outcome {
         }
     };
     let pid = child.id();
-    match tokio::time::timeout(run.timeout, child.wait_with_output()).await {
+    let waited = tokio::time::timeout(run.timeout, child.wait_with_output()).await;
+    // Its helpers live in its group: stop any left, exited or timed out, and
+    // let the reaper (or the job table) forget the group.
+    if let Some(pid) = pid {
+        sightline_lsp::process::kill_group(pid);
+    }
+    match waited {
         Ok(Ok(out)) if out.status.success() => Outcome::Formatted,
         Ok(Ok(out)) => {
             let text = String::from_utf8_lossy(&out.stderr).to_string()
@@ -150,14 +156,8 @@ async fn run_argv(run: &Run) -> Outcome {
         Ok(Err(e)) => Outcome::Failed {
             message: e.to_string(),
         },
-        Err(_) => {
-            // Its helpers live in its group: stop them all.
-            if let Some(pid) = pid {
-                sightline_lsp::process::kill_group(pid);
-            }
-            Outcome::TimedOut {
-                after_ms: run.timeout.as_millis() as u64,
-            }
-        }
+        Err(_) => Outcome::TimedOut {
+            after_ms: run.timeout.as_millis() as u64,
+        },
     }
 }

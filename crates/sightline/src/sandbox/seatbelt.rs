@@ -43,6 +43,7 @@ const BASE: &str = r#"(version 1)
 (allow file-read* file-write* file-ioctl
   (literal "/dev/null")
   (literal "/dev/zero")
+  (literal "/dev/tty")
   (literal "/dev/ptmx")
   (regex #"^/dev/ttys[0-9]+$"))
 

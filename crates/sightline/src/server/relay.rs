@@ -30,7 +30,8 @@ impl RelayTarget {
 
 /// `[id, command, args]` from a relay notification's params. vscode-jsonrpc
 /// sends a single array parameter wrapped in another (`[[id, command,
-/// args]]`); both shapes are taken.
+/// args]]`); both shapes are taken. A command that is not a string comes
+/// back empty, so that its id is still answered (with nothing).
 fn parse(params: &Value) -> Option<(Value, String, Value)> {
     let list = params.as_array()?;
     let list = match list.as_slice() {
@@ -40,7 +41,11 @@ fn parse(params: &Value) -> Option<(Value, String, Value)> {
     let [id, command, args, ..] = list.as_slice() else {
         return None;
     };
-    Some((id.clone(), command.as_str()?.to_owned(), args.clone()))
+    Some((
+        id.clone(),
+        command.as_str().unwrap_or_default().to_owned(),
+        args.clone(),
+    ))
 }
 
 impl LspServer {
@@ -76,7 +81,7 @@ impl LspServer {
                     );
                     continue;
                 };
-                let target = server.relay_target.get();
+                let target = server.relay_target.get().filter(|_| !command.is_empty());
                 tokio::spawn(async move {
                     let body = match target {
                         Some(t) => t.relayed(relay, &command, args).await,
@@ -133,6 +138,9 @@ mod tests {
             assert_eq!(args, json!({"file": "/a.vue"}));
         }
         assert!(parse(&json!([1, 2])).is_none());
+        // A malformed command keeps its id, to be answered.
+        let (id, command, _) = parse(&json!([[7, 42, {}]])).expect("an id");
+        assert_eq!((id, command.as_str()), (json!(7), ""));
         assert!(parse(&json!({"id": 1})).is_none());
     }
 }

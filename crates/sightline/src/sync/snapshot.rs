@@ -73,14 +73,20 @@ impl Stamp {
     /// is a new file with its own creation time) stand for them.
     #[cfg(windows)]
     fn of(meta: &std::fs::Metadata) -> Stamp {
-        use std::os::windows::fs::MetadataExt;
-        let split = |t: u64| ((t / 10_000_000) as i64, (t % 10_000_000 * 100) as i64);
+        // Seconds and nanoseconds since the Unix epoch, as `settled` reads them.
+        let split = |t: std::io::Result<std::time::SystemTime>| {
+            let d = t
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .unwrap_or_default();
+            (d.as_secs() as i64, i64::from(d.subsec_nanos()))
+        };
         Stamp {
             len: meta.len(),
             ino: 0,
             dev: 0,
-            mtime: split(meta.last_write_time()),
-            ctime: split(meta.creation_time()),
+            mtime: split(meta.modified()),
+            ctime: split(meta.created()),
         }
     }
 }

@@ -15,6 +15,22 @@ use sightline_test_support::{Project, repo_root};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The npm binary package of this platform, as the launcher names it
+/// (`process.platform`-`process.arch`).
+fn binary_package() -> String {
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        "windows" => "win32",
+        other => other,
+    };
+    let cpu = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    format!("sightline-{os}-{cpu}")
+}
+
 /// A file `scripts/package` made, failing (never skipping) when it is not
 /// there.
 fn built(name: &str) -> PathBuf {
@@ -90,7 +106,7 @@ fn the_wheel_installs_into_a_fresh_venv_and_answers_over_mcp() {
 #[test]
 fn the_npm_packages_install_into_a_fresh_prefix_and_answer_over_mcp() {
     let launcher = built(&format!("sightline-{VERSION}.tgz"));
-    let binary = built("sightline-linux-x64-");
+    let binary = built(&format!("{}-", binary_package()));
     let t = tempfile::tempdir().unwrap();
     let prefix = t.path().join("prefix");
     // `--offline`: the packages come from the two files, and npm's cache
@@ -141,6 +157,9 @@ fn the_npm_launcher_without_its_binary_package_says_so() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: the package sightline-linux-x64, which holds sightline's binary, is not installed; install sightline again without --omit=optional\n"
+        format!(
+            "error: the package {}, which holds sightline's binary, is not installed; install sightline again without --omit=optional\n",
+            binary_package()
+        )
     );
 }

@@ -44,12 +44,16 @@ pub fn lock() -> PathBuf {
     runtime_dir().join("daemon.lock")
 }
 
-/// `$XDG_STATE_HOME/sightline/daemon.log`, else under `~/.local/state`.
+/// `$XDG_STATE_HOME/sightline/daemon.log`, else under the platform's state
+/// directory (`~/.local/state` on Linux) or, where it has none, its local
+/// data directory (`~/Library/Application Support` on macOS,
+/// `%LOCALAPPDATA%` on Windows).
 pub fn log() -> PathBuf {
     std::env::var_os("XDG_STATE_HOME")
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
-        .or_else(|| dirs::home_dir().map(|h| h.join(".local/state")))
+        .or_else(dirs::state_dir)
+        .or_else(dirs::data_local_dir)
         .unwrap_or_else(std::env::temp_dir)
         .join("sightline")
         .join("daemon.log")

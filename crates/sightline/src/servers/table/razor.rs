@@ -112,19 +112,23 @@ mod tests {
     #[test]
     fn the_newest_complete_extension_gives_the_arguments() {
         let t = tempfile::tempdir().unwrap();
-        let old = extension(t.path(), "2.80.0");
+        // The newest by time wins, not the highest version: VS Code may
+        // keep a higher one after a downgrade.
+        let old = extension(t.path(), "2.95.0");
         let new = extension(t.path(), "2.90.0");
         // A newer extension missing a file is passed over.
         let broken = extension(t.path(), "2.99.0");
         std::fs::remove_file(broken.join("Microsoft.VisualStudioCode.RazorExtension.dll")).unwrap();
-        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let now = std::time::SystemTime::now();
         let set = |p: &Path, t| {
             std::fs::File::open(p.parent().unwrap())
                 .unwrap()
                 .set_modified(t)
                 .unwrap()
         };
-        set(&old, past);
+        set(&old, now - std::time::Duration::from_secs(3600));
+        set(&new, now - std::time::Duration::from_secs(60));
+        set(&broken, now);
         let args = razor_args_in(&[t.path().to_owned()]).unwrap();
         assert_eq!(
             args,

@@ -59,8 +59,9 @@ impl Backend {
                 // WouldBlock: the queue is empty.
                 Err(_) => break,
             };
-            let before = out.len();
+            let mut any = false;
             for ev in events {
+                any = true;
                 if ev.mask.contains(EventMask::Q_OVERFLOW) {
                     out.push(Event::Overflow);
                     continue;
@@ -86,7 +87,7 @@ impl Backend {
                     is_dir: ev.mask.contains(EventMask::ISDIR),
                 });
             }
-            if out.len() == before {
+            if !any {
                 break;
             }
         }

@@ -1,8 +1,12 @@
 //! The watch backend outside Linux: the `notify` crate (FSEvents on macOS,
-//! ReadDirectoryChangesW on Windows), one non-recursive watch per directory,
-//! as inotify is used on Linux. Its events come from a thread of its own, so
-//! an edit made just before a question may reach only the next drain: the
-//! kernel-queue guarantee of inotify does not hold here.
+//! ReadDirectoryChangesW on Windows). A directory is watched recursively
+//! unless one above it already is, and only the entries of the directories
+//! asked for are reported, so the ignore rules hold as with inotify. (One
+//! watch per directory would restart FSEvents' stream at each, and hold a
+//! handle on every directory on Windows, which blocks renaming them.) Its
+//! events come from a thread of its own, so an edit made just before a
+//! question may reach only the next drain: the kernel-queue guarantee of
+//! inotify does not hold here.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -19,7 +23,10 @@ pub type Id = PathBuf;
 pub struct Backend {
     watcher: RecommendedWatcher,
     events: mpsc::Receiver<notify::Result<notify::Event>>,
+    /// The directories whose entries are reported.
     watched: HashSet<PathBuf>,
+    /// The directories watched recursively.
+    roots: HashSet<PathBuf>,
 }
 
 impl Backend {
@@ -33,27 +40,32 @@ impl Backend {
             watcher,
             events,
             watched: HashSet::new(),
+            roots: HashSet::new(),
         })
     }
 
     /// Watches the entries of `dir` (not below it).
     pub fn add(&mut self, dir: &Path) -> Result<Id, AddError> {
-        match self.watcher.watch(dir, RecursiveMode::NonRecursive) {
-            Ok(()) => {
-                self.watched.insert(dir.to_owned());
-                Ok(dir.to_owned())
+        let covered = dir.ancestors().any(|a| self.roots.contains(a));
+        if !covered {
+            if let Err(e) = self.watcher.watch(dir, RecursiveMode::Recursive) {
+                return Err(match e.kind {
+                    notify::ErrorKind::MaxFilesWatch => {
+                        AddError::Limit("the system's file watch limit")
+                    }
+                    _ => AddError::Other(std::io::Error::other(e)),
+                });
             }
-            Err(e) => match e.kind {
-                notify::ErrorKind::MaxFilesWatch => {
-                    Err(AddError::Limit("the system's file watch limit"))
-                }
-                _ => Err(AddError::Other(std::io::Error::other(e))),
-            },
+            self.roots.insert(dir.to_owned());
         }
+        self.watched.insert(dir.to_owned());
+        Ok(dir.to_owned())
     }
 
     pub fn remove(&mut self, id: Id) {
-        let _ = self.watcher.unwatch(&id);
+        if self.roots.remove(&id) {
+            let _ = self.watcher.unwatch(&id);
+        }
         self.watched.remove(&id);
     }
 

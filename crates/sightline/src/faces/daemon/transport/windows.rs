@@ -2,8 +2,10 @@
 //! per runtime directory (as the socket's path is on Unix). The pipe's ACL
 //! admits only its owner, this user; the daemon checks each client's user
 //! and each client the daemon's (by process token), so a pipe another user
-//! squatted gets nothing. The first pipe instance is the lock: of several
-//! daemons started at once, only one creates it.
+//! squatted gets nothing. A lock on `daemon.lock` in the runtime directory
+//! (`LockFileEx`, through std) lets one daemon through, as on Unix; the pipe
+//! name itself cannot be the lock, as a draining daemon's sessions keep it
+//! alive.
 
 use std::os::windows::io::{AsRawHandle, FromRawHandle};
 use std::process::Stdio;
@@ -12,8 +14,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::windows::named_pipe::{ClientOptions, NamedPipeServer, ServerOptions};
 use windows_sys::Win32::Foundation::{
-    CloseHandle, ERROR_ACCESS_DENIED, ERROR_PIPE_BUSY, HANDLE, HANDLE_FLAG_INHERIT,
-    SetHandleInformation,
+    CloseHandle, ERROR_PIPE_BUSY, HANDLE, HANDLE_FLAG_INHERIT, SetHandleInformation,
 };
 use windows_sys::Win32::Security::Authorization::{
     ConvertStringSecurityDescriptorToSecurityDescriptorW, SDDL_REVISION_1,
@@ -62,7 +63,8 @@ fn user_of(process: HANDLE) -> Option<Vec<u8>> {
     let mut len = 0u32;
     // SAFETY: a size query (null buffer), then a buffer of that size.
     unsafe { GetTokenInformation(token, TokenUser, std::ptr::null_mut(), 0, &mut len) };
-    let mut buf = vec![0u8; len as usize];
+    // u64 words: TOKEN_USER holds pointers, so the buffer is aligned for it.
+    let mut buf = vec![0u64; (len as usize).div_ceil(8)];
     let ok =
         unsafe { GetTokenInformation(token, TokenUser, buf.as_mut_ptr().cast(), len, &mut len) };
     // SAFETY: the token is ours to close.
@@ -211,10 +213,13 @@ impl Ready {
     }
 }
 
-/// The daemon's hold on its name. A named pipe goes when its last instance
-/// closes, which the listener's drop does (the accept loop ends within its
-/// next tick after the daemon leaves).
-pub struct Claim;
+/// The daemon's hold on its name: the lock, released when dropped. Its
+/// waiting pipe instance goes with the listener (the accept loop ends
+/// within its next tick after the daemon leaves); a client that reaches it
+/// in between is told the daemon drains, and starts its own.
+pub struct Claim {
+    _lock: std::fs::File,
+}
 
 /// The security attributes that admit only the pipe's owner (this user):
 /// the DACL `D:P(A;;GA;;;OW)`, made once for the daemon's life.
@@ -254,38 +259,61 @@ pub struct Listener {
 // freed and only read.
 unsafe impl Send for Listener {}
 
-fn instance(first: bool, security: &SECURITY_ATTRIBUTES) -> std::io::Result<NamedPipeServer> {
+/// One waiting pipe instance.
+fn instance(security: &SECURITY_ATTRIBUTES) -> std::io::Result<NamedPipeServer> {
     let mut attrs = SECURITY_ATTRIBUTES { ..*security };
     // SAFETY: the attributes live across the call.
     unsafe {
         ServerOptions::new()
-            .first_pipe_instance(first)
             .reject_remote_clients(true)
             .create_with_security_attributes_raw(address(), (&raw mut attrs).cast())
     }
 }
 
 impl Listener {
-    /// Creates the first instance (`None` when another daemon has it).
+    /// Takes the lock (`None` when another daemon holds it) and creates
+    /// the first waiting instance.
     pub fn bind() -> Result<Option<(Listener, Claim)>, DaemonError> {
-        let _ = std::fs::create_dir_all(paths::runtime_dir());
-        let security = owner_only()?;
-        match instance(true, &security) {
-            Ok(pending) => Ok(Some((Listener { pending, security }, Claim))),
-            Err(e) if e.raw_os_error() == Some(ERROR_ACCESS_DENIED as i32) => {
-                tracing::info!("daemon: another daemon serves {}", address());
-                Ok(None)
+        let io = |what: &str, e: std::io::Error| DaemonError::Io(format!("{what}: {e}"));
+        std::fs::create_dir_all(paths::runtime_dir()).map_err(|e| io("runtime dir", e))?;
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(paths::lock())
+            .map_err(|e| io("lock", e))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                tracing::info!("daemon: another daemon holds {}", paths::lock().display());
+                return Ok(None);
             }
-            Err(e) => Err(DaemonError::Io(format!("pipe: {e}"))),
+            Err(std::fs::TryLockError::Error(e)) => return Err(io("lock", e)),
         }
+        let security = owner_only()?;
+        let pending = instance(&security).map_err(|e| io("pipe", e))?;
+        Ok(Some((
+            Listener { pending, security },
+            Claim { _lock: lock },
+        )))
     }
 
     /// The next client of this user; `None` for a failed connection or a
     /// client of another user, refused.
     pub async fn accept(&mut self) -> Option<Stream> {
-        self.pending.connect().await.ok()?;
-        let next = instance(false, &self.security).ok()?;
+        let result = self.pending.connect().await;
+        // The next instance waits before this one is handed on; one that
+        // failed to connect (its client already gone) is replaced too, or
+        // every later accept would fail on it at once.
+        let next = match instance(&self.security) {
+            Ok(next) => next,
+            Err(e) => {
+                tracing::warn!("daemon: cannot make the next pipe instance: {e}");
+                return None;
+            }
+        };
         let connected = std::mem::replace(&mut self.pending, next);
+        result.ok()?;
         let mut pid = 0u32;
         // SAFETY: the handle is the connected instance's, live here.
         let known =
