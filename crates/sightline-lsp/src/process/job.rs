@@ -25,7 +25,11 @@ pub const CREATE_NEW_PROCESS_GROUP: u32 = 0x0000_0200;
 /// `CREATE_NO_WINDOW`: a console server opens no window of its own.
 pub const CREATE_NO_WINDOW: u32 = 0x0800_0000;
 
-/// The flags every child is created with.
+/// `CREATE_SUSPENDED`: a child starts nothing until it is in its job.
+pub const CREATE_SUSPENDED: u32 = 0x0000_0004;
+
+/// The flags every child is created with (`CREATE_SUSPENDED` is added at
+/// spawn, and the child resumed once in its job).
 pub const CREATION_FLAGS: u32 = CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW;
 
 #[cfg(test)]
@@ -38,5 +42,6 @@ mod tests {
         assert_ne!(LIMIT_FLAGS & KILL_ON_JOB_CLOSE, 0);
         assert_eq!(LIMIT_FLAGS & (BREAKAWAY_OK | SILENT_BREAKAWAY_OK), 0);
         assert_eq!(CREATION_FLAGS, 0x0800_0200);
+        assert_eq!(CREATION_FLAGS & CREATE_SUSPENDED, 0);
     }
 }

@@ -28,6 +28,8 @@ const _: () = assert!(
 );
 const _: () =
     assert!(job::CREATE_NO_WINDOW == windows_sys::Win32::System::Threading::CREATE_NO_WINDOW);
+const _: () =
+    assert!(job::CREATE_SUSPENDED == windows_sys::Win32::System::Threading::CREATE_SUSPENDED);
 const _: () = assert!(
     job::CREATE_NEW_PROCESS_GROUP
         == windows_sys::Win32::System::Threading::CREATE_NEW_PROCESS_GROUP
@@ -79,26 +81,78 @@ fn new_job() -> std::io::Result<Job> {
     Ok(job)
 }
 
-/// Spawns `cmd` in a new process group and a job of its own. Helpers the
-/// child starts before it is in the job (in the moment between its creation
-/// and this assignment) are not in it; the servers sightline runs start
-/// theirs later.
+/// Spawns `cmd` in a new process group and a job of its own. The child is
+/// created suspended and resumed only once it is in the job, so that no
+/// helper it starts (`cmd.exe` running an npm shim starts `node.exe` at
+/// once) is outside it. A child that cannot be put in its job is killed.
 pub async fn spawn_group(mut cmd: Command) -> std::io::Result<Child> {
-    cmd.creation_flags(job::CREATION_FLAGS).kill_on_drop(true);
-    let child = cmd.spawn()?;
-    let job = new_job()?;
-    let Some(process) = child.raw_handle() else {
-        return Ok(child);
+    cmd.creation_flags(job::CREATION_FLAGS | job::CREATE_SUSPENDED)
+        .kill_on_drop(true);
+    let mut child = cmd.spawn()?;
+    let placed = place(&child);
+    if let Err(e) = placed {
+        let _ = child.start_kill();
+        return Err(e);
+    }
+    Ok(child)
+}
+
+/// Puts the suspended `child` in a new job, then resumes it.
+fn place(child: &Child) -> std::io::Result<()> {
+    let (Some(process), Some(pid)) = (child.raw_handle(), child.id()) else {
+        return Err(std::io::Error::other("the child has no process handle"));
     };
+    let job = new_job()?;
     // SAFETY: both handles are live: the job's is ours, the process's is
     // the child's, held by `child`.
     if unsafe { AssignProcessToJobObject(job.0, process as HANDLE) } == 0 {
         return Err(std::io::Error::last_os_error());
     }
-    if let (Some(pid), Ok(mut jobs)) = (child.id(), jobs().lock()) {
+    if let Ok(mut jobs) = jobs().lock() {
         jobs.insert(pid, job);
     }
-    Ok(child)
+    resume(pid)
+}
+
+/// Resumes every thread of process `pid` (a process created suspended has
+/// one, its main thread).
+fn resume(pid: u32) -> std::io::Result<()> {
+    use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+        CreateToolhelp32Snapshot, TH32CS_SNAPTHREAD, THREADENTRY32, Thread32First, Thread32Next,
+    };
+    use windows_sys::Win32::System::Threading::{OpenThread, ResumeThread, THREAD_SUSPEND_RESUME};
+    // SAFETY: the snapshot handle is checked and closed; each thread handle
+    // is checked, used once and closed; the entry's size is set as the API
+    // requires.
+    unsafe {
+        let snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+        if snapshot.is_null() || snapshot as isize == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let mut entry: THREADENTRY32 = std::mem::zeroed();
+        entry.dwSize = std::mem::size_of::<THREADENTRY32>() as u32;
+        let mut resumed = 0;
+        let mut more = Thread32First(snapshot, &mut entry) != 0;
+        while more {
+            if entry.th32OwnerProcessID == pid {
+                let thread = OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID);
+                if !thread.is_null() {
+                    if ResumeThread(thread) != u32::MAX {
+                        resumed += 1;
+                    }
+                    CloseHandle(thread);
+                }
+            }
+            more = Thread32Next(snapshot, &mut entry) != 0;
+        }
+        CloseHandle(snapshot);
+        if resumed == 0 {
+            return Err(std::io::Error::other(
+                "the child's thread could not be resumed",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Kills the job of the child with this process id: it and every process
