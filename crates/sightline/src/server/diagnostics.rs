@@ -60,6 +60,24 @@ impl LspServer {
             // itself answers for the content it holds now, which is exact.
             match self.tsserver_diagnostics(path, doc).await {
                 Ok(f) => return Ok((f, None)),
+                // tsserver threw while checking this file: its pushes come
+                // from the same check and fail alike, so waiting for them
+                // only spends the budget. Seen with `.vue` files in a
+                // project without a tsconfig (primevue's components): "Debug
+                // Failure. False expression: getScriptInfo".
+                Err(e) if let Some(why) = super::tsserver::failure(&e.to_string()) => {
+                    let name = path
+                        .file_name()
+                        .map(|n| n.to_string_lossy())
+                        .unwrap_or_default();
+                    return Ok((
+                        Vec::new(),
+                        Some(format!(
+                            "{} could not check {name}: tsserver failed ({why})",
+                            self.spec.id
+                        )),
+                    ));
+                }
                 Err(e) => tracing::debug!(
                     "{}: sync diagnostics unavailable ({e}); waiting for pushes",
                     self.spec.id

@@ -18,6 +18,20 @@ use crate::server::LspServer;
 use crate::server::diagnostics::fold;
 use crate::server::documents::Doc;
 
+/// The reason tsserver gives when it threw while answering (`TypeScript
+/// Server Error`): the first line of its message after that header, such as
+/// `Debug Failure. False expression: getScriptInfo`.
+pub(super) fn failure(error: &str) -> Option<String> {
+    let (_, rest) = error.split_once("TypeScript Server Error")?;
+    let reason = rest
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("an internal error");
+    Some(reason.chars().take(120).collect())
+}
+
 /// tsserver's own encoding: 1-based lines and 1-based utf-16 offsets.
 const TSSERVER_ENCODING: Encoding = Encoding::Utf16;
 
@@ -97,4 +111,19 @@ fn tsserver_finding(d: &Value, index: &LineIndex, server: &str) -> Option<Findin
                 .unwrap_or_else(|| c.to_string())
         }),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::failure;
+
+    #[test]
+    fn tsserver_s_own_failure_is_told_apart() {
+        let e = "error: typescript answered workspace/executeCommand with error 1: <main> TypeScript Server Error (5.9.3)\nDebug Failure. False expression: getScriptInfo\nVerbose Debug Information: scriptInfo for a file '/p/A.vue' is missing.\n    at InferredProject2.getScriptInfos";
+        assert_eq!(
+            failure(e).as_deref(),
+            Some("Debug Failure. False expression: getScriptInfo")
+        );
+        assert_eq!(failure("typescript did not answer within 30.0 s"), None);
+    }
 }

@@ -335,6 +335,53 @@ fn vue_language_server_with_the_typescript_plugin() {
     snapshot("vue", &out);
 }
 
+/// Real components (primevue 3.53.1's paginator, pinned in `tools/`, in a
+/// project with no tsconfig): once `Paginator.vue`, which imports the
+/// others, is checked, tsserver throws on the next ones ("Debug Failure.
+/// False expression: getScriptInfo"). Those answers say so at once, instead
+/// of waiting out the budget for pushes that fail alike ("typescript was
+/// still analysing after 5.0 s").
+#[test]
+fn vue_components_tsserver_throws_on_are_said_at_once() {
+    require(&tools("node_modules/.bin/vue-language-server"));
+    let source = tools("node_modules/primevue/paginator");
+    require(&source.join("Paginator.vue"));
+    let mut files = vec![(".git/HEAD".to_owned(), String::new())];
+    let mut vue = Vec::new();
+    for entry in std::fs::read_dir(&source).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.path().is_file() {
+            files.push((name.clone(), std::fs::read_to_string(entry.path()).unwrap()));
+            if name.ends_with(".vue") {
+                vue.push(name);
+            }
+        }
+    }
+    vue.sort();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let p = Project::new(&files);
+    let answers: Vec<String> = runtime().block_on(async {
+        let ws = workspace(json!({}));
+        let mut out = Vec::new();
+        for name in &vue {
+            out.push(diags(&ws, &p.path(name)).await);
+        }
+        ws.shutdown().await;
+        out
+    });
+    let all = answers.concat();
+    assert!(!all.contains("still analysing"), "{all}");
+    assert!(
+        all.contains(
+            "note: typescript could not check PrevPageLink.vue: tsserver failed (Debug Failure."
+        ),
+        "{all}"
+    );
+}
+
 /// @prisma/language-server (npm; sightline used to look only for the
 /// `prisma` CLI on PATH): an unknown field type, a relation resolved to
 /// its model, the model's uses.
