@@ -103,15 +103,10 @@ fn the_wheel_installs_into_a_fresh_venv_and_answers_over_mcp() {
     answers_over_mcp(&venv.join("bin/sightline"));
 }
 
-#[test]
-fn the_npm_packages_install_into_a_fresh_prefix_and_answer_over_mcp() {
-    let launcher = built(&format!("sightline-{VERSION}.tgz"));
-    let binary = built(&format!("{}-", binary_package()));
-    let t = tempfile::tempdir().unwrap();
-    let prefix = t.path().join("prefix");
-    // `--offline`: the packages come from the two files, and npm's cache
-    // is the test's own, empty; the launcher's optional packages for other
-    // platforms are skipped.
+/// Installs `packages` (tarballs) into a fresh prefix under `dir` from the
+/// files alone: `--offline`, with npm's cache the test's own and empty.
+fn npm_install(dir: &Path, packages: &[&Path], extra: &[&str]) -> PathBuf {
+    let prefix = dir.join("prefix");
     run(Command::new("npm")
         .args([
             "install",
@@ -120,12 +115,22 @@ fn the_npm_packages_install_into_a_fresh_prefix_and_answer_over_mcp() {
             "--no-fund",
             "--loglevel=error",
         ])
+        .args(extra)
         .arg("--prefix")
         .arg(&prefix)
         .arg("--cache")
-        .arg(t.path().join("npm-cache"))
-        .arg(&binary)
-        .arg(&launcher));
+        .arg(dir.join("npm-cache"))
+        .args(packages));
+    prefix
+}
+
+#[test]
+fn the_npm_packages_install_into_a_fresh_prefix_and_answer_over_mcp() {
+    let launcher = built(&format!("sightline-{VERSION}.tgz"));
+    let binary = built(&format!("{}-", binary_package()));
+    let t = tempfile::tempdir().unwrap();
+    // The launcher's optional packages for other platforms are skipped.
+    let prefix = npm_install(t.path(), &[&binary, &launcher], &[]);
     answers_over_mcp(&prefix.join("node_modules/.bin/sightline"));
 }
 
@@ -135,21 +140,7 @@ fn the_npm_packages_install_into_a_fresh_prefix_and_answer_over_mcp() {
 fn the_npm_launcher_without_its_binary_package_says_so() {
     let launcher = built(&format!("sightline-{VERSION}.tgz"));
     let t = tempfile::tempdir().unwrap();
-    let prefix = t.path().join("prefix");
-    run(Command::new("npm")
-        .args([
-            "install",
-            "--offline",
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-            "--omit=optional",
-        ])
-        .arg("--prefix")
-        .arg(&prefix)
-        .arg("--cache")
-        .arg(t.path().join("npm-cache"))
-        .arg(&launcher));
+    let prefix = npm_install(t.path(), &[&launcher], &["--omit=optional"]);
     let out = Command::new(prefix.join("node_modules/.bin/sightline"))
         .arg("--version")
         .output()

@@ -15,3 +15,26 @@ mod windows;
 pub use unix::{Claim, Listener, Ready, Starting, Stream, address, connect, split, start};
 #[cfg(windows)]
 pub use windows::{Claim, Listener, Ready, Starting, Stream, address, connect, split, start};
+
+/// Takes the daemon's lock, `daemon.lock` in the runtime directory (std's
+/// `File::try_lock`: `flock` on Unix, `LockFileEx` on Windows), which lets
+/// one daemon through; `None` when another holds it. It is released when
+/// the file closes, which the system does even when the daemon is killed.
+fn take_lock() -> Result<Option<std::fs::File>, crate::faces::daemon::DaemonError> {
+    use crate::faces::daemon::{DaemonError, paths};
+    let io = |e: std::io::Error| DaemonError::Io(format!("lock: {e}"));
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(paths::lock())
+        .map_err(io)?;
+    match lock.try_lock() {
+        Ok(()) => Ok(Some(lock)),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            tracing::info!("daemon: another daemon holds {}", paths::lock().display());
+            Ok(None)
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+    }
+}

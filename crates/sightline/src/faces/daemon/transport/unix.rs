@@ -170,22 +170,9 @@ impl Listener {
     pub fn bind() -> Result<Option<(Listener, Claim)>, DaemonError> {
         paths::ensure_private(&paths::runtime_dir())?;
         let io = |what: &str, e: std::io::Error| DaemonError::Io(format!("{what}: {e}"));
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(paths::lock())
-            .map_err(|e| io("lock", e))?;
-        // Released when the file closes, which the kernel does even on
-        // SIGKILL.
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                tracing::info!("daemon: another daemon holds {}", paths::lock().display());
-                return Ok(None);
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(io("lock", e)),
-        }
+        let Some(lock) = super::take_lock()? else {
+            return Ok(None);
+        };
         let socket = paths::socket();
         let _ = std::fs::remove_file(&socket);
         let listener = tokio::net::UnixListener::bind(&socket).map_err(|e| io("bind", e))?;

@@ -276,20 +276,9 @@ impl Listener {
     pub fn bind() -> Result<Option<(Listener, Claim)>, DaemonError> {
         let io = |what: &str, e: std::io::Error| DaemonError::Io(format!("{what}: {e}"));
         std::fs::create_dir_all(paths::runtime_dir()).map_err(|e| io("runtime dir", e))?;
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(paths::lock())
-            .map_err(|e| io("lock", e))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                tracing::info!("daemon: another daemon holds {}", paths::lock().display());
-                return Ok(None);
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(io("lock", e)),
-        }
+        let Some(lock) = super::take_lock()? else {
+            return Ok(None);
+        };
         let security = owner_only()?;
         let pending = instance(&security).map_err(|e| io("pipe", e))?;
         Ok(Some((
