@@ -1,7 +1,8 @@
 //! Configuration: JSONC files (`lsp`, `formatter` and the other keys the
 //! README's Configuration section lists), the user file
 //! (`$XDG_CONFIG_HOME/sightline/config.json[c]`, or `$SIGHTLINE_CONFIG`)
-//! under the project file (`sightline.json[c]` at the workspace root), every
+//! under the project file (the nearest `sightline.json[c]` above a file,
+//! `project_dir`), every
 //! value remembered with the file and line it came from. Every invalid shape
 //! is a one-line error naming the file and line.
 //!
@@ -229,6 +230,27 @@ pub fn project_file(dir: &Path) -> Option<PathBuf> {
         .iter()
         .map(|n| dir.join(n))
         .find(|p| p.is_file())
+}
+
+/// The project whose configuration applies at `start` (a directory): the
+/// nearest one, `start` itself or above it, that holds a project file.
+/// Every face asks this of each file's directory, so that a file's answers
+/// follow its own project's `sightline.json` whatever the working directory.
+pub fn project_dir(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|d| project_file(d).is_some())
+        .map(sightline_lsp::uri::normalize)
+}
+
+/// A fingerprint of `config` and of whether its programs may run: engines
+/// whose fingerprints are equal would start identical servers.
+pub fn fingerprint(config: &Config, trusted_root: bool) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    format!("{config:?}").hash(&mut h);
+    trusted_root.hash(&mut h);
+    h.finish()
 }
 
 mod entries;

@@ -48,7 +48,7 @@ impl Engine {
     /// servers in line (module docs). A file that no longer parses leaves
     /// everything as it was (logged).
     pub(super) fn follow_config(&self) {
-        let now = stamp(self.root.as_deref());
+        let now = stamp(self.config_dir.as_deref());
         {
             let mut seen = self
                 .config_stamp
@@ -59,7 +59,7 @@ impl Engine {
             }
             *seen = now;
         }
-        let config = match Config::load(self.root.as_deref()) {
+        let config = match Config::load(self.config_dir.as_deref()) {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!("the changed configuration is not used: {e}");

@@ -23,6 +23,7 @@ pub mod aliases;
 pub mod check;
 mod diagnostics;
 mod live;
+mod projects;
 pub(crate) mod locations;
 pub mod loose;
 mod restart;
@@ -30,6 +31,8 @@ mod route;
 pub mod status;
 mod symbols;
 pub mod validate;
+
+pub use projects::ShareByConfig;
 
 /// How an [`Engine`] behaves.
 #[derive(Clone)]
@@ -76,6 +79,15 @@ pub struct Options {
     /// the rest polled; `None` follows `SIGHTLINE_WATCH_LIMIT` (default: no
     /// cap but the kernel's).
     pub watch_limit: Option<usize>,
+    /// Answer each file under the configuration of its own project (the
+    /// nearest `sightline.json[c]` above it), as every face does, through
+    /// [`Engine::for_path`]; `false` (the default) answers every file under
+    /// `config`.
+    pub project_configs: bool,
+    /// With `project_configs`, the servers each project's engine shares, by
+    /// its configuration's fingerprint (the daemon's groups); `None` gives
+    /// each project engine `shared_servers`.
+    pub share_by_config: Option<ShareByConfig>,
 }
 
 impl Default for Options {
@@ -97,6 +109,8 @@ impl Default for Options {
             server_env: Vec::new(),
             shared_servers: None,
             watch_limit: None,
+            project_configs: false,
+            share_by_config: None,
         }
     }
 }
@@ -119,12 +133,22 @@ pub struct Engine {
     budgets: Budgets,
     /// The configuration files as last seen (`live`).
     config_stamp: std::sync::Mutex<live::Stamp>,
+    /// The directory whose project file the configuration reads (`live`
+    /// follows it): the project's, else the workspace root.
+    config_dir: Option<PathBuf>,
+    /// The engines of other projects' configurations, with
+    /// [`Options::project_configs`].
+    projects: Option<projects::Projects>,
 }
 
 impl Engine {
     /// An engine as `options` say; no server starts until a question needs it.
     pub fn new(options: Options) -> Engine {
+        let projects = options
+            .project_configs
+            .then(|| projects::Projects::new(options.clone()));
         let root = options.root.map(|r| sightline_lsp::uri::normalize(&r));
+        let config_dir = options.config.project.clone().or_else(|| root.clone());
         // The environment switch wins over the configuration, which wins
         // over the default (install).
         let downloads = options.downloads.unwrap_or_else(|| {
@@ -166,7 +190,7 @@ impl Engine {
             options.search_path.clone(),
             sandbox.clone(),
         );
-        let config_stamp = std::sync::Mutex::new(live::stamp(root.as_deref()));
+        let config_stamp = std::sync::Mutex::new(live::stamp(config_dir.as_deref()));
         let pool = Pool::new(
             options.budgets,
             options.server_budgets,
@@ -192,6 +216,8 @@ impl Engine {
             sandbox,
             budgets: options.budgets,
             config_stamp,
+            config_dir,
+            projects,
         }
     }
 
@@ -289,13 +315,22 @@ impl Engine {
         .map_err(|e| ToolError::Unavailable(e.to_string()))
     }
 
-    /// Process ids of every running server.
+    /// Process ids of every running server, the project engines' too.
     pub fn server_pids(&self) -> Vec<u32> {
-        self.pool.running().iter().filter_map(|s| s.pid()).collect()
+        let mut pids: Vec<u32> = self.pool.running().iter().filter_map(|s| s.pid()).collect();
+        for e in self.with_projects() {
+            pids.extend(e.server_pids());
+        }
+        pids.sort_unstable();
+        pids.dedup();
+        pids
     }
 
-    /// Shuts every server down.
+    /// Shuts every server down, the project engines' too.
     pub async fn shutdown(&self) {
+        for e in self.with_projects() {
+            Box::pin(e.shutdown()).await;
+        }
         self.pool.shutdown().await;
     }
 }

@@ -70,11 +70,24 @@ impl Engine {
     /// Stops the server unused the longest, if any is unused now; its id
     /// and root (the daemon's memory limit).
     pub fn stop_idlest_server(&self) -> Option<(&'static str, std::path::PathBuf)> {
-        self.pool.stop_idlest()
+        self.pool
+            .stop_idlest()
+            .or_else(|| self.with_projects().iter().find_map(|e| e.stop_idlest_server()))
     }
 
-    /// Each running server, for `sightline daemon status`.
+    /// Each running server, the project engines' too, for `sightline
+    /// daemon status`.
     pub fn server_status(&self) -> Vec<ServerRow> {
+        let mut rows = self.own_server_status();
+        for e in self.with_projects() {
+            rows.extend(e.server_status());
+        }
+        rows.sort_by_key(|r| r.pid);
+        rows.dedup_by_key(|r| r.pid);
+        rows
+    }
+
+    fn own_server_status(&self) -> Vec<ServerRow> {
         self.pool
             .running_confined()
             .into_iter()

@@ -303,7 +303,7 @@ pub(super) async fn through_daemon(
 }
 
 /// Reads commands from stdin until EOF, answering each in turn.
-pub async fn batch(ws: &Engine, json: bool) -> i32 {
+pub async fn batch(ws: &std::sync::Arc<Engine>, json: bool) -> i32 {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
@@ -345,7 +345,15 @@ pub async fn batch(ws: &Engine, json: bool) -> i32 {
                     crate::faces::cli::admin::run(ws, &Command::Servers, &here, json).await;
                 Rendered { text, status }
             }
-            Some(c) => answer(ws, &c, json).await,
+            // Each question under its own file's project configuration.
+            Some(c) => {
+                let here = std::env::current_dir().unwrap_or_default();
+                match c.path(&here).map(|p| ws.for_path(&p)) {
+                    Some(Err(e)) => failed(&e, json),
+                    Some(Ok(engine)) => answer(&engine, &c, json).await,
+                    None => answer(ws, &c, json).await,
+                }
+            }
             None => {
                 let e = ToolError::BadInput(format!(
                     "unknown command `{verb}`; use diagnostics, definition, references or servers"

@@ -180,7 +180,10 @@ pub async fn run(cli: Cli) -> i32 {
             Err(e) => return answer::print_tool_answer(Err(e), cli.json),
         }
     }
-    let config = match crate::config::Config::load(workdir.as_deref()) {
+    // The configuration of the working directory's project; a file of
+    // another project is answered under that project's (`for_path`).
+    let project = workdir.as_deref().and_then(crate::config::project_dir);
+    let config = match crate::config::Config::load(project.as_deref()) {
         Ok(c) => c,
         Err(e) => return print_out(&format!("error: {e}\n"), EXIT_FAILED),
     };
@@ -191,6 +194,7 @@ pub async fn run(cli: Cli) -> i32 {
             root: workdir,
             config,
             sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
+            project_configs: true,
             ..Options::default()
         }));
         return tokio::select! {
@@ -206,7 +210,17 @@ pub async fn run(cli: Cli) -> i32 {
         progress: Arc::new(Spinner::default()),
         config,
         sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
+        project_configs: true,
         ..Options::default()
+    };
+    let here = workdir.clone().unwrap_or_default();
+    let engine = Arc::new(Engine::new(options));
+    // The engine of the command's own project configuration; the first one
+    // still shuts every server down at the end.
+    let ws = match cli.command.path(&here).map(|p| engine.for_path(&p)) {
+        None => engine.clone(),
+        Some(Ok(e)) => e,
+        Some(Err(e)) => return answer::print_tool_answer(Err(e), cli.json),
     };
     if answer::through_face(&cli.command)
         && let Some(call) = answer::as_tool_call(&cli.command)
@@ -215,16 +229,14 @@ pub async fn run(cli: Cli) -> i32 {
             Ok(c) => c,
             Err(e) => return answer::print_tool_answer(Err(e), cli.json),
         };
-        let ws = Arc::new(Engine::new(options));
         let face = crate::faces::mcp::Sightline::new(ws.clone(), false);
         let answered = tokio::select! {
             r = face.call(tool, args, cli.json) => answer::print_tool_answer(r, cli.json),
             _ = interrupted() => EXIT_FAILED,
         };
-        ws.shutdown().await;
+        engine.shutdown().await;
         return answered;
     }
-    let ws = Engine::new(options);
     let status = match &cli.command {
         Command::Servers
         | Command::Install { .. }
@@ -239,7 +251,6 @@ pub async fn run(cli: Cli) -> i32 {
         | Command::ApplyCodeAction { .. }
         | Command::OrganizeImports { .. }
         | Command::ApplyPatch => {
-            let here = workdir.unwrap_or_default();
             let work = async {
                 Ok(crate::faces::cli::admin::run(&ws, &cli.command, &here, cli.json).await)
             };
@@ -253,7 +264,7 @@ pub async fn run(cli: Cli) -> i32 {
         }
         Command::Batch => {
             tokio::select! {
-                s = batch(&ws, cli.json) => s,
+                s = batch(&engine, cli.json) => s,
                 _ = interrupted() => EXIT_FAILED,
             }
         }
@@ -267,7 +278,7 @@ pub async fn run(cli: Cli) -> i32 {
             r.status
         }
     };
-    ws.shutdown().await;
+    engine.shutdown().await;
     status
 }
 

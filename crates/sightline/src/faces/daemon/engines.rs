@@ -45,27 +45,27 @@ fn group(key: &Key) -> Group {
 pub struct Engines {
     by_key: Mutex<HashMap<Key, Arc<Engine>>>,
     /// The servers of each group that has an engine.
-    groups: Mutex<HashMap<Group, crate::pool::SharedServers>>,
+    groups: Arc<Mutex<HashMap<Group, crate::pool::SharedServers>>>,
 }
 
 impl Engines {
     /// The engine for `hello`, made on first use; also whether the
     /// configuration asks for the edit tools.
     pub fn for_hello(&self, hello: &Hello) -> Result<(Arc<Engine>, bool), String> {
+        // The configuration of the client's own project; each file of
+        // another project is answered by that project's engine
+        // (`Engine::for_path`).
+        let project = hello.root.as_deref().and_then(crate::config::project_dir);
         let config =
-            crate::config::Config::load(hello.root.as_deref()).map_err(|e| e.to_string())?;
+            crate::config::Config::load(project.as_deref()).map_err(|e| e.to_string())?;
         let edit_tools = config.edit_tools;
-        let fingerprint = {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            format!("{config:?}").hash(&mut h);
+        let fingerprint = crate::config::fingerprint(
+            &config,
             hello
                 .root
                 .as_deref()
-                .is_some_and(crate::project::trusted_at)
-                .hash(&mut h);
-            h.finish()
-        };
+                .is_some_and(crate::project::trusted_at),
+        );
         let key = (
             hello.root.clone(),
             hello.sandbox.clone(),
@@ -113,9 +113,26 @@ impl Engines {
             .as_deref()
             .map(|p| std::env::split_paths(p).collect())
             .unwrap_or_default();
+        // A project engine of this client place shares the servers of its
+        // configuration's group, as an engine made for that project would.
+        let share_by_config: crate::engine::ShareByConfig = {
+            let groups = self.groups.clone();
+            let place = (key.1.clone(), key.2.clone(), key.3.clone());
+            Arc::new(move |fingerprint| {
+                let group = (place.0.clone(), place.1.clone(), place.2.clone(), fingerprint);
+                groups
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .entry(group)
+                    .or_default()
+                    .clone()
+            })
+        };
         let engine = Arc::new(Engine::new(Options {
             root: hello.root.clone(),
             config,
+            project_configs: true,
+            share_by_config: Some(share_by_config),
             sandbox: hello
                 .sandbox
                 .as_deref()

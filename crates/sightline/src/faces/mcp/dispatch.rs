@@ -3,6 +3,7 @@
 //! its column, and `lsp` picks its question by `operation`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rmcp::ErrorData;
 use rmcp::model::JsonObject;
@@ -74,8 +75,54 @@ impl Sightline {
     }
 
     /// Runs one well-formed call and renders its text (and with `json`,
-    /// its JSON).
+    /// its JSON), with the engine of the project configuration of the file
+    /// or directory it names (`Engine::for_path`).
     pub(super) async fn run(
+        &self,
+        tool: &str,
+        args: Option<JsonObject>,
+        json: bool,
+    ) -> Result<Result<Answered, ToolError>, ErrorData> {
+        let Some(path) = args.as_ref().and_then(|a| self.path_of(a)) else {
+            return self.run_in(tool, args, json).await;
+        };
+        match self.ws.for_path(&path) {
+            Ok(engine) if Arc::ptr_eq(&engine, &self.ws) => self.run_in(tool, args, json).await,
+            Ok(engine) => {
+                let face = Sightline {
+                    ws: engine,
+                    ..self.clone()
+                };
+                Box::pin(face.run_in(tool, args, json)).await
+            }
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    /// The absolute file or directory a call names: `file`, `path`, or the
+    /// first file of a patch; relative ones start at the workspace root.
+    fn path_of(&self, args: &JsonObject) -> Option<PathBuf> {
+        let named = ["file", "path"]
+            .iter()
+            .find_map(|k| args.get(*k).and_then(Value::as_str).map(str::to_owned))
+            .or_else(|| {
+                let patch = args.get("patch").and_then(Value::as_str)?;
+                patch.lines().find_map(|l| {
+                    ["*** Add File: ", "*** Delete File: ", "*** Update File: "]
+                        .iter()
+                        .find_map(|p| l.trim().strip_prefix(p))
+                        .map(str::to_owned)
+                })
+            })?;
+        let path = PathBuf::from(named.trim());
+        if path.is_absolute() {
+            Some(path)
+        } else {
+            self.ws.workspace_root().map(|r| r.join(path))
+        }
+    }
+
+    async fn run_in(
         &self,
         tool: &str,
         args: Option<JsonObject>,
