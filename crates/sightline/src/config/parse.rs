@@ -29,6 +29,20 @@ impl Config {
         Ok(config)
     }
 
+    /// [`Config::load`] for a session's own project: a project file that
+    /// does not parse leaves the user file alone in force (logged), so that
+    /// the session starts and each question about that project's files
+    /// answers the file's error line (`Engine::for_path`).
+    pub fn load_for_session(project: Option<&Path>) -> Result<Config, ConfigError> {
+        match Config::load(project) {
+            Err(e) if project.is_some() => {
+                tracing::warn!("{e}; the project's questions answer with this error");
+                Config::load(None)
+            }
+            loaded => loaded,
+        }
+    }
+
     /// Reads one file over what is there.
     pub fn merge_file(&mut self, path: &Path, project: bool) -> Result<(), ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {

@@ -27,6 +27,12 @@ const SYMBOLS_FOLLOWED: usize = 12;
 const LARGEST: u64 = 2 << 20;
 /// Files asked at once before a change.
 const AT_ONCE: usize = 4;
+/// The least time the after-change check of the files using what changed
+/// gets, whatever `dependents_ms` says (but 0, which turns it off).
+const AFTER_AT_LEAST: Duration = Duration::from_secs(10);
+/// Why a file's errors are listed whole: its diagnostics could not be had
+/// (in time, or complete) before the change was written.
+const NO_BEFORE: &str = "no answer before the change";
 
 /// What the after-edit check learned before the change was written.
 #[derive(Debug, Clone, Default)]
@@ -38,6 +44,9 @@ pub struct Baseline {
     pub dependents: Vec<PathBuf>,
     /// Lines about what could not be followed or asked in time.
     pub notes: Vec<String>,
+    /// Changed files whose users could not all be looked for before the
+    /// change, with their old text: they are looked for after it.
+    pub unfollowed: Vec<(PathBuf, String)>,
     /// Time spent asking the changed files before the write.
     pub spent_files: Duration,
     /// Time spent finding the dependents (outline, references).
@@ -122,10 +131,7 @@ impl Engine {
                     "the users of {} were not looked for: {e}",
                     path.display()
                 )),
-                Err(_) => base.notes.push(format!(
-                    "the users of {} were not looked for in time",
-                    path.display()
-                )),
+                Err(_) => base.unfollowed.push((path.clone(), old.clone())),
             }
         }
         if symbols.len() > SYMBOLS_FOLLOWED {
@@ -149,38 +155,88 @@ impl Engine {
                 Ok(Err(e)) => base
                     .notes
                     .push(format!("the users of `{name}` were not looked for: {e}")),
-                Err(_) => base
-                    .notes
-                    .push(format!("the users of `{name}` were not looked for in time")),
+                Err(_) => {
+                    if !base.unfollowed.iter().any(|(p, _)| *p == path)
+                        && let Some((_, Some(old), _)) = olds.iter().find(|(p, _, _)| *p == path)
+                    {
+                        base.unfollowed.push((path.clone(), old.clone()));
+                    }
+                }
             }
         }
         base.spent_finding = t.elapsed();
         let t = Instant::now();
-        let mut late = Vec::new();
         for user in base.dependents.clone() {
             let text = std::fs::read(&user)
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default();
-            match tokio::time::timeout(left(), self.state_of(&user, text)).await {
-                Ok(Some(state)) => {
-                    base.states.insert(user, state);
-                }
-                Ok(None) => late.push(user),
-                Err(_) => late.push(user),
+            // A dependent with no answer in time stays a dependent: it is
+            // checked after the change all the same, its errors listed as
+            // not compared (`check_errors`).
+            if let Ok(Some(state)) = tokio::time::timeout(left(), self.state_of(&user, text)).await
+            {
+                base.states.insert(user, state);
             }
         }
-        if !late.is_empty() {
-            base.notes.push(format!(
-                "not checked in time (or not answered) before the change: {}",
-                late.iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        base.dependents.retain(|d| base.states.contains_key(d));
         base.spent_dependents = t.elapsed();
         still_as_read(&olds, base)
+    }
+
+    /// Looks for the users of what the change altered in `path` (whose old
+    /// text is `old`) after the change, when it could not be done before:
+    /// the declarations the change touched, in the new outline, and their
+    /// references. Adds them to `dependents`, which have no before.
+    async fn users_after(
+        &self,
+        path: &Path,
+        old: &str,
+        changed: &[PathBuf],
+        deadline: Instant,
+        dependents: &mut Vec<PathBuf>,
+        notes: &mut Vec<String>,
+    ) {
+        let left = || deadline.saturating_duration_since(Instant::now());
+        let late = || {
+            format!(
+                "the users of {} were not looked for in time, before or after the change",
+                path.display()
+            )
+        };
+        let new = read_text(path);
+        // The hunks of the old text against the new one are in the new
+        // text's lines, as the outline of the file now is.
+        let hunks = delta::hunks(&new, old);
+        let mut symbols = Vec::new();
+        match tokio::time::timeout(left(), self.document_symbols(path)).await {
+            Ok(Ok(outline)) => declared(&outline.items, &new, &hunks, &mut symbols),
+            Ok(Err(e)) => {
+                notes.push(format!(
+                    "the users of {} were not looked for: {e}",
+                    path.display()
+                ));
+                return;
+            }
+            Err(_) => {
+                notes.push(late());
+                return;
+            }
+        }
+        for (file, line, column, name) in symbols.into_iter().take(SYMBOLS_FOLLOWED) {
+            match tokio::time::timeout(left(), self.references(&file, line, column, false)).await {
+                Ok(Ok(found)) => {
+                    for l in found.locations {
+                        if !changed.contains(&l.path) && !dependents.contains(&l.path) {
+                            dependents.push(l.path);
+                        }
+                    }
+                }
+                Ok(Err(e)) => notes.push(format!("the users of `{name}` were not looked for: {e}")),
+                Err(_) => {
+                    notes.push(late());
+                    return;
+                }
+            }
+        }
     }
 
     /// The diagnostics of `path` now, with its text; `None` when the
@@ -221,6 +277,8 @@ impl Engine {
                         path: file.clone(),
                         errors: after.clone(),
                         notes: d.notes,
+                        not_compared: (use_delta && before.is_none())
+                            .then(|| NO_BEFORE.to_owned()),
                         ..FileErrors::default()
                     };
                     if let Some(before) = before {
@@ -239,13 +297,21 @@ impl Engine {
             }
         }
         // The dependents, within a budget of their own from here: only
-        // what the change broke in them is news.
-        let deadline = Instant::now() + budget;
+        // what the change broke in them is news. Work the budget before the
+        // change left undone is done now, and that budget is at least
+        // `AFTER_AT_LEAST`: the edit is written already, so a few seconds
+        // more cost less than a file it broke going unlisted.
+        let deadline = Instant::now() + budget.max(AFTER_AT_LEAST);
+        let mut dependents = base.dependents.clone();
+        if !budget.is_zero() {
+            for (path, old) in &base.unfollowed {
+                self.users_after(path, old, files, deadline, &mut dependents, &mut answer.notes)
+                    .await;
+            }
+        }
         let mut listed = 0;
-        for user in &base.dependents {
-            let Some(before) = base.states.get(user) else {
-                continue;
-            };
+        for user in &dependents {
+            let before = base.states.get(user);
             let left = deadline.saturating_duration_since(Instant::now());
             let d = match tokio::time::timeout(left, self.diagnostics(user)).await {
                 Ok(Ok(d)) => d,
@@ -263,18 +329,21 @@ impl Engine {
             let after: Vec<Finding> = d
                 .diagnostics
                 .into_iter()
-                .filter(|f| shown(f, true))
+                .filter(|f| shown(f, before.is_some()))
                 .collect();
             let mut entry = FileErrors {
                 path: user.clone(),
                 errors: after.clone(),
                 notes: d.notes,
                 dependent: true,
+                not_compared: before.is_none().then(|| NO_BEFORE.to_owned()),
                 ..FileErrors::default()
             };
-            apply(&mut entry, before, &after, &read_text(user), |f| {
-                shown(f, true)
-            });
+            if let Some(before) = before {
+                apply(&mut entry, before, &after, &read_text(user), |f| {
+                    shown(f, true)
+                });
+            }
             if entry.errors.is_empty() && entry.notes.is_empty() {
                 continue;
             }

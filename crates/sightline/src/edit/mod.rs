@@ -52,6 +52,11 @@ pub struct FileErrors {
     pub kept: usize,
     /// A file the change did not touch that uses what it altered.
     pub dependent: bool,
+    /// Why `errors` are every error the file has now rather than what the
+    /// change introduced, when a delta was asked for but could not be made
+    /// (`no answer before the change`). They are listed all the same: a
+    /// file the change may have broken is never dropped.
+    pub not_compared: Option<String>,
 }
 
 /// The answer of `write`, `edit` and `apply_patch`.
@@ -77,6 +82,18 @@ pub struct EditAnswer {
 }
 
 impl EditAnswer {
+    /// Whether the change brought errors: a file lists errors it
+    /// introduced, or errors that could not be compared with the file's
+    /// before (they may be new). Errors that were there before do not
+    /// count. The CLI exits 1 on this.
+    pub fn brought_errors(&self) -> bool {
+        self.files.iter().any(|f| {
+            f.errors
+                .iter()
+                .any(|e| e.severity == crate::answer::Severity::Error)
+        })
+    }
+
     /// The answer as the tools give it: the changes, formatting, then each
     /// file's new errors (at most [`ERRORS_PER_FILE`] each) with what was
     /// fixed and what was already there, or `no errors`.
@@ -159,7 +176,14 @@ impl FileErrors {
             .count();
         let warnings = self.errors.len() - errors;
         if !self.delta {
-            return plural(errors, "error", "errors");
+            let mut line = plural(errors, "error", "errors");
+            if let Some(why) = &self.not_compared {
+                line.push_str(&format!(", not compared: {why}"));
+            }
+            if self.dependent {
+                line.push_str(" (it uses what changed)");
+            }
+            return line;
         }
         let mut parts = vec![match errors {
             0 => "no new errors".to_owned(),

@@ -21,7 +21,7 @@ use crate::server::LspServer;
 pub struct Refactored {
     /// The text, as the tools give it.
     pub text: String,
-    /// A changed file has errors.
+    /// The change brought errors (`EditAnswer::brought_errors`).
     pub errors: bool,
     /// The changed files (and their users) as they were before, when
     /// something was written: the checkpoint the change makes.
@@ -380,7 +380,7 @@ impl Engine {
         }
         Ok(Refactored {
             text: answer.text(),
-            errors: answer.files.iter().any(|f| !f.errors.is_empty()),
+            errors: answer.brought_errors(),
             before: answer.baseline.states,
         })
     }

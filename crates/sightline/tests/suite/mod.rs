@@ -4,6 +4,7 @@
 mod changes;
 mod check;
 mod check_on_save;
+mod cold_edit;
 mod cli;
 mod config;
 mod confine;
@@ -21,6 +22,7 @@ mod lifecycle;
 mod mcp;
 mod memo;
 mod package;
+mod project_config;
 mod python;
 mod readiness;
 mod refactor;

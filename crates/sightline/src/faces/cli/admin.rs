@@ -232,7 +232,7 @@ fn parse_lines(
     Ok((abs(here, Path::new(file)), first, last))
 }
 
-/// A refactoring's text and status: 1 when a changed file has errors.
+/// A refactoring's text and status: 1 when the change brought errors.
 fn refactored(
     r: Result<crate::edit::refactor::Refactored, crate::error::ToolError>,
 ) -> (String, i32) {
@@ -257,11 +257,11 @@ fn abs(here: &Path, p: &Path) -> std::path::PathBuf {
     }
 }
 
-/// An edit's text and status: 1 when a changed file has errors.
+/// An edit's text and status: 1 when the change brought errors.
 fn edited(r: Result<crate::edit::EditAnswer, crate::error::ToolError>) -> (String, i32) {
     match r {
         Ok(a) => {
-            let status = if a.files.iter().any(|f| !f.errors.is_empty()) {
+            let status = if a.brought_errors() {
                 crate::faces::cli::EXIT_FINDINGS
             } else {
                 EXIT_OK

@@ -183,7 +183,14 @@ pub async fn run(cli: Cli) -> i32 {
     // The configuration of the working directory's project; a file of
     // another project is answered under that project's (`for_path`).
     let project = workdir.as_deref().and_then(crate::config::project_dir);
-    let config = match crate::config::Config::load(project.as_deref()) {
+    // An MCP session starts whatever its project file says; a command
+    // answers a broken one's error line at once.
+    let load = if matches!(cli.command, Command::Mcp { .. }) {
+        crate::config::Config::load_for_session
+    } else {
+        crate::config::Config::load
+    };
+    let config = match load(project.as_deref()) {
         Ok(c) => c,
         Err(e) => return print_out(&format!("error: {e}\n"), EXIT_FAILED),
     };

@@ -57,7 +57,7 @@ impl Engines {
         // (`Engine::for_path`).
         let project = hello.root.as_deref().and_then(crate::config::project_dir);
         let config =
-            crate::config::Config::load(project.as_deref()).map_err(|e| e.to_string())?;
+            crate::config::Config::load_for_session(project.as_deref()).map_err(|e| e.to_string())?;
         let edit_tools = config.edit_tools;
         let fingerprint = crate::config::fingerprint(
             &config,
