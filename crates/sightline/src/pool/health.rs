@@ -14,6 +14,10 @@ use crate::pool::Pool;
 use crate::server::LspServer;
 use crate::servers::Budgets;
 
+/// The longest the reaper waits between looks at the servers: a server
+/// whose root is gone stops within this.
+const ROOT_CHECK: Duration = Duration::from_secs(2);
+
 /// A server's root, its id, and the directories it may write: engines that
 /// share their servers (the daemon's, for clients whose servers would be
 /// identical) share one only where it would be confined alike.
@@ -62,7 +66,8 @@ impl Shared {
         h.last_error = Some(error);
     }
 
-    /// Shuts down servers idle past their budget and closes idle documents.
+    /// Shuts down servers idle past their budget or whose root is gone, and
+    /// closes idle documents.
     fn reap(&self) {
         let servers: Vec<(Key, Slot)> = lock(&self.slots)
             .iter()
@@ -72,6 +77,20 @@ impl Shared {
             let Some(server) = slot.get().cloned() else {
                 continue;
             };
+            // Agents make and delete worktrees and temporary checkouts all
+            // day: a server whose root was deleted or moved away serves
+            // nothing any more, so it stops now rather than at its idle
+            // time. A call still using it ends as on any server exit.
+            if !key.0.is_dir() {
+                tracing::info!(
+                    "{} for {}: its root is gone; shutting it down",
+                    key.1,
+                    key.0.display()
+                );
+                self.forget(&key, &slot);
+                tokio::spawn(async move { server.shutdown().await });
+                continue;
+            }
             // The slot and this clone are the only holders when no call is
             // using the server.
             let unused = Arc::strong_count(&server) <= 2;
@@ -152,7 +171,9 @@ impl Pool {
                 .map(|b| b.idle_document.min(b.idle_server))
                 .min()
                 .unwrap_or(Duration::from_secs(60));
-            let tick = (shortest / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+            // At least every ROOT_CHECK, so that a server whose root went
+            // away stops within seconds.
+            let tick = (shortest / 4).clamp(Duration::from_millis(50), ROOT_CHECK);
             let shared: Weak<Shared> = Arc::downgrade(&self.shared);
             tokio::spawn(async move {
                 let mut interval = tokio::time::interval(tick);

@@ -28,5 +28,6 @@ mod readiness;
 mod refactor;
 mod references;
 mod sandbox;
+mod server_lifetime;
 mod servers;
 mod typescript;

@@ -348,6 +348,11 @@ fn status_text(raw: &str) -> String {
         "daemon pid {}, up {} s, {} client(s), {} session(s) served\n",
         v["pid"], v["uptime_secs"], v["clients"], v["sessions"]
     );
+    out.push_str(&format!(
+        "servers hold {} MiB of the {} MiB memory budget\n",
+        v["memory_kib"].as_u64().unwrap_or(0) / 1024,
+        v["memory_limit_kib"].as_u64().unwrap_or(0) / 1024
+    ));
     let servers = v["servers"].as_array().cloned().unwrap_or_default();
     if servers.is_empty() {
         out.push_str("no servers running\n");

@@ -283,8 +283,13 @@ impl Session {
                 })
             })
             .collect();
+        let memory: u64 = servers.iter().filter_map(|s| s["rss_kib"].as_u64()).sum();
         json!({
             "pid": std::process::id(),
+            // All servers together, and the budget past which idle ones
+            // are stopped (`within_memory`).
+            "memory_kib": memory,
+            "memory_limit_kib": memory_limit_kib(),
             "uptime_secs": d.started.elapsed().as_secs(),
             // Not counting the session that asks.
             "clients": d.clients.load(Ordering::SeqCst).saturating_sub(1),
