@@ -38,6 +38,10 @@ impl From<String> for Refactored {
     }
 }
 
+/// The code action kind that drops unused imports
+/// (typescript-language-server's `source.removeUnusedImports.ts`).
+const REMOVE_UNUSED: &str = "source.removeUnusedImports";
+
 /// Which code action to apply.
 #[derive(Debug, Clone)]
 pub enum Pick {
@@ -193,12 +197,57 @@ impl Engine {
         self.apply_action(&server, action, dry_run, confirm).await
     }
 
-    /// Sorts and prunes the imports of `file` (`source.organizeImports`).
+    /// Sorts and prunes the imports of `file`: first the server's
+    /// `source.removeUnusedImports` where it offers one, then its
+    /// `source.organizeImports`. typescript-language-server's organize
+    /// action sorts and merges but keeps unused names (`import { b, a }`
+    /// with `a` alone used became `import { a, b }`); its
+    /// `source.removeUnusedImports.ts` is what drops them. A preview shows
+    /// the first step, since the second is asked of the text the first
+    /// leaves.
     pub async fn organize_imports(
         &self,
         file: &Path,
         dry_run: bool,
     ) -> Result<Refactored, ToolError> {
+        let lines = crate::sync::Snapshot::read(file)?.index.line_count().max(1);
+        let (server, _, removals) = self
+            .actions(file, 1, Some(lines), Some(REMOVE_UNUSED))
+            .await?;
+        let removal = removals.into_iter().find(|a| {
+            a.get("kind")
+                .and_then(Value::as_str)
+                .is_some_and(|k| k.starts_with(REMOVE_UNUSED))
+        });
+        let Some(removal) = removal else {
+            return self.sort_imports(file, dry_run).await;
+        };
+        if dry_run {
+            let mut first = self.apply_action(&server, removal, true, false).await?;
+            first
+                .text
+                .push_str("then the imports are sorted (source.organizeImports)\n");
+            return Ok(first);
+        }
+        let first = self.apply_action(&server, removal, false, false).await?;
+        match self.sort_imports(file, false).await {
+            Ok(second) => Ok(Refactored {
+                text: format!("{}{}", first.text, second.text),
+                errors: second.errors,
+                // The checkpoint is of the file before either step.
+                before: if first.before.is_empty() {
+                    second.before
+                } else {
+                    first.before
+                },
+            }),
+            Err(ToolError::Unsupported(_)) => Ok(first),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The server's `source.organizeImports` for `file`.
+    async fn sort_imports(&self, file: &Path, dry_run: bool) -> Result<Refactored, ToolError> {
         let lines = crate::sync::Snapshot::read(file)?.index.line_count().max(1);
         let (server, path, actions) = self
             .actions(file, 1, Some(lines), Some("source.organizeImports"))

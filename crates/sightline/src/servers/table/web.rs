@@ -113,10 +113,22 @@ pub static VUE: ServerSpec = ServerSpec {
         markers: JS_PROJECT,
         exclude: &[],
     },
-    install: Install::Npm(&[NpmPackage {
-        name: "@vue/language-server",
-        version: "3.3.11",
-    }]),
+    install: Install::Npm(&[
+        NpmPackage {
+            name: "@vue/language-server",
+            version: "3.3.11",
+        },
+        // vue-language-server loads `typescript` from beside itself and
+        // reads `ts.server.protocol`, which TypeScript 7 (the native port)
+        // no longer has. npm installs a missing peer at its newest version,
+        // 7.x, and the server then crashed at its first file ("Cannot read
+        // properties of undefined (reading 'protocol')"): the last
+        // TypeScript with the JavaScript API is pinned beside it.
+        NpmPackage {
+            name: "typescript",
+            version: "5.9.3",
+        },
+    ]),
     // Hybrid mode: the types of a `.vue` file come from tsserver with
     // `@vue/typescript-plugin` loaded (see `tsserver_path`), which answers
     // its script's questions and publishes its errors; this server adds
@@ -390,7 +402,8 @@ fn find_tsserver(root: &Path, server_bin: &Path) -> Option<PathBuf> {
 /// (hybrid mode, without which `.vue` files get no types): the project's
 /// `node_modules` first, then the one beside typescript-language-server
 /// (sightline installs the plugin with it), then the one beside a
-/// vue-language-server on PATH (the plugin is its dependency).
+/// vue-language-server on PATH or installed by sightline (the plugin is
+/// its dependency).
 fn find_vue_plugin(root: &Path, server_bin: &Path) -> Option<PathBuf> {
     let holds = |nm: &Path| {
         nm.join("@vue")
@@ -413,6 +426,10 @@ fn find_vue_plugin(root: &Path, server_bin: &Path) -> Option<PathBuf> {
         .next()
         .or_else(|| beside(server_bin))
         .or_else(|| beside(&which::which("vue-language-server").ok()?))
+        // The Vue server sightline installed (`sightline install vue`)
+        // brings the plugin as its dependency, whichever
+        // typescript-language-server is in use.
+        .or_else(|| beside(&crate::servers::install::installed_bin(&VUE)))
 }
 
 /// vscode-eslint-language-server asks for its whole settings object and
