@@ -277,8 +277,7 @@ impl Engine {
                         path: file.clone(),
                         errors: after.clone(),
                         notes: d.notes,
-                        not_compared: (use_delta && before.is_none())
-                            .then(|| NO_BEFORE.to_owned()),
+                        not_compared: (use_delta && before.is_none()).then(|| NO_BEFORE.to_owned()),
                         ..FileErrors::default()
                     };
                     if let Some(before) = before {
@@ -305,8 +304,15 @@ impl Engine {
         let mut dependents = base.dependents.clone();
         if !budget.is_zero() {
             for (path, old) in &base.unfollowed {
-                self.users_after(path, old, files, deadline, &mut dependents, &mut answer.notes)
-                    .await;
+                self.users_after(
+                    path,
+                    old,
+                    files,
+                    deadline,
+                    &mut dependents,
+                    &mut answer.notes,
+                )
+                .await;
             }
         }
         let mut listed = 0;

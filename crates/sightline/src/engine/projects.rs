@@ -137,6 +137,9 @@ impl Engine {
 
     /// Every project engine this one made.
     pub(crate) fn with_projects(&self) -> Vec<Arc<Engine>> {
-        self.projects.as_ref().map(Projects::all).unwrap_or_default()
+        self.projects
+            .as_ref()
+            .map(Projects::all)
+            .unwrap_or_default()
     }
 }

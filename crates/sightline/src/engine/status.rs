@@ -70,9 +70,11 @@ impl Engine {
     /// Stops the server unused the longest, if any is unused now; its id
     /// and root (the daemon's memory limit).
     pub fn stop_idlest_server(&self) -> Option<(&'static str, std::path::PathBuf)> {
-        self.pool
-            .stop_idlest()
-            .or_else(|| self.with_projects().iter().find_map(|e| e.stop_idlest_server()))
+        self.pool.stop_idlest().or_else(|| {
+            self.with_projects()
+                .iter()
+                .find_map(|e| e.stop_idlest_server())
+        })
     }
 
     /// Each running server, the project engines' too, for `sightline

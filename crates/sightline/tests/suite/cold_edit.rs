@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
-use sightline_test_support::{DaemonDirs, path_with_tools, repo_root, require, sightline_bin, tool};
+use sightline_test_support::{
+    DaemonDirs, path_with_tools, repo_root, require, sightline_bin, tool,
+};
 
 const OLD: &str = "def resolve_color_default(color: bool | None = None) -> bool | None:";
 const NEW: &str = "def resolve_color_default(color: bool | None, strict: bool) -> bool | None:";

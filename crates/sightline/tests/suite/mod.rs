@@ -4,8 +4,8 @@
 mod changes;
 mod check;
 mod check_on_save;
-mod cold_edit;
 mod cli;
+mod cold_edit;
 mod config;
 mod confine;
 mod daemon;

@@ -12,7 +12,10 @@ fn typescript_organize_imports_removes_an_unused_import_and_sorts_the_rest() {
     let p = Project::new(&[
         ("package.json", "{\"name\": \"oi\", \"private\": true}"),
         ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
-        ("u.ts", "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n"),
+        (
+            "u.ts",
+            "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n",
+        ),
         (
             "m.ts",
             "import { c, b, a } from \"./u\";\n\nexport const total = a + c;\n",
@@ -22,7 +25,11 @@ fn typescript_organize_imports_removes_an_unused_import_and_sorts_the_rest() {
 
     let (preview, code) = run_cli(&["organize-imports", &m, "--dry-run"], &[]);
     assert_eq!(code, 0, "{preview}");
-    assert!(preview.contains("+ import { a, c } from \"./u\";") || preview.contains("+ import { c, a } from \"./u\";"), "{preview}");
+    assert!(
+        preview.contains("+ import { a, c } from \"./u\";")
+            || preview.contains("+ import { c, a } from \"./u\";"),
+        "{preview}"
+    );
     assert_eq!(
         std::fs::read_to_string(p.path("m.ts")).unwrap(),
         "import { c, b, a } from \"./u\";\n\nexport const total = a + c;\n",

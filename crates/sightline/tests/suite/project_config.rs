@@ -48,8 +48,14 @@ impl World {
             .collect();
         env.extend([
             ("PATH".into(), path_with_tools()),
-            ("SIGHTLINE_DATA_DIR".into(), self.data.path().display().to_string()),
-            ("XDG_CONFIG_HOME".into(), self.config.path().display().to_string()),
+            (
+                "SIGHTLINE_DATA_DIR".into(),
+                self.data.path().display().to_string(),
+            ),
+            (
+                "XDG_CONFIG_HOME".into(),
+                self.config.path().display().to_string(),
+            ),
             ("SIGHTLINE_DISABLE_LSP_DOWNLOAD".into(), "1".into()),
         ]);
         env
@@ -93,7 +99,10 @@ impl World {
             let (own, _) = self.run(cwd, &["--no-daemon", "diagnostics", arg], "");
             answers.push((format!("in-process CLI from {place}"), own));
             let (batch, _) = self.run(cwd, &["batch"], &format!("diagnostics {abs}\n"));
-            answers.push((format!("batch from {place}"), batch.trim_end().to_owned() + "\n"));
+            answers.push((
+                format!("batch from {place}"),
+                batch.trim_end().to_owned() + "\n",
+            ));
             answers.push((format!("MCP from {place}"), self.mcp(cwd, &abs)));
         }
         assert!(
@@ -128,7 +137,10 @@ fn a_server_the_project_file_turns_off_is_off_in_every_face_and_from_any_directo
     let p = Project::new(&[
         ("pyproject.toml", ""),
         ("app.py", "x: int = \"a\"\n"),
-        ("sightline.json", r#"{ "lsp": { "pyright": { "disabled": true } } }"#),
+        (
+            "sightline.json",
+            r#"{ "lsp": { "pyright": { "disabled": true } } }"#,
+        ),
     ]);
     let answers = w.every_face(&p, "app.py");
     assert_all(&answers, |a| a.starts_with(OFF), OFF);

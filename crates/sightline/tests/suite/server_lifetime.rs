@@ -130,7 +130,8 @@ fn daemon_status_shows_the_servers_memory_against_the_budget() {
     assert_eq!(code, 0);
     let line = format!(" MiB of the {} MiB memory budget", limit / 1024);
     assert!(
-        text.lines().any(|l| l.starts_with("servers hold ") && l.ends_with(&line)),
+        text.lines()
+            .any(|l| l.starts_with("servers hold ") && l.ends_with(&line)),
         "{text}"
     );
 }

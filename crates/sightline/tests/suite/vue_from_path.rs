@@ -59,7 +59,10 @@ fn vue_with_typescript_language_server_from_path_and_an_installed_vue_server() {
     let (out, err, code) = run(&["install", "vue"]);
     assert_eq!(code, 0, "{out}{err}");
     let expected = "App.vue: 1 diagnostic\n2:7 error: Type 'string' is not assignable to type 'number'. [typescript]\n";
-    for args in [&["diagnostics", "App.vue"][..], &["--no-daemon", "diagnostics", "App.vue"]] {
+    for args in [
+        &["diagnostics", "App.vue"][..],
+        &["--no-daemon", "diagnostics", "App.vue"],
+    ] {
         let (out, err, code) = run(args);
         assert_eq!(out, expected, "{args:?}: {err}");
         assert_eq!(code, 1);

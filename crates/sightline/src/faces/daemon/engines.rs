@@ -56,8 +56,8 @@ impl Engines {
         // another project is answered by that project's engine
         // (`Engine::for_path`).
         let project = hello.root.as_deref().and_then(crate::config::project_dir);
-        let config =
-            crate::config::Config::load_for_session(project.as_deref()).map_err(|e| e.to_string())?;
+        let config = crate::config::Config::load_for_session(project.as_deref())
+            .map_err(|e| e.to_string())?;
         let edit_tools = config.edit_tools;
         let fingerprint = crate::config::fingerprint(
             &config,
@@ -119,7 +119,12 @@ impl Engines {
             let groups = self.groups.clone();
             let place = (key.1.clone(), key.2.clone(), key.3.clone());
             Arc::new(move |fingerprint| {
-                let group = (place.0.clone(), place.1.clone(), place.2.clone(), fingerprint);
+                let group = (
+                    place.0.clone(),
+                    place.1.clone(),
+                    place.2.clone(),
+                    fingerprint,
+                );
                 groups
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
