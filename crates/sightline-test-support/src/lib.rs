@@ -4,7 +4,8 @@
 //! `sightline batch` as children (`cli`), a test's own daemon (`daemon`), `sightline mcp` driven by the
 //! official MCP Python SDK (`mcp`), positions scanned from real source (`scan`) in the pinned real projects (`pinned`), a bare blocking LSP client to measure
 //! against (`direct`), processes (`process`), and benchmark numbers
-//! (`stats`). Every harness fails (never skips) when what it needs is
+//! (`stats`), and the private environment every test process runs in
+//! (`isolation`). Every harness fails (never skips) when what it needs is
 //! missing, and says how to get it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -13,6 +14,7 @@ pub mod cli;
 pub mod daemon;
 pub mod direct;
 pub mod engine;
+pub mod isolation;
 pub mod mcp;
 pub mod paths;
 pub mod pinned;

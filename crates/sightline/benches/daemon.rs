@@ -197,6 +197,7 @@ fn relay_floor(root: &Path, app: &Path, hops: usize) -> (Duration, Duration) {
 }
 
 fn main() {
+    sightline_test_support::isolation::isolate_main();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--relay") {
         relay(&args[1..]);

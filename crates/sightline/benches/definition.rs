@@ -18,6 +18,7 @@ const LIB: &str = "def add(a: int, b: int) -> int:\n    return a + b\n";
 const APP: &str = "from lib import add\n\ntotal = add(1, 2)\nprint(total)\n";
 
 fn main() {
+    sightline_test_support::isolation::isolate_main();
     // `cargo bench` passes `--bench`; this harness takes no options.
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();

@@ -201,6 +201,7 @@ fn report(name: &str, r: &Result) {
 }
 
 fn main() {
+    sightline_test_support::isolation::isolate_main();
     println!("edit -> diagnostics, {ROUNDS} rounds each after {WARMUP} warm-up rounds");
     report("pyright (pull)", &pyright());
     report(

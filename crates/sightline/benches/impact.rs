@@ -55,6 +55,7 @@ fn project(root: &Path) {
 }
 
 fn main() {
+    sightline_test_support::isolation::isolate_main();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     project(&root);

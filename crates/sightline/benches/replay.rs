@@ -1102,6 +1102,7 @@ fn open_documents() -> Option<usize> {
 }
 
 fn main() {
+    sightline_test_support::isolation::isolate_main();
     // `RUST_LOG` shows sightline's own log (each request and its answer at
     // `trace`) on stderr, to profile a replay.
     if std::env::var_os("RUST_LOG").is_some() {

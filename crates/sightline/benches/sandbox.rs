@@ -25,6 +25,7 @@ fn time(mut cmd: Command) -> Duration {
 }
 
 fn main() {
+    sightline_test_support::isolation::isolate_main();
     let launcher = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../target/release/sightline")
         .canonicalize()

@@ -25,6 +25,7 @@ fn app(i: usize) -> String {
 }
 
 fn main() {
+    sightline_test_support::isolation::isolate_main();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(root.join("pyproject.toml"), "").unwrap();

@@ -170,6 +170,7 @@ fn config_figures() {
 }
 
 fn main() {
+    sightline_test_support::isolation::isolate_main();
     watch_figures();
     config_figures();
 }

@@ -46,6 +46,15 @@ pub mod server;
 pub mod servers;
 pub mod sync;
 
+/// Before any unit test thread starts: this process's XDG and data
+/// directories are its own (`sightline_test_support::isolation`), so that
+/// no unit test reads the user's configuration or trust list.
+#[cfg(test)]
+#[ctor::ctor(unsafe)]
+fn isolate() {
+    sightline_test_support::isolation::isolate();
+}
+
 /// The property tests' settings: 256 cases each (all of them run in seconds),
 /// unless `PROPTEST_CASES` asks for a longer search.
 #[cfg(test)]

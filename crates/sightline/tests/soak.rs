@@ -4,3 +4,10 @@
 
 #[path = "suite/soak.rs"]
 mod soak;
+
+/// Before any test thread starts: this process's XDG and data directories
+/// are its own (`sightline_test_support::isolation`).
+#[ctor::ctor(unsafe)]
+fn isolate() {
+    sightline_test_support::isolation::isolate();
+}

@@ -17,6 +17,7 @@ mod format;
 mod freshness;
 mod impact;
 mod internal;
+mod isolation;
 mod layout;
 mod lifecycle;
 mod mcp;

@@ -1,7 +1,8 @@
 //! Servers in the daemon outlive a command, not their project: a server
 //! whose root is deleted or moved away stops within seconds, by the
 //! daemon's status and by its pid, and the status shows what all servers
-//! hold against the memory budget.
+//! hold against the memory budget. The daemon's log stays under its bound
+//! while the daemon runs.
 
 #![allow(clippy::unwrap_used)]
 
@@ -31,6 +32,7 @@ impl World {
     fn cli(&self, args: &[&str]) -> (String, i32) {
         let out = Command::new(sightline_bin())
             .args(args)
+            .env("RUST_LOG", "sightline=debug")
             .env_remove("SIGHTLINE_NO_DAEMON")
             .env("PATH", path_with_tools())
             .env("SIGHTLINE_DATA_DIR", self.data.path())
@@ -133,5 +135,43 @@ fn daemon_status_shows_the_servers_memory_against_the_budget() {
         text.lines()
             .any(|l| l.starts_with("servers hold ") && l.ends_with(&line)),
         "{text}"
+    );
+}
+
+#[test]
+fn the_daemons_log_stays_under_its_bound_while_the_daemon_runs() {
+    let w = World::new();
+    let p = Project::new(&[("pyproject.toml", ""), ("a.py", "x: int = 1\n")]);
+    let file = p.path("a.py").display().to_string();
+    let (out, code) = w.cli(&["diagnostics", &file]);
+    assert_eq!(code, 0, "{out}");
+    let log = w.daemon.log_path();
+    let old = log.with_extension("log.old");
+    assert!(!old.exists());
+    // The log grows past 1 MiB while the daemon runs.
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        let line = "x".repeat(1023) + "\n";
+        for _ in 0..1536 {
+            f.write_all(line.as_bytes()).unwrap();
+        }
+    }
+    assert!(
+        within(Duration::from_secs(10), || old.is_file()
+            && std::fs::metadata(&log).is_ok_and(|m| m.len() < 1 << 20)),
+        "the log was not started over: {:?}",
+        std::fs::metadata(&log).map(|m| m.len())
+    );
+    assert!(std::fs::metadata(&old).unwrap().len() > 1 << 20);
+    // The daemon writes on, to the new log: a second project's pyright
+    // starts, and the daemon logs what it says.
+    let q = Project::new(&[("pyproject.toml", ""), ("b.py", "y: int = 1\n")]);
+    let (out, code) = w.cli(&["diagnostics", &q.path("b.py").display().to_string()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        within(Duration::from_secs(10), || std::fs::metadata(&log)
+            .is_ok_and(|m| m.len() > 0)),
+        "the daemon's new log stays empty"
     );
 }

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 #[cfg(unix)]
 use crate::faces::daemon::DaemonError;
 
-/// The log is started over when it has grown past this.
+/// The log is started over when it has grown past this, at the daemon's
+/// start and while it runs (`bound_log`).
 const LOG_BYTES: u64 = 1 << 20;
 
 /// `$XDG_RUNTIME_DIR/sightline`, else `/tmp/sightline-<uid>` (on Windows,
@@ -92,6 +93,46 @@ pub fn ensure_private(dir: &Path) -> Result<(), DaemonError> {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
     }
     Ok(())
+}
+
+/// Keeps the running daemon's log under [`LOG_BYTES`]: once it has grown
+/// past that, it becomes `daemon.log.old` and the daemon's stderr (which is
+/// the log, see `transport::start`) moves to a new one. A daemon whose
+/// stderr is something else (a terminal) is left alone. On Windows the log
+/// is started over only when the daemon starts.
+pub fn bound_log() {
+    #[cfg(unix)]
+    {
+        let path = log();
+        let Ok(meta) = std::fs::metadata(&path) else {
+            return;
+        };
+        if meta.len() <= LOG_BYTES {
+            return;
+        }
+        // SAFETY: fstat writes only the struct it is given.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(2, &mut st) } != 0
+            || st.st_dev as u64 != meta.dev()
+            || st.st_ino as u64 != meta.ino()
+        {
+            return;
+        }
+        if std::fs::rename(&path, path.with_extension("log.old")).is_err() {
+            return;
+        }
+        let Ok(fresh) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+        else {
+            return;
+        };
+        use std::os::fd::AsRawFd;
+        // SAFETY: dup2 replaces descriptor 2 with the new log atomically;
+        // `fresh` is closed after, the copy at 2 stays open.
+        unsafe { libc::dup2(fresh.as_raw_fd(), 2) };
+    }
 }
 
 /// Opens the log for appending, started over when it is too big.

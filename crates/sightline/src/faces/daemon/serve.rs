@@ -148,6 +148,7 @@ async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
                 if last_memory_check.elapsed() >= MEMORY_CHECK {
                     last_memory_check = Instant::now();
                     within_memory(&daemon.engines, limit);
+                    crate::faces::daemon::paths::bound_log();
                 }
                 if daemon.draining.load(Ordering::SeqCst) {
                     tracing::info!("daemon: draining; no new sessions");
