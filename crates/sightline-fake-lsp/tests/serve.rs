@@ -13,6 +13,13 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+/// Before any test thread starts: this process's XDG and data directories
+/// are its own (`sightline_test_support::isolation`).
+#[ctor::ctor(unsafe)]
+fn isolate() {
+    sightline_test_support::isolation::isolate();
+}
+
 fn send(w: &mut impl Write, v: &Value) {
     let body = serde_json::to_vec(v).unwrap();
     write!(w, "Content-Length: {}\r\n\r\n", body.len()).unwrap();

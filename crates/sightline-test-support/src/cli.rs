@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use crate::paths::{path_with_tools, require, sightline_bin};
 
-/// Runs the CLI once, through a daemon of its own (stopped before this
+/// Runs the CLI once, in the process's private directories with a data
+/// directory of its own, through a daemon of its own (stopped before this
 /// returns) unless `env` gives a runtime directory; returns (stdout, exit
 /// code).
 pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
@@ -18,6 +19,7 @@ pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
     let daemon = own.then(crate::DaemonDirs::new);
     let out = Command::new(sightline_bin())
         .args(args)
+        .envs(crate::isolation::env())
         .env("PATH", path_with_tools())
         .env("SIGHTLINE_DATA_DIR", data.path())
         .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
@@ -35,11 +37,16 @@ pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
 
 /// A running `sightline batch`. Each `ask` reads exactly one answer; dropping
 /// the session with unread output fails the test, so no answer goes unchecked.
+/// It runs in the process's private directories with a data directory and,
+/// unless its environment gives a runtime directory, a daemon's directories
+/// of its own: `batch` answers in process, but its `servers` lists the
+/// shared daemon's servers too, which must be none of another test's.
 pub struct BatchSession {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
     _data: tempfile::TempDir,
+    _daemon: Option<crate::DaemonDirs>,
 }
 
 pub struct BatchBuilder {
@@ -56,11 +63,15 @@ impl BatchBuilder {
         require("pyright-langserver");
         require("typescript-language-server");
         let data = tempfile::tempdir().unwrap();
+        let own = !self.env.iter().any(|(k, _)| k == "XDG_RUNTIME_DIR");
+        let daemon = own.then(crate::DaemonDirs::new);
         let mut child = Command::new(sightline_bin())
             .arg("batch")
+            .envs(crate::isolation::env())
             .env("PATH", path_with_tools())
             .env("SIGHTLINE_DATA_DIR", data.path())
             .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+            .envs(daemon.iter().flat_map(|d| d.env()))
             .envs(self.env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -82,6 +93,7 @@ impl BatchBuilder {
             child,
             lines: rx,
             _data: data,
+            _daemon: daemon,
         }
     }
 }

@@ -1,5 +1,6 @@
-//! A test's own daemon: runtime and state directories no other test shares,
-//! set in the environment of every `sightline` the test starts, and on drop
+//! A test's own daemon: runtime and state directories no other test shares
+//! (over the process's private ones, which its tests share), set in the
+//! environment of every `sightline` the test starts, and on drop
 //! `sightline daemon stop`, which returns once the daemon and its servers
 //! are gone. Tests so stay independent and leave nothing running.
 
@@ -59,6 +60,7 @@ impl DaemonDirs {
             .and_then(|p| p.trim().parse::<u32>().ok());
         let mut cmd = Command::new(sightline_bin());
         cmd.args(["daemon", "stop"])
+            .envs(crate::isolation::env())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());

@@ -47,6 +47,7 @@ impl Direct {
     ) -> Direct {
         let mut child = Command::new(program)
             .args(args)
+            .envs(crate::isolation::env())
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -7,8 +7,12 @@ use sightline::{Engine, Options, render};
 
 use crate::paths::{require, tools_bin};
 
-/// A workspace that finds servers only in `tools/` and never downloads.
+/// A workspace that finds servers only in `tools/` and never downloads. Its
+/// data directory (installs, trust, temporary directories) and
+/// configuration are the process's private ones, which the environment
+/// names.
 pub fn workspace() -> Engine {
+    crate::isolation::env();
     require("pyright-langserver");
     require("typescript-language-server");
     Engine::new(Options {

@@ -69,18 +69,43 @@ pub fn isolate() {
     unsafe {
         libc::atexit(at_exit);
     }
-    // A test asks for the daemon or for in-process answers itself.
-    // SAFETY: as above.
-    unsafe {
-        std::env::remove_var("SIGHTLINE_NO_DAEMON");
-        std::env::remove_var("SIGHTLINE_DAEMON");
-        std::env::remove_var("SIGHTLINE_CONFIG");
+    // The user's other settings of sightline go too: a test asks for the
+    // daemon or for in-process answers itself, and sets the limits it is
+    // about.
+    for var in [
+        "SIGHTLINE_NO_DAEMON",
+        "SIGHTLINE_DAEMON",
+        "SIGHTLINE_CONFIG",
+        "SIGHTLINE_DISABLE_LSP_DOWNLOAD",
+        "SIGHTLINE_WATCH_LIMIT",
+        "SIGHTLINE_DAEMON_IDLE_SECS",
+        "SIGHTLINE_DAEMON_MEMORY_LIMIT_MB",
+        "SIGHTLINE_BUILD_ID",
+        "SIGHTLINE_PANIC_IN",
+    ] {
+        // SAFETY: as above.
+        unsafe { std::env::remove_var(var) };
     }
 }
 
 /// The private tree, once [`isolate`] ran.
 pub fn tree() -> Option<&'static Path> {
     TREE.get().map(PathBuf::as_path)
+}
+
+/// The [`PRIVATE_DIRS`] variables with their directories, for a harness
+/// to set on a child explicitly: a child whose environment is built from
+/// nothing (the MCP SDK gives a server only `HOME`, `PATH` and a few more)
+/// would otherwise fall back to the user's directories. A binary that did
+/// not isolate itself fails here rather than run against them.
+pub fn env() -> Vec<(&'static str, PathBuf)> {
+    let tree = tree().expect(
+        "this test binary is not isolated: call sightline_test_support::isolation::isolate from a constructor (see tests/all.rs)",
+    );
+    PRIVATE_DIRS
+        .iter()
+        .map(|(k, sub)| (*k, tree.join(sub)))
+        .collect()
 }
 
 /// What the process inherited for `var` (one of [`PRIVATE_DIRS`]).

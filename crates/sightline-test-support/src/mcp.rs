@@ -86,14 +86,19 @@ impl McpDriver {
         self.child.id()
     }
 
-    /// The settings the sessions run with (the data directory, no
+    /// The settings the sessions run with (the process's private
+    /// configuration, data and cache homes, the driver's data directory, no
     /// installs): a CLI call given them gets the sessions' daemon, where
     /// other settings would make it answer in process.
     pub fn settings_env(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("SIGHTLINE_DATA_DIR", self.data.display().to_string()),
-            ("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1".into()),
-        ]
+        let mut env: Vec<(&'static str, String)> = crate::isolation::env()
+            .into_iter()
+            .filter(|(k, _)| ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"].contains(k))
+            .map(|(k, v)| (k, v.display().to_string()))
+            .collect();
+        env.push(("SIGHTLINE_DATA_DIR", self.data.display().to_string()));
+        env.push(("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1".into()));
+        env
     }
 
     /// Trusts `dir` in the data directory the sessions use (`sightline
@@ -101,6 +106,7 @@ impl McpDriver {
     pub fn trust(&self, dir: &Path) {
         let out = Command::new(sightline_bin())
             .args(["trust", &dir.display().to_string()])
+            .envs(crate::isolation::env())
             .env("SIGHTLINE_DATA_DIR", &self.data)
             .stdin(Stdio::null())
             .output()
@@ -172,12 +178,17 @@ impl McpDriver {
         extra: &[(&str, &str)],
     ) -> Value {
         let errlog = self.log_path(session);
-        let mut env = json!({
-            "PATH": path,
-            "SIGHTLINE_DATA_DIR": self.data,
-            "SIGHTLINE_DISABLE_LSP_DOWNLOAD": "1",
-            "RUST_LOG": "sightline=info,sightline_lsp=debug",
-        });
+        // The SDK gives the server only HOME, PATH and a few more, so the
+        // private directories are named here, each one.
+        let mut env = json!({});
+        for (k, v) in crate::isolation::env() {
+            env[k] = json!(v);
+        }
+        for (k, v) in self.settings_env() {
+            env[k] = json!(v);
+        }
+        env["PATH"] = json!(path);
+        env["RUST_LOG"] = json!("sightline=info,sightline_lsp=debug");
         if !extra.iter().any(|(k, _)| *k == "XDG_RUNTIME_DIR") {
             let daemon = if extra.is_empty() {
                 &self.daemon
