@@ -1,4 +1,5 @@
-//! The `sightline` binary: logging to stderr, the runtime, and the CLI.
+//! The `sightline` binary: logging (to stderr, or a started daemon's to its
+//! log file), the runtime, and the CLI.
 
 use clap::Parser;
 
@@ -9,17 +10,24 @@ fn main() {
     if args.first().map(String::as_str) == Some("__sandbox") {
         sightline::sandbox::launch(&args[1..]);
     }
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+    let cli = sightline::faces::cli::Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // A daemon a client started writes its log file itself, which it keeps
+    // under its bound; everything else logs to stderr.
+    match sightline::faces::daemon::log::Log::of_daemon(&cli) {
+        Some(log) => tracing_subscriber::fmt()
+            .with_writer(log)
+            .with_env_filter(filter)
+            .init(),
+        None => tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_env_filter(filter)
+            .init(),
+    }
     // A panic is caught where its call is answered; log it as one line
     // instead of the default hook's text on stderr.
     std::panic::set_hook(Box::new(|info| tracing::error!("panic: {info}")));
-    let cli = sightline::faces::cli::Cli::parse();
     // A client of the daemon only moves lines between pipes and a socket: one
     // thread, so that no message waits for another thread to wake.
     let built = if cli.daemon_client() {

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod bridge;
 mod engines;
+pub mod log;
 pub mod paths;
 pub mod serve;
 pub mod transport;

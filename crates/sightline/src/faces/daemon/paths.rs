@@ -13,7 +13,7 @@ use crate::faces::daemon::DaemonError;
 
 /// The log is started over when it has grown past this, at the daemon's
 /// start and while it runs (`bound_log`).
-const LOG_BYTES: u64 = 1 << 20;
+pub(crate) const LOG_BYTES: u64 = 1 << 20;
 
 /// `$XDG_RUNTIME_DIR/sightline`, else `/tmp/sightline-<uid>` (on Windows,
 /// `%TEMP%\sightline-<user>`).
