@@ -61,6 +61,7 @@ pub fn isolate() {
     }
     // The tree goes, and a daemon started there stops, when the process
     // exits after its tests.
+    #[cfg(unix)]
     extern "C" fn at_exit() {
         release();
     }
