@@ -27,6 +27,9 @@ const SYMBOLS_FOLLOWED: usize = 12;
 const LARGEST: u64 = 2 << 20;
 /// Files asked at once before a change.
 const AT_ONCE: usize = 4;
+/// How many times a file the change writes is asked for its diagnostics
+/// before the change, while the answers are incomplete.
+const CHANGED_ASKS: usize = 3;
 /// The least time the after-change check of the files using what changed
 /// gets, whatever `dependents_ms` says (but 0, which turns it off).
 const AFTER_AT_LEAST: Duration = Duration::from_secs(10);
@@ -97,7 +100,7 @@ impl Engine {
                 let state = match old {
                     // A file the change creates had nothing.
                     None => Some(State::default()),
-                    Some(text) => self.state_of(&path, text).await,
+                    Some(text) => self.state_of_changed(&path, text).await,
                 };
                 (path, state)
             })
@@ -237,6 +240,20 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// [`Self::state_of`] for a file the change writes, asked again while
+    /// its answer is incomplete (a cold server still analysing a large
+    /// file), up to [`CHANGED_ASKS`] times: without it, every error the
+    /// file has is listed as not compared, and the CLI exits 1 on errors
+    /// that were there before.
+    async fn state_of_changed(&self, path: &Path, text: String) -> Option<State> {
+        for _ in 1..CHANGED_ASKS {
+            if let Some(state) = self.state_of(path, text.clone()).await {
+                return Some(state);
+            }
+        }
+        self.state_of(path, text).await
     }
 
     /// The diagnostics of `path` now, with its text; `None` when the

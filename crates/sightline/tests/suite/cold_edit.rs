@@ -147,3 +147,47 @@ fn an_edit_that_breaks_nothing_exits_zero_in_a_project_with_errors() {
     assert!(answer.contains("no new errors"), "{answer}");
     assert_eq!(out.status.code(), Some(0), "{answer}");
 }
+
+/// A rename across three of click's modules, two of which have errors of
+/// their own, on a cold server: those errors were there before, so the
+/// answer says no new errors and the CLI exits 0.
+#[test]
+fn a_cold_rename_in_a_project_with_errors_exits_zero() {
+    require("pyright-langserver");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    click_project(&root, "{}");
+    let types = std::fs::read_to_string(root.join("click/types.py")).unwrap();
+    let line = types
+        .lines()
+        .position(|l| l == "def convert_type(")
+        .expect("click's convert_type")
+        + 1;
+    let data = tempfile::tempdir().unwrap();
+    let daemon = DaemonDirs::new();
+    let out = Command::new(sightline_bin())
+        .args([
+            "rename",
+            &format!("click/types.py:{line}:5"),
+            "to_param_type",
+        ])
+        .current_dir(&root)
+        .env("PATH", path_with_tools())
+        .env("SIGHTLINE_DATA_DIR", data.path())
+        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+        .envs(daemon.env())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let answer = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        answer.starts_with("renamed convert_type → to_param_type: "),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("click/types.py: no new errors; 5 were already there"),
+        "{answer}"
+    );
+    assert!(answer.ends_with("no new errors\n"), "{answer}");
+    assert_eq!(out.status.code(), Some(0), "{answer}");
+}
