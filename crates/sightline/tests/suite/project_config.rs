@@ -192,7 +192,8 @@ fn pyright_settings_of_the_project_file_apply_in_every_face_and_when_written_lat
         } } } } } })
         .to_string(),
     );
-    let warned = "app.py: 1 diagnostic\n1:8 warning: Import \"nothere\" could not be resolved [Pyright]\n";
+    let warned =
+        "app.py: 1 diagnostic\n1:8 warning: Import \"nothere\" could not be resolved [Pyright]\n";
     assert_all(&w.every_face(&p, "app.py"), |a| a == warned, warned);
     // Removed again: the error is back everywhere.
     std::fs::remove_file(p.path("sightline.json")).unwrap();
