@@ -225,7 +225,9 @@ impl Engine {
             }
         }
         for (file, line, column, name) in symbols.into_iter().take(SYMBOLS_FOLLOWED) {
-            match tokio::time::timeout(left(), self.references(&file, line, column, false)).await {
+            let asked =
+                tokio::time::timeout(left(), self.references(&file, line, column, false)).await;
+            match asked {
                 Ok(Ok(found)) => {
                     for l in found.locations {
                         if !changed.contains(&l.path) && !dependents.contains(&l.path) {
@@ -260,7 +262,11 @@ impl Engine {
     /// answer is not complete (a note), so no delta is made against it.
     async fn state_of(&self, path: &Path, text: String) -> Option<State> {
         let d = self.diagnostics(path).await.ok()?;
-        d.notes.is_empty().then_some(State {
+        // The note of an untrusted project's ignored keys comes with every
+        // answer and says nothing of this one's completeness.
+        let untrusted = self.config().untrusted_note();
+        let incomplete = d.notes.iter().any(|n| Some(n) != untrusted.as_ref());
+        (!incomplete).then_some(State {
             text,
             findings: d.diagnostics,
         })

@@ -229,11 +229,13 @@ impl Engine {
                 .push_str("then the imports are sorted (source.organizeImports)\n");
             return Ok(first);
         }
-        let first = self.apply_action(&server, removal, false, false).await?;
+        let mut first = self.apply_action(&server, removal, false, false).await?;
         match self.sort_imports(file, false).await {
             Ok(second) => Ok(Refactored {
                 text: format!("{}{}", first.text, second.text),
-                errors: second.errors,
+                // Errors the removal brought count, though the sorting
+                // found them there.
+                errors: first.errors || second.errors,
                 // The checkpoint is of the file before either step.
                 before: if first.before.is_empty() {
                     second.before
@@ -242,7 +244,14 @@ impl Engine {
                 },
             }),
             Err(ToolError::Unsupported(_)) => Ok(first),
-            Err(e) => Err(e),
+            // The removal is written already: its answer stands, with why
+            // the imports were not sorted.
+            Err(e) => {
+                first
+                    .text
+                    .push_str(&format!("note: the imports were not sorted: {e}\n"));
+                Ok(first)
+            }
         }
     }
 

@@ -56,6 +56,51 @@ impl Engine {
         column: usize,
         include_declaration: bool,
     ) -> Result<Locations, ToolError> {
+        match self
+            .references_once(file, line, column, include_declaration)
+            .await
+        {
+            // The server is broken for this request until it restarts
+            // (`Quirks::broken_by`): the next `pool.get` starts a new one.
+            Err(ToolError::Server(why)) if self.broken_server(file, &why) => {
+                self.references_once(file, line, column, include_declaration)
+                    .await
+            }
+            answered => answered,
+        }
+    }
+
+    /// Whether `why`, a server error for `file`, is one after which its
+    /// server answers no such request again; that server is then restarted
+    /// at the next question.
+    fn broken_server(&self, file: &Path, why: &str) -> bool {
+        let Ok(checked) = crate::sync::Snapshot::read(file) else {
+            return false;
+        };
+        let Ok((spec, root)) = self.route(&checked) else {
+            return false;
+        };
+        if !spec.quirks.broken_by.iter().any(|m| why.contains(m)) {
+            return false;
+        }
+        for server in self.running_servers() {
+            if server.spec.id == spec.id && server.root == root {
+                server.want_restart(format!(
+                    "{} was restarted: it had stopped answering references ({why})",
+                    spec.id
+                ));
+            }
+        }
+        true
+    }
+
+    async fn references_once(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+        include_declaration: bool,
+    ) -> Result<Locations, ToolError> {
         let (server, checked, pos) = self
             .prepare(file, Pos::new(line, column), Wait::Indexed)
             .await?;

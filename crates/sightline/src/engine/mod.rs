@@ -144,11 +144,29 @@ pub struct Engine {
 impl Engine {
     /// An engine as `options` say; no server starts until a question needs it.
     pub fn new(options: Options) -> Engine {
+        // With project configurations, the first engine's own is exactly
+        // the one of its project file (the user file alone without one):
+        // files under a project file that appears later go to that
+        // project's engine (`for_path`).
+        let config_dir = if options.project_configs {
+            options.config.project.clone()
+        } else {
+            options
+                .config
+                .project
+                .clone()
+                .or_else(|| options.root.as_deref().map(sightline_lsp::uri::normalize))
+        };
+        Engine::new_in(options, config_dir)
+    }
+
+    /// [`Engine::new`] following the configuration of `config_dir` (`None`:
+    /// the user file alone) when its files change.
+    pub(crate) fn new_in(options: Options, config_dir: Option<PathBuf>) -> Engine {
         let projects = options
             .project_configs
             .then(|| projects::Projects::new(options.clone()));
         let root = options.root.map(|r| sightline_lsp::uri::normalize(&r));
-        let config_dir = options.config.project.clone().or_else(|| root.clone());
         // The environment switch wins over the configuration, which wins
         // over the default (install).
         let downloads = options.downloads.unwrap_or_else(|| {
@@ -324,6 +342,17 @@ impl Engine {
         pids.sort_unstable();
         pids.dedup();
         pids
+    }
+
+    /// Shuts down the servers only this engine and its project engines hand
+    /// out; servers shared with other engines (the daemon's groups) stay.
+    pub(crate) async fn shutdown_unshared(&self) {
+        for e in self.with_projects() {
+            Box::pin(e.shutdown_unshared()).await;
+        }
+        if self.pool.sole_holder() {
+            self.pool.shutdown().await;
+        }
     }
 
     /// Shuts every server down, the project engines' too.

@@ -5,9 +5,9 @@
 //! its own configuration itself and hands every other file to an engine of
 //! that file's configuration, made on first use with the same options.
 //!
-//! Each of those engines follows its own files live (`live`), as the first
-//! one does; a project whose trust changed gets a new engine, since its
-//! servers were started under rules that no longer hold.
+//! A project whose configuration or trust changed gets a new engine, since
+//! an engine reads most keys once and its servers were started under rules
+//! that no longer hold; one whose directory is gone loses its engine.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +29,18 @@ struct ProjectEngine {
     trusted: bool,
     /// The configuration files as last read.
     stamp: live::Stamp,
+    /// The fingerprint of the configuration it was made with.
+    fingerprint: u64,
+}
+
+/// Lets a replaced engine go: the servers only it hands out shut down; the
+/// ones it shares (the daemon's groups) stay with the engines that use
+/// them, until they are idle or their root is gone. Outside a runtime (a
+/// library caller's thread) they go when the engine is dropped.
+fn retire(engine: Arc<Engine>) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move { engine.shutdown_unshared().await });
+    }
 }
 
 /// The engines of the other projects' configurations (module docs).
@@ -54,50 +66,73 @@ impl Projects {
     /// alone), made or remade as the module docs say.
     fn engine_for(&self, dir: Option<PathBuf>) -> Result<Arc<Engine>, ToolError> {
         let stamp = live::stamp(dir.as_deref());
-        let trusted = dir.as_deref().is_some_and(crate::project::is_trusted);
+        let trusted = dir.as_deref().is_some_and(crate::project::trusted_at);
         let mut map = self.by_dir.lock().unwrap_or_else(PoisonError::into_inner);
+        // A project deleted since (a worktree removed) takes its engine
+        // with it.
+        let gone: Vec<Option<PathBuf>> = map
+            .keys()
+            .filter(|d| d.as_deref().is_some_and(|d| !d.is_dir()))
+            .cloned()
+            .collect();
+        for d in gone {
+            if let Some(old) = map.remove(&d) {
+                retire(old.engine);
+            }
+        }
+        let mut loaded = None;
         if let Some(known) = map.get_mut(&dir)
             && known.trusted == trusted
         {
-            if known.stamp != stamp {
-                // A broken file answers with its error line, as at start;
-                // a good one is taken in by the engine's own `live` step.
-                Config::load(dir.as_deref()).map_err(|e| ToolError::BadInput(e.to_string()))?;
-                known.stamp = stamp;
+            if known.stamp == stamp {
+                return Ok(known.engine.clone());
             }
-            return Ok(known.engine.clone());
+            // A broken file answers with its error line, as at start.
+            let config =
+                Config::load(dir.as_deref()).map_err(|e| ToolError::BadInput(e.to_string()))?;
+            known.stamp = stamp.clone();
+            if crate::config::fingerprint(&config, trusted) == known.fingerprint {
+                return Ok(known.engine.clone());
+            }
+            loaded = Some(config);
         }
-        let config =
-            Config::load(dir.as_deref()).map_err(|e| ToolError::BadInput(e.to_string()))?;
+        // New, or its configuration or trust changed: a new engine, since
+        // an engine reads most keys once (as a daemon engine of a client
+        // place does, `faces::daemon::engines`).
+        let config = match loaded {
+            Some(c) => c,
+            None => Config::load(dir.as_deref()).map_err(|e| ToolError::BadInput(e.to_string()))?,
+        };
+        let fingerprint = crate::config::fingerprint(&config, trusted);
         let shared = self
             .template
             .share_by_config
             .as_ref()
-            .map(|share| share(crate::config::fingerprint(&config, trusted)));
+            .map(|share| share(fingerprint));
         tracing::debug!(
             "a new engine for the configuration of {}",
             dir.as_deref()
                 .map_or("the user file alone".into(), |d| d.display().to_string())
         );
-        let engine = Arc::new(Engine::new(Options {
-            config,
-            shared_servers: shared.or_else(|| self.template.shared_servers.clone()),
-            ..self.template.clone()
-        }));
+        let engine = Arc::new(Engine::new_in(
+            Options {
+                config,
+                shared_servers: shared.or_else(|| self.template.shared_servers.clone()),
+                ..self.template.clone()
+            },
+            dir.clone(),
+        ));
         let replaced = map.insert(
             dir,
             ProjectEngine {
                 engine: engine.clone(),
                 trusted,
                 stamp,
+                fingerprint,
             },
         );
-        // The servers of the old trust go; shared ones stay with the
-        // engines that still use them (the daemon's groups).
-        if let Some(old) = replaced
-            && self.template.share_by_config.is_none()
-        {
-            tokio::spawn(async move { old.engine.shutdown().await });
+        if let Some(old) = replaced {
+            retire(old.engine);
         }
         Ok(engine)
     }
@@ -123,10 +158,12 @@ impl Engine {
         let Some(projects) = &self.projects else {
             return Ok(self.clone());
         };
+        // `a/../b` must not look in `a`.
+        let path = sightline_lsp::uri::normalize(path);
         let start = if path.is_dir() {
-            path
+            path.as_path()
         } else {
-            path.parent().unwrap_or(path)
+            path.parent().unwrap_or(&path)
         };
         let dir = crate::config::project_dir(start);
         if dir == self.config.project {

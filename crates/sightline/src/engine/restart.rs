@@ -25,17 +25,24 @@ impl Engine {
             )));
         }
         let root = root.map(sightline_lsp::uri::normalize);
-        let stopped = self
-            .pool
-            .stop_where(|s| {
-                server.is_none_or(|id| s.spec.id == id)
-                    && root.as_deref().is_none_or(|r| s.root.starts_with(r))
-            })
-            .await;
+        let pick = |s: &crate::server::LspServer| {
+            server.is_none_or(|id| s.spec.id == id)
+                && root.as_deref().is_none_or(|r| s.root.starts_with(r))
+        };
+        // This engine's servers and its project engines' (a root-less CLI
+        // call's servers live in the engines of their projects).
+        let projects = self.with_projects();
+        let pools = std::iter::once(&self.pool).chain(projects.iter().map(|e| &e.pool));
+        let mut stopped = Vec::new();
+        for pool in pools {
+            for (spec, root) in pool.stop_where(pick).await {
+                stopped.push((pool, spec, root));
+            }
+        }
         if stopped.is_empty() {
-            let running: Vec<String> = self
-                .running_servers()
-                .iter()
+            let running: Vec<String> = std::iter::once(self.running_servers())
+                .chain(projects.iter().map(|e| e.running_servers()))
+                .flatten()
                 .map(|s| format!("{} for {}", s.spec.id, s.root.display()))
                 .collect();
             return Err(ToolError::BadInput(if running.is_empty() {
@@ -45,9 +52,9 @@ impl Engine {
             }));
         }
         let mut out = String::new();
-        for (spec, root) in stopped {
+        for (pool, spec, root) in stopped {
             let t = Instant::now();
-            let server = self.pool.get(spec, &root).await?;
+            let server = pool.get(spec, &root).await?;
             server.wait_ready(true).await?;
             let _ = writeln!(
                 out,

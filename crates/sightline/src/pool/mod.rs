@@ -333,6 +333,11 @@ impl Pool {
             .collect()
     }
 
+    /// Whether no other pool hands out this pool's servers.
+    pub fn sole_holder(&self) -> bool {
+        Arc::strong_count(&self.shared) == 1
+    }
+
     /// Shuts every server down: `shutdown`, `exit`, then the process group.
     pub async fn shutdown(&self) {
         let servers: Vec<_> = lock(&self.shared.slots)

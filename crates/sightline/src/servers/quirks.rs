@@ -162,6 +162,10 @@ pub struct Quirks {
     /// clangd registers no file watchers and keeps the compile flags it
     /// loaded from `compile_commands.json`.
     pub restart_on: &'static [&'static str],
+    /// Error messages after which the server fails every later request of
+    /// that kind until it restarts: a request failing with one restarts
+    /// the server, and the question is asked once more of the new one.
+    pub broken_by: &'static [&'static str],
     /// What the server needs when packages are installed or removed, or a
     /// virtualenv is made or removed, under its root (`sync::watch::INSTALL_DIRS`).
     pub on_install: OnInstall,
@@ -300,6 +304,7 @@ impl Quirks {
         used_by_project: None,
         rustup_component: None,
         restart_on: &[],
+        broken_by: &[],
         on_install: OnInstall::Nothing,
     };
 }

@@ -174,6 +174,21 @@ fn pyright_settings_of_the_project_file_apply_in_every_face_and_when_written_lat
     ]);
     // Without the file, every face sees the error.
     assert_all(&w.every_face(&p, "app.py"), |a| a == MISSING, MISSING);
+    // The daemon answered: its pyright for the project served questions.
+    let (status, code) = w.run(w.elsewhere.path(), &["daemon", "status", "--json"], "");
+    assert_eq!(code, 0, "{status}");
+    let status: serde_json::Value = serde_json::from_str(&status).unwrap();
+    let root = p.root().display().to_string();
+    assert!(
+        status["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["id"] == "pyright"
+                && s["root"].as_str() == Some(root.as_str())
+                && s["requests"].as_u64().unwrap_or(0) > 0),
+        "{status}"
+    );
     // Written while the daemon's pyright runs: every face takes it in.
     p.write(
         "sightline.json",

@@ -36,7 +36,14 @@ fn vue_with_typescript_language_server_from_path_and_an_installed_vue_server() {
     let daemon = DaemonDirs::new();
     // Only the system's programs (node, npm) besides ts-alone: not the
     // pinned servers of tools/node_modules, whose Vue plugin would be found.
-    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", alone.display());
+    let node = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .find(|d| d.join("node").is_file() && !d.starts_with(repo_root().join("tools")))
+        .expect("node is on PATH");
+    let path = format!(
+        "{}:{}:/usr/local/bin:/usr/bin:/bin",
+        alone.display(),
+        node.display()
+    );
     let run = |args: &[&str]| {
         let out = Command::new(sightline_bin())
             .args(args)

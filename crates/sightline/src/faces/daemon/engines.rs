@@ -95,7 +95,9 @@ impl Engines {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .remove(&group(&k));
-                tokio::spawn(async move { old.shutdown().await });
+                // Only what no other engine uses: a project engine of
+                // another client place may share a group of this one's.
+                tokio::spawn(async move { old.shutdown_unshared().await });
             }
         }
         tracing::debug!("daemon: a new engine for {key:?}");

@@ -71,6 +71,11 @@ const PYRIGHT_QUIRKS: Quirks = Quirks {
     ready_log: Some("source file"),
     background_progress: &[""],
     on_install: crate::servers::quirks::OnInstall::Reconfigure(&[".venv", "venv"]),
+    // pyright 1.1.414 keeps the cancellation source of its last references
+    // request; one cancelled before it began (a document changed under it,
+    // or the client cancelled it) leaves a source whose `cancel` throws, and
+    // every later references request fails with this until a restart.
+    broken_by: &["this._token.cancel is not a function"],
     ..Quirks::NONE
 };
 
