@@ -8,6 +8,7 @@ use crate::engine::Engine;
 use crate::error::ToolError;
 use crate::faces::cli::terminal::print_out;
 use crate::faces::cli::{Command, EXIT_FAILED, EXIT_FINDINGS, EXIT_OK, absolute, parse_position};
+use crate::faces::mcp::tool_name::ToolName;
 use crate::render;
 
 /// One answer, rendered, with its exit status.
@@ -168,21 +169,23 @@ pub(super) fn as_tool_call(
     let lsp = |operation: &str, position: &str, symbol: Option<&String>| {
         position_args(position, symbol).map(|mut a| {
             a.insert("operation".into(), json!(operation));
-            ("lsp", Value::Object(a))
+            (ToolName::Lsp.name(), Value::Object(a))
         })
     };
     Some(match command {
-        Command::Diagnostics { file } => Ok(("lsp_diagnostics", json!({ "file": absolute(file) }))),
-        Command::Definition { position, symbol } => {
-            position_args(position, symbol.as_ref()).map(|a| ("lsp_definition", Value::Object(a)))
-        }
+        Command::Diagnostics { file } => Ok((
+            ToolName::Diagnostics.name(),
+            json!({ "file": absolute(file) }),
+        )),
+        Command::Definition { position, symbol } => position_args(position, symbol.as_ref())
+            .map(|a| (ToolName::Definition.name(), Value::Object(a))),
         Command::References {
             position,
             include_declaration,
             symbol,
         } => position_args(position, symbol.as_ref()).map(|mut a| {
             a.insert("include_declaration".into(), json!(include_declaration));
-            ("lsp_references", Value::Object(a))
+            (ToolName::References.name(), Value::Object(a))
         }),
         Command::Hover { position, symbol } => lsp("hover", position, symbol.as_ref()),
         Command::Implementation { position, symbol } => {
@@ -202,7 +205,7 @@ pub(super) fn as_tool_call(
             symbol.as_ref(),
         ),
         Command::Symbols { file } => Ok((
-            "lsp",
+            ToolName::Lsp.name(),
             json!({ "operation": "documentSymbol", "file": absolute(file) }),
         )),
         Command::WorkspaceSymbols { query, file } => {
@@ -210,11 +213,11 @@ pub(super) fn as_tool_call(
             if let Some(f) = file {
                 a["file"] = json!(absolute(f));
             }
-            Ok(("lsp", a))
+            Ok((ToolName::Lsp.name(), a))
         }
-        Command::Restart { server } => Ok(("lsp_restart", json!({ "server": server }))),
+        Command::Restart { server } => Ok((ToolName::Restart.name(), json!({ "server": server }))),
         Command::Check { dir } => Ok((
-            "lsp_check",
+            ToolName::Check.name(),
             json!({ "path": dir.as_ref().map(|d| absolute(d)) }),
         )),
         _ => return None,

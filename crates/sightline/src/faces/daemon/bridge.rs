@@ -280,10 +280,8 @@ pub struct ToolAnswer {
 /// Whether a tool only reads, so that a call the daemon took down with it
 /// may be asked again of a new daemon. Edits are never asked twice.
 fn read_only(tool: &str) -> bool {
-    matches!(
-        tool,
-        "lsp_diagnostics" | "lsp_definition" | "lsp_references" | "lsp" | "read"
-    )
+    crate::faces::mcp::tool_name::ToolName::from_name(tool)
+        .is_some_and(crate::faces::mcp::tool_name::ToolName::retried)
 }
 
 /// Calls one tool on the daemon over a short MCP session, or `None` when

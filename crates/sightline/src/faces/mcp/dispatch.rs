@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::answer::ItemsKind;
 use crate::error::ToolError;
 use crate::faces::mcp::Sightline;
+use crate::faces::mcp::tool_name::ToolName;
 use crate::faces::mcp::tools::{
     ApplyActionArgs, CheckArgs, CheckpointArgs, CodeActionsArgs, DiagnosticsArgs, EditArgs,
     LspArgs, Operation, OrganizeArgs, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs,
@@ -130,8 +131,8 @@ impl Sightline {
     ) -> Result<Result<Answered, ToolError>, ErrorData> {
         let ws = &self.ws;
         let text = |r: Result<String, ToolError>| r.map(|t| Answered::text(t, json));
-        Ok(match tool {
-            "lsp_diagnostics" => {
+        Ok(match ToolName::from_name(tool) {
+            Some(ToolName::Diagnostics) => {
                 let a: DiagnosticsArgs = parse(tool, args)?;
                 match (a.file.map(PathBuf::from), a.since) {
                     (file, Some(name)) => self.since(&name, file.as_deref(), json).await,
@@ -145,7 +146,7 @@ impl Sightline {
                     )),
                 }
             }
-            "checkpoint" => {
+            Some(ToolName::Checkpoint) => {
                 let a: CheckpointArgs = parse(tool, args)?;
                 match ws.checkpoint(a.path.map(PathBuf::from).as_deref()).await {
                     Ok((cp, summary)) => {
@@ -158,7 +159,7 @@ impl Sightline {
                     Err(e) => Err(e),
                 }
             }
-            "lsp_definition" => {
+            Some(ToolName::Definition) => {
                 let a: PositionArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
                 match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
@@ -169,7 +170,7 @@ impl Sightline {
                     Err(e) => Err(e),
                 }
             }
-            "lsp_references" => {
+            Some(ToolName::References) => {
                 let a: ReferencesArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
                 match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
@@ -180,11 +181,11 @@ impl Sightline {
                     Err(e) => Err(e),
                 }
             }
-            "lsp" => {
+            Some(ToolName::Lsp) => {
                 let a: LspArgs = parse(tool, args)?;
                 text(self.lsp(a).await)
             }
-            "lsp_check" => {
+            Some(ToolName::Check) => {
                 let a: CheckArgs = parse(tool, args)?;
                 match a.since {
                     Some(name) => {
@@ -201,7 +202,7 @@ impl Sightline {
                         }),
                 }
             }
-            "lsp_restart" => {
+            Some(ToolName::Restart) => {
                 let a: RestartArgs = parse(tool, args)?;
                 let root = a
                     .root
@@ -209,7 +210,7 @@ impl Sightline {
                     .or_else(|| ws.workspace_root().map(ToOwned::to_owned));
                 text(ws.restart(a.server.as_deref(), root.as_deref()).await)
             }
-            "read" if self.edit_tools => {
+            Some(ToolName::Read) if self.edit_tools => {
                 let a: ReadArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
                 let read = ws.read(&file, a.offset, a.limit);
@@ -219,7 +220,7 @@ impl Sightline {
                 }
                 text(read)
             }
-            "write" if self.edit_tools => {
+            Some(ToolName::Write) if self.edit_tools => {
                 let a: WriteArgs = parse(tool, args)?;
                 text(
                     ws.write(&PathBuf::from(a.file), &a.content)
@@ -227,7 +228,7 @@ impl Sightline {
                         .map(|r| self.edited(r)),
                 )
             }
-            "edit" if self.edit_tools => {
+            Some(ToolName::Edit) if self.edit_tools => {
                 let a: EditArgs = parse(tool, args)?;
                 let range = a.format_range.unwrap_or(ws.config().format_range);
                 text(
@@ -242,7 +243,7 @@ impl Sightline {
                     .map(|r| self.edited(r)),
                 )
             }
-            "rename" if self.edit_tools => {
+            Some(ToolName::Rename) if self.edit_tools => {
                 let a: RenameArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
                 match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
@@ -261,7 +262,7 @@ impl Sightline {
                     Err(e) => Err(e),
                 }
             }
-            "code_actions" if self.edit_tools => {
+            Some(ToolName::CodeActions) if self.edit_tools => {
                 let a: CodeActionsArgs = parse(tool, args)?;
                 self.refactored(
                     ws.code_actions(
@@ -274,7 +275,7 @@ impl Sightline {
                     json,
                 )
             }
-            "apply_code_action" if self.edit_tools => {
+            Some(ToolName::ApplyCodeAction) if self.edit_tools => {
                 let a: ApplyActionArgs = parse(tool, args)?;
                 let pick = match (a.index, a.title) {
                     (Some(i), None) => Ok(crate::edit::refactor::Pick::Index(i)),
@@ -299,7 +300,7 @@ impl Sightline {
                     Err(e) => Err(e),
                 }
             }
-            "organize_imports" if self.edit_tools => {
+            Some(ToolName::OrganizeImports) if self.edit_tools => {
                 let a: OrganizeArgs = parse(tool, args)?;
                 self.refactored(
                     ws.organize_imports(&PathBuf::from(a.file), a.dry_run.unwrap_or(false))
@@ -307,14 +308,21 @@ impl Sightline {
                     json,
                 )
             }
-            "apply_patch" if self.edit_tools => {
+            Some(ToolName::ApplyPatch) if self.edit_tools => {
                 let a: PatchArgs = parse(tool, args)?;
                 text(ws.apply_patch(&a.patch).await.map(|r| self.edited(r)))
             }
-            other => {
+            _ => {
+                let served: Vec<&str> = ToolName::ALL
+                    .iter()
+                    .filter(|t| !t.is_edit_tool())
+                    .map(|t| t.name())
+                    .collect();
+                let (last, rest) = served.split_last().unwrap_or((&"", &[]));
                 return Err(ErrorData::invalid_params(
                     format!(
-                        "unknown tool `{other}`; the tools are lsp_diagnostics, lsp_definition, lsp_references, lsp, lsp_check, checkpoint and lsp_restart"
+                        "unknown tool `{tool}`; the tools are {} and {last}",
+                        rest.join(", ")
                     ),
                     None,
                 ));

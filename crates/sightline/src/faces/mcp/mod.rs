@@ -28,6 +28,7 @@ use crate::progress::Progress;
 use crate::render;
 
 mod dispatch;
+pub mod tool_name;
 mod tools;
 
 pub use dispatch::Answered;

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::faces::mcp::tool_name::ToolName;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -284,6 +285,16 @@ fn schema<T: JsonSchema>() -> Arc<JsonObject> {
 }
 
 pub(super) fn tools(edit_tools: bool) -> Vec<Tool> {
+    ToolName::ALL
+        .iter()
+        .filter(|t| edit_tools || !t.is_edit_tool())
+        .map(|t| listed(*t))
+        .collect()
+}
+
+/// The tool as the tool list gives it: its description, its arguments'
+/// schema and what it does to the workspace.
+fn listed(tool: ToolName) -> Tool {
     let read_only = |title: &str| {
         ToolAnnotations::with_title(title)
             .read_only(true)
@@ -291,56 +302,77 @@ pub(super) fn tools(edit_tools: bool) -> Vec<Tool> {
             .idempotent(true)
             .open_world(false)
     };
-    let mut tools = vec![
-        Tool::new("lsp_diagnostics", DIAGNOSTICS, schema::<DiagnosticsArgs>())
-            .annotate(read_only("Diagnostics of a file")),
-        Tool::new("lsp_definition", DEFINITION, schema::<PositionArgs>())
-            .annotate(read_only("Go to definition")),
-        Tool::new("lsp_references", REFERENCES, schema::<ReferencesArgs>())
-            .annotate(read_only("Find references")),
-        Tool::new("lsp", LSP, schema::<LspArgs>()).annotate(read_only("Language server question")),
-        Tool::new("lsp_check", CHECK, schema::<CheckArgs>()).annotate(read_only("Check a project")),
-        Tool::new("checkpoint", CHECKPOINT, schema::<CheckpointArgs>())
-            .annotate(read_only("Make a checkpoint")),
-        Tool::new("lsp_restart", RESTART, schema::<RestartArgs>()).annotate(
+    let writes = |title: &str, idempotent: bool| {
+        ToolAnnotations::with_title(title)
+            .read_only(false)
+            .destructive(true)
+            .idempotent(idempotent)
+            .open_world(false)
+    };
+    let (description, schema, annotations) = match tool {
+        ToolName::Diagnostics => (
+            DIAGNOSTICS,
+            schema::<DiagnosticsArgs>(),
+            read_only("Diagnostics of a file"),
+        ),
+        ToolName::Definition => (
+            DEFINITION,
+            schema::<PositionArgs>(),
+            read_only("Go to definition"),
+        ),
+        ToolName::References => (
+            REFERENCES,
+            schema::<ReferencesArgs>(),
+            read_only("Find references"),
+        ),
+        ToolName::Lsp => (
+            LSP,
+            schema::<LspArgs>(),
+            read_only("Language server question"),
+        ),
+        ToolName::Check => (CHECK, schema::<CheckArgs>(), read_only("Check a project")),
+        ToolName::Checkpoint => (
+            CHECKPOINT,
+            schema::<CheckpointArgs>(),
+            read_only("Make a checkpoint"),
+        ),
+        ToolName::Restart => (
+            RESTART,
+            schema::<RestartArgs>(),
             ToolAnnotations::with_title("Restart language servers")
                 .read_only(false)
                 .destructive(false)
                 .idempotent(true)
                 .open_world(false),
         ),
-    ];
-    if edit_tools {
-        let writes = |title: &str, idempotent: bool| {
-            ToolAnnotations::with_title(title)
-                .read_only(false)
-                .destructive(true)
-                .idempotent(idempotent)
-                .open_world(false)
-        };
-        tools.extend([
-            Tool::new("read", READ, schema::<ReadArgs>()).annotate(read_only("Read a file")),
-            Tool::new("write", WRITE, schema::<WriteArgs>()).annotate(writes("Write a file", true)),
-            Tool::new("edit", EDIT, schema::<EditArgs>()).annotate(writes("Edit a file", false)),
-            Tool::new("apply_patch", APPLY_PATCH, schema::<PatchArgs>())
-                .annotate(writes("Apply a patch", false)),
-            Tool::new("rename", RENAME, schema::<RenameArgs>())
-                .annotate(writes("Rename a symbol", false)),
-            Tool::new("code_actions", CODE_ACTIONS, schema::<CodeActionsArgs>())
-                .annotate(read_only("Code actions")),
-            Tool::new(
-                "apply_code_action",
-                APPLY_CODE_ACTION,
-                schema::<ApplyActionArgs>(),
-            )
-            .annotate(writes("Apply a code action", false)),
-            Tool::new(
-                "organize_imports",
-                ORGANIZE_IMPORTS,
-                schema::<OrganizeArgs>(),
-            )
-            .annotate(writes("Organize imports", true)),
-        ]);
-    }
-    tools
+        ToolName::Read => (READ, schema::<ReadArgs>(), read_only("Read a file")),
+        ToolName::Write => (WRITE, schema::<WriteArgs>(), writes("Write a file", true)),
+        ToolName::Edit => (EDIT, schema::<EditArgs>(), writes("Edit a file", false)),
+        ToolName::ApplyPatch => (
+            APPLY_PATCH,
+            schema::<PatchArgs>(),
+            writes("Apply a patch", false),
+        ),
+        ToolName::Rename => (
+            RENAME,
+            schema::<RenameArgs>(),
+            writes("Rename a symbol", false),
+        ),
+        ToolName::CodeActions => (
+            CODE_ACTIONS,
+            schema::<CodeActionsArgs>(),
+            read_only("Code actions"),
+        ),
+        ToolName::ApplyCodeAction => (
+            APPLY_CODE_ACTION,
+            schema::<ApplyActionArgs>(),
+            writes("Apply a code action", false),
+        ),
+        ToolName::OrganizeImports => (
+            ORGANIZE_IMPORTS,
+            schema::<OrganizeArgs>(),
+            writes("Organize imports", true),
+        ),
+    };
+    Tool::new(tool.name(), description, schema).annotate(annotations)
 }
