@@ -1,102 +1,141 @@
-//! The answers a tool gives when it cannot answer the question: each variant is
-//! one of the contract's one-line prefixes, so a caller can act on the kind.
+//! The answers a tool gives when it cannot answer the question: one shape,
+//! a kind a caller can act on and a message, shown as one line whose first
+//! words are the kind's prefix.
 
 use sightline_lsp::ClientError;
 
-/// The one-line answer of a question that has none: each variant is one of
-/// the first words a caller sees (`error:`, `unavailable:`, `unsupported:`,
-/// `not ready:`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ToolError {
+/// What kind of failure an answer is: what a caller can act on. Each kind
+/// has one of the contract's first words ([`ErrorKind::prefix`]) and a
+/// stable name for the JSON form ([`ErrorKind::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
     /// The call itself is wrong: a relative path, a line past the end, ...
-    #[error("error: {0}")]
-    BadInput(String),
+    BadInput,
     /// No server can be had for this file; the text says what to install.
-    #[error("unavailable: {0}")]
-    Unavailable(String),
+    Unavailable,
     /// No built-in server handles this kind of file.
-    #[error("unsupported: {0}")]
-    Unsupported(String),
+    Unsupported,
     /// The server is still indexing and the wait budget ran out.
-    #[error("not ready: {0}")]
-    NotReady(String),
-    /// The server did not answer within the request's budget (the request was
-    /// cancelled on the server): busy, so asking again shortly may work.
-    #[error("not ready: {0}")]
-    Timeout(String),
+    NotReady,
+    /// The server did not answer within the request's budget (the request
+    /// was cancelled on the server): busy, so asking again shortly may work.
+    Timeout,
     /// The server process exited while the question was asked; the text
     /// carries its status and stderr tail.
-    #[error("error: {0}")]
-    Exited(String),
+    Exited,
     /// The server answered with an error, or with something unreadable.
-    #[error("error: {0}")]
-    Server(String),
+    Server,
     /// The MCP client cancelled the call.
-    #[error("error: {0}")]
-    Cancelled(String),
+    Cancelled,
     /// A write the sandbox mode does not allow; nothing was changed.
-    #[error("error: {0}")]
-    Refused(String),
+    Refused,
     /// A bug in sightline, caught where the tool call is answered.
-    #[error("error: internal error in {tool}: {message}")]
-    Internal {
-        /// The tool or command being answered.
-        tool: String,
-        /// The panic's first line.
-        message: String,
-    },
+    Internal,
+}
+
+impl ErrorKind {
+    /// The answer's first words: `error`, `unavailable`, `unsupported` or
+    /// `not ready`.
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            ErrorKind::Unavailable => "unavailable",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::NotReady | ErrorKind::Timeout => "not ready",
+            ErrorKind::BadInput
+            | ErrorKind::Exited
+            | ErrorKind::Server
+            | ErrorKind::Cancelled
+            | ErrorKind::Refused
+            | ErrorKind::Internal => "error",
+        }
+    }
+
+    /// A stable name for the JSON form.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ErrorKind::BadInput => "bad_input",
+            ErrorKind::Unavailable => "unavailable",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::NotReady => "not_ready",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Exited => "server_exited",
+            ErrorKind::Server => "server_error",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Refused => "refused",
+            ErrorKind::Internal => "internal",
+        }
+    }
+}
+
+/// The one-line answer of a question that has none: its kind, and the text
+/// after the kind's first words. Shown as `PREFIX: MESSAGE`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}: {message}", kind.prefix())]
+pub struct ToolError {
+    /// What kind of failure it is.
+    pub kind: ErrorKind,
+    /// The text after the prefix.
+    pub message: String,
 }
 
 impl ToolError {
-    /// A stable name for the JSON form.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            ToolError::BadInput(_) => "bad_input",
-            ToolError::Unavailable(_) => "unavailable",
-            ToolError::Unsupported(_) => "unsupported",
-            ToolError::NotReady(_) => "not_ready",
-            ToolError::Timeout(_) => "timeout",
-            ToolError::Exited(_) => "server_exited",
-            ToolError::Server(_) => "server_error",
-            ToolError::Cancelled(_) => "cancelled",
-            ToolError::Refused(_) => "refused",
-            ToolError::Internal { .. } => "internal",
+    /// An answer of `kind` saying `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> ToolError {
+        ToolError {
+            kind,
+            message: message.into(),
         }
     }
 
-    /// The text after the one-line prefix.
-    pub fn message(&self) -> String {
-        match self {
-            ToolError::BadInput(m)
-            | ToolError::Unavailable(m)
-            | ToolError::Unsupported(m)
-            | ToolError::NotReady(m)
-            | ToolError::Timeout(m)
-            | ToolError::Exited(m)
-            | ToolError::Server(m)
-            | ToolError::Cancelled(m)
-            | ToolError::Refused(m) => m.clone(),
-            ToolError::Internal { tool, message } => format!("internal error in {tool}: {message}"),
-        }
+    /// [`ErrorKind::BadInput`].
+    pub fn bad_input(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorKind::BadInput, message)
+    }
+
+    /// [`ErrorKind::Unavailable`].
+    pub fn unavailable(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorKind::Unavailable, message)
+    }
+
+    /// [`ErrorKind::Unsupported`].
+    pub fn unsupported(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorKind::Unsupported, message)
+    }
+
+    /// [`ErrorKind::NotReady`].
+    pub fn not_ready(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorKind::NotReady, message)
+    }
+
+    /// [`ErrorKind::Timeout`].
+    pub fn timeout(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorKind::Timeout, message)
+    }
+
+    /// [`ErrorKind::Exited`].
+    pub fn exited(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorKind::Exited, message)
+    }
+
+    /// [`ErrorKind::Server`].
+    pub fn server(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorKind::Server, message)
+    }
+
+    /// [`ErrorKind::Cancelled`].
+    pub fn cancelled(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorKind::Cancelled, message)
+    }
+
+    /// [`ErrorKind::Refused`].
+    pub fn refused(message: impl Into<String>) -> ToolError {
+        ToolError::new(ErrorKind::Refused, message)
     }
 
     /// The same answer with `more` after its text.
-    pub fn append(self, more: &str) -> ToolError {
-        match self {
-            ToolError::BadInput(m) => ToolError::BadInput(m + more),
-            ToolError::Unavailable(m) => ToolError::Unavailable(m + more),
-            ToolError::Unsupported(m) => ToolError::Unsupported(m + more),
-            ToolError::NotReady(m) => ToolError::NotReady(m + more),
-            ToolError::Timeout(m) => ToolError::Timeout(m + more),
-            ToolError::Exited(m) => ToolError::Exited(m + more),
-            ToolError::Server(m) => ToolError::Server(m + more),
-            ToolError::Cancelled(m) => ToolError::Cancelled(m + more),
-            ToolError::Refused(m) => ToolError::Refused(m + more),
-            ToolError::Internal { tool, message } => ToolError::Internal {
-                tool,
-                message: message + more,
-            },
-        }
+    pub fn append(mut self, more: &str) -> ToolError {
+        self.message.push_str(more);
+        self
     }
 
     /// A panic caught while answering `tool`, as an answer.
@@ -106,10 +145,13 @@ impl ToolError {
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic without a message".to_owned());
-        ToolError::Internal {
-            tool: tool.to_owned(),
-            message: message.lines().next().unwrap_or_default().to_owned(),
-        }
+        ToolError::new(
+            ErrorKind::Internal,
+            format!(
+                "internal error in {tool}: {}",
+                message.lines().next().unwrap_or_default()
+            ),
+        )
     }
 }
 
@@ -146,13 +188,13 @@ impl From<ClientError> for ToolError {
                 server,
                 method,
                 after,
-            } => ToolError::Timeout(format!(
+            } => ToolError::timeout(format!(
                 "{server} did not answer {method} within {:.1} s; ask again shortly",
                 after.as_secs_f64()
             )),
-            e @ ClientError::ServerExited { .. } => ToolError::Exited(e.to_string()),
-            e @ ClientError::Spawn { .. } => ToolError::Unavailable(e.to_string()),
-            e => ToolError::Server(e.to_string()),
+            e @ ClientError::ServerExited { .. } => ToolError::exited(e.to_string()),
+            e @ ClientError::Spawn { .. } => ToolError::unavailable(e.to_string()),
+            e => ToolError::server(e.to_string()),
         }
     }
 }
@@ -170,7 +212,7 @@ mod tests {
             method: "textDocument/references".into(),
             after: Duration::from_secs(10),
         });
-        assert_eq!(e.kind(), "timeout");
+        assert_eq!(e.kind.name(), "timeout");
         assert_eq!(
             e.to_string(),
             "not ready: pyright did not answer textDocument/references within 10.0 s; ask again shortly"
@@ -180,12 +222,12 @@ mod tests {
             code: Some(1),
             stderr_tail: "boom".into(),
         });
-        assert_eq!(e.kind(), "server_exited");
+        assert_eq!(e.kind.name(), "server_exited");
         assert_eq!(
             e.to_string(),
             "error: pyright exited with status 1; stderr: boom"
         );
-        assert_eq!(e.message(), "pyright exited with status 1; stderr: boom");
+        assert_eq!(e.message, "pyright exited with status 1; stderr: boom");
     }
 
     #[test]
@@ -193,6 +235,6 @@ mod tests {
         let payload: Box<dyn std::any::Any + Send> = Box::new(String::from("byte index 8\nmore"));
         let e = ToolError::from_panic("edit", payload.as_ref());
         assert_eq!(e.to_string(), "error: internal error in edit: byte index 8");
-        assert_eq!(e.kind(), "internal");
+        assert_eq!(e.kind.name(), "internal");
     }
 }

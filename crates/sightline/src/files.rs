@@ -18,7 +18,7 @@ impl AbsPath {
     /// `error:` every tool gives for a relative path.
     pub fn new(path: &Path) -> Result<AbsPath, ToolError> {
         if !path.is_absolute() {
-            return Err(ToolError::BadInput(format!(
+            return Err(ToolError::bad_input(format!(
                 "file must be an absolute path, got `{}`",
                 path.display()
             )));
@@ -94,7 +94,7 @@ pub fn extension_of(path: &Path) -> Option<String> {
 /// never half of one. An existing file's permissions are kept.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), ToolError> {
     write_file(path, bytes)
-        .map_err(|e| ToolError::BadInput(format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| ToolError::bad_input(format!("cannot write {}: {e}", path.display())))
 }
 
 /// [`atomic_write`], with the bare I/O error.

@@ -68,5 +68,5 @@ pub(crate) fn proptest_config() -> proptest::test_runner::Config {
 
 pub use answer::{Diagnostics, Finding, Loc, LocKind, Locations, Severity};
 pub use engine::{Engine, Options};
-pub use error::ToolError;
+pub use error::{ErrorKind, ToolError};
 pub use progress::Progress;

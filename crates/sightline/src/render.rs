@@ -188,7 +188,7 @@ pub fn error_json(e: &ToolError) -> Value {
         .split_once(": ")
         .map(|(_, m)| m.to_owned())
         .unwrap_or(text);
-    json!({ "error": { "kind": e.kind(), "message": message } })
+    json!({ "error": { "kind": e.kind.name(), "message": message } })
 }
 
 /// The text table of `sightline servers`.

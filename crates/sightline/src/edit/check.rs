@@ -18,7 +18,7 @@ use crate::edit::delta::{self, State};
 use crate::edit::text::Text;
 use crate::edit::{EditAnswer, FileErrors, OTHER_FILES};
 use crate::engine::Engine;
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 
 /// At most this many changed declarations are followed to their users.
 const SYMBOLS_FOLLOWED: usize = 12;
@@ -310,7 +310,14 @@ impl Engine {
                     answer.files.push(entry);
                 }
                 // No server for this kind of file: nothing to check.
-                Err(ToolError::Unsupported(_)) | Err(ToolError::BadInput(_)) => {}
+                Err(ToolError {
+                    kind: ErrorKind::Unsupported,
+                    ..
+                })
+                | Err(ToolError {
+                    kind: ErrorKind::BadInput,
+                    ..
+                }) => {}
                 Err(e) => answer.files.push(FileErrors {
                     path: file.clone(),
                     notes: vec![format!("errors not checked: {e}")],
@@ -399,7 +406,7 @@ fn still_as_read(
             .ok()
             .map(|b| String::from_utf8_lossy(&b).into_owned());
         if now != *old {
-            return Err(ToolError::Refused(format!(
+            return Err(ToolError::refused(format!(
                 "{} changed on disk while the edit was being checked; nothing was changed, read it again",
                 path.display()
             )));

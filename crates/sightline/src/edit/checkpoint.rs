@@ -60,7 +60,7 @@ impl Checkpoints {
             .map(|(_, cp)| cp.clone())
             .ok_or_else(|| {
                 let known: Vec<&str> = self.kept.iter().map(|(n, _)| n.as_str()).collect();
-                ToolError::BadInput(if known.is_empty() {
+                ToolError::bad_input(if known.is_empty() {
                     format!("no checkpoint `{name}`: this session has made none yet (the `checkpoint` tool and every edit make one)")
                 } else {
                     format!(

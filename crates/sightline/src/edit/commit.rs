@@ -22,11 +22,11 @@ pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, ToolError> {
         {
             Ok(None)
         }
-        Err(e) if path.is_dir() => Err(ToolError::BadInput(format!(
+        Err(e) if path.is_dir() => Err(ToolError::bad_input(format!(
             "{} is a directory: {e}",
             path.display()
         ))),
-        Err(e) => Err(ToolError::BadInput(format!(
+        Err(e) => Err(ToolError::bad_input(format!(
             "cannot read {}: {e}",
             path.display()
         ))),
@@ -113,8 +113,9 @@ pub fn write_all(staged: &[(PathBuf, Option<Text>)]) -> Result<(), ToolError> {
         };
         let r = match text {
             Some(t) => atomic_write(path, &t.encode()),
-            None => std::fs::remove_file(path)
-                .map_err(|e| ToolError::BadInput(format!("cannot delete {}: {e}", path.display()))),
+            None => std::fs::remove_file(path).map_err(|e| {
+                ToolError::bad_input(format!("cannot delete {}: {e}", path.display()))
+            }),
         };
         let failed = r.is_err();
         steps.push(Step {
@@ -171,10 +172,7 @@ mod tests {
                 made: Vec::new(),
             },
         ];
-        let e = roll_back(
-            ToolError::BadInput("cannot write d.txt: boom".into()),
-            &steps,
-        );
+        let e = roll_back(ToolError::bad_input("cannot write d.txt: boom"), &steps);
         assert_eq!(
             e.to_string(),
             format!(

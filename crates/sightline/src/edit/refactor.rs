@@ -12,7 +12,7 @@ use crate::answer::Pos;
 use crate::edit::EditAnswer;
 use crate::edit::workspace::Plan;
 use crate::engine::Engine;
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 use crate::server::LspServer;
 
 /// A refactoring's answer: its text, and whether a changed file now has
@@ -62,7 +62,7 @@ fn check_name(name: &str) -> Result<(), ToolError> {
     if ok {
         Ok(())
     } else {
-        Err(ToolError::BadInput(format!(
+        Err(ToolError::bad_input(format!(
             "`{name}` is not a valid name: use letters, digits (not first), `_`, `$` or `-`"
         )))
     }
@@ -181,7 +181,7 @@ impl Engine {
                 .enumerate()
                 .map(|(i, a)| format!("{}. {}", i + 1, a["title"].as_str().unwrap_or("?")))
                 .collect();
-            return Err(ToolError::BadInput(format!(
+            return Err(ToolError::bad_input(format!(
                 "no such code action here ({}); the actions are: {}",
                 match pick {
                     Pick::Index(i) => format!("number {i}"),
@@ -243,7 +243,10 @@ impl Engine {
                     first.before
                 },
             }),
-            Err(ToolError::Unsupported(_)) => Ok(first),
+            Err(ToolError {
+                kind: ErrorKind::Unsupported,
+                ..
+            }) => Ok(first),
             // The removal is written already: its answer stands, with why
             // the imports were not sorted.
             Err(e) => {
@@ -262,7 +265,7 @@ impl Engine {
             .actions(file, 1, Some(lines), Some("source.organizeImports"))
             .await?;
         let Some(action) = actions.into_iter().next() else {
-            return Err(ToolError::Unsupported(format!(
+            return Err(ToolError::unsupported(format!(
                 "{} offers no organize-imports action for {}",
                 server.spec.id,
                 path.display()
@@ -325,7 +328,7 @@ impl Engine {
     ) -> Result<(std::sync::Arc<LspServer>, PathBuf, Vec<Value>), ToolError> {
         let last = end_line.unwrap_or(line);
         if last < line {
-            return Err(ToolError::BadInput(format!(
+            return Err(ToolError::bad_input(format!(
                 "end_line {last} is before line {line}"
             )));
         }
@@ -335,7 +338,7 @@ impl Engine {
         let checked = crate::sync::Snapshot::read(file)?;
         let count = checked.index.line_count().max(1);
         if line == 0 || line > count {
-            return Err(ToolError::BadInput(format!(
+            return Err(ToolError::bad_input(format!(
                 "line {line} is out of range: {} has {count} lines",
                 file.display()
             )));
@@ -344,7 +347,7 @@ impl Engine {
         let doc = server.sync(&checked.path, &checked.index)?;
         server.wait_ready(false).await?;
         let start = server.position_at(&doc.index, line - 1, 0).ok_or_else(|| {
-            ToolError::BadInput(format!("line {line} is past the end of {}", file.display()))
+            ToolError::bad_input(format!("line {line} is past the end of {}", file.display()))
         })?;
         let last = last.min(checked.index.line_count().max(1));
         let width = checked
@@ -402,14 +405,14 @@ impl Engine {
             return Ok(format!("{preview_head}\n{}", plan.preview(&root)).into());
         }
         if !plan.confirm.is_empty() && !confirm {
-            return Err(ToolError::Refused(format!(
+            return Err(ToolError::refused(format!(
                 "the server marks changes as needing confirmation ({}); preview them with dry_run, then apply with confirm; nothing was changed",
                 plan.confirm.join("; ")
             )));
         }
         for (path, before) in plan.before() {
             self.seen().check(&path, before.as_deref()).map_err(|_| {
-                ToolError::Refused(format!(
+                ToolError::refused(format!(
                     "{} changed on disk since the preview; nothing was changed, preview again",
                     path.display()
                 ))
@@ -417,7 +420,7 @@ impl Engine {
             if before.is_some()
                 && std::fs::metadata(&path).is_ok_and(|m| m.permissions().readonly())
             {
-                return Err(ToolError::Refused(format!(
+                return Err(ToolError::refused(format!(
                     "{} is read-only; nothing was changed",
                     path.display()
                 )));

@@ -24,7 +24,7 @@ impl Text {
     /// is not UTF-8 is an error.
     pub fn decode(bytes: &[u8], path: &Path) -> Result<Text, ToolError> {
         let s = std::str::from_utf8(bytes)
-            .map_err(|_| ToolError::BadInput(format!("{} is not UTF-8 text", path.display())))?;
+            .map_err(|_| ToolError::bad_input(format!("{} is not UTF-8 text", path.display())))?;
         let bom = s.starts_with(BOM);
         let s = s.strip_prefix(BOM).unwrap_or(s);
         let crlf = s.contains("\r\n");

@@ -24,7 +24,7 @@ impl Engine {
     ) -> Result<String, ToolError> {
         let path = AbsPath::new(file)?.canonical().into_path_buf();
         let bytes = read_bytes(&path)?
-            .ok_or_else(|| ToolError::BadInput(format!("file not found: {}", path.display())))?;
+            .ok_or_else(|| ToolError::bad_input(format!("file not found: {}", path.display())))?;
         let text = Text::decode(&bytes, &path)?;
         self.seen().record(&path, &bytes);
         let start = offset.unwrap_or(1).max(1);
@@ -113,7 +113,7 @@ impl Engine {
         self.confine([given.as_path()])?;
         let path = given.canonical().into_path_buf();
         let before = read_bytes(&path)?
-            .ok_or_else(|| ToolError::BadInput(format!("file not found: {}", path.display())))?;
+            .ok_or_else(|| ToolError::bad_input(format!("file not found: {}", path.display())))?;
         self.seen().check(&path, Some(&before))?;
         let mut text = Text::decode(&before, &path)?;
         let (old, new) = (old.replace("\r\n", "\n"), new.replace("\r\n", "\n"));
@@ -122,7 +122,7 @@ impl Engine {
             count: n,
             lines,
         } = replace(&text.body, &old, &new, replace_all).map_err(|e| {
-            ToolError::BadInput(match e {
+            ToolError::bad_input(match e {
                 ReplaceError::EmptyOld => "`old` must not be empty".into(),
                 ReplaceError::NotFound => format!("`old` was not found in {}", path.display()),
                 ReplaceError::Ambiguous(n) => format!(
@@ -154,7 +154,7 @@ impl Engine {
             self.confine([base.as_path()])?;
         }
         let ops =
-            patch::parse(patch_text, &base).map_err(|e| ToolError::BadInput(e.to_string()))?;
+            patch::parse(patch_text, &base).map_err(|e| ToolError::bad_input(e.to_string()))?;
         // Every path the patch touches, a move's source and destination
         // too, before the first file is read.
         self.confine(ops.iter().flat_map(|op| {
@@ -171,7 +171,7 @@ impl Engine {
             match op {
                 Op::Add { path, text } => {
                     if path.exists() {
-                        return Err(ToolError::BadInput(format!(
+                        return Err(ToolError::bad_input(format!(
                             "cannot add {}: it exists",
                             path.display()
                         )));
@@ -188,7 +188,7 @@ impl Engine {
                 }
                 Op::Delete { path } => {
                     let bytes = read_bytes(&path)?.ok_or_else(|| {
-                        ToolError::BadInput(format!("cannot delete {}: not found", path.display()))
+                        ToolError::bad_input(format!("cannot delete {}: not found", path.display()))
                     })?;
                     self.seen().check(&path, Some(&bytes))?;
                     changes.push(format!("deleted {}", path.display()));
@@ -200,14 +200,14 @@ impl Engine {
                     hunks,
                 } => {
                     let bytes = read_bytes(&path)?.ok_or_else(|| {
-                        ToolError::BadInput(format!("cannot update {}: not found", path.display()))
+                        ToolError::bad_input(format!("cannot update {}: not found", path.display()))
                     })?;
                     self.seen().check(&path, Some(&bytes))?;
                     let mut text = Text::decode(&bytes, &path)?;
                     let lines: Vec<String> = text.body.lines().map(str::to_owned).collect();
                     let had_newline = text.body.ends_with('\n') || text.body.is_empty();
                     let new_lines = patch::apply(&path, &lines, &hunks)
-                        .map_err(|e| ToolError::BadInput(e.to_string()))?;
+                        .map_err(|e| ToolError::bad_input(e.to_string()))?;
                     text.body = new_lines.join("\n");
                     if had_newline && !text.body.is_empty() {
                         text.body.push('\n');
@@ -215,7 +215,7 @@ impl Engine {
                     match move_to {
                         Some(to) => {
                             if to.exists() && to != path {
-                                return Err(ToolError::BadInput(format!(
+                                return Err(ToolError::bad_input(format!(
                                     "cannot move {} to {}: it exists",
                                     path.display(),
                                     to.display()
@@ -249,7 +249,7 @@ impl Engine {
         match self.workspace_root() {
             Some(r) => Ok(r.to_owned()),
             None => std::env::current_dir()
-                .map_err(|e| ToolError::BadInput(format!("no workspace directory: {e}"))),
+                .map_err(|e| ToolError::bad_input(format!("no workspace directory: {e}"))),
         }
     }
 

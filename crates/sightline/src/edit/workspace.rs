@@ -49,7 +49,7 @@ pub struct Plan {
 }
 
 fn bad(server: &LspServer, what: String) -> ToolError {
-    ToolError::Server(format!("{}'s edit {what}", server.spec.id))
+    ToolError::server(format!("{}'s edit {what}", server.spec.id))
 }
 
 fn path_of(server: &LspServer, uri: Option<&Value>) -> Result<PathBuf, ToolError> {
@@ -165,7 +165,7 @@ impl Plan {
         if let (Some(v), Some((held_version, _))) = (version, &held)
             && v != i64::from(*held_version)
         {
-            return Err(ToolError::Refused(format!(
+            return Err(ToolError::refused(format!(
                 "{}'s edit is for version {v} of {}, but it holds version {held_version}; nothing was changed, ask again",
                 server.spec.id,
                 path.display()
@@ -178,7 +178,7 @@ impl Plan {
                 .map(|b| Text::decode(&b, path).map(|t| t.body))
                 .transpose()?;
             if on_disk.as_deref() != Some(normalized(&text).as_str()) {
-                return Err(ToolError::Refused(format!(
+                return Err(ToolError::refused(format!(
                     "{} changed on disk after {} computed the edit; nothing was changed, ask again",
                     path.display(),
                     server.spec.id
@@ -260,7 +260,7 @@ impl Plan {
                 return Ok(());
             }
             if !opt("overwrite") {
-                return Err(ToolError::Refused(format!(
+                return Err(ToolError::refused(format!(
                     "{}'s edit creates {}, which exists; nothing was changed",
                     server.spec.id,
                     path.display()
@@ -285,7 +285,7 @@ impl Plan {
                 == Some(true)
         };
         let content = self.file(&from)?.after.clone().ok_or_else(|| {
-            ToolError::Refused(format!(
+            ToolError::refused(format!(
                 "{}'s edit renames {}, which does not exist; nothing was changed",
                 server.spec.id,
                 from.display()
@@ -296,7 +296,7 @@ impl Plan {
                 return Ok(());
             }
             if !opt("overwrite") {
-                return Err(ToolError::Refused(format!(
+                return Err(ToolError::refused(format!(
                     "{}'s edit renames {} to {}, which exists; nothing was changed",
                     server.spec.id,
                     from.display(),
@@ -314,7 +314,7 @@ impl Plan {
     fn delete(&mut self, server: &LspServer, op: &Value) -> Result<(), ToolError> {
         let path = path_of(server, op.get("uri"))?;
         if path.is_dir() {
-            return Err(ToolError::Refused(format!(
+            return Err(ToolError::refused(format!(
                 "{}'s edit deletes the directory {}, which sightline does not do; nothing was changed",
                 server.spec.id,
                 path.display()
@@ -329,7 +329,7 @@ impl Plan {
             if ignore {
                 return Ok(());
             }
-            return Err(ToolError::Refused(format!(
+            return Err(ToolError::refused(format!(
                 "{}'s edit deletes {}, which does not exist; nothing was changed",
                 server.spec.id,
                 path.display()

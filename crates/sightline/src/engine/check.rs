@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::answer::{Finding, Severity};
 use crate::engine::Engine;
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 
 /// At most this many files are checked.
 pub const MAX_FILES: usize = 2000;
@@ -103,11 +103,11 @@ impl Engine {
             None => match self.workspace_root() {
                 Some(r) => r.to_owned(),
                 None => std::env::current_dir()
-                    .map_err(|e| ToolError::BadInput(format!("no directory to check: {e}")))?,
+                    .map_err(|e| ToolError::bad_input(format!("no directory to check: {e}")))?,
             },
         };
         if !dir.is_dir() {
-            return Err(ToolError::BadInput(format!(
+            return Err(ToolError::bad_input(format!(
                 "{} is not a directory",
                 dir.display()
             )));
@@ -185,7 +185,18 @@ impl Engine {
                 // No server that runs here for it, or a file outside every
                 // project: not an error of the project.
                 Err(
-                    ToolError::Unavailable(_) | ToolError::Unsupported(_) | ToolError::BadInput(_),
+                    ToolError {
+                        kind: ErrorKind::Unavailable,
+                        ..
+                    }
+                    | ToolError {
+                        kind: ErrorKind::Unsupported,
+                        ..
+                    }
+                    | ToolError {
+                        kind: ErrorKind::BadInput,
+                        ..
+                    },
                 ) => {}
                 Err(e) => answer
                     .notes

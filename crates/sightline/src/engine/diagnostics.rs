@@ -47,9 +47,7 @@ impl Engine {
             }
         }
         let Some(root) = root else {
-            return Err(
-                first_error.unwrap_or_else(|| ToolError::Server("no server answered".into()))
-            );
+            return Err(first_error.unwrap_or_else(|| ToolError::server("no server answered")));
         };
         tidy(&mut findings);
         // Until the project is trusted, say which of its keys were ignored.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::answer::{Loc, LocKind, Locations, Pos};
 use crate::engine::{Engine, aliases, loose, validate};
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 use crate::server::{LspServer, without_declarations};
 use crate::servers::ImportAliases;
 use crate::sync::Snapshot;
@@ -62,7 +62,10 @@ impl Engine {
         {
             // The server is broken for this request until it restarts
             // (`Quirks::broken_by`): the next `pool.get` starts a new one.
-            Err(ToolError::Server(why)) if self.broken_server(file, &why) => {
+            Err(ToolError {
+                kind: ErrorKind::Server,
+                message: why,
+            }) if self.broken_server(file, &why) => {
                 self.references_once(file, line, column, include_declaration)
                     .await
             }
@@ -184,7 +187,7 @@ impl Engine {
             Wait::Answer => {}
         }
         let pos = server.position(&doc, at).ok_or_else(|| {
-            ToolError::BadInput(format!(
+            ToolError::bad_input(format!(
                 "line {} is past the end of {}",
                 at.line,
                 file.display()

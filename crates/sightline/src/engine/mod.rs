@@ -330,7 +330,7 @@ impl Engine {
             &self.sandbox,
         )
         .await
-        .map_err(|e| ToolError::Unavailable(e.to_string()))
+        .map_err(|e| ToolError::unavailable(e.to_string()))
     }
 
     /// Process ids of every running server, the project engines' too.

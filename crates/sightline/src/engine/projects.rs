@@ -89,7 +89,7 @@ impl Projects {
             }
             // A broken file answers with its error line, as at start.
             let config =
-                Config::load(dir.as_deref()).map_err(|e| ToolError::BadInput(e.to_string()))?;
+                Config::load(dir.as_deref()).map_err(|e| ToolError::bad_input(e.to_string()))?;
             known.stamp = stamp.clone();
             if crate::config::fingerprint(&config, trusted) == known.fingerprint {
                 return Ok(known.engine.clone());
@@ -101,7 +101,9 @@ impl Projects {
         // place does, `faces::daemon::engines`).
         let config = match loaded {
             Some(c) => c,
-            None => Config::load(dir.as_deref()).map_err(|e| ToolError::BadInput(e.to_string()))?,
+            None => {
+                Config::load(dir.as_deref()).map_err(|e| ToolError::bad_input(e.to_string()))?
+            }
         };
         let fingerprint = crate::config::fingerprint(&config, trusted);
         let shared = self

@@ -20,7 +20,7 @@ impl Engine {
         if let Some(id) = server
             && !self.all_servers().iter().any(|s| s.id == id)
         {
-            return Err(ToolError::BadInput(format!(
+            return Err(ToolError::bad_input(format!(
                 "no server is called `{id}`; `sightline servers` lists them"
             )));
         }
@@ -45,7 +45,7 @@ impl Engine {
                 .flatten()
                 .map(|s| format!("{} for {}", s.spec.id, s.root.display()))
                 .collect();
-            return Err(ToolError::BadInput(if running.is_empty() {
+            return Err(ToolError::bad_input(if running.is_empty() {
                 "no server is running; a question starts the servers it needs".to_owned()
             } else {
                 format!("no running server matches; running: {}", running.join(", "))

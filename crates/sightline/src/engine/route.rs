@@ -104,13 +104,13 @@ impl Engine {
         if specs.is_empty() {
             let ext =
                 crate::files::extension_of(&file.path).unwrap_or_else(|| "extension-less".into());
-            return Err(ToolError::Unsupported(format!(
+            return Err(ToolError::unsupported(format!(
                 "no language server handles {ext} files; supported: {}",
                 servers::supported_summary()
             )));
         };
         if let Some(why) = &self.resolved.all_off {
-            return Err(ToolError::Unavailable(why.clone()));
+            return Err(ToolError::unavailable(why.clone()));
         }
         let mut routes = Vec::new();
         let mut off = Vec::new();
@@ -136,12 +136,12 @@ impl Engine {
         }
         if routes.is_empty() {
             if !off.is_empty() {
-                return Err(ToolError::Unavailable(format!(
+                return Err(ToolError::unavailable(format!(
                     "every server for this file is turned off in the configuration ({})",
                     off.join(", ")
                 )));
             }
-            return Err(ToolError::BadInput(format!(
+            return Err(ToolError::bad_input(format!(
                 "{} is outside every workspace: no {} above it",
                 file.path.display(),
                 crate::project::DEFAULT_MARKERS.join(", ")

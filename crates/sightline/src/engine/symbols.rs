@@ -92,7 +92,7 @@ impl Engine {
         }
         let Some(root) = root else {
             return Err(first_error.unwrap_or_else(|| {
-                ToolError::BadInput("no file in the workspace has a language server".into())
+                ToolError::bad_input("no file in the workspace has a language server")
             }));
         };
         items.sort_by(|a, b| a.loc.cmp_in(&b.loc, &root).then(a.name.cmp(&b.name)));
@@ -111,7 +111,7 @@ impl Engine {
         let top = match self.workspace_root() {
             Some(r) => r.to_path_buf(),
             None => std::env::current_dir()
-                .map_err(|e| ToolError::BadInput(format!("no workspace directory: {e}")))?,
+                .map_err(|e| ToolError::bad_input(format!("no workspace directory: {e}")))?,
         };
         let mut found: Vec<(&'static str, PathBuf)> = Vec::new();
         for path in crate::sync::walk::files_under(&top) {
@@ -122,7 +122,7 @@ impl Engine {
             }
         }
         if found.is_empty() {
-            return Err(ToolError::Unsupported(format!(
+            return Err(ToolError::unsupported(format!(
                 "no file under {} is handled by a language server; supported: {}",
                 top.display(),
                 servers::supported_summary()

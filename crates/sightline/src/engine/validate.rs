@@ -70,7 +70,7 @@ pub fn symbol_at(line: &str, column: usize, dash: bool) -> Option<String> {
 /// the column on the line, and on a symbol.
 pub fn check_position(index: &LineIndex, file: &Path, pos: Pos) -> Result<(), ToolError> {
     let Pos { line, column } = pos;
-    let bad = |m: String| Err(ToolError::BadInput(m));
+    let bad = |m: String| Err(ToolError::bad_input(m));
     if line == 0 {
         return bad("line must be 1 or more (lines are 1-based)".into());
     }
@@ -125,7 +125,7 @@ pub fn column_of(
     line: usize,
     symbol: &str,
 ) -> Result<usize, ToolError> {
-    let bad = |m: String| Err(ToolError::BadInput(m));
+    let bad = |m: String| Err(ToolError::bad_input(m));
     if line == 0 || line > index.line_count() {
         return check_position(index, file, Pos::new(line, 1)).map(|()| 1);
     }

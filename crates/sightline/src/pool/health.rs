@@ -132,13 +132,13 @@ impl Pool {
             };
             if n >= budgets.max_failures.max(1) {
                 let retry = (newest + budgets.cooldown).saturating_duration_since(now);
-                return Err(ToolError::Server(format!(
+                return Err(ToolError::server(format!(
                     "{} is broken: it failed {n} times in {:.0} s; last failure: {}; sightline tries it again in {:.0} s",
                     key.1,
                     budgets.cooldown.as_secs_f64(),
                     h.last_error
                         .as_ref()
-                        .map(ToolError::message)
+                        .map(|e| e.message.clone())
                         .unwrap_or_default(),
                     retry.as_secs_f64().ceil()
                 )));
@@ -206,7 +206,7 @@ impl Pool {
                     .filter(|t| now.duration_since(**t) < b.cooldown)
                     .count();
                 (recent as u32 >= b.max_failures.max(1)).then(|| {
-                    let why = h.last_error.as_ref().map(ToolError::message);
+                    let why = h.last_error.as_ref().map(|e| e.message.clone());
                     (*id, root.clone(), why.unwrap_or_default())
                 })
             })

@@ -28,7 +28,7 @@ impl Pool {
             .get(spec.id)
             .cloned();
         if let Some(why) = blocked {
-            return Err(ToolError::Unavailable(why));
+            return Err(ToolError::unavailable(why));
         }
         let settings = self.settings_of(spec.id);
         let settings = settings.as_ref();
@@ -38,7 +38,7 @@ impl Pool {
             Some(p) => p,
             None if command.is_some() => {
                 let program = command.as_ref().map(|c| c[0].clone()).unwrap_or_default();
-                return Err(ToolError::Unavailable(format!(
+                return Err(ToolError::unavailable(format!(
                     "the configured command of {} (`{program}`) is not found",
                     spec.id
                 )));
@@ -46,7 +46,7 @@ impl Pool {
             None if !self.downloads || !spec.installable() => return Err(unavailable(spec)),
             None => install::install(spec, &progress, &self.sandbox)
                 .await
-                .map_err(|e| ToolError::Unavailable(format!("{e}; {}", hint(spec))))?,
+                .map_err(|e| ToolError::unavailable(format!("{e}; {}", hint(spec))))?,
         };
         // A configured command brings its own runtime (a launcher with a
         // bundled JRE); the built-in one needs the machine's.
@@ -65,7 +65,7 @@ impl Pool {
             None => {
                 let mut args: Vec<String> = spec.args.iter().map(|a| a.to_string()).collect();
                 if let Some(extra) = spec.quirks.extra_args {
-                    args.extend(extra(&self.server_env).map_err(ToolError::Unavailable)?);
+                    args.extend(extra(&self.server_env).map_err(ToolError::unavailable)?);
                 }
                 args
             }
@@ -146,14 +146,14 @@ fn hint(spec: &ServerSpec) -> String {
 
 fn unavailable(spec: &ServerSpec) -> ToolError {
     if !spec.installable() {
-        return ToolError::Unavailable(format!(
+        return ToolError::unavailable(format!(
             "no {} language server found ({}); {}",
             spec.language,
             spec.id,
             hint(spec)
         ));
     }
-    ToolError::Unavailable(format!(
+    ToolError::unavailable(format!(
         "no {} language server found; {}, or let sightline install it (unset SIGHTLINE_DISABLE_LSP_DOWNLOAD)",
         spec.language,
         hint(spec)
@@ -178,7 +178,7 @@ fn initialization_options(
     program: &Path,
 ) -> Result<Value, ToolError> {
     match spec.quirks.init_options {
-        Some(make) => make(spec, root, program).map_err(ToolError::Unavailable),
+        Some(make) => make(spec, root, program).map_err(ToolError::unavailable),
         None => Ok(serde_json::from_str(spec.init).unwrap_or_else(|_| json!({}))),
     }
 }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 use crate::pool::health::{Shared, lock};
 use crate::progress::Progress;
 use crate::server::LspServer;
@@ -207,7 +207,16 @@ impl Pool {
                 Ok(s) => s.clone(),
                 Err(e) => {
                     // A missing server is not a failure of the server.
-                    if matches!(e, ToolError::Server(_) | ToolError::Exited(_)) {
+                    if matches!(
+                        e,
+                        ToolError {
+                            kind: ErrorKind::Server,
+                            ..
+                        } | ToolError {
+                            kind: ErrorKind::Exited,
+                            ..
+                        }
+                    ) {
                         self.shared.record_failure(&key, e.clone());
                     }
                     return Err(e);
@@ -234,7 +243,7 @@ impl Pool {
             // (the loop applies the back-off, or reports it broken).
             let why = server.exit_reason();
             tracing::warn!("{} for {} has exited: {why}", spec.id, root.display());
-            self.shared.record_failure(&key, ToolError::Exited(why));
+            self.shared.record_failure(&key, ToolError::exited(why));
             self.shared.forget(&key, &slot);
         }
     }

@@ -20,7 +20,7 @@ pub(super) async fn check(
 ) -> Result<(), ToolError> {
     let needs = format!("{id} needs {} {} or newer", runtime.name, runtime.min_major);
     let Some(program) = find(runtime.program, search_path) else {
-        return Err(ToolError::Unavailable(format!(
+        return Err(ToolError::unavailable(format!(
             "{needs}; `{}` is not found",
             runtime.program
         )));
@@ -44,12 +44,12 @@ pub(super) async fn check(
     };
     match major_version(&text) {
         Some(major) if major >= runtime.min_major => Ok(()),
-        Some(major) => Err(ToolError::Unavailable(format!(
+        Some(major) => Err(ToolError::unavailable(format!(
             "{needs}; {} is {} {major}",
             program.display(),
             runtime.name
         ))),
-        None => Err(ToolError::Unavailable(format!(
+        None => Err(ToolError::unavailable(format!(
             "{needs}; `{} {}` did not say its version",
             program.display(),
             runtime.version_args.join(" ")

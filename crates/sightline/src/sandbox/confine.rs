@@ -71,13 +71,13 @@ impl Roots {
     pub fn check(&self, mode: Mode, path: &Path) -> Result<(), ToolError> {
         match mode {
             Mode::DangerFullAccess => Ok(()),
-            Mode::ReadOnly => Err(ToolError::Refused(format!(
+            Mode::ReadOnly => Err(ToolError::refused(format!(
                 "the sandbox mode {} allows no writes; write refused",
                 mode.as_str()
             ))),
             Mode::WorkspaceWrite => {
                 let resolved = resolve(path).map_err(|why| {
-                    ToolError::Refused(format!(
+                    ToolError::refused(format!(
                         "the sandbox mode {} allows writes only where a path can be resolved; {}: {why}",
                         mode.as_str(),
                         path.display()
@@ -86,7 +86,7 @@ impl Roots {
                 // Git runs hooks and reads `core.fsmonitor` from `.git`
                 // unsandboxed, so a write there would leave the sandbox.
                 if resolved.components().any(|c| c.as_os_str() == ".git") {
-                    return Err(ToolError::Refused(format!(
+                    return Err(ToolError::refused(format!(
                         "the sandbox mode {} allows no writes inside .git; {} is inside it",
                         mode.as_str(),
                         path.display()
@@ -106,7 +106,7 @@ impl Roots {
                     )
                 };
                 let shown: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-                Err(ToolError::Refused(match shown.len() {
+                Err(ToolError::refused(match shown.len() {
                     0 => format!(
                         "the sandbox mode {} allows writes only inside a workspace; {what} outside every workspace",
                         mode.as_str()

@@ -267,7 +267,7 @@ impl Sandbox {
         if self.allow_unsandboxed {
             return Ok((program.to_owned(), args.to_vec()));
         }
-        Err(ToolError::Unavailable(format!(
+        Err(ToolError::unavailable(format!(
             "{} cannot run in the {} sandbox: {why}; set \"allow_unsandboxed\": true or \"sandbox\": \"danger-full-access\" to run it anyway",
             program
                 .file_name()

@@ -146,7 +146,7 @@ impl LspServer {
     }
 
     pub(crate) fn exited(&self) -> ToolError {
-        ToolError::Exited(self.exit_reason())
+        ToolError::exited(self.exit_reason())
     }
 
     fn push_state(&self, path: &Path, doc: &Doc, confirmed: Option<Instant>) -> PushState {

@@ -156,7 +156,7 @@ impl LspServer {
         let answer = match answer {
             Ok(v) => v,
             Err(ClientError::Timeout { .. }) => {
-                return Err(ToolError::NotReady(format!(
+                return Err(ToolError::not_ready(format!(
                     "{} was still checking the workspace after {:.1} s; ask again shortly",
                     self.spec.id,
                     self.budgets.full.as_secs_f64()

@@ -266,7 +266,7 @@ impl LspServer {
         } else {
             "; ask again shortly".to_owned()
         };
-        ToolError::NotReady(format!(
+        ToolError::not_ready(format!(
             "{id} was still {what} after {:.1} s{hint}",
             self.budgets.ready.as_secs_f64()
         ))

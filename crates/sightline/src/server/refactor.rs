@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use sightline_lsp::protocol::Position;
 use sightline_lsp::uri::path_to_uri_string;
 
-use crate::error::ToolError;
+use crate::error::{ErrorKind, ToolError};
 use crate::server::LspServer;
 
 impl LspServer {
@@ -29,12 +29,15 @@ impl LspServer {
             .ask("textDocument/prepareRename", Self::at(path, pos))
             .await
         {
-            Ok(Value::Null) => Err(ToolError::Refused(format!(
+            Ok(Value::Null) => Err(ToolError::refused(format!(
                 "{} cannot rename the symbol at this position",
                 self.spec.id
             ))),
             Ok(_) => Ok(()),
-            Err(ToolError::Server(why)) => Err(ToolError::Refused(format!(
+            Err(ToolError {
+                kind: ErrorKind::Server,
+                message: why,
+            }) => Err(ToolError::refused(format!(
                 "{} refuses to rename it: {why}",
                 self.spec.id
             ))),
@@ -53,12 +56,15 @@ impl LspServer {
         let mut params = Self::at(path, pos);
         params["newName"] = json!(new_name);
         match self.ask("textDocument/rename", params).await {
-            Ok(Value::Null) => Err(ToolError::Refused(format!(
+            Ok(Value::Null) => Err(ToolError::refused(format!(
                 "{} has no rename for the symbol at this position",
                 self.spec.id
             ))),
             Ok(edit) => Ok(edit),
-            Err(ToolError::Server(why)) => Err(ToolError::Refused(format!(
+            Err(ToolError {
+                kind: ErrorKind::Server,
+                message: why,
+            }) => Err(ToolError::refused(format!(
                 "{} refuses the rename: {why}",
                 self.spec.id
             ))),

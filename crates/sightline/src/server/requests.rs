@@ -58,7 +58,7 @@ impl LspServer {
         if self.offers(provider) {
             return Ok(());
         }
-        Err(ToolError::Unsupported(format!(
+        Err(ToolError::unsupported(format!(
             "{} does not support {operation}",
             self.spec.id
         )))
@@ -122,7 +122,7 @@ impl LspServer {
     ) -> Result<R, ToolError> {
         let v = self.ask(method, params).await?;
         serde_json::from_value(v).map_err(|e| {
-            ToolError::Server(format!(
+            ToolError::server(format!(
                 "{} sent a malformed answer to {method}: {e}",
                 self.spec.id
             ))

@@ -145,7 +145,7 @@ impl LspServer {
         let tmp = launch.tmp;
         let client = Client::spawn(config, state.clone())
             .await
-            .map_err(|e| ToolError::Unavailable(e.to_string()))?;
+            .map_err(|e| ToolError::unavailable(e.to_string()))?;
         let init = client
             .request_value(
                 "initialize",
@@ -161,12 +161,12 @@ impl LspServer {
                     let _ = std::fs::remove_dir_all(t);
                 }
                 return Err(match e {
-                    ClientError::Timeout { .. } => ToolError::Server(format!(
+                    ClientError::Timeout { .. } => ToolError::server(format!(
                         "{} did not finish initializing within {:.0} s",
                         spec.id,
                         budgets.initialize.as_secs_f64()
                     )),
-                    other => ToolError::Server(with_denial_hint(
+                    other => ToolError::server(with_denial_hint(
                         format!("{} failed to initialize: {other}", spec.id),
                         &client,
                     )),

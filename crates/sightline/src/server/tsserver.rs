@@ -60,7 +60,7 @@ impl LspServer {
                 .await?;
             let items = v.get("body").cloned().unwrap_or(v);
             let Some(items) = items.as_array() else {
-                return Err(ToolError::Server(format!(
+                return Err(ToolError::server(format!(
                     "tsserver answered {command} with {items}"
                 )));
             };

@@ -39,11 +39,11 @@ impl Seen {
     pub fn check(&self, path: &Path, now: Option<&[u8]>) -> Result<(), ToolError> {
         let known = self.0.lock().ok().and_then(|m| m.get(path).copied());
         match (known, now) {
-            (Some(h), Some(bytes)) if h != hash(bytes) => Err(ToolError::BadInput(format!(
+            (Some(h), Some(bytes)) if h != hash(bytes) => Err(ToolError::bad_input(format!(
                 "{} changed on disk since it was last read; read it again before editing",
                 path.display()
             ))),
-            (Some(_), None) => Err(ToolError::BadInput(format!(
+            (Some(_), None) => Err(ToolError::bad_input(format!(
                 "{} was deleted on disk since it was last read",
                 path.display()
             ))),

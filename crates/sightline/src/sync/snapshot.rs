@@ -155,11 +155,13 @@ impl Snapshot {
         let shown = file.display();
         let statted = SystemTime::now();
         let meta = std::fs::metadata(file).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => ToolError::BadInput(format!("file not found: {shown}")),
-            _ => ToolError::BadInput(format!("cannot read {shown}: {e}")),
+            std::io::ErrorKind::NotFound => {
+                ToolError::bad_input(format!("file not found: {shown}"))
+            }
+            _ => ToolError::bad_input(format!("cannot read {shown}: {e}")),
         })?;
         if meta.is_dir() {
-            return Err(ToolError::BadInput(format!(
+            return Err(ToolError::bad_input(format!(
                 "{shown} is a directory, not a file"
             )));
         }
@@ -169,15 +171,15 @@ impl Snapshot {
             return Ok(Snapshot { path, index });
         }
         let bytes = std::fs::read(file)
-            .map_err(|e| ToolError::BadInput(format!("cannot read {shown}: {e}")))?;
+            .map_err(|e| ToolError::bad_input(format!("cannot read {shown}: {e}")))?;
         let head = &bytes[..bytes.len().min(8192)];
         if head.contains(&0) {
-            return Err(ToolError::BadInput(format!(
+            return Err(ToolError::bad_input(format!(
                 "{shown} is a binary file, not source text"
             )));
         }
         let text = String::from_utf8(bytes)
-            .map_err(|_| ToolError::BadInput(format!("{shown} is not valid UTF-8 text")))?;
+            .map_err(|_| ToolError::bad_input(format!("{shown} is not valid UTF-8 text")))?;
         let index = Arc::new(LineIndex::new(text));
         // The stamp taken before the read describes what was read only if
         // nothing wrote in between; a write then changes the stamp seen by

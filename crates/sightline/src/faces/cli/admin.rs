@@ -213,7 +213,7 @@ fn parse_lines(
     spec: &str,
 ) -> Result<(std::path::PathBuf, usize, Option<usize>), crate::error::ToolError> {
     let bad = || {
-        crate::error::ToolError::BadInput(format!(
+        crate::error::ToolError::bad_input(format!(
             "expected FILE:LINE or FILE:LINE-END, got `{spec}`"
         ))
     };

@@ -117,8 +117,8 @@ async fn answer_inner(ws: &Engine, command: &Command, json: bool) -> Rendered {
                 Err(e) => fail(e),
             }
         }
-        _ => fail(ToolError::BadInput(
-            "only diagnostics, definition and references can be asked in batch".into(),
+        _ => fail(ToolError::bad_input(
+            "only diagnostics, definition and references can be asked in batch",
         )),
     }
 }
@@ -134,7 +134,7 @@ pub(super) fn position_args(
     match symbol {
         Some(name) => {
             let bad = || {
-                ToolError::BadInput(format!(
+                ToolError::bad_input(format!(
                     "expected FILE:LINE with --symbol, got `{position}`"
                 ))
             };
@@ -142,10 +142,9 @@ pub(super) fn position_args(
             if file.is_empty() {
                 return Err(bad());
             }
-            let line: usize = line
-                .trim()
-                .parse()
-                .map_err(|_| ToolError::BadInput(format!("line must be a number, got `{line}`")))?;
+            let line: usize = line.trim().parse().map_err(|_| {
+                ToolError::bad_input(format!("line must be a number, got `{line}`"))
+            })?;
             args.insert("file".into(), json!(absolute(std::path::Path::new(file))));
             args.insert("line".into(), json!(line));
             args.insert("symbol".into(), json!(name));
@@ -358,7 +357,7 @@ pub async fn batch(ws: &std::sync::Arc<Engine>, json: bool) -> i32 {
                 }
             }
             None => {
-                let e = ToolError::BadInput(format!(
+                let e = ToolError::bad_input(format!(
                     "unknown command `{verb}`; use diagnostics, definition, references or servers"
                 ));
                 Rendered {

@@ -64,7 +64,7 @@ pub struct Cli {
 
 /// Parses `FILE:LINE:COL` from the right, so a path may itself hold colons.
 pub fn parse_position(spec: &str) -> Result<(PathBuf, usize, usize), ToolError> {
-    let bad = || ToolError::BadInput(format!("expected FILE:LINE:COL, got `{spec}`"));
+    let bad = || ToolError::bad_input(format!("expected FILE:LINE:COL, got `{spec}`"));
     let mut parts = spec.rsplitn(3, ':');
     let col = parts.next().ok_or_else(bad)?;
     let line = parts.next().ok_or_else(bad)?;
@@ -72,7 +72,7 @@ pub fn parse_position(spec: &str) -> Result<(PathBuf, usize, usize), ToolError> 
     let num = |s: &str, what: &str| {
         s.trim()
             .parse::<usize>()
-            .map_err(|_| ToolError::BadInput(format!("{what} must be a number, got `{s}`")))
+            .map_err(|_| ToolError::bad_input(format!("{what} must be a number, got `{s}`")))
     };
     Ok((PathBuf::from(file), num(line, "line")?, num(col, "column")?))
 }

@@ -69,8 +69,8 @@ impl Sightline {
         match (column, symbol) {
             (Some(c), _) => Ok(c),
             (None, Some(s)) => self.ws.symbol_column(file, line, s),
-            (None, None) => Err(ToolError::BadInput(
-                "give `column` (1-based, on the symbol) or `symbol` (its name on the line)".into(),
+            (None, None) => Err(ToolError::bad_input(
+                "give `column` (1-based, on the symbol) or `symbol` (its name on the line)",
             )),
         }
     }
@@ -141,8 +141,8 @@ impl Sightline {
                         json: json.then(|| render::diagnostics_json(&d)),
                         errors: d.has_errors(),
                     }),
-                    (None, None) => Err(ToolError::BadInput(
-                        "give `file` (an absolute path), or `since` (a checkpoint)".into(),
+                    (None, None) => Err(ToolError::bad_input(
+                        "give `file` (an absolute path), or `since` (a checkpoint)",
                     )),
                 }
             }
@@ -280,8 +280,8 @@ impl Sightline {
                 let pick = match (a.index, a.title) {
                     (Some(i), None) => Ok(crate::edit::refactor::Pick::Index(i)),
                     (None, Some(t)) => Ok(crate::edit::refactor::Pick::Title(t)),
-                    _ => Err(ToolError::BadInput(
-                        "give either `index` or `title` of the action".into(),
+                    _ => Err(ToolError::bad_input(
+                        "give either `index` or `title` of the action",
                     )),
                 };
                 match pick {
@@ -334,16 +334,16 @@ impl Sightline {
         let ws = &self.ws;
         let need_file = || {
             a.file.as_ref().map(PathBuf::from).ok_or_else(|| {
-                ToolError::BadInput(
+                ToolError::bad_input(
                     format!("{:?} needs `file` (an absolute path)", a.operation).replace('"', ""),
                 )
             })
         };
         let position = || -> Result<(PathBuf, usize, usize), ToolError> {
             let file = need_file()?;
-            let line = a.line.ok_or_else(|| {
-                ToolError::BadInput("this operation needs `line` (1-based)".into())
-            })?;
+            let line = a
+                .line
+                .ok_or_else(|| ToolError::bad_input("this operation needs `line` (1-based)"))?;
             let col = self.column(&file, line, a.column, a.symbol.as_deref())?;
             Ok((file, line, col))
         };
@@ -378,9 +378,7 @@ impl Sightline {
             }
             Operation::WorkspaceSymbol => {
                 let query = a.query.clone().ok_or_else(|| {
-                    ToolError::BadInput(
-                        "workspaceSymbol needs `query` (a name or part of one)".into(),
-                    )
+                    ToolError::bad_input("workspaceSymbol needs `query` (a name or part of one)")
                 })?;
                 let file = a.file.as_ref().map(PathBuf::from);
                 ws.workspace_symbols(&query, file.as_deref())

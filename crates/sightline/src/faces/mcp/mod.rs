@@ -97,7 +97,7 @@ impl Sightline {
         };
         match crate::error::caught(tool, async { Ok(self.run(tool, args, json).await) }).await? {
             Ok(answer) => answer,
-            Err(e) => Err(ToolError::BadInput(e.message.to_string())),
+            Err(e) => Err(ToolError::bad_input(e.message.to_string())),
         }
     }
 }
@@ -175,7 +175,7 @@ impl ServerHandler for Sightline {
             r = work => r,
             _ = context.ct.cancelled() => {
                 tracing::info!("{name}: cancelled by the client");
-                Ok(Err(ToolError::Cancelled("cancelled by the client".into())))
+                Ok(Err(ToolError::cancelled("cancelled by the client")))
             }
         };
         if let Some(f) = forwarder {
