@@ -4,7 +4,7 @@
 //!
 //! A writer task fed by a channel cost every request a wake-up of another
 //! thread before the server saw it; on a warm server that hop was a large
-//! part of sightline's overhead over a direct client (README, "Benchmarks").
+//! part of sightline's overhead over a direct client (docs/benchmarks.md).
 //! Writing in place keeps the order of messages: once anything is queued,
 //! every later message queues behind it until the flusher has drained it.
 

@@ -1,5 +1,5 @@
-//! The exact text of the tool contract (the answer formats the README
-//! shows), and the JSON form the CLI prints with `--json`.
+//! The exact text of the tool contract (the answer formats README.md and
+//! docs/cli.md show), and the JSON form the CLI prints with `--json`.
 
 use std::path::Path;
 

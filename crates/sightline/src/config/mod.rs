@@ -1,5 +1,5 @@
 //! Configuration: JSONC files (`lsp`, `formatter` and the other keys the
-//! README's Configuration section lists), the user file
+//! docs/configuration.md lists), the user file
 //! (`$XDG_CONFIG_HOME/sightline/config.json[c]`, or `$SIGHTLINE_CONFIG`)
 //! under the project file (the nearest `sightline.json[c]` above a file,
 //! `project_dir`), every

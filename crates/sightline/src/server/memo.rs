@@ -5,7 +5,7 @@
 //! A references answer without the declaration asks `definition` and
 //! `declaration` at the position as well; an agent that has just asked for
 //! the definition there would pay for it twice. On pyright that doubled
-//! the cost of references in the replay benchmark (README, "Replay").
+//! the cost of references in the replay benchmark (docs/benchmarks.md, "Replay").
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};

@@ -120,7 +120,7 @@ pub struct ServerSpec {
     /// closed. An open document costs the server work after every change
     /// (typescript-language-server asks tsserver for the diagnostics of
     /// every open file; pyright re-checks them), and reopening one costs a
-    /// `didOpen`. The replay benchmark (README, "Replay") found no server
+    /// `didOpen`. The replay benchmark (docs/benchmarks.md, "Replay") found no server
     /// faster with 32 than with 8, so every entry keeps `BASE`'s 8; the
     /// library's `Options::server_budgets` may override it.
     pub open_documents: usize,

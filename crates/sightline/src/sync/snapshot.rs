@@ -4,7 +4,7 @@
 //! A question's file is read again only when its stat stamp (size, times,
 //! inode) differs from the last read's. Reading and indexing a 3,000-line
 //! file on every question cost more than the server's answer in the replay
-//! benchmark (README, "Replay"). A file's times have the kernel clock's
+//! benchmark (docs/benchmarks.md, "Replay"). A file's times have the kernel clock's
 //! coarse grain, so a second write of the same size within one tick keeps the
 //! stamp: a read is reused only when the file had not changed for
 //! [`SETTLED`] when it was read, after which any later write shows in the
@@ -29,7 +29,7 @@ const SETTLED_COARSE: Duration = Duration::from_secs(3);
 
 /// Text kept for reuse, in bytes; past this the cache starts over. The
 /// open documents share their text with it, so this bounds what sightline
-/// holds beyond them (its own memory stays small: README, "Replay").
+/// holds beyond them (its own memory stays small: docs/benchmarks.md, "Replay").
 const KEPT_BYTES: usize = 4 << 20;
 
 /// A file as it was on disk when a question read it: its normalized path
