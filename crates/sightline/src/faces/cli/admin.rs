@@ -10,10 +10,10 @@ use crate::faces::cli::{Command, EXIT_FAILED, EXIT_OK};
 use crate::render;
 
 /// Runs one of these commands; returns stdout text and the exit status.
-pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (String, i32) {
+pub async fn run(engine: &Engine, command: &Command, here: &Path, json: bool) -> (String, i32) {
     match command {
         Command::Servers => {
-            let states = ws.server_states(here);
+            let states = engine.server_states(here);
             if json {
                 // The daemon's own are in `sightline daemon status --json`;
                 // this shape stays one list.
@@ -23,7 +23,7 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
                 let daemon = daemon_status().await;
                 let mut text = format!(
                     "{}\n{}",
-                    ws.sandbox().status(),
+                    engine.sandbox().status(),
                     render::servers_text(&states)
                 );
                 if let Some(d) = daemon {
@@ -36,8 +36,8 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
             }
         }
         Command::Install { id } => {
-            let Some(spec) = find(ws, id) else {
-                let ids: Vec<&str> = ws.all_servers().iter().map(|s| s.id).collect();
+            let Some(spec) = find(engine, id) else {
+                let ids: Vec<&str> = engine.all_servers().iter().map(|s| s.id).collect();
                 return (
                     format!(
                         "error: no server `{id}`; the servers are {}\n",
@@ -46,19 +46,19 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
                     EXIT_FAILED,
                 );
             };
-            if let Some(path) = ws.locate_server(spec, here) {
+            if let Some(path) = engine.locate_server(spec, here) {
                 return (
                     format!("{id} is already installed at {}\n", path.display()),
                     EXIT_OK,
                 );
             }
-            match ws.install(spec).await {
+            match engine.install(spec).await {
                 Ok(path) => (format!("installed {id} at {}\n", path.display()), EXIT_OK),
                 Err(e) => (render::error_text(&e), EXIT_FAILED),
             }
         }
         Command::Config => {
-            let c = ws.config();
+            let c = engine.config();
             if json {
                 let values: serde_json::Map<String, serde_json::Value> = c
                     .values
@@ -81,7 +81,7 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
             let mut status = EXIT_OK;
             for f in files {
                 let f = abs(here, f);
-                let reports = ws.formatters().format(&f).await;
+                let reports = engine.formatters().format(&f).await;
                 if reports.is_empty() {
                     out.push_str(&format!("{}: no formatter is on for it\n", f.display()));
                 }
@@ -99,7 +99,7 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
             (out, status)
         }
         Command::Formatters { file } => {
-            let detections = ws.formatters().detect(&abs(here, file));
+            let detections = engine.formatters().detect(&abs(here, file));
             if json {
                 return (format!("{}\n", json!(detections)), EXIT_OK);
             }
@@ -123,7 +123,7 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
             file,
             offset,
             limit,
-        } => match ws.read(&abs(here, file), *offset, *limit) {
+        } => match engine.read(&abs(here, file), *offset, *limit) {
             Ok(t) => (t, EXIT_OK),
             Err(e) => (render::error_text(&e), EXIT_FAILED),
         },
@@ -132,7 +132,7 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
             if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut content) {
                 return (format!("error: cannot read stdin: {e}\n"), EXIT_FAILED);
             }
-            edited(ws.write(&abs(here, file), &content).await)
+            edited(engine.write(&abs(here, file), &content).await)
         }
         Command::Edit {
             file,
@@ -141,9 +141,10 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
             replace_all,
             format_range,
         } => {
-            let range = *format_range || ws.config().format_range;
+            let range = *format_range || engine.config().format_range;
             edited(
-                ws.edit_with(&abs(here, file), old, new, *replace_all, range)
+                engine
+                    .edit_with(&abs(here, file), old, new, *replace_all, range)
                     .await,
             )
         }
@@ -152,7 +153,7 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
             if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut patch) {
                 return (format!("error: cannot read stdin: {e}\n"), EXIT_FAILED);
             }
-            edited(ws.apply_patch(&patch).await)
+            edited(engine.apply_patch(&patch).await)
         }
         Command::Rename {
             position,
@@ -167,16 +168,19 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
                 let line = a["line"].as_u64().unwrap_or(0) as usize;
                 let column = match a.get("column").and_then(serde_json::Value::as_u64) {
                     Some(c) => c as usize,
-                    None => ws.symbol_column(&file, line, symbol.as_deref().unwrap_or_default())?,
+                    None => {
+                        engine.symbol_column(&file, line, symbol.as_deref().unwrap_or_default())?
+                    }
                 };
-                ws.rename(&file, line, column, new_name, *dry_run, *confirm)
+                engine
+                    .rename(&file, line, column, new_name, *dry_run, *confirm)
                     .await
             };
             refactored(r.await)
         }
         Command::CodeActions { lines, kind } => match parse_lines(here, lines) {
             Ok((file, line, end)) => {
-                refactored(ws.code_actions(&file, line, end, kind.as_deref()).await)
+                refactored(engine.code_actions(&file, line, end, kind.as_deref()).await)
             }
             Err(e) => (render::error_text(&e), EXIT_FAILED),
         },
@@ -194,14 +198,15 @@ pub async fn run(ws: &Engine, command: &Command, here: &Path, json: bool) -> (St
                     (None, None) => crate::edit::refactor::Pick::Index(0),
                 };
                 refactored(
-                    ws.apply_code_action(&file, line, end, pick, *dry_run, *confirm)
+                    engine
+                        .apply_code_action(&file, line, end, pick, *dry_run, *confirm)
                         .await,
                 )
             }
             Err(e) => (render::error_text(&e), EXIT_FAILED),
         },
         Command::OrganizeImports { file, dry_run } => {
-            refactored(ws.organize_imports(&abs(here, file), *dry_run).await)
+            refactored(engine.organize_imports(&abs(here, file), *dry_run).await)
         }
         _ => (String::new(), EXIT_FAILED),
     }
@@ -273,8 +278,9 @@ fn edited(r: Result<crate::edit::EditAnswer, crate::error::ToolError>) -> (Strin
 }
 
 /// Servers by id, for `sightline install`.
-fn find(ws: &Engine, id: &str) -> Option<&'static crate::servers::ServerSpec> {
-    ws.all_servers()
+fn find(engine: &Engine, id: &str) -> Option<&'static crate::servers::ServerSpec> {
+    engine
+        .all_servers()
         .into_iter()
         .find(|s| s.id == id)
         .or_else(|| crate::servers::builtin(id))

@@ -66,18 +66,18 @@ pub(super) fn command_name(command: &Command) -> &'static str {
 
 /// Answers one command; a panic inside it becomes an `error:` answer with
 /// the failure status, never a crash.
-pub async fn answer(ws: &Engine, command: &Command, json: bool) -> Rendered {
-    let work = async { Ok(answer_inner(ws, command, json).await) };
+pub async fn answer(engine: &Engine, command: &Command, json: bool) -> Rendered {
+    let work = async { Ok(answer_inner(engine, command, json).await) };
     match crate::error::caught(command_name(command), work).await {
         Ok(r) => r,
         Err(e) => failed(&e, json),
     }
 }
 
-async fn answer_inner(ws: &Engine, command: &Command, json: bool) -> Rendered {
+async fn answer_inner(engine: &Engine, command: &Command, json: bool) -> Rendered {
     let fail = |e: ToolError| failed(&e, json);
     match command {
-        Command::Diagnostics { file } => match ws.diagnostics(&absolute(file)).await {
+        Command::Diagnostics { file } => match engine.diagnostics(&absolute(file)).await {
             Ok(d) => Rendered {
                 text: if json {
                     format!("{}\n", render::diagnostics_json(&d))
@@ -102,8 +102,12 @@ async fn answer_inner(ws: &Engine, command: &Command, json: bool) -> Rendered {
                 Command::References {
                     include_declaration,
                     ..
-                } => ws.references(&file, line, col, *include_declaration).await,
-                _ => ws.definition(&file, line, col).await,
+                } => {
+                    engine
+                        .references(&file, line, col, *include_declaration)
+                        .await
+                }
+                _ => engine.definition(&file, line, col).await,
             };
             match result {
                 Ok(l) => Rendered {
@@ -305,7 +309,7 @@ pub(super) async fn through_daemon(
 }
 
 /// Reads commands from stdin until EOF, answering each in turn.
-pub async fn batch(ws: &std::sync::Arc<Engine>, json: bool) -> i32 {
+pub async fn batch(engine: &std::sync::Arc<Engine>, json: bool) -> i32 {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
@@ -344,16 +348,16 @@ pub async fn batch(ws: &std::sync::Arc<Engine>, json: bool) -> i32 {
             Some(Command::Servers) => {
                 let here = std::env::current_dir().unwrap_or_default();
                 let (text, status) =
-                    crate::faces::cli::admin::run(ws, &Command::Servers, &here, json).await;
+                    crate::faces::cli::admin::run(engine, &Command::Servers, &here, json).await;
                 Rendered { text, status }
             }
             // Each question under its own file's project configuration.
             Some(c) => {
                 let here = std::env::current_dir().unwrap_or_default();
-                match c.path(&here).map(|p| ws.for_path(&p)) {
+                match c.path(&here).map(|p| engine.for_path(&p)) {
                     Some(Err(e)) => failed(&e, json),
                     Some(Ok(engine)) => answer(&engine, &c, json).await,
-                    None => answer(ws, &c, json).await,
+                    None => answer(engine, &c, json).await,
                 }
             }
             None => {

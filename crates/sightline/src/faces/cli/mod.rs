@@ -197,7 +197,7 @@ pub async fn run(cli: Cli) -> i32 {
     if let Command::Mcp { edit_tools, .. } = cli.command {
         let edit_tools = edit_tools || config.edit_tools;
         // stdout carries the protocol: progress goes to the client, logs to stderr.
-        let ws = Arc::new(Engine::new(Options {
+        let engine = Arc::new(Engine::new(Options {
             root: workdir,
             config,
             sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
@@ -205,9 +205,9 @@ pub async fn run(cli: Cli) -> i32 {
             ..Options::default()
         }));
         return tokio::select! {
-            status = crate::faces::mcp::serve(ws.clone(), edit_tools) => status,
+            status = crate::faces::mcp::serve(engine.clone(), edit_tools) => status,
             _ = interrupted() => {
-                ws.shutdown().await;
+                engine.shutdown().await;
                 EXIT_FAILED
             }
         };
@@ -224,7 +224,7 @@ pub async fn run(cli: Cli) -> i32 {
     let engine = Arc::new(Engine::new(options));
     // The engine of the command's own project configuration; the first one
     // still shuts every server down at the end.
-    let ws = match cli.command.path(&here).map(|p| engine.for_path(&p)) {
+    let answering = match cli.command.path(&here).map(|p| engine.for_path(&p)) {
         None => engine.clone(),
         Some(Ok(e)) => e,
         Some(Err(e)) => return answer::print_tool_answer(Err(e), cli.json),
@@ -236,7 +236,7 @@ pub async fn run(cli: Cli) -> i32 {
             Ok(c) => c,
             Err(e) => return answer::print_tool_answer(Err(e), cli.json),
         };
-        let face = crate::faces::mcp::Sightline::new(ws.clone(), false);
+        let face = crate::faces::mcp::McpServer::new(answering.clone(), false);
         let answered = tokio::select! {
             r = face.call(tool, args, cli.json) => answer::print_tool_answer(r, cli.json),
             _ = interrupted() => EXIT_FAILED,
@@ -259,7 +259,7 @@ pub async fn run(cli: Cli) -> i32 {
         | Command::OrganizeImports { .. }
         | Command::ApplyPatch => {
             let work = async {
-                Ok(crate::faces::cli::admin::run(&ws, &cli.command, &here, cli.json).await)
+                Ok(crate::faces::cli::admin::run(&answering, &cli.command, &here, cli.json).await)
             };
             match crate::error::caught(command_name(&cli.command), work).await {
                 Ok((text, status)) => print_out(&text, status),
@@ -277,7 +277,7 @@ pub async fn run(cli: Cli) -> i32 {
         }
         command => {
             let r = tokio::select! {
-                r = answer(&ws, command, cli.json) => r,
+                r = answer(&answering, command, cli.json) => r,
                 _ = interrupted() => Rendered { text: String::new(), status: EXIT_FAILED },
             };
             let mut out = std::io::stdout().lock();

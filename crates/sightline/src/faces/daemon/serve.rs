@@ -19,7 +19,7 @@ use serde_json::json;
 use crate::faces::daemon::engines::Engines;
 use crate::faces::daemon::transport::{self, Listener, Ready};
 use crate::faces::daemon::{DaemonError, HELLO_KEY, Hello, build_id, paths};
-use crate::faces::mcp::Sightline;
+use crate::faces::mcp::McpServer;
 
 /// The tool a client calls for the daemon's status (not listed).
 pub const STATUS_TOOL: &str = "sightline_daemon_status";
@@ -255,11 +255,11 @@ async fn session(daemon: Arc<Daemon>, stream: transport::Stream) {
 #[derive(Clone)]
 struct Session {
     daemon: Arc<Daemon>,
-    face: Arc<OnceLock<Sightline>>,
+    face: Arc<OnceLock<McpServer>>,
 }
 
 impl Session {
-    fn face(&self) -> Result<&Sightline, ErrorData> {
+    fn face(&self) -> Result<&McpServer, ErrorData> {
         self.face
             .get()
             .ok_or_else(|| ErrorData::invalid_request("the session is not initialized", None))
@@ -362,7 +362,7 @@ impl ServerHandler for Session {
             .engines
             .for_hello(&hello)
             .map_err(|e| ErrorData::invalid_request(e, None))?;
-        let _ = self.face.set(Sightline::new(
+        let _ = self.face.set(McpServer::new(
             engine,
             hello.edit_tools || config_edit_tools,
         ));

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::answer::ItemsKind;
 use crate::error::ToolError;
-use crate::faces::mcp::Sightline;
+use crate::faces::mcp::McpServer;
 use crate::faces::mcp::tool_name::ToolName;
 use crate::faces::mcp::tools::{
     ApplyActionArgs, CheckArgs, CheckpointArgs, CodeActionsArgs, DiagnosticsArgs, EditArgs,
@@ -57,7 +57,7 @@ impl Answered {
     }
 }
 
-impl Sightline {
+impl McpServer {
     /// The position of a call: `column`, or the column of `symbol` on the line.
     fn column(
         &self,
@@ -68,7 +68,7 @@ impl Sightline {
     ) -> Result<usize, ToolError> {
         match (column, symbol) {
             (Some(c), _) => Ok(c),
-            (None, Some(s)) => self.ws.symbol_column(file, line, s),
+            (None, Some(s)) => self.engine.symbol_column(file, line, s),
             (None, None) => Err(ToolError::bad_input(
                 "give `column` (1-based, on the symbol) or `symbol` (its name on the line)",
             )),
@@ -87,11 +87,11 @@ impl Sightline {
         let Some(path) = args.as_ref().and_then(|a| self.path_of(a)) else {
             return self.run_in(tool, args, json).await;
         };
-        match self.ws.for_path(&path) {
-            Ok(engine) if Arc::ptr_eq(&engine, &self.ws) => self.run_in(tool, args, json).await,
+        match self.engine.for_path(&path) {
+            Ok(engine) if Arc::ptr_eq(&engine, &self.engine) => self.run_in(tool, args, json).await,
             Ok(engine) => {
-                let face = Sightline {
-                    ws: engine,
+                let face = McpServer {
+                    engine,
                     ..self.clone()
                 };
                 Box::pin(face.run_in(tool, args, json)).await
@@ -119,7 +119,7 @@ impl Sightline {
         if path.is_absolute() {
             Some(path)
         } else {
-            self.ws.workspace_root().map(|r| r.join(path))
+            self.engine.workspace_root().map(|r| r.join(path))
         }
     }
 
@@ -129,14 +129,14 @@ impl Sightline {
         args: Option<JsonObject>,
         json: bool,
     ) -> Result<Result<Answered, ToolError>, ErrorData> {
-        let ws = &self.ws;
+        let engine = &self.engine;
         let text = |r: Result<String, ToolError>| r.map(|t| Answered::text(t, json));
         Ok(match ToolName::from_name(tool) {
             Some(ToolName::Diagnostics) => {
                 let a: DiagnosticsArgs = parse(tool, args)?;
                 match (a.file.map(PathBuf::from), a.since) {
                     (file, Some(name)) => self.since(&name, file.as_deref(), json).await,
-                    (Some(file), None) => ws.diagnostics(&file).await.map(|d| Answered {
+                    (Some(file), None) => engine.diagnostics(&file).await.map(|d| Answered {
                         text: render::diagnostics_text(&d),
                         json: json.then(|| render::diagnostics_json(&d)),
                         errors: d.has_errors(),
@@ -148,7 +148,10 @@ impl Sightline {
             }
             Some(ToolName::Checkpoint) => {
                 let a: CheckpointArgs = parse(tool, args)?;
-                match ws.checkpoint(a.path.map(PathBuf::from).as_deref()).await {
+                match engine
+                    .checkpoint(a.path.map(PathBuf::from).as_deref())
+                    .await
+                {
                     Ok((cp, summary)) => {
                         let name = self.keep(cp);
                         Ok(Answered::text(
@@ -163,7 +166,7 @@ impl Sightline {
                 let a: PositionArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
                 match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
-                    Ok(col) => ws
+                    Ok(col) => engine
                         .definition(&file, a.line, col)
                         .await
                         .map(|l| Answered::locations(&l, json)),
@@ -174,7 +177,7 @@ impl Sightline {
                 let a: ReferencesArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
                 match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
-                    Ok(col) => ws
+                    Ok(col) => engine
                         .references(&file, a.line, col, a.include_declaration.unwrap_or(false))
                         .await
                         .map(|l| Answered::locations(&l, json)),
@@ -192,7 +195,7 @@ impl Sightline {
                         self.since(&name, a.path.as_deref().map(std::path::Path::new), json)
                             .await
                     }
-                    None => ws
+                    None => engine
                         .check(a.path.map(PathBuf::from).as_deref())
                         .await
                         .map(|c| {
@@ -207,40 +210,42 @@ impl Sightline {
                 let root = a
                     .root
                     .map(PathBuf::from)
-                    .or_else(|| ws.workspace_root().map(ToOwned::to_owned));
-                text(ws.restart(a.server.as_deref(), root.as_deref()).await)
+                    .or_else(|| engine.workspace_root().map(ToOwned::to_owned));
+                text(engine.restart(a.server.as_deref(), root.as_deref()).await)
             }
             Some(ToolName::Read) if self.edit_tools => {
                 let a: ReadArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
-                let read = ws.read(&file, a.offset, a.limit);
+                let read = engine.read(&file, a.offset, a.limit);
                 if read.is_ok() {
-                    let ws = self.ws.clone();
-                    tokio::spawn(async move { ws.warm(&file).await });
+                    let engine = self.engine.clone();
+                    tokio::spawn(async move { engine.warm(&file).await });
                 }
                 text(read)
             }
             Some(ToolName::Write) if self.edit_tools => {
                 let a: WriteArgs = parse(tool, args)?;
                 text(
-                    ws.write(&PathBuf::from(a.file), &a.content)
+                    engine
+                        .write(&PathBuf::from(a.file), &a.content)
                         .await
                         .map(|r| self.edited(r)),
                 )
             }
             Some(ToolName::Edit) if self.edit_tools => {
                 let a: EditArgs = parse(tool, args)?;
-                let range = a.format_range.unwrap_or(ws.config().format_range);
+                let range = a.format_range.unwrap_or(engine.config().format_range);
                 text(
-                    ws.edit_with(
-                        &PathBuf::from(a.file),
-                        &a.old,
-                        &a.new,
-                        a.replace_all.unwrap_or(false),
-                        range,
-                    )
-                    .await
-                    .map(|r| self.edited(r)),
+                    engine
+                        .edit_with(
+                            &PathBuf::from(a.file),
+                            &a.old,
+                            &a.new,
+                            a.replace_all.unwrap_or(false),
+                            range,
+                        )
+                        .await
+                        .map(|r| self.edited(r)),
                 )
             }
             Some(ToolName::Rename) if self.edit_tools => {
@@ -248,15 +253,16 @@ impl Sightline {
                 let file = PathBuf::from(a.file);
                 match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
                     Ok(col) => self.refactored(
-                        ws.rename(
-                            &file,
-                            a.line,
-                            col,
-                            &a.new_name,
-                            a.dry_run.unwrap_or(false),
-                            a.confirm.unwrap_or(false),
-                        )
-                        .await,
+                        engine
+                            .rename(
+                                &file,
+                                a.line,
+                                col,
+                                &a.new_name,
+                                a.dry_run.unwrap_or(false),
+                                a.confirm.unwrap_or(false),
+                            )
+                            .await,
                         json,
                     ),
                     Err(e) => Err(e),
@@ -265,13 +271,14 @@ impl Sightline {
             Some(ToolName::CodeActions) if self.edit_tools => {
                 let a: CodeActionsArgs = parse(tool, args)?;
                 self.refactored(
-                    ws.code_actions(
-                        &PathBuf::from(a.file),
-                        a.line,
-                        a.end_line,
-                        a.kind.as_deref(),
-                    )
-                    .await,
+                    engine
+                        .code_actions(
+                            &PathBuf::from(a.file),
+                            a.line,
+                            a.end_line,
+                            a.kind.as_deref(),
+                        )
+                        .await,
                     json,
                 )
             }
@@ -286,15 +293,16 @@ impl Sightline {
                 };
                 match pick {
                     Ok(pick) => self.refactored(
-                        ws.apply_code_action(
-                            &PathBuf::from(a.file),
-                            a.line,
-                            a.end_line,
-                            pick,
-                            a.dry_run.unwrap_or(false),
-                            a.confirm.unwrap_or(false),
-                        )
-                        .await,
+                        engine
+                            .apply_code_action(
+                                &PathBuf::from(a.file),
+                                a.line,
+                                a.end_line,
+                                pick,
+                                a.dry_run.unwrap_or(false),
+                                a.confirm.unwrap_or(false),
+                            )
+                            .await,
                         json,
                     ),
                     Err(e) => Err(e),
@@ -303,14 +311,15 @@ impl Sightline {
             Some(ToolName::OrganizeImports) if self.edit_tools => {
                 let a: OrganizeArgs = parse(tool, args)?;
                 self.refactored(
-                    ws.organize_imports(&PathBuf::from(a.file), a.dry_run.unwrap_or(false))
+                    engine
+                        .organize_imports(&PathBuf::from(a.file), a.dry_run.unwrap_or(false))
                         .await,
                     json,
                 )
             }
             Some(ToolName::ApplyPatch) if self.edit_tools => {
                 let a: PatchArgs = parse(tool, args)?;
-                text(ws.apply_patch(&a.patch).await.map(|r| self.edited(r)))
+                text(engine.apply_patch(&a.patch).await.map(|r| self.edited(r)))
             }
             _ => {
                 let served: Vec<&str> = ToolName::ALL
@@ -331,7 +340,7 @@ impl Sightline {
     }
 
     async fn lsp(&self, a: LspArgs) -> Result<String, ToolError> {
-        let ws = &self.ws;
+        let engine = &self.engine;
         let need_file = || {
             a.file.as_ref().map(PathBuf::from).ok_or_else(|| {
                 ToolError::bad_input(
@@ -350,29 +359,33 @@ impl Sightline {
         match a.operation {
             Operation::GoToDefinition => {
                 let (f, l, c) = position()?;
-                ws.definition(&f, l, c)
+                engine
+                    .definition(&f, l, c)
                     .await
                     .map(|r| render::locations_text(&r))
             }
             Operation::FindReferences => {
                 let (f, l, c) = position()?;
-                ws.references(&f, l, c, false)
+                engine
+                    .references(&f, l, c, false)
                     .await
                     .map(|r| render::locations_text(&r))
             }
             Operation::GoToImplementation => {
                 let (f, l, c) = position()?;
-                ws.implementation(&f, l, c)
+                engine
+                    .implementation(&f, l, c)
                     .await
                     .map(|r| render::locations_text(&r))
             }
             Operation::Hover => {
                 let (f, l, c) = position()?;
-                ws.hover(&f, l, c).await.map(|h| render::hover_text(&h))
+                engine.hover(&f, l, c).await.map(|h| render::hover_text(&h))
             }
             Operation::DocumentSymbol => {
                 let f = need_file()?;
-                ws.document_symbols(&f)
+                engine
+                    .document_symbols(&f)
                     .await
                     .map(|i| render::items_text(&i))
             }
@@ -381,7 +394,8 @@ impl Sightline {
                     ToolError::bad_input("workspaceSymbol needs `query` (a name or part of one)")
                 })?;
                 let file = a.file.as_ref().map(PathBuf::from);
-                ws.workspace_symbols(&query, file.as_deref())
+                engine
+                    .workspace_symbols(&query, file.as_deref())
                     .await
                     .map(|i| render::items_text(&i))
             }
@@ -394,7 +408,8 @@ impl Sightline {
                     Operation::OutgoingCalls => ItemsKind::OutgoingCalls,
                     _ => ItemsKind::CallItems,
                 };
-                ws.call_hierarchy(&f, l, c, kind)
+                engine
+                    .call_hierarchy(&f, l, c, kind)
                     .await
                     .map(|i| render::items_text(&i))
             }
@@ -404,7 +419,7 @@ impl Sightline {
 
 /// A refactoring's answer as a tool answer: `errors` when a changed file
 /// has errors.
-impl Sightline {
+impl McpServer {
     /// Keeps a checkpoint for this session and returns its name.
     fn keep(&self, cp: crate::edit::checkpoint::Checkpoint) -> String {
         self.checkpoints
@@ -428,7 +443,7 @@ impl Sightline {
             .get(name)?;
         let file = path.filter(|p| !p.is_dir());
         let dir = path.filter(|p| p.is_dir());
-        let since = self.ws.since(name, &cp, file, dir).await?;
+        let since = self.engine.since(name, &cp, file, dir).await?;
         let mut a = Answered::text(since.text(), json);
         a.errors = since.new_errors() > 0;
         Ok(a)

@@ -45,8 +45,8 @@ pub const ERRORS_KEY: &str = "sightline/errors";
 
 /// The MCP face of an [`Engine`].
 #[derive(Clone)]
-pub struct Sightline {
-    ws: Arc<Engine>,
+pub struct McpServer {
+    engine: Arc<Engine>,
     edit_tools: bool,
     /// This session's checkpoints (`checkpoint`, edit answers, `since`).
     checkpoints: Arc<std::sync::Mutex<crate::edit::checkpoint::Checkpoints>>,
@@ -70,12 +70,12 @@ impl Progress for CallProgress {
     }
 }
 
-impl Sightline {
-    /// The MCP server over `ws`; with `edit_tools`, `read`, `write`, `edit` and
+impl McpServer {
+    /// The MCP server over `engine`; with `edit_tools`, `read`, `write`, `edit` and
     /// `apply_patch` are served too.
-    pub fn new(ws: Arc<Engine>, edit_tools: bool) -> Self {
-        Sightline {
-            ws,
+    pub fn new(engine: Arc<Engine>, edit_tools: bool) -> Self {
+        McpServer {
+            engine,
             edit_tools,
             checkpoints: Arc::default(),
         }
@@ -115,7 +115,7 @@ pub fn server_config() -> ServerConfig {
         )
 }
 
-impl ServerHandler for Sightline {
+impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         server_config()
     }
@@ -209,11 +209,11 @@ impl ServerHandler for Sightline {
 
 /// Serves MCP on stdin/stdout until the client closes stdin, then shuts every
 /// server down.
-pub async fn serve(ws: Arc<Engine>, edit_tools: bool) -> i32 {
+pub async fn serve(engine: Arc<Engine>, edit_tools: bool) -> i32 {
     // Non-blocking pipes when the client gave us pipes (it always does): the
     // blocking stdio handles read and write on tokio's blocking pool, a
     // thread hand-off per message.
-    let status = match Sightline::new(ws.clone(), edit_tools)
+    let status = match McpServer::new(engine.clone(), edit_tools)
         .serve(rmcp::transport::stdio_pipes())
         .await
     {
@@ -227,6 +227,6 @@ pub async fn serve(ws: Arc<Engine>, edit_tools: bool) -> i32 {
             2
         }
     };
-    ws.shutdown().await;
+    engine.shutdown().await;
     status
 }
