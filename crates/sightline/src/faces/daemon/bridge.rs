@@ -55,6 +55,45 @@ pub async fn connect_or_start() -> Result<Stream, DaemonError> {
     }
 }
 
+/// Waits (a second at most) until the daemon that went away has exited.
+/// Its connection ends before its listening socket is closed, and a client
+/// that connects in between lands in the dying socket's backlog: its next
+/// request then fails too ("went away" twice, seen in CI). A killed
+/// process's descriptors are all closed once it is a zombie or gone.
+async fn gone_for_good() {
+    let Some(pid) = std::fs::read_to_string(super::paths::runtime_dir().join("daemon.pid"))
+        .ok()
+        .and_then(|p| p.trim().parse::<u32>().ok())
+    else {
+        return;
+    };
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while running(pid) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Whether process `pid` runs (a zombie has exited).
+fn running(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+        })
+    }
+    #[cfg(all(unix, not(target_os = "linux")))]
+    {
+        // SAFETY: signal 0 only asks whether the process exists.
+        i32::try_from(pid).is_ok_and(|p| unsafe { libc::kill(p, 0) } == 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        false
+    }
+}
+
 /// The answer a call in flight gets when the daemon goes away.
 fn gone_answer(id: &Value, method: &str) -> Value {
     let text =
@@ -244,6 +283,7 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                             tokio::time::sleep(Duration::from_millis(500)).await;
                         }
                         last_restart = Some(Instant::now());
+                        gone_for_good().await;
                         let stream = connect_or_start().await?;
                         let (r2, w2) = transport::split(stream);
                         from_daemon = BufReader::new(r2).lines();
