@@ -65,6 +65,23 @@ fn pyright_errors(dir: &Path) -> BTreeMap<PathBuf, usize> {
     counts
 }
 
+/// `sightline ARGS` in `root`, cold: in a world of its own (data directory
+/// and daemon), so no server of another test or of the user is warm.
+fn cli_in(root: &Path, args: &[&str]) -> std::process::Output {
+    let data = tempfile::tempdir().unwrap();
+    let daemon = DaemonDirs::new();
+    Command::new(sightline_bin())
+        .args(args)
+        .current_dir(root)
+        .env("PATH", path_with_tools())
+        .env("SIGHTLINE_DATA_DIR", data.path())
+        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+        .envs(daemon.env())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_cold_edit_lists_every_module_a_full_pyright_run_says_it_broke() {
     require("pyright-langserver");
@@ -75,18 +92,10 @@ fn a_cold_edit_lists_every_module_a_full_pyright_run_says_it_broke() {
     assert!(std::fs::read_to_string(&globals).unwrap().contains(OLD));
     let before = pyright_errors(&root);
 
-    let data = tempfile::tempdir().unwrap();
-    let daemon = DaemonDirs::new();
-    let out = Command::new(sightline_bin())
-        .args(["edit", "click/globals.py", "--old", OLD, "--new", NEW])
-        .current_dir(&root)
-        .env("PATH", path_with_tools())
-        .env("SIGHTLINE_DATA_DIR", data.path())
-        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
-        .envs(daemon.env())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = cli_in(
+        &root,
+        &["edit", "click/globals.py", "--old", OLD, "--new", NEW],
+    );
     let answer = String::from_utf8(out.stdout).unwrap();
 
     let after = pyright_errors(&root);
@@ -124,25 +133,17 @@ fn an_edit_that_breaks_nothing_exits_zero_in_a_project_with_errors() {
         pyright_errors(&root).contains_key(&root.join("click/types.py")),
         "click's types.py was expected to have errors of its own"
     );
-    let data = tempfile::tempdir().unwrap();
-    let daemon = DaemonDirs::new();
-    let out = Command::new(sightline_bin())
-        .args([
+    let out = cli_in(
+        &root,
+        &[
             "edit",
             "click/types.py",
             "--old",
             "import os\n",
             "--new",
             "import os  # the paths below\n",
-        ])
-        .current_dir(&root)
-        .env("PATH", path_with_tools())
-        .env("SIGHTLINE_DATA_DIR", data.path())
-        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
-        .envs(daemon.env())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+        ],
+    );
     let answer = String::from_utf8(out.stdout).unwrap();
     assert!(answer.contains("no new errors"), "{answer}");
     assert_eq!(out.status.code(), Some(0), "{answer}");
@@ -163,22 +164,14 @@ fn a_cold_rename_in_a_project_with_errors_exits_zero() {
         .position(|l| l == "def convert_type(")
         .expect("click's convert_type")
         + 1;
-    let data = tempfile::tempdir().unwrap();
-    let daemon = DaemonDirs::new();
-    let out = Command::new(sightline_bin())
-        .args([
+    let out = cli_in(
+        &root,
+        &[
             "rename",
             &format!("click/types.py:{line}:5"),
             "to_param_type",
-        ])
-        .current_dir(&root)
-        .env("PATH", path_with_tools())
-        .env("SIGHTLINE_DATA_DIR", data.path())
-        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
-        .envs(daemon.env())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+        ],
+    );
     let answer = String::from_utf8(out.stdout).unwrap();
     assert!(
         answer.starts_with("renamed convert_type → to_param_type: "),

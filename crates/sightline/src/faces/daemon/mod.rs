@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub mod bridge;
+mod connect;
 mod engines;
 pub mod log;
 pub mod paths;
