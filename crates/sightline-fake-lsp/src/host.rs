@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use sightline::{Engine, Options, render, servers};
+use sightline::{Engine, Options, catalog, render};
 use tokio::io::AsyncReadExt;
 
 pub fn main(args: &[String]) -> i32 {
@@ -29,7 +29,7 @@ pub fn main(args: &[String]) -> i32 {
             .ok()
             .and_then(|e| e.parent().map(Path::to_path_buf));
         let ws = Engine::new(Options {
-            servers: vec![&servers::FAKE],
+            servers: vec![&catalog::FAKE],
             search_path: here.into_iter().collect(),
             downloads: Some(false),
             ..Options::default()
@@ -40,7 +40,7 @@ pub fn main(args: &[String]) -> i32 {
         };
         // Handlers first: the signal tests send theirs as soon as they read
         // `ready`.
-        let interrupted = sightline::faces::cli::interrupted();
+        let interrupted = sightline::frontends::cli::interrupted();
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{text}ready").and_then(|()| out.flush());
         drop(out);

@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use sightline::Engine;
-use sightline::servers::Budgets;
+use sightline::catalog::Budgets;
 use sightline_test_support::direct::{Direct, uri};
 use sightline_test_support::pinned::{MEMCHR_CARGO_TOML, MOBX_ENV, MOBX_TSCONFIG, memchr_source};
 use sightline_test_support::scan::{Lang, Rng, Spot, Tree, scan, spread};
@@ -179,7 +179,7 @@ fn mobx() -> Setup {
         language_id: "typescript",
         program: tool("typescript-language-server"),
         args: &["--stdio"],
-        // sightline's options for this server (`servers/table/web.rs`).
+        // sightline's options for this server (`catalog/table/web.rs`).
         init: json!({ "tsserver": { "path": tsserver, "useSyntaxServer": "never" } }),
         direct,
         through,

@@ -4,9 +4,9 @@
 //! A question goes down the modules in this order (`docs/ARCHITECTURE.md`
 //! names the file of each step):
 //!
-//! - [`faces`]: the CLI and the MCP server take the call;
+//! - [`frontends`]: the CLI and the MCP server take the call;
 //! - [`engine`]: checks it, snapshots the file ([`sync`]), routes it to the
-//!   servers of the file ([`servers`]: the table, roots, installs), and
+//!   servers of the file ([`catalog`]: the table, roots, installs), and
 //!   combines their answers;
 //! - [`pool`]: the running server for that root, started (in the
 //!   [`sandbox`]) if needed;
@@ -30,20 +30,20 @@
 #![warn(missing_docs)]
 
 pub mod answer;
+pub mod catalog;
 pub mod config;
 pub mod edit;
 pub mod engine;
 pub mod error;
-pub mod faces;
 pub mod files;
 pub mod format;
+pub mod frontends;
 pub mod pool;
 pub mod progress;
 pub mod project;
 pub mod render;
 pub mod sandbox;
 pub mod server;
-pub mod servers;
 pub mod sync;
 
 /// Before any unit test thread starts: this process's XDG and data

@@ -10,12 +10,12 @@ fn main() {
     if args.first().map(String::as_str) == Some("__sandbox") {
         sightline::sandbox::launch(&args[1..]);
     }
-    let cli = sightline::faces::cli::Cli::parse();
+    let cli = sightline::frontends::cli::Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     // A daemon a client started writes its log file itself, which it keeps
     // under its bound; everything else logs to stderr.
-    match sightline::faces::daemon::log::Log::of_daemon(&cli) {
+    match sightline::frontends::daemon::log::Log::of_daemon(&cli) {
         Some(log) => tracing_subscriber::fmt()
             .with_writer(log)
             .with_env_filter(filter)
@@ -44,10 +44,10 @@ fn main() {
         Ok(rt) => rt,
         Err(e) => {
             tracing::error!("cannot start the async runtime: {e}");
-            std::process::exit(sightline::faces::cli::EXIT_FAILED);
+            std::process::exit(sightline::frontends::cli::EXIT_FAILED);
         }
     };
-    let status = runtime.block_on(sightline::faces::cli::run(cli));
+    let status = runtime.block_on(sightline::frontends::cli::run(cli));
     // Dropping the runtime could wait on blocking tasks (the stdin reader of
     // `batch`); the servers are already shut down, so leave now.
     std::process::exit(status);

@@ -1,5 +1,5 @@
 //! The project a file belongs to: the nearest ancestor holding a project
-//! marker. Each server refines this with its own rule (`servers::roots`);
+//! marker. Each server refines this with its own rule (`catalog::roots`);
 //! the sandbox and the formatters use it as it is. Glob markers (`*.csproj`)
 //! really match. Also whether the user trusts a project (`sightline trust`):
 //! the trust list is read by the configuration's gate and by everything

@@ -281,7 +281,7 @@ pub use schema::schema;
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::servers::Budgets;
+    use crate::catalog::Budgets;
     use serde_json::json;
 
     fn parse(text: &str) -> Result<Config, String> {

@@ -7,10 +7,10 @@ use jsonc_parser::ast;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::catalog;
 use crate::config::entries::{
     bool_of, flatten, parse_entry, parse_formatter, root_range, strings_of, to_json,
 };
-use crate::servers;
 
 impl Config {
     /// Reads the user file and the project file of `workspace`.
@@ -277,7 +277,7 @@ impl Config {
                     entry.origin = Some(origin);
                     entry.from_project |= project;
                     let entry = self.servers.entry(id.clone()).or_insert(entry);
-                    let builtin = servers::builtin(&id).is_some();
+                    let builtin = catalog::builtin(&id).is_some();
                     if !builtin
                         && !entry.disabled
                         && (entry.extensions.is_none() || entry.command.is_none())

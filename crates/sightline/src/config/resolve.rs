@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::*;
-use crate::servers::{self, Budgets, Role, ServerSpec};
+use crate::catalog::{self, Budgets, Role, ServerSpec};
 
 /// What a server needs from the configuration to start.
 #[derive(Debug, Clone)]
@@ -56,7 +56,7 @@ impl Config {
                 self.lsp_origin
             ));
         }
-        for s in servers::BUILTIN {
+        for s in catalog::BUILTIN {
             if s.role == Role::Primary {
                 r.enabled.insert(s.id.to_owned());
             }
@@ -83,7 +83,7 @@ impl Config {
             }
             r.enabled.insert(id.clone());
             r.explicit.insert(id.clone());
-            if servers::builtin(id).is_none() {
+            if catalog::builtin(id).is_none() {
                 let leak = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
                 let exts: Vec<&'static str> =
                     entry.extensions.iter().flatten().map(|e| leak(e)).collect();
@@ -97,7 +97,7 @@ impl Config {
                     language: leak(id),
                     extensions: Box::leak(exts.into_boxed_slice()),
                     command,
-                    ..servers::BASE
+                    ..catalog::BASE
                 };
                 r.custom.push(Box::leak(Box::new(spec)));
             }
@@ -162,7 +162,7 @@ impl Config {
             .entry("lsp".into())
             .or_insert((json!(self.lsp_enabled), self.lsp_origin.clone()));
         values.entry("autoinstall".into()).or_insert((
-            json!(!crate::servers::install::downloads_disabled()),
+            json!(!crate::catalog::install::downloads_disabled()),
             Origin::Default,
         ));
         values

@@ -129,7 +129,7 @@ impl Since {
             }
             out.push_str(&head);
             out.push('\n');
-            crate::engine::check::push_errors(&mut out, errors);
+            crate::engine::project_errors::push_errors(&mut out, errors);
         }
         if shown > FILES_SHOWN {
             out.push_str(&format!("... and {} more files\n", shown - FILES_SHOWN));

@@ -6,18 +6,18 @@
 //! `declared` picks the declarations whose users are checked too,
 //! `checkpoint` keeps states for `since`), and `range` formats only the
 //! lines an edit touched. An edit of a file that changed on disk since it
-//! was last read through these tools is refused (`crate::sync::Seen`).
+//! was last read through these tools is refused (`crate::sync::LastRead`).
 
 use std::path::{Path, PathBuf};
 
 use crate::answer::Finding;
 use crate::format::{Outcome, Report};
 
-pub mod check;
 pub mod checkpoint;
 pub mod commit;
 mod declared;
 pub mod delta;
+pub mod new_errors;
 pub mod patch;
 mod range;
 pub mod refactor;
@@ -72,7 +72,7 @@ pub struct EditAnswer {
     /// altered.
     pub files: Vec<FileErrors>,
     /// What the files were before the change (the checkpoint it makes).
-    pub baseline: check::Baseline,
+    pub baseline: new_errors::Baseline,
     /// Dependents with new errors beyond the [`OTHER_FILES`] listed.
     pub more_dependents: usize,
     /// Dependents the budget left unchecked.

@@ -399,7 +399,7 @@ impl Engine {
             // What the preview showed is what an apply must still find.
             for (path, before) in plan.before() {
                 if let Some(b) = before {
-                    self.seen().record(&path, &b);
+                    self.last_read().record(&path, &b);
                 }
             }
             return Ok(format!("{preview_head}\n{}", plan.preview(&root)).into());
@@ -411,12 +411,14 @@ impl Engine {
             )));
         }
         for (path, before) in plan.before() {
-            self.seen().check(&path, before.as_deref()).map_err(|_| {
-                ToolError::refused(format!(
-                    "{} changed on disk since the preview; nothing was changed, preview again",
-                    path.display()
-                ))
-            })?;
+            self.last_read()
+                .check(&path, before.as_deref())
+                .map_err(|_| {
+                    ToolError::refused(format!(
+                        "{} changed on disk since the preview; nothing was changed, preview again",
+                        path.display()
+                    ))
+                })?;
             if before.is_some()
                 && std::fs::metadata(&path).is_ok_and(|m| m.permissions().readonly())
             {

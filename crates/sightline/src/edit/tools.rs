@@ -26,7 +26,7 @@ impl Engine {
         let bytes = read_bytes(&path)?
             .ok_or_else(|| ToolError::bad_input(format!("file not found: {}", path.display())))?;
         let text = Text::decode(&bytes, &path)?;
-        self.seen().record(&path, &bytes);
+        self.last_read().record(&path, &bytes);
         let start = offset.unwrap_or(1).max(1);
         let limit = limit.unwrap_or(2000);
         let total = text.body.lines().count();
@@ -64,7 +64,7 @@ impl Engine {
         self.confine([given.as_path()])?;
         let path = given.canonical().into_path_buf();
         let before = read_bytes(&path)?;
-        self.seen().check(&path, before.as_deref())?;
+        self.last_read().check(&path, before.as_deref())?;
         let old = before
             .as_deref()
             .map(|b| Text::decode(b, &path))
@@ -114,7 +114,7 @@ impl Engine {
         let path = given.canonical().into_path_buf();
         let before = read_bytes(&path)?
             .ok_or_else(|| ToolError::bad_input(format!("file not found: {}", path.display())))?;
-        self.seen().check(&path, Some(&before))?;
+        self.last_read().check(&path, Some(&before))?;
         let mut text = Text::decode(&before, &path)?;
         let (old, new) = (old.replace("\r\n", "\n"), new.replace("\r\n", "\n"));
         let Replaced {
@@ -190,7 +190,7 @@ impl Engine {
                     let bytes = read_bytes(&path)?.ok_or_else(|| {
                         ToolError::bad_input(format!("cannot delete {}: not found", path.display()))
                     })?;
-                    self.seen().check(&path, Some(&bytes))?;
+                    self.last_read().check(&path, Some(&bytes))?;
                     changes.push(format!("deleted {}", path.display()));
                     staged.push((path, None));
                 }
@@ -202,7 +202,7 @@ impl Engine {
                     let bytes = read_bytes(&path)?.ok_or_else(|| {
                         ToolError::bad_input(format!("cannot update {}: not found", path.display()))
                     })?;
-                    self.seen().check(&path, Some(&bytes))?;
+                    self.last_read().check(&path, Some(&bytes))?;
                     let mut text = Text::decode(&bytes, &path)?;
                     let lines: Vec<String> = text.body.lines().map(str::to_owned).collect();
                     let had_newline = text.body.ends_with('\n') || text.body.is_empty();
@@ -281,7 +281,7 @@ impl Engine {
         };
         for (path, text) in &staged {
             let Some(t) = text else {
-                self.seen().forget(path);
+                self.last_read().forget(path);
                 continue;
             };
             match range {
@@ -307,7 +307,7 @@ impl Engine {
                     let _ = atomic_write(path, &fixed.encode());
                 }
                 if let Ok(bytes) = std::fs::read(path) {
-                    self.seen().record(path, &bytes);
+                    self.last_read().record(path, &bytes);
                 }
             }
         }

@@ -10,9 +10,9 @@ use sightline_lsp::LineIndex;
 use sightline_lsp::protocol::{Location, Position, Range};
 use sightline_lsp::uri::uri_to_path;
 
+use crate::catalog::ImportAliases;
 use crate::error::ToolError;
 use crate::server::LspServer;
-use crate::servers::ImportAliases;
 
 type Texts = HashMap<PathBuf, Arc<LineIndex>>;
 

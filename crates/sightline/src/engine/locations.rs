@@ -1,17 +1,17 @@
 //! The questions whose answer is a list of places: definitions and
 //! references and implementations, with what makes a
 //! position's answer complete: the file synced, the server ready, and for
-//! references the uses servers leave out (`aliases`, `loose`).
+//! references the uses servers leave out (`aliases`, `outside_project`).
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::answer::{Loc, LocKind, Locations, Pos};
-use crate::engine::{Engine, aliases, loose, validate};
+use crate::catalog::ImportAliases;
+use crate::engine::{Engine, aliases, outside_project, validate};
 use crate::error::{ErrorKind, ToolError};
 use crate::server::{LspServer, without_declarations};
-use crate::servers::ImportAliases;
 use crate::sync::Snapshot;
 
 /// How ready a server must be before a position question is asked.
@@ -107,7 +107,7 @@ impl Engine {
         let (server, checked, pos) = self
             .prepare(file, Pos::new(line, column), Wait::Indexed)
             .await?;
-        let loose_name = loose::name_to_open(&server, &checked, Pos::new(line, column));
+        let loose_name = outside_project::name_to_open(&server, &checked, Pos::new(line, column));
         // Every server is asked with the declaration included; the
         // declarations to take out (when they are not wanted) are asked at
         // the same time, ahead of the references in the server's queue.
@@ -136,8 +136,8 @@ impl Engine {
             declarations = None;
         }
         if let Some(name) = loose_name {
-            for group in loose::groups(&server, &checked, &name) {
-                loose::open(&server, &checked, &group).await?;
+            for group in outside_project::groups(&server, &checked, &name) {
+                outside_project::open(&server, &checked, &group).await?;
                 found.extend(server.references(&checked.path, pos).await?);
             }
         }
@@ -178,7 +178,7 @@ impl Engine {
     ) -> Result<(Arc<LspServer>, Snapshot, sightline_lsp::protocol::Position), ToolError> {
         let checked = Snapshot::read(file)?;
         let index = checked.index.clone();
-        validate::check_position(&index, file, at)?;
+        validate::validate_position(&index, file, at)?;
         let server = self.server_for(&checked).await?;
         let doc = server.sync(&checked.path, &checked.index)?;
         match wait {

@@ -4,27 +4,27 @@
 //! servers of its file (`route`), asked of the running server the pool
 //! hands out, and its answers combined: `diagnostics`, `locations`
 //! (definitions, references), `symbols` (hover, outlines, the call
-//! hierarchy). `aliases` and `loose` complete references that servers leave
+//! hierarchy). `aliases` and `outside_project` complete references that servers leave
 //! partial; `status` is what `sightline servers` shows.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::catalog::{Budgets, ServerSpec};
 use crate::config::{Config, Resolved};
 use crate::error::ToolError;
 use crate::pool::Pool;
 use crate::progress::{Progress, Silent};
 use crate::server::LspServer;
-use crate::servers::{Budgets, ServerSpec};
 use crate::sync::Snapshot;
 
 pub mod aliases;
-pub mod check;
+mod config_reload;
 mod diagnostics;
-mod live;
 pub(crate) mod locations;
-pub mod loose;
+pub mod outside_project;
+pub mod project_errors;
 mod projects;
 mod restart;
 mod route;
@@ -50,7 +50,7 @@ pub struct Options {
     /// `SIGHTLINE_DISABLE_LSP_DOWNLOAD`.
     pub downloads: Option<bool>,
     /// Servers consulted before the built-in ones, such as
-    /// [`crate::servers::FAKE`].
+    /// [`crate::catalog::FAKE`].
     pub servers: Vec<&'static ServerSpec>,
     /// Budgets for one server id, replacing [`Options::budgets`] for it.
     pub server_budgets: HashMap<String, Budgets>,
@@ -127,13 +127,13 @@ pub struct Engine {
     config: Config,
     progress: Arc<dyn Progress>,
     formatters: crate::format::Formatters,
-    seen: crate::sync::Seen,
+    last_read: crate::sync::LastRead,
     sandbox: crate::sandbox::Sandbox,
     /// The default budgets, for a configuration read again.
     budgets: Budgets,
-    /// The configuration files as last seen (`live`).
-    config_stamp: std::sync::Mutex<live::Stamp>,
-    /// The directory whose project file the configuration reads (`live`
+    /// The configuration files as last seen (`config_reload`).
+    config_stamp: std::sync::Mutex<config_reload::Stamp>,
+    /// The directory whose project file the configuration reads (`config_reload`
     /// follows it): the project's, else the workspace root.
     config_dir: Option<PathBuf>,
     /// The engines of other projects' configurations, with
@@ -170,7 +170,7 @@ impl Engine {
         // The environment switch wins over the configuration, which wins
         // over the default (install).
         let downloads = options.downloads.unwrap_or_else(|| {
-            !crate::servers::install::downloads_disabled()
+            !crate::catalog::install::downloads_disabled()
                 && options.config.autoinstall.unwrap_or(true)
         });
         if let Some(note) = options.config.untrusted_note() {
@@ -208,7 +208,7 @@ impl Engine {
             options.search_path.clone(),
             sandbox.clone(),
         );
-        let config_stamp = std::sync::Mutex::new(live::stamp(config_dir.as_deref()));
+        let config_stamp = std::sync::Mutex::new(config_reload::stamp(config_dir.as_deref()));
         let pool = Pool::new(
             options.budgets,
             options.server_budgets,
@@ -230,7 +230,7 @@ impl Engine {
             config: options.config,
             progress,
             formatters,
-            seen: crate::sync::Seen::default(),
+            last_read: crate::sync::LastRead::default(),
             sandbox,
             budgets: options.budgets,
             config_stamp,
@@ -249,8 +249,8 @@ impl Engine {
         &self.formatters
     }
 
-    pub(crate) fn seen(&self) -> &crate::sync::Seen {
-        &self.seen
+    pub(crate) fn last_read(&self) -> &crate::sync::LastRead {
+        &self.last_read
     }
 
     /// Starts the servers of `file` and opens it, so that the next question
@@ -284,7 +284,7 @@ impl Engine {
 
     /// Whether some server handles files like `path`.
     pub fn handles(&self, path: &Path) -> bool {
-        !crate::servers::servers_for(path, &self.servers).is_empty()
+        !crate::catalog::servers_for(path, &self.servers).is_empty()
     }
 
     /// Other files the server of `file` holds open, under the same root.
@@ -324,7 +324,7 @@ impl Engine {
 
     /// Installs `spec` now (for `sightline install`), reporting progress.
     pub async fn install(&self, spec: &'static ServerSpec) -> Result<PathBuf, ToolError> {
-        crate::servers::install::install(
+        crate::catalog::install::install(
             spec,
             &crate::progress::Tee::current(&self.progress),
             &self.sandbox,

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::config::Config;
-use crate::engine::{Engine, Options, live};
+use crate::engine::{Engine, Options, config_reload};
 use crate::error::ToolError;
 
 /// Hands out the servers that engines of one configuration share, by the
@@ -28,7 +28,7 @@ struct ProjectEngine {
     /// Whether the project was trusted when the engine was made.
     trusted: bool,
     /// The configuration files as last read.
-    stamp: live::Stamp,
+    stamp: config_reload::Stamp,
     /// The fingerprint of the configuration it was made with.
     fingerprint: u64,
 }
@@ -65,7 +65,7 @@ impl Projects {
     /// The engine for the configuration of `dir` (`None`: the user file
     /// alone), made or remade as the module docs say.
     fn engine_for(&self, dir: Option<PathBuf>) -> Result<Arc<Engine>, ToolError> {
-        let stamp = live::stamp(dir.as_deref());
+        let stamp = config_reload::stamp(dir.as_deref());
         let trusted = dir.as_deref().is_some_and(crate::project::trusted_at);
         let mut map = self.by_dir.lock().unwrap_or_else(PoisonError::into_inner);
         // A project deleted since (a worktree removed) takes its engine
@@ -98,7 +98,7 @@ impl Projects {
         }
         // New, or its configuration or trust changed: a new engine, since
         // an engine reads most keys once (as a daemon engine of a client
-        // place does, `faces::daemon::engines`).
+        // place does, `frontends::daemon::engines`).
         let config = match loaded {
             Some(c) => c,
             None => {

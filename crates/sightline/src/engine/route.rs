@@ -5,23 +5,23 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::catalog::{self, ServerSpec, roots};
 use crate::engine::Engine;
 use crate::error::ToolError;
 use crate::server::LspServer;
-use crate::servers::{self, ServerSpec, roots};
 use crate::sync::Snapshot;
 
 impl Engine {
     /// The servers that handle `path`, configured ones first.
     pub(crate) fn servers_for(&self, path: &Path) -> Vec<&'static ServerSpec> {
-        servers::servers_for(path, &self.servers)
+        catalog::servers_for(path, &self.servers)
     }
 
     /// Every server this workspace knows: configured ones, then built-ins.
     pub fn all_servers(&self) -> Vec<&'static ServerSpec> {
         self.servers
             .iter()
-            .chain(servers::BUILTIN)
+            .chain(catalog::BUILTIN)
             .copied()
             .collect()
     }
@@ -38,7 +38,7 @@ impl Engine {
             return Some("disabled in the configuration".into());
         }
         match spec.role {
-            servers::Role::Alternative if !self.resolved.enabled.contains(spec.id) => {
+            catalog::Role::Alternative if !self.resolved.enabled.contains(spec.id) => {
                 Some(format!(
                     "an alternative server; turn it on with \"lsp\": {{\"{}\": {{}}}}",
                     spec.id
@@ -56,7 +56,7 @@ impl Engine {
             return true;
         }
         match spec.role {
-            servers::Role::Linter => {
+            catalog::Role::Linter => {
                 !self.config.servers.get(spec.id).is_some_and(|e| e.disabled)
                     && spec
                         .quirks
@@ -100,13 +100,13 @@ impl Engine {
         file: &Snapshot,
     ) -> Result<Vec<(&'static ServerSpec, PathBuf)>, ToolError> {
         self.follow_config();
-        let specs = servers::servers_for(&file.path, &self.servers);
+        let specs = catalog::servers_for(&file.path, &self.servers);
         if specs.is_empty() {
             let ext =
                 crate::files::extension_of(&file.path).unwrap_or_else(|| "extension-less".into());
             return Err(ToolError::unsupported(format!(
                 "no language server handles {ext} files; supported: {}",
-                servers::supported_summary()
+                catalog::supported_summary()
             )));
         };
         if let Some(why) = &self.resolved.all_off {
@@ -123,14 +123,14 @@ impl Engine {
             }
             if self.is_on(spec, &root) {
                 routes.push((spec, root));
-            } else if spec.role != servers::Role::Linter {
+            } else if spec.role != catalog::Role::Linter {
                 off.push(spec.id);
             }
         }
         // Questions go to the first server that is not a linter.
         if let Some(i) = routes
             .iter()
-            .position(|(s, _)| s.role != servers::Role::Linter)
+            .position(|(s, _)| s.role != catalog::Role::Linter)
         {
             routes[..=i].rotate_right(1);
         }

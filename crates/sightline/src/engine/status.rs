@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use crate::answer::{ServerStatus, State};
+use crate::catalog::Role;
+use crate::catalog::install;
 use crate::engine::Engine;
-use crate::servers::Role;
-use crate::servers::install;
 
 fn role_name(r: Role) -> &'static str {
     match r {

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use crate::answer::{Hover, Items, ItemsKind, Pos};
 
+use crate::catalog;
 use crate::engine::locations::Wait;
-use crate::engine::{Engine, loose, validate};
+use crate::engine::{Engine, outside_project, validate};
 use crate::error::ToolError;
-use crate::servers;
 use crate::sync::Snapshot;
 
 impl Engine {
@@ -125,7 +125,7 @@ impl Engine {
             return Err(ToolError::unsupported(format!(
                 "no file under {} is handled by a language server; supported: {}",
                 top.display(),
-                servers::supported_summary()
+                catalog::supported_summary()
             )));
         }
         Ok(found.into_iter().map(|(_, p)| p).collect())
@@ -151,10 +151,11 @@ impl Engine {
         let mut items = Vec::new();
         // Callers in other files of a loose file are found only while open.
         if kind == ItemsKind::IncomingCalls
-            && let Some(name) = loose::name_to_open(&server, &checked, Pos::new(line, column))
+            && let Some(name) =
+                outside_project::name_to_open(&server, &checked, Pos::new(line, column))
         {
-            for group in loose::groups(&server, &checked, &name) {
-                loose::open(&server, &checked, &group).await?;
+            for group in outside_project::groups(&server, &checked, &name) {
+                outside_project::open(&server, &checked, &group).await?;
                 for item in &prepared {
                     items.extend(server.incoming_calls(item, &mut texts).await?);
                 }

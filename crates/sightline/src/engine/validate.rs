@@ -68,7 +68,7 @@ pub fn symbol_at(line: &str, column: usize, dash: bool) -> Option<String> {
 
 /// Checks a caller's position against the text: the line is in the file,
 /// the column on the line, and on a symbol.
-pub fn check_position(index: &LineIndex, file: &Path, pos: Pos) -> Result<(), ToolError> {
+pub fn validate_position(index: &LineIndex, file: &Path, pos: Pos) -> Result<(), ToolError> {
     let Pos { line, column } = pos;
     let bad = |m: String| Err(ToolError::bad_input(m));
     if line == 0 {
@@ -127,7 +127,7 @@ pub fn column_of(
 ) -> Result<usize, ToolError> {
     let bad = |m: String| Err(ToolError::bad_input(m));
     if line == 0 || line > index.line_count() {
-        return check_position(index, file, Pos::new(line, 1)).map(|()| 1);
+        return validate_position(index, file, Pos::new(line, 1)).map(|()| 1);
     }
     let symbols = symbols_on(index.line(line - 1).unwrap_or(""), dashed_names(file));
     let at: Vec<usize> = symbols
@@ -200,8 +200,8 @@ mod tests {
     fn positions_are_checked() {
         let idx = LineIndex::new("def f(a):\n    return a\n");
         let f = Path::new("/x.py");
-        assert!(check_position(&idx, f, Pos::new(1, 5)).is_ok());
-        let e = check_position(&idx, f, Pos::new(2, 1))
+        assert!(validate_position(&idx, f, Pos::new(1, 5)).is_ok());
+        let e = validate_position(&idx, f, Pos::new(2, 1))
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -209,31 +209,31 @@ mod tests {
             "error: line 2 column 1 is on whitespace, not a symbol; symbols on this line start at columns 5 (return), 12 (a)"
         );
         assert_eq!(
-            check_position(&idx, f, Pos::new(0, 1))
+            validate_position(&idx, f, Pos::new(0, 1))
                 .unwrap_err()
                 .to_string(),
             "error: line must be 1 or more (lines are 1-based)"
         );
         assert_eq!(
-            check_position(&idx, f, Pos::new(3, 1))
+            validate_position(&idx, f, Pos::new(3, 1))
                 .unwrap_err()
                 .to_string(),
             "error: line 3 is past the end of /x.py (2 lines)"
         );
         assert_eq!(
-            check_position(&idx, f, Pos::new(1, 0))
+            validate_position(&idx, f, Pos::new(1, 0))
                 .unwrap_err()
                 .to_string(),
             "error: column must be 1 or more (columns are 1-based)"
         );
         assert_eq!(
-            check_position(&idx, f, Pos::new(1, 10))
+            validate_position(&idx, f, Pos::new(1, 10))
                 .unwrap_err()
                 .to_string(),
             "error: column 10 is past the end of line 1 (9 characters)"
         );
         assert_eq!(
-            check_position(&idx, f, Pos::new(1, 6))
+            validate_position(&idx, f, Pos::new(1, 6))
                 .unwrap_err()
                 .to_string(),
             "error: line 1 column 6 is on `(`, not a symbol; symbols on this line start at columns 1 (def), 5 (f), 7 (a)"

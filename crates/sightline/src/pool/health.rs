@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::OnceCell;
 
+use crate::catalog::Budgets;
 use crate::error::ToolError;
 use crate::pool::Pool;
 use crate::server::LspServer;
-use crate::servers::Budgets;
 
 /// The longest the reaper waits between looks at the servers: a server
 /// whose root is gone stops within this.

@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::catalog::install;
+use crate::catalog::{Budgets, Install, ServerSpec};
 use crate::error::ToolError;
 use crate::pool::Pool;
 use crate::progress::Progress;
 use crate::server::{Launch, LspServer};
-use crate::servers::install;
-use crate::servers::{Budgets, Install, ServerSpec};
 
 impl Pool {
     pub(super) async fn start(

@@ -7,12 +7,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::catalog::install;
+use crate::catalog::{Budgets, ServerSpec};
 use crate::error::{ErrorKind, ToolError};
 use crate::pool::health::{Shared, lock};
 use crate::progress::Progress;
 use crate::server::LspServer;
-use crate::servers::install;
-use crate::servers::{Budgets, ServerSpec};
 
 pub mod env;
 mod health;
@@ -259,7 +259,7 @@ impl Pool {
         if server.relay_linked() {
             return;
         }
-        let Some(spec) = crate::servers::builtin(relay.to) else {
+        let Some(spec) = crate::catalog::builtin(relay.to) else {
             return;
         };
         match Box::pin(self.get(spec, &server.root)).await {

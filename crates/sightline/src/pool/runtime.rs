@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::catalog::Runtime;
 use crate::error::ToolError;
-use crate::servers::Runtime;
 
 /// How long `java -version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(10);

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use sightline_lsp::uri::path_to_uri_string;
 
+use crate::catalog::OnInstall;
 use crate::error::ToolError;
 use crate::server::LspServer;
-use crate::servers::OnInstall;
 use crate::sync::watch::{Change, DiskWatch};
 
 /// Changes drained from the watch and not yet told to the server.
@@ -194,7 +194,7 @@ impl LspServer {
         }
         // The documents' lock is held until the server has been told and
         // the generation bumped, so that no answer asked in between is kept
-        // (`memo`).
+        // (`answer_cache`).
         let mut docs = self.docs();
         // Open documents are the server's to hold: their content comes from
         // `didChange`, and telling pyright that one changed on disk as well

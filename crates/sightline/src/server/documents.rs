@@ -13,9 +13,9 @@ use serde_json::json;
 use sightline_lsp::uri::path_to_uri_string;
 use sightline_lsp::{Client, LineIndex};
 
+use crate::catalog::language_id;
 use crate::error::ToolError;
 use crate::server::LspServer;
-use crate::servers::language_id;
 
 /// One document as the server holds it.
 #[derive(Debug, Clone)]
@@ -45,7 +45,7 @@ pub struct Documents {
     /// reopened document never reuses a version an old publish may carry.
     versions: HashMap<PathBuf, i32>,
     /// Counts changes of content the server sees: a document changed or
-    /// deleted, or files changed on disk (`memo`).
+    /// deleted, or files changed on disk (`answer_cache`).
     pub generation: u64,
     /// Counts documents opened, and closed while their file still exists,
     /// with the disk's text, where that can change an answer
@@ -308,7 +308,7 @@ impl LspServer {
         )?;
         // Opened with text the watch could not have seen change (a path it
         // does not cover): what the server sees may have changed, so no
-        // kept definition counts (`memo`), even where opening alone would
+        // kept definition counts (`answer_cache`), even where opening alone would
         // change nothing.
         if how == Synced::Opened && self.watch.as_ref().is_none_or(|w| !w.covers(path)) {
             docs.generation += 1;

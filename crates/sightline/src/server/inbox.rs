@@ -13,7 +13,7 @@ use sightline_lsp::uri::{normalize, path_to_uri_string, uri_to_path};
 use sightline_lsp::{Handler, ResponseError};
 use tokio::sync::watch;
 
-use crate::servers::ServerSpec;
+use crate::catalog::ServerSpec;
 
 /// One push for a file, with the order it arrived in.
 #[derive(Debug, Clone)]
@@ -481,7 +481,7 @@ mod tests {
     /// each seen with pyright on a real package.
     #[test]
     fn only_unfinished_indexing_counts_as_indexing() {
-        let s = ServerState::new(&crate::servers::table::PYRIGHT, PathBuf::from("/w"));
+        let s = ServerState::new(&crate::catalog::table::PYRIGHT, PathBuf::from("/w"));
         let running = || s.with(|i| i.progress.len());
         // Progress of our own request ("Finding references").
         let mut params = json!({});

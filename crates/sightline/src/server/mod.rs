@@ -12,18 +12,18 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use sightline_lsp::{Client, Encoding};
 
+use crate::catalog::{Budgets, ServerSpec};
 use crate::error::ToolError;
 use crate::server::documents::Documents;
 use crate::server::inbox::ServerState;
 use crate::server::pull::PullCache;
-use crate::servers::{Budgets, ServerSpec};
 
+mod answer_cache;
 pub mod diagnostics;
 mod disk;
 pub mod documents;
 pub mod inbox;
 mod locs;
-mod memo;
 mod pull;
 mod readiness;
 mod refactor;
@@ -75,7 +75,7 @@ pub struct LspServer {
     served: std::sync::atomic::AtomicU64,
     tmp: Option<PathBuf>,
     /// Location answers of the current generation.
-    memo: memo::Memo,
+    answer_cache: answer_cache::AnswerCache,
     /// The server that answers this one's relayed requests (`Quirks::relay`).
     relay_target: relay::RelayTarget,
 }

@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex, Weak};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::catalog::quirks::Relay;
 use crate::server::LspServer;
-use crate::servers::quirks::Relay;
 
 /// The relayed requests of one server: filled by its inbox, drained by the
 /// task `LspServer::start_relay` spawns.

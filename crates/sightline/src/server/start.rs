@@ -10,12 +10,12 @@ use serde_json::{Value, json};
 use sightline_lsp::uri::path_to_uri_string;
 use sightline_lsp::{Client, ClientError, Encoding, SpawnConfig};
 
+use crate::catalog::{Budgets, ServerSpec};
 use crate::error::ToolError;
 use crate::server::documents::Documents;
 use crate::server::inbox::ServerState;
 use crate::server::pull::PullCache;
 use crate::server::{LspServer, with_denial_hint};
-use crate::servers::{Budgets, ServerSpec};
 
 /// How to start a server: its program, arguments, environment and
 /// `initializationOptions`, after configuration.
@@ -217,7 +217,7 @@ impl LspServer {
             last_used: Mutex::new(Instant::now()),
             served: Default::default(),
             tmp,
-            memo: Default::default(),
+            answer_cache: Default::default(),
             relay_target: Default::default(),
         });
         if let Some(relay) = spec.quirks.relay {

@@ -1,12 +1,12 @@
 //! sightline's view of the disk: snapshots of the files a question reads
 //! (`Snapshot`), the watch that reports what anything else changed
 //! (`watch`), the bounded walk of a workspace (`walk`), and what the edit
-//! tools last saw of each file (`Seen`).
+//! tools last saw of each file (`LastRead`).
 
-pub mod seen;
+pub mod last_read;
 pub mod snapshot;
 pub mod walk;
 pub mod watch;
 
-pub use seen::Seen;
+pub use last_read::LastRead;
 pub use snapshot::Snapshot;

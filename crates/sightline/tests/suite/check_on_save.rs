@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use serde_json::{Value, json};
-use sightline::servers::{FAKE, Quirks, ServerSpec};
+use sightline::catalog::{FAKE, Quirks, ServerSpec};
 use sightline::{Engine, Options};
 use sightline_test_support::{diags, runtime};
 

@@ -340,9 +340,9 @@ fn servers_lists_installed_and_missing() {
 fn no_install_runs_with_downloads_disabled() {
     // One file for every server sightline could install by itself.
     let mut files: Vec<(String, String)> = vec![(".git/HEAD".into(), String::new())];
-    for spec in sightline::servers::BUILTIN
+    for spec in sightline::catalog::BUILTIN
         .iter()
-        .filter(|s| s.installable() && s.role == sightline::servers::Role::Primary)
+        .filter(|s| s.installable() && s.role == sightline::catalog::Role::Primary)
     {
         let ext = spec.extensions.first().copied().unwrap_or(".txt");
         files.push((format!("{}{ext}", spec.id.replace(' ', "_")), "x\n".into()));
@@ -416,7 +416,7 @@ fn install_happens_once_when_two_run_together_and_a_failure_leaves_nothing() {
         );
         assert!(
             out.contains("bash")
-                && out.contains(&data.path().join("servers/bash").display().to_string()),
+                && out.contains(&data.path().join("catalog/bash").display().to_string()),
             "{out}"
         );
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use sightline::servers::Budgets;
+use sightline::catalog::Budgets;
 
 use serde_json::json;
 
@@ -547,16 +547,16 @@ fn the_same_finding_pushed_and_pulled_shows_once() {
 #[test]
 fn two_servers_on_one_file_merge_without_duplicates() {
     // A second server for `.fake` files: the same program under another id.
-    let twin: &'static sightline::servers::ServerSpec =
-        Box::leak(Box::new(sightline::servers::ServerSpec {
+    let twin: &'static sightline::catalog::ServerSpec =
+        Box::leak(Box::new(sightline::catalog::ServerSpec {
             id: "fake-twin",
-            ..sightline::servers::FAKE
+            ..sightline::catalog::FAKE
         }));
     let p = project(json!({}));
     p.write("a.fake", "def alpha\nalpha ERR\nWARN\n");
     runtime().block_on(async {
         let ws = sightline::Engine::new(sightline::Options {
-            servers: vec![&sightline::servers::FAKE, twin],
+            servers: vec![&sightline::catalog::FAKE, twin],
             search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
             downloads: Some(false),
             budgets: budgets(),

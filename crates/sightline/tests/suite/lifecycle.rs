@@ -54,7 +54,7 @@ fn closing_stdin_shuts_servers_down() {
 // ----- with the scripted fake server ---------------------------------------
 
 use serde_json::json;
-use sightline::servers::Budgets;
+use sightline::catalog::Budgets;
 
 use super::fake::{self, A_DIAGS, ALPHA_DEF, budgets, project, wait_for_log, wait_gone, workspace};
 use sightline_test_support::{defs, diags, refs, runtime};

@@ -1,6 +1,7 @@
 //! Integration suites. The fixtures and harnesses they share with the
 //! benchmarks are in the `sightline-test-support` crate.
 
+mod answer_cache;
 mod changes;
 mod check;
 mod check_on_save;
@@ -21,7 +22,6 @@ mod isolation;
 mod layout;
 mod lifecycle;
 mod mcp;
-mod memo;
 mod organize_imports;
 mod package;
 mod project_config;

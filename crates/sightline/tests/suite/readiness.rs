@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use sightline::servers::{Budgets, FAKE, Quirks, ServerSpec};
+use sightline::catalog::{Budgets, FAKE, Quirks, ServerSpec};
 use sightline::{Engine, Options};
 use sightline_test_support::{defs, refs, runtime};
 

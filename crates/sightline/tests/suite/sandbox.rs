@@ -56,7 +56,7 @@ impl Drop for Probes {
 
 fn workspace(mode: Mode) -> sightline::Engine {
     sightline::Engine::new(sightline::Options {
-        servers: vec![&sightline::servers::FAKE],
+        servers: vec![&sightline::catalog::FAKE],
         search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
         downloads: Some(false),
         budgets: fake::budgets(),

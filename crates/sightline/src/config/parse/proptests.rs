@@ -74,8 +74,8 @@ fn settings() -> impl Strategy<Value = Vec<Setting>> {
             .prop_map(|(a, b, c, d)| {
                 // Two built-in servers (from the table) and two custom ones.
                 let ids = [
-                    crate::servers::table::PYRIGHT.id,
-                    crate::servers::table::TY.id,
+                    crate::catalog::table::PYRIGHT.id,
+                    crate::catalog::table::TY.id,
                     "mine",
                     "é-lsp",
                 ];

@@ -1,0 +1,123 @@
+//! Workspace roots: for each server, the directory it serves a file from.
+//! The default is the project around the file (`crate::project`); each
+//! server refines it (see [`RootRule`]).
+
+use std::path::{Path, PathBuf};
+
+use crate::catalog::spec::{RootRule, ServerSpec};
+use crate::project::{find_root, root_for};
+
+/// The root `spec` serves `file` from, or `None` when it does not attach.
+pub fn root_for_server(
+    spec: &ServerSpec,
+    file: &Path,
+    workspace: Option<&Path>,
+) -> Option<PathBuf> {
+    let default = || root_for(file, workspace);
+    let found = match spec.root {
+        RootRule::Default => return default(),
+        RootRule::Nearest { markers, exclude } => {
+            if !exclude.is_empty()
+                && find_root(file, exclude).is_some_and(|d| within(&d, file, workspace))
+            {
+                return None;
+            }
+            find_root(file, markers)
+        }
+        RootRule::Strict { markers } => {
+            return find_root(file, markers).map(|r| clamp(r, file, workspace));
+        }
+        RootRule::CargoWorkspace => find_root(file, &["Cargo.toml"]).map(|krate| {
+            // The nearest ancestor whose manifest declares `[workspace]`.
+            krate
+                .ancestors()
+                .find(|d| {
+                    std::fs::read_to_string(d.join("Cargo.toml"))
+                        .is_ok_and(|t| t.lines().any(|l| l.trim() == "[workspace]"))
+                })
+                .map(Path::to_owned)
+                .unwrap_or(krate)
+        }),
+        RootRule::Go => find_root(file, &["go.work"]).or_else(|| find_root(file, &["go.mod"])),
+        RootRule::Java => {
+            return gradle_or_maven(file)
+                .or_else(|| find_root(file, &[".project", ".classpath"]))
+                .map(|r| clamp(r, file, workspace));
+        }
+        RootRule::Gradle => gradle_or_maven(file),
+        RootRule::Nix => find_root(file, &["flake.nix"]).or_else(|| find_root(file, &[".git"])),
+    };
+    match found {
+        Some(r) => Some(clamp(r, file, workspace)),
+        None => default(),
+    }
+}
+
+/// Whether `dir` lies between the file and the workspace boundary (the
+/// workspace when the file is inside it, else the filesystem root).
+fn within(dir: &Path, file: &Path, workspace: Option<&Path>) -> bool {
+    match workspace {
+        Some(ws) if file.starts_with(ws) => dir.starts_with(ws),
+        _ => true,
+    }
+}
+
+/// A marker above the configured workspace (a `.git` at the top of a
+/// monorepo, say) must not widen the workspace the user asked for.
+fn clamp(root: PathBuf, file: &Path, workspace: Option<&Path>) -> PathBuf {
+    match workspace {
+        Some(ws) if file.starts_with(ws) && !root.starts_with(ws) => ws.to_owned(),
+        _ => root,
+    }
+}
+
+/// Gradle: settings, then the wrapper, then a build file; else the top of
+/// the Maven module chain.
+fn gradle_or_maven(file: &Path) -> Option<PathBuf> {
+    find_root(file, &["settings.gradle", "settings.gradle.kts"])
+        .or_else(|| find_root(file, &["gradlew", "gradlew.bat"]))
+        .or_else(|| find_root(file, &["build.gradle", "build.gradle.kts"]))
+        .or_else(|| maven_top(file))
+}
+
+/// The nearest `pom.xml`, climbed while the parent's `pom.xml` lists this
+/// directory among its `<module>`s.
+fn maven_top(file: &Path) -> Option<PathBuf> {
+    let mut dir = find_root(file, &["pom.xml"])?;
+    while let Some(parent) = dir.parent() {
+        let Ok(pom) = std::fs::read_to_string(parent.join("pom.xml")) else {
+            break;
+        };
+        let Ok(rel) = dir.strip_prefix(parent) else {
+            break;
+        };
+        let rel = rel.to_string_lossy();
+        if !maven_modules(&pom).iter().any(|m| *m == rel) {
+            break;
+        }
+        dir = parent.to_owned();
+    }
+    Some(dir)
+}
+
+/// The `<module>` entries of a POM, comments stripped, `./` and trailing `/`
+/// removed.
+fn maven_modules(pom: &str) -> Vec<String> {
+    let mut text = pom.to_owned();
+    while let Some(start) = text.find("<!--") {
+        let end = text[start..]
+            .find("-->")
+            .map_or(text.len(), |e| start + e + 3);
+        text.replace_range(start..end, "");
+    }
+    text.split("<module>")
+        .skip(1)
+        .filter_map(|part| part.split("</module>").next())
+        .map(|m| {
+            m.trim()
+                .trim_start_matches("./")
+                .trim_end_matches('/')
+                .to_owned()
+        })
+        .collect()
+}

@@ -1,0 +1,468 @@
+//! The JavaScript and TypeScript servers, the linters that join them
+//! (ESLint, oxlint, Biome), and the servers of the web's other formats: Vue,
+//! Svelte, Astro, JSON, CSS and HTML.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::{DENO, JS_EXTS, JS_PROJECT, LOCKFILES, TS_LOOSE, VSCODE_EXTRACTED};
+use crate::catalog::quirks::{LinterUse, PluginExtensions, Quirks, Relay};
+use crate::catalog::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
+use crate::sandbox::Cache;
+
+/// tsserver's type cache (`~/.cache/typescript`), written by every server
+/// that runs it.
+const TS_CACHE: &[Cache] = &[Cache::User("typescript")];
+
+/// TypeScript/JavaScript: `deno lsp`. npm ships Deno as the `deno` package,
+/// with the binary in a platform package beside it.
+pub static DENO_LSP: ServerSpec = ServerSpec {
+    id: "deno",
+    language: "TypeScript/JavaScript",
+    extensions: &[".ts", ".tsx", ".js", ".jsx", ".mjs"],
+    command: "deno",
+    args: &["lsp"],
+    root: RootRule::Strict { markers: DENO },
+    install: Install::Npm(&[NpmPackage {
+        name: "deno",
+        version: "2.9.6",
+    }]),
+    ..BASE
+};
+
+/// TypeScript/JavaScript: `typescript-language-server --stdio`.
+pub static TYPESCRIPT: ServerSpec = ServerSpec {
+    id: "typescript",
+    language: "TypeScript/JavaScript",
+    extensions: &[
+        ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue",
+    ],
+    command: "typescript-language-server",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: JS_PROJECT,
+        exclude: DENO,
+    },
+    // typescript@7 is the native port without tsserver.js, which this server
+    // needs; 5.x is pinned.
+    install: Install::Npm(&[
+        NpmPackage {
+            name: "typescript-language-server",
+            version: "5.3.0",
+        },
+        NpmPackage {
+            name: "typescript",
+            version: "5.9.3",
+        },
+        NpmPackage {
+            name: "@vue/typescript-plugin",
+            version: "3.3.11",
+        },
+    ]),
+    quirks: Quirks {
+        first_publish_is_partial: true,
+        loose_files: Some(TS_LOOSE),
+        diagnostics_from_tsserver: true,
+        caches: TS_CACHE,
+        init_options: Some(tsserver_path),
+        plugin_extensions: Some(PluginExtensions {
+            extensions: &[".vue"],
+            found: |root, program| find_vue_plugin(root, program).is_some(),
+        }),
+        on_install: crate::catalog::quirks::OnInstall::Restart(&["node_modules"]),
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+/// TypeScript/JavaScript: `tsc --lsp --stdio`, an alternative server.
+pub static TYPESCRIPT_NATIVE: ServerSpec = ServerSpec {
+    id: "typescript-native",
+    language: "TypeScript/JavaScript",
+    extensions: JS_EXTS,
+    command: "tsc",
+    args: &["--lsp", "--stdio"],
+    root: RootRule::Nearest {
+        markers: JS_PROJECT,
+        exclude: DENO,
+    },
+    install: Install::Npm(&[NpmPackage {
+        name: "typescript",
+        version: "7.0.2",
+    }]),
+    role: Role::Alternative,
+    // Like tsserver, `tsc --lsp` finds no use of a loose file's export in a
+    // file that is not open.
+    quirks: Quirks {
+        loose_files: Some(TS_LOOSE),
+        caches: TS_CACHE,
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+/// Vue: `vue-language-server --stdio`.
+pub static VUE: ServerSpec = ServerSpec {
+    id: "vue",
+    language: "Vue",
+    extensions: &[".vue"],
+    command: "vue-language-server",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: JS_PROJECT,
+        exclude: &[],
+    },
+    install: Install::Npm(&[
+        NpmPackage {
+            name: "@vue/language-server",
+            version: "3.3.11",
+        },
+        // vue-language-server loads `typescript` from beside itself and
+        // reads `ts.server.protocol`, which TypeScript 7 (the native port)
+        // no longer has. npm installs a missing peer at its newest version,
+        // 7.x, and the server then crashed at its first file ("Cannot read
+        // properties of undefined (reading 'protocol')"): the last
+        // TypeScript with the JavaScript API is pinned beside it.
+        NpmPackage {
+            name: "typescript",
+            version: "5.9.3",
+        },
+    ]),
+    // Hybrid mode: the types of a `.vue` file come from tsserver with
+    // `@vue/typescript-plugin` loaded (see `tsserver_path`), which answers
+    // its script's questions and publishes its errors; this server adds
+    // the template's and asks its own TypeScript questions of that
+    // tsserver.
+    quirks: Quirks {
+        caches: TS_CACHE,
+        relay: Some(Relay {
+            notification: "tsserver/request",
+            to: "typescript",
+            command: "typescript.tsserverRequest",
+            reply: "tsserver/response",
+        }),
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+/// TypeScript/JavaScript: `vscode-eslint-language-server --stdio`, a linter.
+pub static ESLINT: ServerSpec = ServerSpec {
+    id: "eslint",
+    language: "TypeScript/JavaScript",
+    extensions: &[
+        ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue",
+    ],
+    command: "vscode-eslint-language-server",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: LOCKFILES,
+        exclude: &[],
+    },
+    install: Install::Npm(VSCODE_EXTRACTED),
+    role: Role::Linter,
+    quirks: Quirks {
+        // It fails on an empty settings object.
+        whole_settings: Some(eslint_settings),
+        runs_project_code: true,
+        // It runs the project's own eslint.
+        used_by_project: Some(LinterUse {
+            package: "eslint",
+            config_files: &[],
+        }),
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+/// TypeScript/JavaScript: `oxlint --lsp`, a linter.
+pub static OXLINT: ServerSpec = ServerSpec {
+    id: "oxlint",
+    language: "TypeScript/JavaScript",
+    extensions: &[
+        ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".astro", ".svelte",
+    ],
+    command: "oxlint",
+    args: &["--lsp"],
+    root: RootRule::Nearest {
+        markers: &[
+            ".oxlintrc.json",
+            "package-lock.json",
+            "bun.lockb",
+            "bun.lock",
+            "pnpm-lock.yaml",
+            "yarn.lock",
+            "package.json",
+        ],
+        exclude: &[],
+    },
+    install: Install::Npm(&[NpmPackage {
+        name: "oxlint",
+        version: "1.94.0",
+    }]),
+    role: Role::Linter,
+    quirks: Quirks {
+        used_by_project: Some(LinterUse {
+            package: "oxlint",
+            config_files: &[".oxlintrc.json"],
+        }),
+        ready_after_refresh: true,
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+/// TypeScript/JavaScript: `biome lsp-proxy`, a linter.
+pub static BIOME: ServerSpec = ServerSpec {
+    id: "biome",
+    language: "TypeScript/JavaScript",
+    extensions: &[
+        ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".json", ".jsonc", ".vue",
+        ".astro", ".svelte", ".css", ".graphql", ".gql", ".html",
+    ],
+    command: "biome",
+    args: &["lsp-proxy"],
+    root: RootRule::Nearest {
+        markers: &[
+            "biome.json",
+            "biome.jsonc",
+            "package-lock.json",
+            "bun.lockb",
+            "bun.lock",
+            "pnpm-lock.yaml",
+            "yarn.lock",
+        ],
+        exclude: &[],
+    },
+    // The package is `@biomejs/biome`, not `biome`.
+    install: Install::Npm(&[NpmPackage {
+        name: "@biomejs/biome",
+        version: "2.6.8",
+    }]),
+    role: Role::Linter,
+    quirks: Quirks {
+        ready_after_progress: Some("Biome is scanning"),
+        private_env: &[("XDG_CACHE_HOME", "cache")],
+        used_by_project: Some(LinterUse {
+            package: "@biomejs/biome",
+            config_files: &["biome.json", "biome.jsonc"],
+        }),
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+/// Svelte: `svelteserver --stdio`.
+pub static SVELTE: ServerSpec = ServerSpec {
+    id: "svelte",
+    language: "Svelte",
+    extensions: &[".svelte"],
+    command: "svelteserver",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: JS_PROJECT,
+        exclude: &[],
+    },
+    install: Install::Npm(&[NpmPackage {
+        name: "svelte-language-server",
+        version: "0.18.4",
+    }]),
+    quirks: Quirks {
+        caches: TS_CACHE,
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+/// Astro: `astro-ls --stdio`.
+pub static ASTRO: ServerSpec = ServerSpec {
+    id: "astro",
+    language: "Astro",
+    extensions: &[".astro"],
+    command: "astro-ls",
+    args: &["--stdio"],
+    root: RootRule::Nearest {
+        markers: JS_PROJECT,
+        exclude: &[],
+    },
+    install: Install::Npm(&[
+        NpmPackage {
+            name: "@astrojs/language-server",
+            version: "2.17.1",
+        },
+        NpmPackage {
+            name: "typescript",
+            version: "5.9.3",
+        },
+    ]),
+    quirks: Quirks {
+        caches: TS_CACHE,
+        // The Astro server needs a TypeScript SDK directory.
+        init_options: Some(typescript_sdk),
+        publishes_twice: true,
+        ..Quirks::NONE
+    },
+    ..BASE
+};
+
+/// JSON: `vscode-json-language-server --stdio`.
+pub static JSON: ServerSpec = ServerSpec {
+    id: "json",
+    language: "JSON",
+    extensions: &[".json", ".jsonc"],
+    command: "vscode-json-language-server",
+    args: &["--stdio"],
+    install: Install::Npm(VSCODE_EXTRACTED),
+    init: r#"{"provideFormatter":true}"#,
+    ..BASE
+};
+
+/// CSS: `vscode-css-language-server --stdio`.
+pub static CSS: ServerSpec = ServerSpec {
+    id: "css",
+    language: "CSS",
+    extensions: &[".css", ".scss", ".less"],
+    command: "vscode-css-language-server",
+    args: &["--stdio"],
+    install: Install::Npm(VSCODE_EXTRACTED),
+    init: r#"{"provideFormatter":true}"#,
+    ..BASE
+};
+
+/// HTML: `vscode-html-language-server --stdio`.
+pub static HTML: ServerSpec = ServerSpec {
+    id: "html",
+    language: "HTML",
+    extensions: &[".html", ".htm"],
+    command: "vscode-html-language-server",
+    args: &["--stdio"],
+    install: Install::Npm(VSCODE_EXTRACTED),
+    init: r#"{"provideFormatter":true}"#,
+    ..BASE
+};
+
+/// typescript-language-server's options: the `tsserver.js` it runs (it needs
+/// a TypeScript that ships one; TypeScript 7 is the native port without it),
+/// and one tsserver, not two. By default (`useSyntaxServer: "auto"`) it runs
+/// a second, syntax-only tsserver and routes `definition`, `documentSymbol`
+/// and others there while the project loads, which answers `definition` on
+/// an import alias with the alias itself. With `"never"` every question goes
+/// to the one tsserver that loads the project, and waits for it: right at
+/// once, with no wait of sightline's own, and one process fewer.
+fn tsserver_path(spec: &ServerSpec, root: &Path, program: &Path) -> Result<Value, String> {
+    match find_tsserver(root, program) {
+        Some(tsserver) => Ok(json!({
+            "tsserver": { "path": tsserver, "useSyntaxServer": "never" },
+            "plugins": find_vue_plugin(root, program).map(|location| json!([{
+                "name": "@vue/typescript-plugin",
+                "location": location,
+                "languages": ["vue"],
+            }])).unwrap_or_else(|| json!([])),
+        })),
+        None => Err(format!(
+            "typescript-language-server needs TypeScript 5 or 6 (with tsserver.js); install it with `npm install typescript@5.9.3` in the project, or `{}`",
+            spec.install_command()
+        )),
+    }
+}
+
+/// The Astro server's options: the TypeScript SDK directory (the one holding
+/// `tsserver.js`), or none.
+fn typescript_sdk(_spec: &ServerSpec, root: &Path, program: &Path) -> Result<Value, String> {
+    Ok(match find_tsserver(root, program) {
+        Some(ts) => json!({ "typescript": { "tsdk": ts.parent() } }),
+        None => json!({}),
+    })
+}
+
+/// Finds a TypeScript with `tsserver.js` for typescript-language-server: the
+/// workspace's own `node_modules` first, then the one installed beside the
+/// server. TypeScript 7 (the native port) has no `tsserver.js` and is skipped.
+fn find_tsserver(root: &Path, server_bin: &Path) -> Option<PathBuf> {
+    let candidate = |nm: &Path| {
+        let p = nm.join("typescript").join("lib").join("tsserver.js");
+        p.is_file().then_some(p)
+    };
+    for dir in root.ancestors().filter(|d| crate::project::trusted_at(d)) {
+        if let Some(p) = candidate(&dir.join("node_modules")) {
+            return Some(p);
+        }
+    }
+    // `node_modules/.bin/x` links into `node_modules/<pkg>/...`: walk up from
+    // the real file to the `node_modules` directory that holds it.
+    let real = std::fs::canonicalize(server_bin).ok()?;
+    real.ancestors()
+        .filter(|d| d.file_name().is_some_and(|n| n == "node_modules"))
+        .find_map(candidate)
+}
+
+/// The directory whose `node_modules` holds `@vue/typescript-plugin`, for
+/// tsserver to load
+/// (hybrid mode, without which `.vue` files get no types): the project's
+/// `node_modules` first, then the one beside typescript-language-server
+/// (sightline installs the plugin with it), then the one beside a
+/// vue-language-server on PATH or installed by sightline (the plugin is
+/// its dependency).
+fn find_vue_plugin(root: &Path, server_bin: &Path) -> Option<PathBuf> {
+    let holds = |nm: &Path| {
+        nm.join("@vue")
+            .join("typescript-plugin")
+            .join("package.json")
+            .is_file()
+    };
+    let beside = |bin: &Path| {
+        let real = std::fs::canonicalize(bin).ok()?;
+        real.ancestors()
+            .filter(|d| d.file_name().is_some_and(|n| n == "node_modules"))
+            .find(|nm| holds(nm))
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+    };
+    // tsserver looks for a plugin in `<location>/node_modules`.
+    root.ancestors()
+        .filter(|d| crate::project::trusted_at(d) && holds(&d.join("node_modules")))
+        .map(Path::to_path_buf)
+        .next()
+        .or_else(|| beside(server_bin))
+        .or_else(|| beside(&which::which("vue-language-server").ok()?))
+        // The Vue server sightline installed (`sightline install vue`)
+        // brings the plugin as its dependency, whichever
+        // typescript-language-server is in use.
+        .or_else(|| beside(&crate::catalog::install::installed_bin(&VUE)))
+}
+
+/// vscode-eslint-language-server asks for its whole settings object and
+/// fails on `{}` ("The \"path\" argument must be of type string"): these are
+/// the VS Code extension's defaults, with the workspace folder it resolves
+/// paths against.
+fn eslint_settings(root: &Path) -> Value {
+    let name = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    json!({
+        "validate": "on",
+        "packageManager": "npm",
+        "useESLintClass": false,
+        "experimental": { "useFlatConfig": false },
+        "codeAction": {
+            "disableRuleComment": { "enable": true, "location": "separateLine" },
+            "showDocumentation": { "enable": true }
+        },
+        "codeActionOnSave": { "enable": false, "mode": "all" },
+        "format": false,
+        "quiet": false,
+        "onIgnoredFiles": "off",
+        "options": {},
+        "rulesCustomizations": [],
+        "run": "onType",
+        "problems": { "shortenToSingleLine": false },
+        "nodePath": null,
+        "workingDirectory": { "mode": "location" },
+        "workspaceFolder": {
+            "uri": sightline_lsp::uri::path_to_uri_string(root).unwrap_or_default(),
+            "name": name
+        }
+    })
+}

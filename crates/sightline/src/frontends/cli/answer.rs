@@ -1,0 +1,390 @@
+//! Answering the questions on the command line: one command, or one per
+//! stdin line in `batch`, each rendered as text or JSON with its exit status.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::frontends::cli::terminal::print_out;
+use crate::frontends::cli::{
+    Command, EXIT_FAILED, EXIT_FINDINGS, EXIT_OK, absolute, parse_position,
+};
+use crate::frontends::mcp::tool_name::ToolName;
+use crate::render;
+
+/// One answer, rendered, with its exit status.
+pub struct Rendered {
+    /// What goes to stdout.
+    pub text: String,
+    /// The exit status.
+    pub status: i32,
+}
+
+pub(super) fn failed(e: &ToolError, json: bool) -> Rendered {
+    Rendered {
+        text: if json {
+            format!("{}\n", render::error_json(e))
+        } else {
+            render::error_text(e)
+        },
+        status: EXIT_FAILED,
+    }
+}
+
+/// The command's name, as typed (for `internal error in <command>`).
+pub(super) fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::Diagnostics { .. } => "diagnostics",
+        Command::Definition { .. } => "definition",
+        Command::References { .. } => "references",
+        Command::Hover { .. } => "hover",
+        Command::Symbols { .. } => "symbols",
+        Command::WorkspaceSymbols { .. } => "workspace-symbols",
+        Command::Implementation { .. } => "implementation",
+        Command::Calls { .. } => "calls",
+        Command::Restart { .. } => "restart",
+        Command::Check { .. } => "check",
+        Command::Batch => "batch",
+        Command::Servers => "servers",
+        Command::Install { .. } => "install",
+        Command::Config => "config",
+        Command::Schema => "schema",
+        Command::Trust { .. } => "trust",
+        Command::Format { .. } => "format",
+        Command::Formatters { .. } => "formatters",
+        Command::Read { .. } => "read",
+        Command::Write { .. } => "write",
+        Command::Edit { .. } => "edit",
+        Command::ApplyPatch => "apply-patch",
+        Command::Rename { .. } => "rename",
+        Command::CodeActions { .. } => "code-actions",
+        Command::ApplyCodeAction { .. } => "apply-code-action",
+        Command::OrganizeImports { .. } => "organize-imports",
+        Command::Mcp { .. } => "mcp",
+        Command::Daemon { .. } => "daemon",
+    }
+}
+
+/// Answers one command; a panic inside it becomes an `error:` answer with
+/// the failure status, never a crash.
+pub async fn answer(engine: &Engine, command: &Command, json: bool) -> Rendered {
+    let work = async { Ok(answer_inner(engine, command, json).await) };
+    match crate::error::caught(command_name(command), work).await {
+        Ok(r) => r,
+        Err(e) => failed(&e, json),
+    }
+}
+
+async fn answer_inner(engine: &Engine, command: &Command, json: bool) -> Rendered {
+    let fail = |e: ToolError| failed(&e, json);
+    match command {
+        Command::Diagnostics { file } => match engine.diagnostics(&absolute(file)).await {
+            Ok(d) => Rendered {
+                text: if json {
+                    format!("{}\n", render::diagnostics_json(&d))
+                } else {
+                    render::diagnostics_text(&d)
+                },
+                status: if d.has_errors() {
+                    EXIT_FINDINGS
+                } else {
+                    EXIT_OK
+                },
+            },
+            Err(e) => fail(e),
+        },
+        Command::Definition { position, .. } | Command::References { position, .. } => {
+            let (file, line, col) = match parse_position(position) {
+                Ok(p) => p,
+                Err(e) => return fail(e),
+            };
+            let file = absolute(&file);
+            let result = match command {
+                Command::References {
+                    include_declaration,
+                    ..
+                } => {
+                    engine
+                        .references(&file, line, col, *include_declaration)
+                        .await
+                }
+                _ => engine.definition(&file, line, col).await,
+            };
+            match result {
+                Ok(l) => Rendered {
+                    text: if json {
+                        format!("{}\n", render::locations_json(&l))
+                    } else {
+                        render::locations_text(&l)
+                    },
+                    status: EXIT_OK,
+                },
+                Err(e) => fail(e),
+            }
+        }
+        _ => fail(ToolError::bad_input(
+            "only diagnostics, definition and references can be asked in batch",
+        )),
+    }
+}
+
+/// The `file`, `line` and `column` (or `symbol`) arguments of a position:
+/// `FILE:LINE:COL`, or `FILE:LINE` with `--symbol`.
+pub(super) fn position_args(
+    position: &str,
+    symbol: Option<&String>,
+) -> Result<serde_json::Map<String, serde_json::Value>, ToolError> {
+    use serde_json::json;
+    let mut args = serde_json::Map::new();
+    match symbol {
+        Some(name) => {
+            let bad = || {
+                ToolError::bad_input(format!(
+                    "expected FILE:LINE with --symbol, got `{position}`"
+                ))
+            };
+            let (file, line) = position.rsplit_once(':').ok_or_else(bad)?;
+            if file.is_empty() {
+                return Err(bad());
+            }
+            let line: usize = line.trim().parse().map_err(|_| {
+                ToolError::bad_input(format!("line must be a number, got `{line}`"))
+            })?;
+            args.insert("file".into(), json!(absolute(std::path::Path::new(file))));
+            args.insert("line".into(), json!(line));
+            args.insert("symbol".into(), json!(name));
+        }
+        None => {
+            let (file, line, column) = parse_position(position)?;
+            args.insert("file".into(), json!(absolute(&file)));
+            args.insert("line".into(), json!(line));
+            args.insert("column".into(), json!(column));
+        }
+    }
+    Ok(args)
+}
+
+/// The MCP tool and arguments of a command that mirrors a tool, or `None`
+/// for every other command.
+pub(super) fn as_tool_call(
+    command: &Command,
+) -> Option<Result<(&'static str, serde_json::Value), ToolError>> {
+    use serde_json::{Value, json};
+    let lsp = |operation: &str, position: &str, symbol: Option<&String>| {
+        position_args(position, symbol).map(|mut a| {
+            a.insert("operation".into(), json!(operation));
+            (ToolName::Lsp.name(), Value::Object(a))
+        })
+    };
+    Some(match command {
+        Command::Diagnostics { file } => Ok((
+            ToolName::Diagnostics.name(),
+            json!({ "file": absolute(file) }),
+        )),
+        Command::Definition { position, symbol } => position_args(position, symbol.as_ref())
+            .map(|a| (ToolName::Definition.name(), Value::Object(a))),
+        Command::References {
+            position,
+            include_declaration,
+            symbol,
+        } => position_args(position, symbol.as_ref()).map(|mut a| {
+            a.insert("include_declaration".into(), json!(include_declaration));
+            (ToolName::References.name(), Value::Object(a))
+        }),
+        Command::Hover { position, symbol } => lsp("hover", position, symbol.as_ref()),
+        Command::Implementation { position, symbol } => {
+            lsp("goToImplementation", position, symbol.as_ref())
+        }
+        Command::Calls {
+            direction,
+            position,
+            symbol,
+        } => lsp(
+            if direction == "in" {
+                "incomingCalls"
+            } else {
+                "outgoingCalls"
+            },
+            position,
+            symbol.as_ref(),
+        ),
+        Command::Symbols { file } => Ok((
+            ToolName::Lsp.name(),
+            json!({ "operation": "documentSymbol", "file": absolute(file) }),
+        )),
+        Command::WorkspaceSymbols { query, file } => {
+            let mut a = json!({ "operation": "workspaceSymbol", "query": query });
+            if let Some(f) = file {
+                a["file"] = json!(absolute(f));
+            }
+            Ok((ToolName::Lsp.name(), a))
+        }
+        Command::Restart { server } => Ok((ToolName::Restart.name(), json!({ "server": server }))),
+        Command::Check { dir } => Ok((
+            ToolName::Check.name(),
+            json!({ "path": dir.as_ref().map(|d| absolute(d)) }),
+        )),
+        _ => return None,
+    })
+}
+
+/// Whether a command is answered through the MCP face in process (its
+/// text is the tool's): every tool-mirroring command but the three with
+/// their own JSON, which take this path only with `--symbol`.
+pub(super) fn through_face(command: &Command) -> bool {
+    match command {
+        Command::Diagnostics { .. } => false,
+        Command::Definition { symbol, .. } | Command::References { symbol, .. } => symbol.is_some(),
+        other => as_tool_call(other).is_some(),
+    }
+}
+
+/// Prints a tool's answer: its text (with `--json`, its JSON) with status
+/// 0, or 1 for diagnostics that list an error; or its error with 2.
+pub(super) fn print_tool_answer(
+    answer: Result<crate::frontends::mcp::Answered, ToolError>,
+    json: bool,
+) -> i32 {
+    match answer {
+        Ok(a) => {
+            let status = if a.errors { EXIT_FINDINGS } else { EXIT_OK };
+            match a.json {
+                Some(value) if json => print_out(&format!("{value}\n"), status),
+                _ if json => print_out(
+                    &format!("{}\n", serde_json::json!({ "text": a.text })),
+                    status,
+                ),
+                _ => print_out(&a.text, status),
+            }
+        }
+        Err(e) => {
+            let r = failed(&e, json);
+            print_out(&r.text, r.status)
+        }
+    }
+}
+
+/// Asks one question of the daemon and prints the answer with the same
+/// text (or `--json`), and exit status as in process; `None` (nothing
+/// printed) when the running daemon has other settings than this process.
+pub(super) async fn through_daemon(
+    hello: &crate::frontends::daemon::Hello,
+    tool: &str,
+    args: serde_json::Value,
+    json: bool,
+) -> Option<i32> {
+    let spinner = crate::frontends::cli::Spinner::default();
+    let answer =
+        crate::frontends::daemon::bridge::call_tool(hello, true, tool, args, json, &spinner).await;
+    let status = |a: &crate::frontends::daemon::bridge::ToolAnswer| {
+        if a.is_error {
+            EXIT_FAILED
+        } else if a.errors {
+            EXIT_FINDINGS
+        } else {
+            EXIT_OK
+        }
+    };
+    Some(match answer {
+        Ok(Some(a)) if json => {
+            let value = a
+                .json
+                .clone()
+                .unwrap_or_else(|| serde_json::json!({ "text": a.text }));
+            print_out(&format!("{value}\n"), status(&a))
+        }
+        Ok(Some(a)) if a.is_error => print_out(&format!("{}\n", a.text.trim_end()), EXIT_FAILED),
+        Ok(Some(a)) => print_out(&a.text, status(&a)),
+        Ok(None) => print_out("error: no daemon answered\n", EXIT_FAILED),
+        // A daemon with other settings: this call answers in process.
+        Err(crate::frontends::daemon::DaemonError::OtherSettings) => return None,
+        Err(e) if json => print_out(
+            &format!(
+                "{}\n",
+                serde_json::json!({ "error": { "kind": "unavailable", "message": e.to_string() } })
+            ),
+            EXIT_FAILED,
+        ),
+        Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
+    })
+}
+
+/// Reads commands from stdin until EOF, answering each in turn.
+pub async fn batch(engine: &std::sync::Arc<Engine>, json: bool) -> i32 {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut worst = EXIT_OK;
+    while let Some(line) = rx.recv().await {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let (verb, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim().to_owned();
+        let command = match verb {
+            "diagnostics" => Some(Command::Diagnostics {
+                file: PathBuf::from(rest),
+            }),
+            "definition" => Some(Command::Definition {
+                position: rest,
+                symbol: None,
+            }),
+            "references" => Some(Command::References {
+                position: rest,
+                include_declaration: false,
+                symbol: None,
+            }),
+            "servers" => Some(Command::Servers),
+            _ => None,
+        };
+        let rendered = match command {
+            // In a long-lived session, `servers` shows the running ones.
+            Some(Command::Servers) => {
+                let here = std::env::current_dir().unwrap_or_default();
+                let (text, status) =
+                    crate::frontends::cli::admin::run(engine, &Command::Servers, &here, json).await;
+                Rendered { text, status }
+            }
+            // Each question under its own file's project configuration.
+            Some(c) => {
+                let here = std::env::current_dir().unwrap_or_default();
+                match c.path(&here).map(|p| engine.for_path(&p)) {
+                    Some(Err(e)) => failed(&e, json),
+                    Some(Ok(engine)) => answer(&engine, &c, json).await,
+                    None => answer(engine, &c, json).await,
+                }
+            }
+            None => {
+                let e = ToolError::bad_input(format!(
+                    "unknown command `{verb}`; use diagnostics, definition, references or servers"
+                ));
+                Rendered {
+                    text: if json {
+                        format!("{}\n", render::error_json(&e))
+                    } else {
+                        render::error_text(&e)
+                    },
+                    status: EXIT_FAILED,
+                }
+            }
+        };
+        worst = worst.max(rendered.status);
+        let mut out = std::io::stdout().lock();
+        let sep = if json { "" } else { "\n" };
+        if write!(out, "{}{sep}", rendered.text)
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            break;
+        }
+    }
+    worst
+}

@@ -1,0 +1,309 @@
+//! The commands of the command line and their arguments, as clap reads
+//! them; `--help` of each comes from these doc comments.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the errors and warnings of FILE as it is on disk now.
+    Diagnostics {
+        /// The file to check.
+        file: PathBuf,
+    },
+    /// Print where the symbol at FILE:LINE:COL is defined (1-based line and character column).
+    Definition {
+        /// The position, as FILE:LINE:COL with the column on the symbol itself
+        /// (or FILE:LINE with --symbol).
+        position: String,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+    },
+    /// Print every use of the symbol at FILE:LINE:COL across the workspace.
+    References {
+        /// The position, as FILE:LINE:COL with the column on the symbol itself
+        /// (or FILE:LINE with --symbol).
+        position: String,
+        /// Also list the declaration itself.
+        #[arg(long)]
+        include_declaration: bool,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+    },
+    /// Print the type and documentation of the symbol at FILE:LINE:COL.
+    Hover {
+        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        position: String,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+    },
+    /// Print the outline of FILE: its symbols, nested, with line ranges.
+    Symbols {
+        /// The file.
+        file: PathBuf,
+    },
+    /// Print the symbols of the workspace whose names match QUERY.
+    WorkspaceSymbols {
+        /// A name or part of one.
+        query: String,
+        /// A file of the workspace, to pick its servers (default: every
+        /// running server).
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
+    /// Print where the symbol at FILE:LINE:COL is implemented (an interface's
+    /// or an abstract method's concrete versions).
+    Implementation {
+        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        position: String,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+    },
+    /// Print the calls into (`in`) or out of (`out`) the function at
+    /// FILE:LINE:COL.
+    Calls {
+        /// `in`: who calls it; `out`: what it calls.
+        #[arg(value_parser = ["in", "out"])]
+        direction: String,
+        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        position: String,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+    },
+    /// Print the errors of every file under DIR (default: --root, or the
+    /// current directory) that a server handles: `N errors in M files`
+    /// first, then the files by error count. Exits 1 when there are errors.
+    Check {
+        /// The directory.
+        dir: Option<PathBuf>,
+    },
+    /// Restart the running language servers (all, or SERVER; under --root
+    /// when given) and wait until each is ready again: after a change the
+    /// server did not pick up, or to free its memory. Useful with the
+    /// shared daemon, where servers outlive a command.
+    Restart {
+        /// The server id, as `sightline servers` lists it (default: every
+        /// running server).
+        server: Option<String>,
+    },
+    /// Answer many questions with warm servers: one command per stdin line
+    /// (`diagnostics FILE`, `definition FILE:LINE:COL`, `references FILE:LINE:COL`,
+    /// `servers`),
+    /// each answer followed by an empty line (one JSON line with --json).
+    Batch,
+    /// List every language server: id, extensions and state (installed with
+    /// path and version, missing with the install command, off, running,
+    /// broken).
+    Servers,
+    /// Install a server (npm, PyPI or toolchain, at its pinned version) into
+    /// sightline's data directory.
+    Install {
+        /// The server id, as `sightline servers` lists it.
+        id: String,
+    },
+    /// Print the effective configuration, each value with the file and line
+    /// it came from.
+    Config,
+    /// Print the JSON Schema of configuration files.
+    Schema,
+    /// Trust the project in DIR (default: --root or the current directory),
+    /// so that the commands its sightline.json names may run.
+    Trust {
+        /// The directory (default: --root or the current directory).
+        dir: Option<PathBuf>,
+        /// Stop trusting it.
+        #[arg(long)]
+        revoke: bool,
+    },
+    /// Run the formatters that are on for each FILE.
+    Format {
+        /// The files to format.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// List the formatters for FILE: whether each is on, and why.
+    Formatters {
+        /// The file the formatters would format.
+        file: PathBuf,
+    },
+    /// Print FILE with numbered lines (the numbers the other commands take).
+    Read {
+        /// The file to print.
+        file: PathBuf,
+        /// The first line to print (1-based).
+        #[arg(long)]
+        offset: Option<usize>,
+        /// How many lines to print (default 2000).
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Replace (or create) FILE with the text on stdin, format it, and print
+    /// the errors it now has.
+    Write {
+        /// The file to write.
+        file: PathBuf,
+    },
+    /// Replace OLD with NEW in FILE, format it, and print the errors it now has.
+    Edit {
+        /// The file to edit.
+        file: PathBuf,
+        /// The text to replace.
+        #[arg(long)]
+        old: String,
+        /// The text to put in its place.
+        #[arg(long)]
+        new: String,
+        /// Replace every occurrence (otherwise OLD must occur once).
+        #[arg(long)]
+        replace_all: bool,
+        /// Format only the lines the edit touched.
+        #[arg(long)]
+        format_range: bool,
+    },
+    /// Rename the symbol at FILE:LINE:COL to NEW_NAME in every file the
+    /// server knows uses it (all files or none), format them, and print the
+    /// errors they now have; --dry-run prints the changed lines instead.
+    Rename {
+        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        position: String,
+        /// The new name.
+        new_name: String,
+        /// The symbol's name on the line, in place of the column.
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+        /// Only print what would change.
+        #[arg(long)]
+        dry_run: bool,
+        /// Apply changes the server marks as needing confirmation.
+        #[arg(long)]
+        confirm: bool,
+    },
+    /// List the code actions (quick fixes, refactorings, source actions)
+    /// the server offers for FILE:LINE or FILE:LINE-END, numbered.
+    CodeActions {
+        /// The lines, as FILE:LINE or FILE:LINE-END.
+        lines: String,
+        /// Only actions of this kind (quickfix, refactor.extract, ...).
+        #[arg(long)]
+        kind: Option<String>,
+    },
+    /// Apply one code action for FILE:LINE[-END], by its number in the
+    /// `code-actions` list or its title (all files or none), and print the
+    /// errors the changed files now have.
+    ApplyCodeAction {
+        /// The lines, as FILE:LINE or FILE:LINE-END (as given to `code-actions`).
+        lines: String,
+        /// The action's number in the list.
+        #[arg(long, conflicts_with = "title", required_unless_present = "title")]
+        index: Option<usize>,
+        /// The action's title, exactly.
+        #[arg(long)]
+        title: Option<String>,
+        /// Only print what would change.
+        #[arg(long)]
+        dry_run: bool,
+        /// Apply changes the server marks as needing confirmation.
+        #[arg(long)]
+        confirm: bool,
+    },
+    /// Sort FILE's imports and drop the unused ones, as its server does.
+    OrganizeImports {
+        /// The file.
+        file: PathBuf,
+        /// Only print what would change.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Apply the `*** Begin Patch` patch on stdin (all of it or nothing), format
+    /// the changed files, and print their errors.
+    ApplyPatch,
+    /// Serve the tools over the Model Context Protocol on stdin/stdout
+    /// (lsp_diagnostics, lsp_definition, lsp_references, lsp, lsp_check and lsp_restart). The workspace
+    /// is --root, or else the current directory; files under other project
+    /// roots are still served, each under its own root. Ends when stdin closes.
+    Mcp {
+        /// Also serve the edit tools: read, write, edit, apply_patch, rename,
+        /// code_actions, apply_code_action and organize_imports.
+        #[arg(long)]
+        edit_tools: bool,
+        /// Bridge to the shared daemon (started when none runs), so that
+        /// sessions on one root share their servers. This is the default;
+        /// `--no-daemon` starts servers in this process instead.
+        #[arg(long, hide = true)]
+        daemon: bool,
+    },
+    /// Run the shared daemon in the foreground (`sightline mcp --daemon`
+    /// starts it when none runs), or ask the running one for its status or
+    /// to stop.
+    Daemon {
+        #[command(subcommand)]
+        /// What to ask the running daemon; without it, run the daemon.
+        action: Option<DaemonAction>,
+        /// A pipe the daemon writes one byte to once it listens (given by
+        /// the client that starts it): a descriptor on Unix, an inherited
+        /// handle on Windows.
+        #[arg(long, hide = true)]
+        ready_fd: Option<i64>,
+    },
+}
+
+/// What to ask the running daemon.
+#[derive(Debug, Subcommand)]
+pub enum DaemonAction {
+    /// Its pid, uptime and clients, and each running server with its root,
+    /// pid, resident memory and idle time.
+    Status,
+    /// Stop it and every server it runs.
+    Stop,
+}
+
+impl Command {
+    /// The file or directory the command is about, absolute, when its
+    /// arguments name one: its answers use that place's project
+    /// configuration (`Engine::for_path`). `servers` and `config` are
+    /// about the working directory `here`.
+    pub(super) fn path(&self, here: &std::path::Path) -> Option<PathBuf> {
+        let of_position = |spec: &str| {
+            // FILE:LINE:COL, or FILE:LINE[-END] for the code actions.
+            crate::frontends::cli::parse_position(spec)
+                .map(|(f, _, _)| f)
+                .ok()
+                .or_else(|| spec.rsplit_once(':').map(|(f, _)| PathBuf::from(f)))
+        };
+        let path = match self {
+            Command::Diagnostics { file }
+            | Command::Symbols { file }
+            | Command::Formatters { file }
+            | Command::Read { file, .. }
+            | Command::Write { file, .. }
+            | Command::Edit { file, .. }
+            | Command::OrganizeImports { file, .. } => Some(file.clone()),
+            Command::WorkspaceSymbols { file, .. } => file.clone(),
+            Command::Definition { position, .. }
+            | Command::References { position, .. }
+            | Command::Hover { position, .. }
+            | Command::Implementation { position, .. }
+            | Command::Calls { position, .. }
+            | Command::Rename { position, .. } => of_position(position),
+            Command::CodeActions { lines, .. } | Command::ApplyCodeAction { lines, .. } => {
+                of_position(lines)
+            }
+            Command::Format { files } => files.first().cloned(),
+            Command::Check { dir } => dir.clone().or_else(|| Some(here.to_owned())),
+            Command::Servers | Command::Config => Some(here.to_owned()),
+            _ => None,
+        }?;
+        Some(if path.is_absolute() {
+            path
+        } else {
+            here.join(path)
+        })
+    }
+}

@@ -1,0 +1,485 @@
+//! Running one well-formed tool call against the engine and rendering its
+//! text: the arguments are parsed by their schema type, a `symbol` becomes
+//! its column, and `lsp` picks its question by `operation`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::JsonObject;
+use serde_json::Value;
+
+use crate::answer::ItemsKind;
+use crate::error::ToolError;
+use crate::frontends::mcp::McpServer;
+use crate::frontends::mcp::tool_name::ToolName;
+use crate::frontends::mcp::tools::{
+    ApplyActionArgs, CheckArgs, CheckpointArgs, CodeActionsArgs, DiagnosticsArgs, EditArgs,
+    LspArgs, Operation, OrganizeArgs, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs,
+    RenameArgs, RestartArgs, WriteArgs,
+};
+use crate::render;
+
+fn parse<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    args: Option<JsonObject>,
+) -> Result<T, ErrorData> {
+    serde_json::from_value(Value::Object(args.unwrap_or_default()))
+        .map_err(|e| ErrorData::invalid_params(format!("{tool}: {e}"), None))
+}
+
+/// A tool's answer: its text, and with `json` asked, the JSON the CLI's
+/// `--json` prints for it (the tool result's structured content).
+pub struct Answered {
+    /// The tool's text.
+    pub text: String,
+    /// The CLI's JSON of it, when asked for.
+    pub json: Option<Value>,
+    /// Whether the answer lists an error diagnostic (the CLI's exit status).
+    pub errors: bool,
+}
+
+impl Answered {
+    fn text(text: String, json: bool) -> Answered {
+        Answered {
+            json: json.then(|| serde_json::json!({ "text": text })),
+            text,
+            errors: false,
+        }
+    }
+
+    fn locations(l: &crate::answer::Locations, json: bool) -> Answered {
+        Answered {
+            text: render::locations_text(l),
+            json: json.then(|| render::locations_json(l)),
+            errors: false,
+        }
+    }
+}
+
+impl McpServer {
+    /// The position of a call: `column`, or the column of `symbol` on the line.
+    fn column(
+        &self,
+        file: &std::path::Path,
+        line: usize,
+        column: Option<usize>,
+        symbol: Option<&str>,
+    ) -> Result<usize, ToolError> {
+        match (column, symbol) {
+            (Some(c), _) => Ok(c),
+            (None, Some(s)) => self.engine.symbol_column(file, line, s),
+            (None, None) => Err(ToolError::bad_input(
+                "give `column` (1-based, on the symbol) or `symbol` (its name on the line)",
+            )),
+        }
+    }
+
+    /// Runs one well-formed call and renders its text (and with `json`,
+    /// its JSON), with the engine of the project configuration of the file
+    /// or directory it names (`Engine::for_path`).
+    pub(super) async fn run(
+        &self,
+        tool: &str,
+        args: Option<JsonObject>,
+        json: bool,
+    ) -> Result<Result<Answered, ToolError>, ErrorData> {
+        let Some(path) = args.as_ref().and_then(|a| self.path_of(a)) else {
+            return self.run_in(tool, args, json).await;
+        };
+        match self.engine.for_path(&path) {
+            Ok(engine) if Arc::ptr_eq(&engine, &self.engine) => self.run_in(tool, args, json).await,
+            Ok(engine) => {
+                let face = McpServer {
+                    engine,
+                    ..self.clone()
+                };
+                Box::pin(face.run_in(tool, args, json)).await
+            }
+            Err(e) => Ok(Err(e)),
+        }
+    }
+
+    /// The absolute file or directory a call names: `file`, `path`, or the
+    /// first file of a patch; relative ones start at the workspace root.
+    fn path_of(&self, args: &JsonObject) -> Option<PathBuf> {
+        let named = ["file", "path"]
+            .iter()
+            .find_map(|k| args.get(*k).and_then(Value::as_str).map(str::to_owned))
+            .or_else(|| {
+                let patch = args.get("patch").and_then(Value::as_str)?;
+                patch.lines().find_map(|l| {
+                    ["*** Add File: ", "*** Delete File: ", "*** Update File: "]
+                        .iter()
+                        .find_map(|p| l.trim().strip_prefix(p))
+                        .map(str::to_owned)
+                })
+            })?;
+        let path = PathBuf::from(named.trim());
+        if path.is_absolute() {
+            Some(path)
+        } else {
+            self.engine.workspace_root().map(|r| r.join(path))
+        }
+    }
+
+    async fn run_in(
+        &self,
+        tool: &str,
+        args: Option<JsonObject>,
+        json: bool,
+    ) -> Result<Result<Answered, ToolError>, ErrorData> {
+        let engine = &self.engine;
+        let text = |r: Result<String, ToolError>| r.map(|t| Answered::text(t, json));
+        Ok(match ToolName::from_name(tool) {
+            Some(ToolName::Diagnostics) => {
+                let a: DiagnosticsArgs = parse(tool, args)?;
+                match (a.file.map(PathBuf::from), a.since) {
+                    (file, Some(name)) => self.since(&name, file.as_deref(), json).await,
+                    (Some(file), None) => engine.diagnostics(&file).await.map(|d| Answered {
+                        text: render::diagnostics_text(&d),
+                        json: json.then(|| render::diagnostics_json(&d)),
+                        errors: d.has_errors(),
+                    }),
+                    (None, None) => Err(ToolError::bad_input(
+                        "give `file` (an absolute path), or `since` (a checkpoint)",
+                    )),
+                }
+            }
+            Some(ToolName::Checkpoint) => {
+                let a: CheckpointArgs = parse(tool, args)?;
+                match engine
+                    .checkpoint(a.path.map(PathBuf::from).as_deref())
+                    .await
+                {
+                    Ok((cp, summary)) => {
+                        let name = self.keep(cp);
+                        Ok(Answered::text(
+                            format!("checkpoint {name}: {summary}\n"),
+                            json,
+                        ))
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Some(ToolName::Definition) => {
+                let a: PositionArgs = parse(tool, args)?;
+                let file = PathBuf::from(a.file);
+                match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
+                    Ok(col) => engine
+                        .definition(&file, a.line, col)
+                        .await
+                        .map(|l| Answered::locations(&l, json)),
+                    Err(e) => Err(e),
+                }
+            }
+            Some(ToolName::References) => {
+                let a: ReferencesArgs = parse(tool, args)?;
+                let file = PathBuf::from(a.file);
+                match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
+                    Ok(col) => engine
+                        .references(&file, a.line, col, a.include_declaration.unwrap_or(false))
+                        .await
+                        .map(|l| Answered::locations(&l, json)),
+                    Err(e) => Err(e),
+                }
+            }
+            Some(ToolName::Lsp) => {
+                let a: LspArgs = parse(tool, args)?;
+                text(self.lsp(a).await)
+            }
+            Some(ToolName::Check) => {
+                let a: CheckArgs = parse(tool, args)?;
+                match a.since {
+                    Some(name) => {
+                        self.since(&name, a.path.as_deref().map(std::path::Path::new), json)
+                            .await
+                    }
+                    None => engine
+                        .check(a.path.map(PathBuf::from).as_deref())
+                        .await
+                        .map(|c| {
+                            let mut a = Answered::text(c.text(), json);
+                            a.errors = c.errors() > 0;
+                            a
+                        }),
+                }
+            }
+            Some(ToolName::Restart) => {
+                let a: RestartArgs = parse(tool, args)?;
+                let root = a
+                    .root
+                    .map(PathBuf::from)
+                    .or_else(|| engine.workspace_root().map(ToOwned::to_owned));
+                text(engine.restart(a.server.as_deref(), root.as_deref()).await)
+            }
+            Some(ToolName::Read) if self.edit_tools => {
+                let a: ReadArgs = parse(tool, args)?;
+                let file = PathBuf::from(a.file);
+                let read = engine.read(&file, a.offset, a.limit);
+                if read.is_ok() {
+                    let engine = self.engine.clone();
+                    tokio::spawn(async move { engine.warm(&file).await });
+                }
+                text(read)
+            }
+            Some(ToolName::Write) if self.edit_tools => {
+                let a: WriteArgs = parse(tool, args)?;
+                text(
+                    engine
+                        .write(&PathBuf::from(a.file), &a.content)
+                        .await
+                        .map(|r| self.edited(r)),
+                )
+            }
+            Some(ToolName::Edit) if self.edit_tools => {
+                let a: EditArgs = parse(tool, args)?;
+                let range = a.format_range.unwrap_or(engine.config().format_range);
+                text(
+                    engine
+                        .edit_with(
+                            &PathBuf::from(a.file),
+                            &a.old,
+                            &a.new,
+                            a.replace_all.unwrap_or(false),
+                            range,
+                        )
+                        .await
+                        .map(|r| self.edited(r)),
+                )
+            }
+            Some(ToolName::Rename) if self.edit_tools => {
+                let a: RenameArgs = parse(tool, args)?;
+                let file = PathBuf::from(a.file);
+                match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
+                    Ok(col) => self.refactored(
+                        engine
+                            .rename(
+                                &file,
+                                a.line,
+                                col,
+                                &a.new_name,
+                                a.dry_run.unwrap_or(false),
+                                a.confirm.unwrap_or(false),
+                            )
+                            .await,
+                        json,
+                    ),
+                    Err(e) => Err(e),
+                }
+            }
+            Some(ToolName::CodeActions) if self.edit_tools => {
+                let a: CodeActionsArgs = parse(tool, args)?;
+                self.refactored(
+                    engine
+                        .code_actions(
+                            &PathBuf::from(a.file),
+                            a.line,
+                            a.end_line,
+                            a.kind.as_deref(),
+                        )
+                        .await,
+                    json,
+                )
+            }
+            Some(ToolName::ApplyCodeAction) if self.edit_tools => {
+                let a: ApplyActionArgs = parse(tool, args)?;
+                let pick = match (a.index, a.title) {
+                    (Some(i), None) => Ok(crate::edit::refactor::Pick::Index(i)),
+                    (None, Some(t)) => Ok(crate::edit::refactor::Pick::Title(t)),
+                    _ => Err(ToolError::bad_input(
+                        "give either `index` or `title` of the action",
+                    )),
+                };
+                match pick {
+                    Ok(pick) => self.refactored(
+                        engine
+                            .apply_code_action(
+                                &PathBuf::from(a.file),
+                                a.line,
+                                a.end_line,
+                                pick,
+                                a.dry_run.unwrap_or(false),
+                                a.confirm.unwrap_or(false),
+                            )
+                            .await,
+                        json,
+                    ),
+                    Err(e) => Err(e),
+                }
+            }
+            Some(ToolName::OrganizeImports) if self.edit_tools => {
+                let a: OrganizeArgs = parse(tool, args)?;
+                self.refactored(
+                    engine
+                        .organize_imports(&PathBuf::from(a.file), a.dry_run.unwrap_or(false))
+                        .await,
+                    json,
+                )
+            }
+            Some(ToolName::ApplyPatch) if self.edit_tools => {
+                let a: PatchArgs = parse(tool, args)?;
+                text(engine.apply_patch(&a.patch).await.map(|r| self.edited(r)))
+            }
+            _ => {
+                let served: Vec<&str> = ToolName::ALL
+                    .iter()
+                    .filter(|t| !t.is_edit_tool())
+                    .map(|t| t.name())
+                    .collect();
+                let (last, rest) = served.split_last().unwrap_or((&"", &[]));
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "unknown tool `{tool}`; the tools are {} and {last}",
+                        rest.join(", ")
+                    ),
+                    None,
+                ));
+            }
+        })
+    }
+
+    async fn lsp(&self, a: LspArgs) -> Result<String, ToolError> {
+        let engine = &self.engine;
+        let need_file = || {
+            a.file.as_ref().map(PathBuf::from).ok_or_else(|| {
+                ToolError::bad_input(
+                    format!("{:?} needs `file` (an absolute path)", a.operation).replace('"', ""),
+                )
+            })
+        };
+        let position = || -> Result<(PathBuf, usize, usize), ToolError> {
+            let file = need_file()?;
+            let line = a
+                .line
+                .ok_or_else(|| ToolError::bad_input("this operation needs `line` (1-based)"))?;
+            let col = self.column(&file, line, a.column, a.symbol.as_deref())?;
+            Ok((file, line, col))
+        };
+        match a.operation {
+            Operation::GoToDefinition => {
+                let (f, l, c) = position()?;
+                engine
+                    .definition(&f, l, c)
+                    .await
+                    .map(|r| render::locations_text(&r))
+            }
+            Operation::FindReferences => {
+                let (f, l, c) = position()?;
+                engine
+                    .references(&f, l, c, false)
+                    .await
+                    .map(|r| render::locations_text(&r))
+            }
+            Operation::GoToImplementation => {
+                let (f, l, c) = position()?;
+                engine
+                    .implementation(&f, l, c)
+                    .await
+                    .map(|r| render::locations_text(&r))
+            }
+            Operation::Hover => {
+                let (f, l, c) = position()?;
+                engine.hover(&f, l, c).await.map(|h| render::hover_text(&h))
+            }
+            Operation::DocumentSymbol => {
+                let f = need_file()?;
+                engine
+                    .document_symbols(&f)
+                    .await
+                    .map(|i| render::items_text(&i))
+            }
+            Operation::WorkspaceSymbol => {
+                let query = a.query.clone().ok_or_else(|| {
+                    ToolError::bad_input("workspaceSymbol needs `query` (a name or part of one)")
+                })?;
+                let file = a.file.as_ref().map(PathBuf::from);
+                engine
+                    .workspace_symbols(&query, file.as_deref())
+                    .await
+                    .map(|i| render::items_text(&i))
+            }
+            op @ (Operation::PrepareCallHierarchy
+            | Operation::IncomingCalls
+            | Operation::OutgoingCalls) => {
+                let (f, l, c) = position()?;
+                let kind = match op {
+                    Operation::IncomingCalls => ItemsKind::IncomingCalls,
+                    Operation::OutgoingCalls => ItemsKind::OutgoingCalls,
+                    _ => ItemsKind::CallItems,
+                };
+                engine
+                    .call_hierarchy(&f, l, c, kind)
+                    .await
+                    .map(|i| render::items_text(&i))
+            }
+        }
+    }
+}
+
+/// A refactoring's answer as a tool answer: `errors` when a changed file
+/// has errors.
+impl McpServer {
+    /// Keeps a checkpoint for this session and returns its name.
+    fn keep(&self, cp: crate::edit::checkpoint::Checkpoint) -> String {
+        self.checkpoints
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .add(cp)
+    }
+
+    /// What changed since the checkpoint `name`, in `path` (a file, or a
+    /// directory, or every file the checkpoint holds).
+    async fn since(
+        &self,
+        name: &str,
+        path: Option<&std::path::Path>,
+        json: bool,
+    ) -> Result<Answered, ToolError> {
+        let cp = self
+            .checkpoints
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)?;
+        let file = path.filter(|p| !p.is_dir());
+        let dir = path.filter(|p| p.is_dir());
+        let since = self.engine.since(name, &cp, file, dir).await?;
+        let mut a = Answered::text(since.text(), json);
+        a.errors = since.new_errors() > 0;
+        Ok(a)
+    }
+
+    /// An edit's text, ending with the checkpoint of the files as they
+    /// were before it.
+    fn edited(&self, answer: crate::edit::EditAnswer) -> String {
+        let mut text = answer.text();
+        if !answer.baseline.states.is_empty() {
+            let name = self.keep(crate::edit::checkpoint::Checkpoint {
+                dir: None,
+                files: answer.baseline.states,
+            });
+            text.push_str(&format!("checkpoint: {name} (before this edit)\n"));
+        }
+        text
+    }
+
+    fn refactored(
+        &self,
+        r: Result<crate::edit::refactor::Refactored, ToolError>,
+        json: bool,
+    ) -> Result<Answered, ToolError> {
+        r.map(|r| {
+            let mut text = r.text;
+            if !r.before.is_empty() {
+                let name = self.keep(crate::edit::checkpoint::Checkpoint {
+                    dir: None,
+                    files: r.before,
+                });
+                text.push_str(&format!("checkpoint: {name} (before this change)\n"));
+            }
+            let mut a = Answered::text(text, json);
+            a.errors = r.errors;
+            a
+        })
+    }
+}

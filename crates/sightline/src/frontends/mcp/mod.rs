@@ -1,0 +1,232 @@
+//! `sightline mcp`: the MCP server over stdio, with `lsp_diagnostics`,
+//! `lsp_definition`, `lsp_references` and the nine-operation `lsp` tool. This
+//! and the daemon's session (`frontends/daemon/serve.rs`, which wraps this
+//! server) are the only modules that name `rmcp`, which is pinned exactly
+//! because it breaks its API every few months.
+//!
+//! Tool failures (bad input, no server, not ready) are tool results with
+//! `isError` and the contract's one-line text; only calls that do not match
+//! the schema are protocol errors. A `notifications/cancelled` drops the call,
+//! which cancels its LSP request (`$/cancelRequest`). When the client sent a
+//! progress token, starting, installing and indexing are reported as progress.
+//! `tools` lists the tools and their schemas; `dispatch` runs one call.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use tokio::sync::mpsc;
+
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::progress::Progress;
+use crate::render;
+
+mod dispatch;
+pub mod tool_name;
+mod tools;
+
+pub use dispatch::Answered;
+
+use tools::tools;
+
+/// The request `_meta` key by which a call asks for the CLI's JSON as its
+/// structured content (`true`).
+pub const JSON_META: &str = "sightline/json";
+
+/// Set (`true`) in a result's `_meta` when a diagnostics answer lists an
+/// error, for the CLI's exit status through the daemon.
+pub const ERRORS_KEY: &str = "sightline/errors";
+
+/// The MCP face of an [`Engine`].
+#[derive(Clone)]
+pub struct McpServer {
+    engine: Arc<Engine>,
+    edit_tools: bool,
+    /// This session's checkpoints (`checkpoint`, edit answers, `since`).
+    checkpoints: Arc<std::sync::Mutex<crate::edit::checkpoint::Checkpoints>>,
+}
+
+/// Progress of one call, forwarded to the client as MCP progress
+/// notifications by a task that ends when the call does.
+struct CallProgress {
+    tx: mpsc::UnboundedSender<String>,
+}
+
+impl Progress for CallProgress {
+    fn begin(&self, _key: &str, title: &str) {
+        let _ = self.tx.send(title.to_owned());
+    }
+    fn update(&self, _key: &str, message: &str) {
+        let _ = self.tx.send(message.to_owned());
+    }
+    fn end(&self, _key: &str, message: &str) {
+        let _ = self.tx.send(message.to_owned());
+    }
+}
+
+impl McpServer {
+    /// The MCP server over `engine`; with `edit_tools`, `read`, `write`, `edit` and
+    /// `apply_patch` are served too.
+    pub fn new(engine: Arc<Engine>, edit_tools: bool) -> Self {
+        McpServer {
+            engine,
+            edit_tools,
+            checkpoints: Arc::default(),
+        }
+    }
+
+    /// Runs one tool call in process and returns its answer, as a client
+    /// of the MCP server would read it: the CLI's commands that mirror a
+    /// tool answer with exactly the tool's text (with `json`, its JSON too).
+    /// Arguments that break the schema are a bad-input error.
+    pub async fn call(
+        &self,
+        tool: &str,
+        args: serde_json::Value,
+        json: bool,
+    ) -> Result<Answered, ToolError> {
+        let args = match args {
+            serde_json::Value::Object(m) => Some(m),
+            _ => None,
+        };
+        match crate::error::caught(tool, async { Ok(self.run(tool, args, json).await) }).await? {
+            Ok(answer) => answer,
+            Err(e) => Err(ToolError::bad_input(e.message.to_string())),
+        }
+    }
+}
+
+/// What sightline says of itself in `initialize`, in process or through
+/// the daemon.
+pub fn server_config() -> ServerConfig {
+    ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        .with_server_info(Implementation::new("sightline", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Answers from real language servers about files as they are on disk now: \
+             diagnostics after an edit, definitions, references, hover, outlines and call \
+             hierarchies. Paths are absolute; lines and columns are 1-based, columns on the \
+             symbol itself (or pass `symbol` with its name).",
+        )
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        server_config()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools(self.edit_tools)))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools(self.edit_tools).into_iter().find(|t| t.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        // The CLI's `--json` through the daemon asks for the JSON it prints
+        // as the result's structured content; agents get the text alone.
+        let json = context.meta.0.0.get(JSON_META) == Some(&serde_json::Value::Bool(true));
+        let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+        let forwarder = context.meta.get_progress_token().map(|token| {
+            let peer = context.peer.clone();
+            tokio::spawn(async move {
+                let mut n = 0u32;
+                while let Some(message) = rx.recv().await {
+                    n += 1;
+                    let p = ProgressNotificationParam::new(token.clone(), f64::from(n))
+                        .with_message(message);
+                    if peer.notify_progress(p).await.is_err() {
+                        break;
+                    }
+                }
+            })
+        });
+        let sink: Arc<dyn Progress> = Arc::new(CallProgress { tx });
+        // A panic inside the call is its answer, never a call left waiting.
+        let run = async {
+            match crate::error::caught(&name, async {
+                Ok(self.run(&name, request.arguments, json).await)
+            })
+            .await
+            {
+                Ok(r) => r,
+                Err(e) => Ok(Err(e)),
+            }
+        };
+        let work = crate::progress::scoped(sink, run);
+        // Dropping the work on cancellation drops its LSP request, which
+        // sends `$/cancelRequest` to the server.
+        let outcome = tokio::select! {
+            r = work => r,
+            _ = context.ct.cancelled() => {
+                tracing::info!("{name}: cancelled by the client");
+                Ok(Err(ToolError::cancelled("cancelled by the client")))
+            }
+        };
+        if let Some(f) = forwarder {
+            // The sink is gone, so the forwarder ends once it has sent what
+            // was reported: progress never arrives after the result.
+            let _ = f.await;
+        }
+        let result = match outcome? {
+            Ok(answered) => {
+                let mut r = CallToolResult::success(vec![ContentBlock::text(answered.text)]);
+                r.structured_content = answered.json;
+                // The CLI's exit status through the daemon: the text is
+                // capped and cannot tell.
+                if answered.errors {
+                    let mut meta = rmcp::model::MetaObject::default();
+                    meta.0
+                        .insert(ERRORS_KEY.into(), serde_json::Value::Bool(true));
+                    r.meta = Some(meta);
+                }
+                r
+            }
+            Err(e) => {
+                let mut r = CallToolResult::error(vec![ContentBlock::text(render::error_text(&e))]);
+                r.structured_content = json.then(|| render::error_json(&e));
+                r
+            }
+        };
+        Ok(result.into())
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin, then shuts every
+/// server down.
+pub async fn serve(engine: Arc<Engine>, edit_tools: bool) -> i32 {
+    // Non-blocking pipes when the client gave us pipes (it always does): the
+    // blocking stdio handles read and write on tokio's blocking pool, a
+    // thread hand-off per message.
+    let status = match McpServer::new(engine.clone(), edit_tools)
+        .serve(rmcp::transport::stdio_pipes())
+        .await
+    {
+        Ok(running) => {
+            let _ = running.waiting().await;
+            tracing::info!("mcp: the client closed the connection; shutting servers down");
+            0
+        }
+        Err(e) => {
+            tracing::error!("mcp: could not start: {e}");
+            2
+        }
+    };
+    engine.shutdown().await;
+    status
+}
