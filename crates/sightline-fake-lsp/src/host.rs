@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use sightline::{Engine, Options, catalog, render};
+use sightline::{Engine, Options};
 use tokio::io::AsyncReadExt;
 
 pub fn main(args: &[String]) -> i32 {
@@ -29,18 +29,18 @@ pub fn main(args: &[String]) -> i32 {
             .ok()
             .and_then(|e| e.parent().map(Path::to_path_buf));
         let ws = Engine::new(Options {
-            servers: vec![&catalog::FAKE],
+            servers: vec![&sightline::FAKE],
             search_path: here.into_iter().collect(),
             downloads: Some(false),
             ..Options::default()
         });
         let text = match ws.diagnostics(Path::new(file)).await {
-            Ok(d) => render::diagnostics_text(&d),
+            Ok(d) => sightline::diagnostics_text(&d),
             Err(e) => format!("{e}\n"),
         };
         // Handlers first: the signal tests send theirs as soon as they read
         // `ready`.
-        let interrupted = sightline::frontends::cli::interrupted();
+        let interrupted = sightline::interrupted();
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{text}ready").and_then(|()| out.flush());
         drop(out);

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use sightline::{Engine, Options, render};
+use sightline::{Engine, Options};
 
 use crate::paths::{require, tools_bin};
 
@@ -33,23 +33,23 @@ pub fn runtime() -> tokio::runtime::Runtime {
 /// The text a tool gives for `definition`, answer or error.
 pub async fn defs(ws: &Engine, file: &Path, line: usize, col: usize) -> String {
     match ws.definition(file, line, col).await {
-        Ok(l) => render::locations_text(&l),
-        Err(e) => render::error_text(&e),
+        Ok(l) => sightline::locations_text(&l),
+        Err(e) => sightline::error_text(&e),
     }
 }
 
 /// The text a tool gives for `references` (declaration excluded).
 pub async fn refs(ws: &Engine, file: &Path, line: usize, col: usize) -> String {
     match ws.references(file, line, col, false).await {
-        Ok(l) => render::locations_text(&l),
-        Err(e) => render::error_text(&e),
+        Ok(l) => sightline::locations_text(&l),
+        Err(e) => sightline::error_text(&e),
     }
 }
 
 /// The text a tool gives for `diagnostics`.
 pub async fn diags(ws: &Engine, file: &Path) -> String {
     match ws.diagnostics(file).await {
-        Ok(d) => render::diagnostics_text(&d),
-        Err(e) => render::error_text(&e),
+        Ok(d) => sightline::diagnostics_text(&d),
+        Err(e) => sightline::error_text(&e),
     }
 }

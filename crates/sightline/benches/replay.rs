@@ -51,8 +51,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use sightline::Budgets;
 use sightline::Engine;
-use sightline::catalog::Budgets;
 use sightline_test_support::direct::{Direct, uri};
 use sightline_test_support::pinned::{MEMCHR_CARGO_TOML, MOBX_ENV, MOBX_TSCONFIG, memchr_source};
 use sightline_test_support::scan::{Lang, Rng, Spot, Tree, scan, spread};
@@ -73,7 +73,7 @@ const PUSH_WAIT: Duration = Duration::from_secs(90);
 /// The capabilities sightline sends (`server/start.rs`), for the direct
 /// client: the same settings on both sides.
 fn capabilities() -> Value {
-    sightline::server::initialize_params(Path::new("/"), Value::Null)["capabilities"].clone()
+    sightline::initialize_params(Path::new("/"), Value::Null)["capabilities"].clone()
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -1026,7 +1026,7 @@ async fn through_start(setup: &Setup, files: &[String], spots: &[Spot]) -> (Thro
     // `SIGHTLINE_REPLAY_SANDBOX`: another sandbox mode for sightline's
     // server (`danger-full-access` measures what the sandbox costs).
     if let Ok(mode) = std::env::var("SIGHTLINE_REPLAY_SANDBOX") {
-        options.sandbox = Some(sightline::sandbox::Mode::parse(&mode).expect("a sandbox mode"));
+        options.sandbox = Some(sightline::SandboxMode::parse(&mode).expect("a sandbox mode"));
     }
     let mut budgets = setup.budgets;
     // The open-document limit under test, when not the table's.

@@ -15,7 +15,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use sightline::sync::watch::DiskWatch;
+use sightline::DiskWatch;
 use sightline::{Engine, Options};
 use sightline_test_support::stats::median;
 use sightline_test_support::{Project, diags, repo_root, rss_kib, runtime};
@@ -108,7 +108,7 @@ fn engine(root: &Path) -> Engine {
         search_path: vec![tools.join("node_modules/.bin")],
         downloads: Some(false),
         virtual_env: None,
-        config: sightline::config::Config::load(Some(root)).unwrap(),
+        config: sightline::Config::load(Some(root)).unwrap(),
         ..Options::default()
     })
 }

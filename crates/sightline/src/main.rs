@@ -1,54 +1,6 @@
-//! The `sightline` binary: logging (to stderr, or a started daemon's to its
-//! log file), the runtime, and the CLI.
-
-use clap::Parser;
+//! The `sightline` binary: everything it does is the library's
+//! (`sightline::run_binary`), so that the crate's one API list covers it.
 
 fn main() {
-    // The sandbox launcher: restrict this process, then become the child. It
-    // runs before anything else (no runtime, no threads).
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("__sandbox") {
-        sightline::sandbox::launch(&args[1..]);
-    }
-    let cli = sightline::frontends::cli::Cli::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    // A daemon a client started writes its log file itself, which it keeps
-    // under its bound; everything else logs to stderr.
-    match sightline::frontends::daemon::log::Log::of_daemon(&cli) {
-        Some(log) => tracing_subscriber::fmt()
-            .with_writer(log)
-            .with_env_filter(filter)
-            .init(),
-        None => tracing_subscriber::fmt()
-            .with_writer(std::io::stderr)
-            .with_env_filter(filter)
-            .init(),
-    }
-    // A panic is caught where its call is answered; log it as one line
-    // instead of the default hook's text on stderr.
-    std::panic::set_hook(Box::new(|info| tracing::error!("panic: {info}")));
-    // A client of the daemon only moves lines between pipes and a socket: one
-    // thread, so that no message waits for another thread to wake.
-    let built = if cli.daemon_client() {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-    };
-    let runtime = match built {
-        Ok(rt) => rt,
-        Err(e) => {
-            tracing::error!("cannot start the async runtime: {e}");
-            std::process::exit(sightline::frontends::cli::EXIT_FAILED);
-        }
-    };
-    let status = runtime.block_on(sightline::frontends::cli::run(cli));
-    // Dropping the runtime could wait on blocking tasks (the stdin reader of
-    // `batch`); the servers are already shut down, so leave now.
-    std::process::exit(status);
+    sightline::run_binary();
 }

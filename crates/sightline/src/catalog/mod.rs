@@ -13,10 +13,13 @@ pub mod spec;
 pub mod table;
 
 pub use budgets::Budgets;
-pub use quirks::{ImportAliases, LooseFiles, OnInstall, Quirks, Runtime};
-pub use spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
+pub use quirks::{
+    DiagnosticsQuirks, ImportAliases, LaunchQuirks, LifecycleQuirks, LinterQuirks, OnInstall,
+    OutsideProject, Publishes, Quirks, Readiness, ReferencesQuirks, Runtime, SaveCheck,
+};
+pub use spec::{BASE, Install, Role, ServerSpec};
 pub use table::languages::language_id;
-pub use table::{BUILTIN, FAKE, PYRIGHT, TYPESCRIPT};
+pub use table::{BUILTIN, FAKE};
 
 /// A built-in server by id.
 pub fn builtin(id: &str) -> Option<&'static ServerSpec> {
@@ -40,7 +43,11 @@ pub fn supported_summary() -> String {
     for s in BUILTIN.iter().filter(|s| s.role != Role::Linter) {
         // An extension a server takes only with a plugin (tsserver's `.vue`)
         // is its own language's, listed there.
-        let plugin = s.quirks.plugin_extensions.map_or(&[][..], |p| p.extensions);
+        let plugin = s
+            .quirks
+            .launch
+            .plugin_extensions
+            .map_or(&[][..], |p| p.extensions);
         let own = s.extensions.iter().filter(|e| !plugin.contains(e));
         match langs.iter_mut().find(|(l, _)| *l == s.language) {
             Some((_, exts)) => {

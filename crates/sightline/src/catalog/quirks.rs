@@ -11,156 +11,197 @@ use serde_json::Value;
 use crate::catalog::spec::ServerSpec;
 use crate::sandbox::Cache;
 
-/// Per-server behaviour that the engine needs to know to give complete answers.
+/// How a server differs from the protocol's defaults, grouped by what the
+/// difference affects. Each field says what the behaviour is; why a given
+/// server needs it is written beside that server's value in the table.
 #[derive(Debug, Clone, Copy)]
 pub struct Quirks {
+    /// When the server's answers are complete after it starts.
+    pub readiness: Readiness,
+    /// Work-done progress (by exact title) that is background work no
+    /// question waits for: it is not taken for indexing.
+    pub background_progress: &'static [&'static str],
+    /// How its diagnostics arrive, and when a publish is final.
+    pub diagnostics: DiagnosticsQuirks,
+    /// What its references and definitions leave out, and what changes them.
+    pub references: ReferencesQuirks,
+    /// What it needs to start: runtime, caches, environment, options.
+    pub launch: LaunchQuirks,
+    /// When it must be restarted, reconfigured or retried.
+    pub lifecycle: LifecycleQuirks,
+    /// For a linter: when it joins a project.
+    pub linter: LinterQuirks,
+    /// Requests the server sends as notifications for another server of the
+    /// same root to answer.
+    pub relay: Option<Relay>,
+}
+
+/// When a server's answers are complete after it starts. The kinds never
+/// combine: each is one server's way of saying it has loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readiness {
+    /// Complete once it has initialized and no work-done progress runs.
+    AtOnce,
+    /// References are partial until the server logs (`window/logMessage`)
+    /// a line containing this text.
+    AfterLog(&'static str),
+    /// Every answer is empty until the server's first
+    /// `experimental/serverStatus` with `quiescent: true`. While only the
+    /// work-done progress listed here (by title prefix) runs, a definition
+    /// is already complete; while any other runs, none is taken.
+    AfterQuiescent {
+        /// Progress title prefixes during which a definition is complete.
+        answers_while: &'static [&'static str],
+    },
+    /// Pulls are empty until the server's first
+    /// `workspace/diagnostic/refresh`, waited for at start within the ready
+    /// budget.
+    AfterFirstRefresh,
+    /// Answers are empty until the work-done progress whose title starts
+    /// with this text ends; no file is opened before that.
+    AfterProgress(&'static str),
+}
+
+impl Readiness {
+    /// The log text that marks references complete, for `AfterLog`.
+    pub(crate) fn log_text(self) -> Option<&'static str> {
+        match self {
+            Readiness::AfterLog(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Whether answers wait for a quiescent server status.
+    pub(crate) fn waits_for_status(self) -> bool {
+        matches!(self, Readiness::AfterQuiescent { .. })
+    }
+
+    /// The progress during which a definition is complete, for `AfterQuiescent`.
+    pub(crate) fn answers_while(self) -> &'static [&'static str] {
+        match self {
+            Readiness::AfterQuiescent { answers_while } => answers_while,
+            _ => &[],
+        }
+    }
+
+    /// The title prefix of the progress that marks the server loaded, for
+    /// `AfterProgress`.
+    pub(crate) fn progress_title(self) -> Option<&'static str> {
+        match self {
+            Readiness::AfterProgress(title) => Some(title),
+            _ => None,
+        }
+    }
+}
+
+/// How a server's diagnostics arrive.
+#[derive(Debug, Clone, Copy)]
+pub struct DiagnosticsQuirks {
+    /// Which of its `publishDiagnostics` for a version is final.
+    pub publishes: Publishes,
+    /// The server's pushes never say an answer is complete, and its
+    /// `typescript.tsserverRequest` command asks tsserver itself for the
+    /// diagnostics of the content it holds now (`server::typescript_ext`); the
+    /// pushes are waited for only when that fails.
+    pub ask_tsserver: bool,
+    /// A check the server runs only when told a file was saved: sightline
+    /// sends `didSave`, and a diagnostics answer waits for the check's
+    /// work-done progress that began after the change.
+    pub save_check: Option<SaveCheck>,
+}
+
+/// Which `publishDiagnostics` of a document version is final.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Publishes {
+    /// Each publish for the current version is final.
+    OncePerVersion,
+    /// The first publish after opening a file is partial (syntax only), so
+    /// it is not taken as final.
+    PartialFirstAfterOpen,
+    /// Each version is published twice: what the server has at once, then
+    /// the full findings; only the second publish is taken.
+    TwicePerVersion,
+    /// A file's diagnostics are published only when they differ from the
+    /// last publish for it. Once the server has sent nothing for the push
+    /// quiet period and runs no work-done progress, it is asked a hover at
+    /// the file's start; when it stays quiet after that answer too, the
+    /// file's last publish (none: clean) stands for its current version.
+    OnlyChanges,
+}
+
+/// A check a server runs when a file is saved (see
+/// `DiagnosticsQuirks::save_check`).
+#[derive(Debug, Clone, Copy)]
+pub struct SaveCheck {
+    /// The start of the check's work-done progress title.
+    pub title: &'static str,
+    /// How long after a check's end another may still begin in its place,
+    /// so that the end does not yet mean the files were checked.
+    pub restart_ms: u64,
+}
+
+/// What a server's location answers leave out, and what changes them.
+#[derive(Debug, Clone, Copy)]
+pub struct ReferencesQuirks {
     /// What a server leaves out of a symbol's references when it is
     /// imported under another name.
     pub import_aliases: ImportAliases,
-    /// clangd answers `declaration` at a definition with the header's
-    /// prototype (and at the prototype with the definition), so the
-    /// declarations of a references answer are asked from each definition
-    /// too. For the other servers that answer `declaration`, those are the
-    /// definitions themselves, and the extra round trip is skipped.
+    /// The server answers `declaration` at a definition with another
+    /// declaration (a prototype, a trait's method), so the declarations of a
+    /// references answer are asked from each definition too. For the other
+    /// servers that answer `declaration`, those are the definitions
+    /// themselves, and the extra round trip is skipped.
     pub declaration_of_definition: bool,
     /// Whether opening or closing a document (with the disk's text) can
-    /// change a definition: tsserver's project for a loose file depends on
-    /// the files open, clangd knows a file's flags only once it is open.
-    /// pyright and rust-analyzer read every other file from disk, so a
-    /// definition kept (`server::answer_cache`) stays true while documents come and
-    /// go, and a references question after a definition does not ask it
-    /// again. See also `LooseFiles::project_ignores_opens`.
+    /// change a definition. When it cannot, a definition kept
+    /// (`server::answer_cache`) stays true while documents come and go. See
+    /// also `OutsideProject::project_ignores_opens`.
     pub open_changes_answers: bool,
-    /// pyright answers `references` before it has enumerated the workspace and
-    /// returns partial lists until it logs this text.
-    pub ready_log: Option<&'static str>,
-    /// tsserver publishes syntax-only diagnostics first after opening a file,
-    /// so that publish is not taken as final.
-    pub first_publish_is_partial: bool,
-    /// typescript-language-server publishes without versions, skips a
-    /// publish when a kind of diagnostics stays empty, and publishes syntax
-    /// before semantics, so no push says an answer is complete. Its
-    /// `typescript.tsserverRequest` command asks tsserver itself for the
-    /// diagnostics of the content it holds now (`server::tsserver`); the
-    /// pushes are waited for only when that fails.
-    pub diagnostics_from_tsserver: bool,
-    /// rust-analyzer answers every question (definition, references, pulled
-    /// diagnostics) with empty results until it has loaded the Cargo
-    /// workspace, and says when it has: its first `experimental/serverStatus`
-    /// with `quiescent: true`. (jdtls's `ServiceReady` in `language/status`
-    /// is recorded the same way, but jdtls cannot be run here to confirm
-    /// that it needs the wait, so it does not have this quirk.)
-    pub ready_on_status: bool,
-    /// Work-done progress (by title prefix) during which a server with
-    /// `ready_on_status` already answers a definition completely, before it
-    /// says it has loaded: rust-analyzer's "Indexing" only fills caches
-    /// once the crate graph, build scripts and proc macros are in, and
-    /// "cargo " is its check. While any other progress runs (fetching the
-    /// workspace, building build scripts), an answer may miss what they
-    /// bring, so none is taken.
-    pub answers_while: &'static [&'static str],
-    /// rust-analyzer runs `cargo check` only when told a file was saved,
-    /// and its own analysis misses what only rustc reports (overflowing
-    /// literals, borrow errors). A file sightline reads is saved on disk, so
-    /// it sends `didSave`, and a diagnostics answer waits for the check: the
-    /// work-done progress whose title starts with this (`cargo check`, or
-    /// `cargo clippy` when so configured) that began after the change.
-    pub check_on_save: Option<&'static str>,
-    /// How long after a check's end another may still begin in its place,
-    /// so that the end does not yet mean the files were checked.
-    /// rust-analyzer cancels a running `cargo check` when it restarts one
-    /// (after a workspace reload, or on becoming quiescent), ends its
-    /// progress at once, and begins the new one after gathering restart
-    /// requests for 50 ms; the cancelled run published nothing, and its
-    /// reload had cleared the old findings.
-    pub check_restart_ms: u64,
-    /// gopls (the 2022 build) publishes a file's diagnostics only when
-    /// they differ from what it last published for that file: a clean file
-    /// opened gets no publish, nor does a change that leaves them as they
-    /// were. So once the server has sent nothing for the push quiet period
-    /// and runs no work-done progress, it is asked a hover at the file's
-    /// start (which it answers only after type-checking the package); when
-    /// it stays quiet after that answer too, the file's last publish (none:
-    /// clean) stands for its current version.
-    pub publishes_only_changes: bool,
-    /// oxlint answers pulls empty until it has its configuration, then asks
-    /// for them again with `workspace/diagnostic/refresh`: it is ready once
-    /// that first refresh has come (waited for at start, within the ready
-    /// budget).
-    pub ready_after_refresh: bool,
-    /// Servers built on Volar (astro, vue) publish each version twice:
-    /// what they have at once (syntax, often empty), then with the
-    /// TypeScript findings, seconds later on a cold start. Only the second
-    /// publish for the current version is taken.
-    pub publishes_twice: bool,
+    /// For a server that indexes a whole project only when a file names it:
+    /// how it treats a file outside every such project. For such a file,
+    /// references and incoming calls are asked with the files that mention
+    /// the name open (see `engine::outside_project`).
+    pub outside_project: Option<OutsideProject>,
+}
+
+/// What a server needs to start.
+#[derive(Debug, Clone, Copy)]
+pub struct LaunchQuirks {
     /// A runtime the server needs at a minimum version, checked before it
-    /// starts (jdtls: Java 21).
+    /// starts.
     pub runtime: Option<Runtime>,
-    /// Requests the server sends as notifications for another server of the
-    /// same root to answer (vue-language-server asks its TypeScript work of
-    /// tsserver, where `@vue/typescript-plugin` runs).
-    pub relay: Option<Relay>,
-    /// Extensions the server handles only with a plugin, and how to find
-    /// the plugin for a root and the program (tsserver handles `.vue` files
-    /// only with `@vue/typescript-plugin`; without it they are left to the
-    /// other servers).
-    pub plugin_extensions: Option<PluginExtensions>,
-    /// Servers that index a whole project only when a file names it
-    /// (tsserver: `tsconfig.json`/`jsconfig.json`; clangd:
-    /// `compile_commands.json`) see a file outside every such project with
-    /// only the open files around it. For such a file, references and
-    /// incoming calls are asked with the files that mention the name open
-    /// (see `engine::outside_project`).
-    pub loose_files: Option<LooseFiles>,
-    /// Biome answers a file opened before it has scanned its project with
-    /// an empty publish, then the real one once its scan ends (work-done
-    /// progress with this title). No file is opened before that.
-    pub ready_after_progress: Option<&'static str>,
-    /// Work-done progress (by exact title) that is background work no
-    /// question waits for. pyright reports its checking of open files as
-    /// progress titled "" ("7 files to analyze"); when diagnostics are pulled
-    /// it may not end that progress for as long as files stay open, and
-    /// references never depend on it, so it is not indexing.
-    pub background_progress: &'static [&'static str],
-    /// The server runs code the project ships: ESLint loads the project's
-    /// own `eslint` and its `eslint.config.js`. Such a linter joins a
-    /// project on its own only once the project is trusted.
-    pub runs_project_code: bool,
-    /// Cache directories the server writes, which the sandbox lets it write
-    /// (tsserver's type cache, gopls's and Go's build caches, Cargo's home).
+    /// Cache directories the server writes, which the sandbox lets it write.
     pub caches: &'static [Cache],
     /// Variables pointed at a directory inside the server's private
-    /// temporary directory, as (variable, directory). `biome lsp-proxy`
-    /// starts (or joins) a daemon that binds its socket and writes its logs
-    /// in `$XDG_CACHE_HOME/biome`; a private one means the daemon is this
-    /// server's own, sandboxed like it and gone with it, never one shared
-    /// with an editor or another sightline (a daemon still stopping after
-    /// its last client went answered a new proxy with nothing).
+    /// temporary directory, as (variable, directory).
     pub private_env: &'static [(&'static str, &'static str)],
     /// Makes the server's `initializationOptions` for a root and the program
     /// found, in place of the spec's `init` text; an `Err` is why the server
     /// cannot start there (the text of the `unavailable:` answer).
     pub init_options: Option<InitOptions>,
     /// Arguments found at launch, after the spec's, from the client's
-    /// environment (`pool::env`); an `Err` is why the server cannot start
-    /// (Razor: the VS Code C# extension's Razor files).
+    /// environment (`pool::env`); an `Err` is why the server cannot start.
     pub extra_args: Option<ExtraArgs>,
     /// The settings answered when the server asks for its whole
     /// configuration (`workspace/configuration` with the section "" or
     /// none), given the server's root, for a server that fails on `{}`.
     pub whole_settings: Option<fn(&Path) -> Value>,
-    /// For a linter: what shows that a project uses it. A linter without
-    /// this is taken as used everywhere it is found.
-    pub used_by_project: Option<LinterUse>,
     /// A rustup component whose proxy rustup puts on PATH: the proxy fails
     /// until the component is added, so a proxy without it is not taken for
     /// the server.
     pub rustup_component: Option<&'static str>,
+    /// Extensions the server handles only with a plugin, and how to find
+    /// the plugin for a root and the program; without it they are left to
+    /// the other servers.
+    pub plugin_extensions: Option<PluginExtensions>,
+}
+
+/// When a server must be restarted, reconfigured or asked again.
+#[derive(Debug, Clone, Copy)]
+pub struct LifecycleQuirks {
     /// Files (by name) the server reads its project's configuration from
     /// once, at start, and does not re-read when told they changed: a
     /// change to one restarts the server, and the next answer says so.
-    /// clangd registers no file watchers and keeps the compile flags it
-    /// loaded from `compile_commands.json`.
     pub restart_on: &'static [&'static str],
     /// Error messages after which the server fails every later request of
     /// that kind until it restarts: a request failing with one restarts
@@ -171,7 +212,18 @@ pub struct Quirks {
     pub on_install: OnInstall,
 }
 
-/// `Quirks::on_install`: what a server needs after an install, named by
+/// When a linter joins a project.
+#[derive(Debug, Clone, Copy)]
+pub struct LinterQuirks {
+    /// The server runs code the project ships: such a linter joins a
+    /// project on its own only once the project is trusted.
+    pub runs_project_code: bool,
+    /// What shows that a project uses the linter. A linter without this is
+    /// taken as used everywhere it is found.
+    pub used_by_project: Option<LinterUse>,
+}
+
+/// `LifecycleQuirks::on_install`: what a server needs after an install, named by
 /// the install directories (their first component: `.venv`, `node_modules`)
 /// whose changes call for it.
 #[derive(Debug, Clone, Copy)]
@@ -189,11 +241,11 @@ pub enum OnInstall {
     Restart(&'static [&'static str]),
 }
 
-/// `Quirks::extra_args`: the client's environment (each variable that
+/// `LaunchQuirks::extra_args`: the client's environment (each variable that
 /// `pool::env` carries, with its value or none) to the arguments.
 pub type ExtraArgs = fn(&[(String, Option<String>)]) -> Result<Vec<String>, String>;
 
-/// `Quirks::init_options`: the spec, the project root and the program
+/// `LaunchQuirks::init_options`: the spec, the project root and the program
 /// found for it.
 pub type InitOptions = fn(&ServerSpec, &Path, &Path) -> Result<Value, String>;
 
@@ -251,7 +303,7 @@ pub struct Relay {
     pub reply: &'static str,
 }
 
-/// See `Quirks::plugin_extensions`.
+/// See `LaunchQuirks::plugin_extensions`.
 #[derive(Debug, Clone, Copy)]
 pub struct PluginExtensions {
     /// The extensions, with their dot.
@@ -260,7 +312,7 @@ pub struct PluginExtensions {
     pub found: fn(&Path, &Path) -> bool,
 }
 
-/// A runtime a server needs (see `Quirks::runtime`).
+/// A runtime a server needs (see `LaunchQuirks::runtime`).
 #[derive(Debug, Clone, Copy)]
 pub struct Runtime {
     /// Its name in messages (`Java`).
@@ -276,42 +328,70 @@ pub struct Runtime {
 impl Quirks {
     /// A server that needs no special handling.
     pub const NONE: Quirks = Quirks {
+        readiness: Readiness::AtOnce,
+        background_progress: &[],
+        diagnostics: DiagnosticsQuirks::NONE,
+        references: ReferencesQuirks::NONE,
+        launch: LaunchQuirks::NONE,
+        lifecycle: LifecycleQuirks::NONE,
+        linter: LinterQuirks::NONE,
+        relay: None,
+    };
+}
+
+impl DiagnosticsQuirks {
+    /// Final publishes, no tsserver, no check on save.
+    pub const NONE: DiagnosticsQuirks = DiagnosticsQuirks {
+        publishes: Publishes::OncePerVersion,
+        ask_tsserver: false,
+        save_check: None,
+    };
+}
+
+impl ReferencesQuirks {
+    /// Complete references, whatever is open.
+    pub const NONE: ReferencesQuirks = ReferencesQuirks {
         import_aliases: ImportAliases::Listed,
         declaration_of_definition: false,
         open_changes_answers: true,
-        ready_log: None,
-        first_publish_is_partial: false,
-        diagnostics_from_tsserver: false,
-        ready_on_status: false,
-        answers_while: &[],
-        check_on_save: None,
-        check_restart_ms: 0,
-        publishes_only_changes: false,
-        ready_after_refresh: false,
-        publishes_twice: false,
+        outside_project: None,
+    };
+}
+
+impl LaunchQuirks {
+    /// Nothing beyond the spec.
+    pub const NONE: LaunchQuirks = LaunchQuirks {
         runtime: None,
-        relay: None,
-        plugin_extensions: None,
-        loose_files: None,
-        ready_after_progress: None,
-        background_progress: &[],
-        runs_project_code: false,
         caches: &[],
         private_env: &[],
         init_options: None,
         extra_args: None,
         whole_settings: None,
-        used_by_project: None,
         rustup_component: None,
+        plugin_extensions: None,
+    };
+}
+
+impl LifecycleQuirks {
+    /// Never restarted on its own.
+    pub const NONE: LifecycleQuirks = LifecycleQuirks {
         restart_on: &[],
         broken_by: &[],
         on_install: OnInstall::Nothing,
     };
 }
 
+impl LinterQuirks {
+    /// Runs no project code, used wherever it is found.
+    pub const NONE: LinterQuirks = LinterQuirks {
+        runs_project_code: false,
+        used_by_project: None,
+    };
+}
+
 /// How a server that indexes whole projects treats a file outside them.
 #[derive(Debug, Clone, Copy)]
-pub struct LooseFiles {
+pub struct OutsideProject {
     /// The files that make a project, looked for from the file's directory
     /// up to the root.
     pub project: &'static [&'static str],

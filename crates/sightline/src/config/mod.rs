@@ -260,7 +260,7 @@ mod schema;
 mod trust;
 
 pub use crate::format::FormatterEntry;
-pub use crate::project::{is_trusted, set_trusted, trust_in_process, trusted_at};
+pub use crate::project::{is_trusted, set_trusted, trust_in_process};
 pub use resolve::{Resolved, ServerSettings};
 
 /// `over` merged into `base`: objects key by key, all the way down; any

@@ -25,7 +25,7 @@ pub mod text;
 mod tools;
 pub mod workspace;
 
-pub use text::{ReplaceError, Replaced, Text, replace};
+pub use text::Text;
 
 /// At most this many errors are listed per file.
 pub const ERRORS_PER_FILE: usize = 20;

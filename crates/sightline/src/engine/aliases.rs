@@ -45,7 +45,7 @@ pub async fn alias_references(
             continue;
         };
         let mut uses = server.references(&path, pos).await?;
-        if server.spec.quirks.import_aliases == ImportAliases::AskAliasAndWords {
+        if server.spec.quirks.references.import_aliases == ImportAliases::AskAliasAndWords {
             let targets = server.definition(&path, pos).await?;
             let unknown: Vec<(usize, usize, Position)> = words(&index, &name)
                 .into_iter()

@@ -61,7 +61,7 @@ impl Engine {
             .await
         {
             // The server is broken for this request until it restarts
-            // (`Quirks::broken_by`): the next `pool.get` starts a new one.
+            // (`LifecycleQuirks::broken_by`): the next `pool.get` starts a new one.
             Err(ToolError {
                 kind: ErrorKind::Server,
                 message: why,
@@ -83,7 +83,13 @@ impl Engine {
         let Ok((spec, root)) = self.route(&checked) else {
             return false;
         };
-        if !spec.quirks.broken_by.iter().any(|m| why.contains(m)) {
+        if !spec
+            .quirks
+            .lifecycle
+            .broken_by
+            .iter()
+            .any(|m| why.contains(m))
+        {
             return false;
         }
         for server in self.running_servers() {
@@ -142,7 +148,7 @@ impl Engine {
             }
         }
         let mut texts = HashMap::new();
-        if server.spec.quirks.import_aliases != ImportAliases::Listed {
+        if server.spec.quirks.references.import_aliases != ImportAliases::Listed {
             found.extend(
                 aliases::alias_references(&server, &found, include_declaration, &mut texts).await?,
             );

@@ -59,7 +59,8 @@ pub async fn open(
     if server
         .spec
         .quirks
-        .loose_files
+        .references
+        .outside_project
         .is_some_and(|l| l.wait_publish)
     {
         for (path, doc) in opened {
@@ -72,7 +73,7 @@ pub async fn open(
 /// The name at a position, when the server needs the files that mention it
 /// open for cross-file questions about `file` (a loose file).
 pub fn name_to_open(server: &LspServer, file: &Snapshot, pos: Pos) -> Option<String> {
-    let loose = server.spec.quirks.loose_files?;
+    let loose = server.spec.quirks.references.outside_project?;
     if in_project(&file.path, &server.root, loose.project) {
         return None;
     }

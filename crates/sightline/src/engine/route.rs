@@ -60,9 +60,10 @@ impl Engine {
                 !self.config.servers.get(spec.id).is_some_and(|e| e.disabled)
                     && spec
                         .quirks
+                        .linter
                         .used_by_project
                         .is_none_or(|u| u.in_project(root))
-                    && (!spec.quirks.runs_project_code || crate::project::trusted_at(root))
+                    && (!spec.quirks.linter.runs_project_code || crate::project::trusted_at(root))
                     && self.pool.locate(spec, root).is_some()
             }
             _ => self.resolved.enabled.contains(spec.id),
@@ -70,9 +71,9 @@ impl Engine {
     }
 
     /// Whether `spec` has the plugin it needs for `path`'s extension, when
-    /// it needs one (`Quirks::plugin_extensions`).
+    /// it needs one (`LaunchQuirks::plugin_extensions`).
     fn plugin_present(&self, spec: &ServerSpec, path: &Path, root: &Path) -> bool {
-        let Some(plugin) = spec.quirks.plugin_extensions else {
+        let Some(plugin) = spec.quirks.launch.plugin_extensions else {
             return true;
         };
         let ext = crate::files::extension_of(path).unwrap_or_default();

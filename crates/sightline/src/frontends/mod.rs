@@ -1,8 +1,10 @@
-//! The faces sightline shows callers: the command line (`cli`), the MCP
-//! server (`mcp`), and the shared daemon that serves MCP on a socket and the
-//! bridge to it (`daemon`). Both take a call, ask the [`crate::Engine`], and render
-//! the answer with [`crate::render`].
+//! The front ends sightline shows callers: the command line (`cli`), the
+//! MCP server (`mcp`), and the shared daemon that serves MCP on a socket and
+//! the bridge to it (`daemon`); `binary` is the `sightline` program's body.
+//! Each takes a call, asks the [`crate::Engine`], and renders the answer
+//! with `crate::render`.
 
+pub mod binary;
 pub mod cli;
 pub mod daemon;
 pub mod mcp;

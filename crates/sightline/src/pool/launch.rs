@@ -50,7 +50,13 @@ impl Pool {
         };
         // A configured command brings its own runtime (a launcher with a
         // bundled JRE); the built-in one needs the machine's.
-        if let Some(runtime) = spec.quirks.runtime.as_ref().filter(|_| command.is_none()) {
+        if let Some(runtime) = spec
+            .quirks
+            .launch
+            .runtime
+            .as_ref()
+            .filter(|_| command.is_none())
+        {
             super::runtime::check(spec.id, runtime, &self.search_path).await?;
         }
         let mut init = initialization_options(spec, root, &program)?;
@@ -64,7 +70,7 @@ impl Pool {
             Some(c) => c[1..].to_vec(),
             None => {
                 let mut args: Vec<String> = spec.args.iter().map(|a| a.to_string()).collect();
-                if let Some(extra) = spec.quirks.extra_args {
+                if let Some(extra) = spec.quirks.launch.extra_args {
                     args.extend(extra(&self.server_env).map_err(ToolError::unavailable)?);
                 }
                 args
@@ -81,7 +87,7 @@ impl Pool {
             writable.push(root.to_owned());
         }
         writable.extend(crate::sandbox::cache_paths(
-            spec.quirks.caches,
+            spec.quirks.launch.caches,
             &self.server_env,
         ));
         let network = settings.and_then(|s| s.network).unwrap_or(spec.network);
@@ -99,7 +105,10 @@ impl Pool {
         let (client_env, env_remove) = super::env::split(&self.server_env);
         env.extend(client_env);
         env.extend(settings.map(|s| s.env.clone()).unwrap_or_default());
-        env.extend(crate::sandbox::private_env(&tmp, spec.quirks.private_env));
+        env.extend(crate::sandbox::private_env(
+            &tmp,
+            spec.quirks.launch.private_env,
+        ));
         let launch = Launch {
             program,
             args,
@@ -177,7 +186,7 @@ fn initialization_options(
     root: &Path,
     program: &Path,
 ) -> Result<Value, ToolError> {
-    match spec.quirks.init_options {
+    match spec.quirks.launch.init_options {
         Some(make) => make(spec, root, program).map_err(ToolError::unavailable),
         None => Ok(serde_json::from_str(spec.init).unwrap_or_else(|_| json!({}))),
     }

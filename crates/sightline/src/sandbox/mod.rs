@@ -91,6 +91,7 @@ pub enum Mechanism {
     /// Landlock, at this kernel's ABI version, through the launcher.
     Landlock(i64),
     /// Seatbelt (`sandbox-exec`).
+    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
     Seatbelt,
     /// None: why.
     Unavailable(&'static str),
@@ -121,15 +122,6 @@ impl Mechanism {
             Mechanism::Seatbelt => "Seatbelt".into(),
             Mechanism::Unavailable(why) => why.into(),
         }
-    }
-}
-
-/// The running kernel's Landlock ABI version, or `None` when it has none
-/// (and on every other platform).
-pub fn kernel_abi() -> Option<i64> {
-    match Mechanism::here() {
-        Mechanism::Landlock(abi) => Some(abi),
-        _ => None,
     }
 }
 

@@ -92,7 +92,8 @@ impl LspServer {
         generation: u64,
         answer: &[Location],
     ) {
-        let loading = self.spec.quirks.ready_on_status && !self.state.with(|s| s.loaded);
+        let loading =
+            self.spec.quirks.readiness.waits_for_status() && !self.state.with(|s| s.loaded);
         if loading || self.indexing() || self.generation() != generation {
             return;
         }

@@ -7,7 +7,7 @@
 //! - Versioned push: the first publish carrying the current version is fresh.
 //! - Unversioned push: a publish after the change, once the server has been
 //!   quiet for the debounce. A server whose first publish after opening is
-//!   partial (`Quirks::first_publish_is_partial`) does not have it taken as
+//!   partial (`Publishes::PartialFirstAfterOpen`) does not have it taken as
 //!   final.
 //! - A server whose quirks say so is asked directly instead (`tsserver`).
 
@@ -23,12 +23,12 @@ use crate::server::LspServer;
 use crate::server::documents::Doc;
 
 /// How long a server that publishes each version twice
-/// (`Quirks::publishes_twice`) must stay quiet after the first for it to
+/// (`Publishes::TwicePerVersion`) must stay quiet after the first for it to
 /// count alone.
 const PUBLISHED_ONCE_QUIET: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// How long after a change a server that publishes only changes
-/// (`Quirks::publishes_only_changes`) may still publish findings of its
+/// (`Publishes::OnlyChanges`) may still publish findings of its
 /// slower analyses.
 const ANALYSIS_DELAY: std::time::Duration = std::time::Duration::from_millis(1100);
 
@@ -55,7 +55,7 @@ impl LspServer {
         path: &Path,
         doc: &Doc,
     ) -> Result<(Vec<Finding>, Option<String>), ToolError> {
-        if self.spec.quirks.diagnostics_from_tsserver {
+        if self.spec.quirks.diagnostics.ask_tsserver {
             // Its pushes cannot say when an answer is complete; tsserver
             // itself answers for the content it holds now, which is exact.
             match self.tsserver_diagnostics(path, doc).await {
@@ -65,7 +65,7 @@ impl LspServer {
                 // only spends the budget. Seen with `.vue` files in a
                 // project without a tsconfig (primevue's components): "Debug
                 // Failure. False expression: getScriptInfo".
-                Err(e) if let Some(why) = super::tsserver::failure(&e.to_string()) => {
+                Err(e) if let Some(why) = super::typescript_ext::failure(&e.to_string()) => {
                     let name = path
                         .file_name()
                         .map(|n| n.to_string_lossy())
@@ -153,7 +153,8 @@ impl LspServer {
         let Some(p) = self.state.with(|s| s.pushes.get(path).cloned()) else {
             return self.unchanged_since(doc, Vec::new(), confirmed);
         };
-        let twice = self.spec.quirks.publishes_twice;
+        let twice =
+            self.spec.quirks.diagnostics.publishes == crate::catalog::Publishes::TwicePerVersion;
         match p.version {
             // The first of the two publishes for this version: final once
             // the second has come, or after a longer quiet (Volar skips the
@@ -183,7 +184,10 @@ impl LspServer {
             None => {
                 let first_after_open =
                     doc.opened_seq == doc.changed_seq && p.count <= doc.pushes_at_change + 1;
-                if self.spec.quirks.first_publish_is_partial && first_after_open {
+                if self.spec.quirks.diagnostics.publishes
+                    == crate::catalog::Publishes::PartialFirstAfterOpen
+                    && first_after_open
+                {
                     return PushState::NotYet;
                 }
                 let quiet_until = p.at + self.budgets.push_quiet;
@@ -196,7 +200,7 @@ impl LspServer {
         }
     }
 
-    /// For a server that publishes only changes (`Quirks::publishes_only_changes`):
+    /// For a server that publishes only changes (`Publishes::OnlyChanges`):
     /// `last` (the file's last publish, or none) once the server has had
     /// its time since `doc` was sent: it has gone quiet, a question that
     /// needs the file checked has been answered since (`confirmed`), and it
@@ -207,7 +211,7 @@ impl LspServer {
         last: Vec<Diagnostic>,
         confirmed: Option<Instant>,
     ) -> PushState {
-        if !self.spec.quirks.publishes_only_changes {
+        if self.spec.quirks.diagnostics.publishes != crate::catalog::Publishes::OnlyChanges {
             return PushState::NotYet;
         }
         let now = Instant::now();
@@ -261,7 +265,13 @@ impl LspServer {
         };
         let began =
             |s: &crate::server::inbox::Inner| s.check_began > s.saved_at || s.failing.is_some();
-        let settle = std::time::Duration::from_millis(self.spec.quirks.check_restart_ms);
+        let settle = std::time::Duration::from_millis(
+            self.spec
+                .quirks
+                .diagnostics
+                .save_check
+                .map_or(0, |c| c.restart_ms),
+        );
         loop {
             if !self.is_alive() {
                 return false;

@@ -3,7 +3,7 @@
 //! (or, without any, the files of its languages) are sent as
 //! `workspace/didChangeWatchedFiles`. A new or removed virtualenv makes a
 //! Python server ask for its configuration again; a change to a file the
-//! server reads only at start (`Quirks::restart_on`) asks the pool for a
+//! server reads only at start (`LifecycleQuirks::restart_on`) asks the pool for a
 //! new server.
 
 use std::path::{Path, PathBuf};
@@ -36,8 +36,8 @@ impl LspServer {
         {
             return Some(why);
         }
-        let may = !self.spec.quirks.restart_on.is_empty()
-            || matches!(self.spec.quirks.on_install, OnInstall::Restart(_));
+        let may = !self.spec.quirks.lifecycle.restart_on.is_empty()
+            || matches!(self.spec.quirks.lifecycle.on_install, OnInstall::Restart(_));
         if !may {
             return None;
         }
@@ -52,7 +52,7 @@ impl LspServer {
 
     /// Why the pending changes call for a restart, if they do.
     fn trigger(&self, pending: &crate::sync::watch::Changes) -> Option<String> {
-        if let OnInstall::Restart(dirs) = self.spec.quirks.on_install
+        if let OnInstall::Restart(dirs) = self.spec.quirks.lifecycle.on_install
             && let Some(dir) = self.installed_under(pending.iter(), dirs)
         {
             return Some(format!(
@@ -60,7 +60,7 @@ impl LspServer {
                 self.spec.id
             ));
         }
-        let quirk = self.spec.quirks.restart_on;
+        let quirk = self.spec.quirks.lifecycle.restart_on;
         let (path, _) = pending
             .iter()
             .find(|(p, _)| p.file_name().is_some_and(|n| quirk.iter().any(|q| n == *q)))?;
@@ -170,7 +170,7 @@ impl LspServer {
         };
         // A virtualenv made or removed at the root, or a package installed
         // into one (`OnInstall::Reconfigure`).
-        let reconfigure = match self.spec.quirks.on_install {
+        let reconfigure = match self.spec.quirks.lifecycle.on_install {
             OnInstall::Reconfigure(dirs) => self.installed_under(drained.iter(), dirs).is_some(),
             _ => false,
         };

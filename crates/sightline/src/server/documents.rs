@@ -49,7 +49,7 @@ pub struct Documents {
     pub generation: u64,
     /// Counts documents opened, and closed while their file still exists,
     /// with the disk's text, where that can change an answer
-    /// (`Quirks::open_changes_answers`, `LooseFiles::project_ignores_opens`).
+    /// (`ReferencesQuirks::open_changes_answers`, `OutsideProject::project_ignores_opens`).
     pub opens: u64,
     /// Open documents of a push server whose last publish may predate a
     /// change on disk of another file: each is sent again (`touch`) when
@@ -347,19 +347,19 @@ impl LspServer {
     }
 
     /// Whether opening or closing `path` can change what this server
-    /// answers about other files (`Quirks::open_changes_answers`): not for a
+    /// answers about other files (`ReferencesQuirks::open_changes_answers`): not for a
     /// file of a project whose server reads the project from disk
-    /// (`LooseFiles::project_ignores_opens`).
+    /// (`OutsideProject::project_ignores_opens`).
     fn opening_counts(&self, path: &Path) -> bool {
         let quirks = self.spec.quirks;
-        quirks.open_changes_answers
-            && !quirks.loose_files.is_some_and(|l| {
+        quirks.references.open_changes_answers
+            && !quirks.references.outside_project.is_some_and(|l| {
                 l.project_ignores_opens && crate::project::in_project(path, &self.root, l.project)
             })
     }
 
     /// Sends `didSave` for `path` to a server that checks on save (see
-    /// `Quirks::check_on_save`); nothing to others.
+    /// `DiagnosticsQuirks::save_check`); nothing to others.
     pub(crate) fn save(&self, path: &Path) -> Result<(), ToolError> {
         if !self.check_on_save {
             return Ok(());

@@ -79,7 +79,7 @@ pub struct Inner {
     pub check_began: u64,
     /// Message count at which it ended.
     pub check_ended: u64,
-    /// When it ended (see `Quirks::check_restart_ms`).
+    /// When it ended (see `SaveCheck::restart_ms`).
     pub check_ended_at: Option<std::time::Instant>,
     /// Message count when sightline last sent `didSave`: only a check that
     /// began after it covers the files as they are on disk.
@@ -345,7 +345,8 @@ impl Handler for ServerState {
                 let indexed = self
                     .spec
                     .quirks
-                    .ready_log
+                    .readiness
+                    .log_text()
                     .is_some_and(|needle| text.contains(needle));
                 self.with(|s| {
                     s.seq += 1;
@@ -368,7 +369,12 @@ impl Handler for ServerState {
                     .unwrap_or("working")
                     .to_owned();
                 let quirks = self.spec.quirks;
-                let is_check = |t: &str| quirks.check_on_save.is_some_and(|p| t.starts_with(p));
+                let is_check = |t: &str| {
+                    quirks
+                        .diagnostics
+                        .save_check
+                        .is_some_and(|c| t.starts_with(c.title))
+                };
                 // Progress of one of our own requests, or work the server
                 // does in the background that no question waits for.
                 let not_indexing = token.starts_with(OWN_TOKEN_PREFIX)
@@ -403,7 +409,8 @@ impl Handler for ServerState {
                             match s.progress.remove(&token) {
                                 Some(title)
                                     if quirks
-                                        .ready_after_progress
+                                        .readiness
+                                        .progress_title()
                                         .is_some_and(|p| title.starts_with(p)) =>
                                 {
                                     s.loaded = true;

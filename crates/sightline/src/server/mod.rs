@@ -32,7 +32,7 @@ mod requests;
 mod settings;
 mod start;
 mod symbols;
-mod tsserver;
+mod typescript_ext;
 pub(crate) mod watchers;
 
 pub use requests::without_declarations;

@@ -43,7 +43,7 @@ impl LspServer {
     /// within the ready budget. Other servers are taken as loaded at once.
     pub async fn wait_loaded(&self) -> Result<(), ToolError> {
         self.barrier().await;
-        if !self.spec.quirks.ready_on_status || self.state.with(|s| s.loaded) {
+        if !self.spec.quirks.readiness.waits_for_status() || self.state.with(|s| s.loaded) {
             return Ok(());
         }
         let waiting = crate::progress::call();
@@ -87,7 +87,7 @@ impl LspServer {
     /// questions wait for it as for the first load, instead of getting
     /// answers from the project as it was.
     async fn barrier(&self) {
-        if !self.spec.quirks.ready_on_status || !self.state.with(|s| s.told_changes) {
+        if !self.spec.quirks.readiness.waits_for_status() || !self.state.with(|s| s.told_changes) {
             return;
         }
         let _ = self
@@ -119,10 +119,10 @@ impl LspServer {
         Fut: std::future::Future<Output = Result<Vec<Location>, ToolError>>,
     {
         self.barrier().await;
-        if !self.spec.quirks.ready_on_status || self.state.with(|s| s.loaded) {
+        if !self.spec.quirks.readiness.waits_for_status() || self.state.with(|s| s.loaded) {
             return ask().await;
         }
-        let answers_while = self.spec.quirks.answers_while;
+        let answers_while = self.spec.quirks.readiness.answers_while();
         let settled = |s: &crate::server::inbox::Inner| {
             s.progress
                 .values()
@@ -213,7 +213,9 @@ impl LspServer {
             return Ok(());
         }
         let indexed = |s: &crate::server::inbox::Inner| {
-            s.progress.is_empty() && s.busy.is_none() && (quirks.ready_log.is_none() || s.indexed)
+            s.progress.is_empty()
+                && s.busy.is_none()
+                && (quirks.readiness.log_text().is_none() || s.indexed)
         };
         // Tell the caller why this takes a while, when it does.
         let waiting = (!self.state.with(|s| indexed(s)))

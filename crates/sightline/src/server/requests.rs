@@ -98,7 +98,8 @@ impl LspServer {
                 Err(sightline_lsp::ClientError::Response { error, .. })
                     if error.code == CONTENT_MODIFIED
                         && tries < 3
-                        && (!self.spec.quirks.ready_on_status || self.state.with(|s| s.loaded)) =>
+                        && (!self.spec.quirks.readiness.waits_for_status()
+                            || self.state.with(|s| s.loaded)) =>
                 {
                     tries += 1;
                     tracing::debug!(
@@ -180,31 +181,6 @@ impl LspServer {
         Ok(r.unwrap_or_default())
     }
 
-    /// The places in `path` that `textDocument/documentHighlight` marks for
-    /// the symbol at `pos`, as locations; none from a server without it.
-    pub async fn highlights(&self, path: &Path, pos: Position) -> Result<Vec<Location>, ToolError> {
-        if !self.offers("documentHighlightProvider") {
-            return Ok(Vec::new());
-        }
-        let uri = path_to_uri_string(path).unwrap_or_default();
-        let params = json!({ "textDocument": { "uri": uri }, "position": pos });
-        let found: Option<Vec<Value>> = self
-            .ask_as("textDocument/documentHighlight", params)
-            .await?;
-        let Ok(uri) = uri.parse() else {
-            return Ok(Vec::new());
-        };
-        Ok(found
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|h| serde_json::from_value(h.get("range")?.clone()).ok())
-            .map(|range| Location {
-                uri: Clone::clone(&uri),
-                range,
-            })
-            .collect())
-    }
-
     /// The declarations of the symbol at `pos`, to take out of a references
     /// answer (see [`without_declarations`]): its definitions and, for a
     /// server with `declaration_of_definition`, the declarations asked from
@@ -219,8 +195,8 @@ impl LspServer {
         pos: Position,
     ) -> Result<Vec<Location>, ToolError> {
         let uri = path_to_uri_string(path).unwrap_or_default();
-        let apart =
-            self.offers("declarationProvider") && self.spec.quirks.declaration_of_definition;
+        let apart = self.offers("declarationProvider")
+            && self.spec.quirks.references.declaration_of_definition;
         let definitions = async {
             if self.offers("definitionProvider") {
                 self.remembered("definition", &uri, pos, self.definition(path, pos))
@@ -267,7 +243,9 @@ impl LspServer {
         found: &[Location],
         known: &[Location],
     ) -> Result<Vec<Location>, ToolError> {
-        if self.spec.quirks.declaration_of_definition || !self.offers("declarationProvider") {
+        if self.spec.quirks.references.declaration_of_definition
+            || !self.offers("declarationProvider")
+        {
             return Ok(Vec::new());
         }
         // A file's directory and name before the first dot, and the rest.

@@ -29,9 +29,10 @@ impl ServerState {
         match section {
             // A server that fails on `{}` for its whole settings object
             // (section "", or none) gets the settings its table entry makes.
-            Some("") | None if self.spec.quirks.whole_settings.is_some() => self
+            Some("") | None if self.spec.quirks.launch.whole_settings.is_some() => self
                 .spec
                 .quirks
+                .launch
                 .whole_settings
                 .map_or_else(|| json!({}), |settings| settings(&self.root)),
             // pyright asks for `python`; point it at the project's virtualenv.

@@ -140,8 +140,8 @@ impl LspServer {
         config.env_remove.extend(launch.env_remove);
         let watch_limit = launch.watch_limit;
         let initialization_options = launch.init;
-        let check_on_save =
-            spec.quirks.check_on_save.is_some() && !check_turned_off(&initialization_options);
+        let check_on_save = spec.quirks.diagnostics.save_check.is_some()
+            && !check_turned_off(&initialization_options);
         let tmp = launch.tmp;
         let client = Client::spawn(config, state.clone())
             .await
@@ -223,7 +223,7 @@ impl LspServer {
         if let Some(relay) = spec.quirks.relay {
             server.start_relay(relay, relayed);
         }
-        if spec.quirks.ready_after_refresh
+        if spec.quirks.readiness == crate::catalog::Readiness::AfterFirstRefresh
             && !server.wait_until(budgets.ready, |s| s.refreshes > 0).await
         {
             tracing::warn!(
@@ -232,7 +232,7 @@ impl LspServer {
                 budgets.ready.as_secs_f64()
             );
         }
-        if spec.quirks.ready_after_progress.is_some()
+        if spec.quirks.readiness.progress_title().is_some()
             && !server.wait_until(budgets.ready, |s| s.loaded).await
         {
             tracing::warn!(

@@ -6,8 +6,8 @@
 #![allow(clippy::unwrap_used)]
 
 use serde_json::json;
-use sightline::catalog::{FAKE, LooseFiles, Quirks, ServerSpec};
 use sightline::{Engine, Options};
+use sightline::{FAKE, OutsideProject, Quirks, ReferencesQuirks, ServerSpec};
 use sightline_test_support::{defs, refs, runtime};
 
 use super::fake::{self, ALPHA_DEF, budgets, project};
@@ -18,11 +18,14 @@ fn ts_like() -> &'static ServerSpec {
     Box::leak(Box::new(ServerSpec {
         id: "fake-projects",
         quirks: Quirks {
-            loose_files: Some(LooseFiles {
-                project: &["tsconfig.json"],
-                wait_publish: false,
-                project_ignores_opens: true,
-            }),
+            references: ReferencesQuirks {
+                outside_project: Some(OutsideProject {
+                    project: &["tsconfig.json"],
+                    wait_publish: false,
+                    project_ignores_opens: true,
+                }),
+                ..ReferencesQuirks::NONE
+            },
             ..Quirks::NONE
         },
         ..FAKE

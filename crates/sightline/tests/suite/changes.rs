@@ -24,7 +24,7 @@ fn engine(root: &Path, watch_limit: Option<usize>) -> Engine {
         watch_limit,
         virtual_env: None,
         // As the CLI and MCP faces load it.
-        config: sightline::config::Config::load(Some(root)).unwrap(),
+        config: sightline::Config::load(Some(root)).unwrap(),
         ..Options::default()
     })
 }
@@ -247,7 +247,7 @@ fn rust_analyzer_resolves_a_use_once_its_path_dependency_is_added() {
         ("helper/src/lib.rs", "pub const VALUE: i32 = 1;\n"),
     ]);
     runtime().block_on(async {
-        let mut config = sightline::config::Config::default();
+        let mut config = sightline::Config::default();
         config
             .merge_text(
                 Path::new("/test/config.json"),

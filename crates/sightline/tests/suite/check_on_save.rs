@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use serde_json::{Value, json};
-use sightline::catalog::{FAKE, Quirks, ServerSpec};
+use sightline::{DiagnosticsQuirks, FAKE, Publishes, Quirks, SaveCheck, ServerSpec};
 use sightline::{Engine, Options};
 use sightline_test_support::{diags, runtime};
 
@@ -16,8 +16,13 @@ fn checking(restart_ms: u64) -> &'static ServerSpec {
     Box::leak(Box::new(ServerSpec {
         id: "fake-check",
         quirks: Quirks {
-            check_on_save: Some("cargo "),
-            check_restart_ms: restart_ms,
+            diagnostics: DiagnosticsQuirks {
+                save_check: Some(SaveCheck {
+                    title: "cargo ",
+                    restart_ms,
+                }),
+                ..DiagnosticsQuirks::NONE
+            },
             ..Quirks::NONE
         },
         ..FAKE
@@ -104,7 +109,14 @@ fn of_two_publishes_for_a_version_the_second_counts() {
         let spec: &'static ServerSpec = Box::leak(Box::new(ServerSpec {
             id: "fake-twice",
             quirks: Quirks {
-                publishes_twice: twice,
+                diagnostics: DiagnosticsQuirks {
+                    publishes: if twice {
+                        Publishes::TwicePerVersion
+                    } else {
+                        Publishes::OncePerVersion
+                    },
+                    ..DiagnosticsQuirks::NONE
+                },
                 ..Quirks::NONE
             },
             ..FAKE

@@ -340,9 +340,9 @@ fn servers_lists_installed_and_missing() {
 fn no_install_runs_with_downloads_disabled() {
     // One file for every server sightline could install by itself.
     let mut files: Vec<(String, String)> = vec![(".git/HEAD".into(), String::new())];
-    for spec in sightline::catalog::BUILTIN
+    for spec in sightline::BUILTIN
         .iter()
-        .filter(|s| s.installable() && s.role == sightline::catalog::Role::Primary)
+        .filter(|s| s.installable() && s.role == sightline::Role::Primary)
     {
         let ext = spec.extensions.first().copied().unwrap_or(".txt");
         files.push((format!("{}{ext}", spec.id.replace(' ', "_")), "x\n".into()));

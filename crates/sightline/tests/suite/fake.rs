@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use sightline::catalog::{Budgets, FAKE};
+use sightline::{Budgets, FAKE};
 use sightline::{Engine, Options};
 
 use sightline_test_support::Project;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use sightline::catalog::Budgets;
+use sightline::Budgets;
 
 use serde_json::json;
 
@@ -471,8 +471,8 @@ fn an_unknown_server_request_gets_method_not_found() {
 /// The text a tool gives for `hover` on `alpha` in `a.fake`.
 async fn hover(ws: &sightline::Engine, p: &sightline_test_support::Project) -> String {
     match ws.hover(&p.path("a.fake"), 2, 1).await {
-        Ok(h) => sightline::render::hover_text(&h),
-        Err(e) => sightline::render::error_text(&e),
+        Ok(h) => sightline::hover_text(&h),
+        Err(e) => sightline::error_text(&e),
     }
 }
 
@@ -547,16 +547,15 @@ fn the_same_finding_pushed_and_pulled_shows_once() {
 #[test]
 fn two_servers_on_one_file_merge_without_duplicates() {
     // A second server for `.fake` files: the same program under another id.
-    let twin: &'static sightline::catalog::ServerSpec =
-        Box::leak(Box::new(sightline::catalog::ServerSpec {
-            id: "fake-twin",
-            ..sightline::catalog::FAKE
-        }));
+    let twin: &'static sightline::ServerSpec = Box::leak(Box::new(sightline::ServerSpec {
+        id: "fake-twin",
+        ..sightline::FAKE
+    }));
     let p = project(json!({}));
     p.write("a.fake", "def alpha\nalpha ERR\nWARN\n");
     runtime().block_on(async {
         let ws = sightline::Engine::new(sightline::Options {
-            servers: vec![&sightline::catalog::FAKE, twin],
+            servers: vec![&sightline::FAKE, twin],
             search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
             downloads: Some(false),
             budgets: budgets(),
@@ -599,9 +598,7 @@ fn workspace_diagnostics_cover_every_file_and_reuse_unchanged_results() {
     }));
     p.write("c.fake", "WARN\n");
     let render = |all: Vec<sightline::Diagnostics>| -> String {
-        all.iter()
-            .map(sightline::render::diagnostics_text)
-            .collect()
+        all.iter().map(sightline::diagnostics_text).collect()
     };
     runtime().block_on(async {
         let ws = workspace(budgets());

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use sightline::config::Config;
-use sightline::format::{Formatters, Outcome};
+use sightline::Config;
+use sightline::{FormatOutcome as Outcome, Formatters};
 
 use sightline_test_support::{Project, repo_root, runtime};
 
@@ -50,9 +50,9 @@ fn formatters(config: Value) -> Formatters {
 }
 
 /// The default sandbox (workspace-write), launched by this build's binary.
-fn sandbox() -> sightline::sandbox::Sandbox {
-    sightline::sandbox::Sandbox::new(
-        sightline::sandbox::Mode::WorkspaceWrite,
+fn sandbox() -> sightline::Sandbox {
+    sightline::Sandbox::new(
+        sightline::SandboxMode::WorkspaceWrite,
         Some(sightline_test_support::sightline_bin()),
         false,
     )

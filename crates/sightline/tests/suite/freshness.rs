@@ -6,8 +6,6 @@
 
 use std::collections::BTreeSet;
 
-use sightline::render;
-
 use sightline_test_support::{Project, runtime, workspace};
 
 const EDITS: usize = 200;
@@ -148,7 +146,7 @@ fn run(lang: Lang) {
                 Ok(d) if error_lines(&d) == want && d.notes.is_empty() => {}
                 Ok(d) => stale.push(format!(
                     "edit {edit}: want errors on {want:?}, got {}",
-                    render::diagnostics_text(&d)
+                    sightline::diagnostics_text(&d)
                 )),
                 Err(e) => stale.push(format!("edit {edit}: want errors on {want:?}, got {e}")),
             }

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 use serde_json::{Value, json};
-use sightline::config::Config;
+use sightline::Config;
 use sightline::{Engine, Options};
 use sightline_test_support::{Project, require, runtime, tools_bin};
 

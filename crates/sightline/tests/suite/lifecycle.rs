@@ -54,7 +54,7 @@ fn closing_stdin_shuts_servers_down() {
 // ----- with the scripted fake server ---------------------------------------
 
 use serde_json::json;
-use sightline::catalog::Budgets;
+use sightline::Budgets;
 
 use super::fake::{self, A_DIAGS, ALPHA_DEF, budgets, project, wait_for_log, wait_gone, workspace};
 use sightline_test_support::{defs, diags, refs, runtime};
@@ -188,7 +188,7 @@ fn a_server_indexing_past_the_budget_answers_not_ready() {
 fn fake_state(ws: &sightline::Engine, p: &sightline_test_support::Project) -> String {
     let states = ws.server_states(p.root());
     let fake: Vec<_> = states.into_iter().filter(|s| s.id == "fake").collect();
-    let text = sightline::render::servers_text(&fake);
+    let text = sightline::servers_text(&fake);
     text.trim_end()
         .split_once(".fake")
         .unwrap()

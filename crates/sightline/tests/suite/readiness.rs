@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use sightline::catalog::{Budgets, FAKE, Quirks, ServerSpec};
+use sightline::{Budgets, FAKE, Quirks, Readiness, ServerSpec};
 use sightline::{Engine, Options};
 use sightline_test_support::{defs, refs, runtime};
 
@@ -20,7 +20,7 @@ fn loading_spec() -> &'static ServerSpec {
     Box::leak(Box::new(ServerSpec {
         id: "fake-loading",
         quirks: Quirks {
-            ready_on_status: true,
+            readiness: Readiness::AfterQuiescent { answers_while: &[] },
             ..Quirks::NONE
         },
         ..FAKE
@@ -172,8 +172,9 @@ fn a_definition_failed_by_a_reload_is_asked_again_while_the_server_indexes() {
     let spec: &'static ServerSpec = Box::leak(Box::new(ServerSpec {
         id: "fake-reloading",
         quirks: Quirks {
-            ready_on_status: true,
-            answers_while: &["Indexing"],
+            readiness: Readiness::AfterQuiescent {
+                answers_while: &["Indexing"],
+            },
             ..Quirks::NONE
         },
         ..FAKE

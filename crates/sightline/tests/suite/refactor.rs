@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use sightline::edit::refactor::Pick;
+use sightline::Pick;
 use sightline::{Engine, Options};
 use sightline_test_support::{Project, runtime};
 
@@ -17,7 +17,7 @@ use crate::suite::servers::{require, tools};
 /// An engine working in `root`, with formatting off: the answers and files
 /// are the servers' edits alone, whatever formatters this machine has.
 fn engine(root: &Path) -> Engine {
-    let mut config = sightline::config::Config::default();
+    let mut config = sightline::Config::default();
     config
         .merge_text(
             Path::new("/test/config.json"),
@@ -410,7 +410,7 @@ fn rust_analyzer_renames_a_field_across_files_and_fills_match_arms() {
         ),
     ]);
     runtime().block_on(async {
-        let mut config = sightline::config::Config::default();
+        let mut config = sightline::Config::default();
         config
             .merge_text(
                 Path::new("/test/config.json"),

@@ -7,7 +7,6 @@
 #![allow(clippy::unwrap_used)]
 
 use serde_json::{Value, json};
-use sightline::render;
 
 use super::servers::{gopls_config, require, snapshot, tools, workspace};
 use sightline_test_support::{Project, runtime};
@@ -60,8 +59,8 @@ fn run(m: Matrix) -> String {
         let ask = async |at: &At, include: bool| {
             let col = column(m.files, at);
             match ws.references(&p.path(at.file), at.line, col, include).await {
-                Ok(l) => render::locations_text(&l),
-                Err(e) => render::error_text(&e),
+                Ok(l) => sightline::locations_text(&l),
+                Err(e) => sightline::error_text(&e),
             }
         };
         let decl = &m.declaration;

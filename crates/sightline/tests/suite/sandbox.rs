@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::json;
-use sightline::sandbox::Mode;
+use sightline::SandboxMode as Mode;
 
 use super::fake::{self, A_DIAGS};
 use sightline_test_support::{Project, diags, runtime, sightline_bin};
@@ -56,7 +56,7 @@ impl Drop for Probes {
 
 fn workspace(mode: Mode) -> sightline::Engine {
     sightline::Engine::new(sightline::Options {
-        servers: vec![&sightline::catalog::FAKE],
+        servers: vec![&sightline::FAKE],
         search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
         downloads: Some(false),
         budgets: fake::budgets(),
@@ -137,13 +137,13 @@ fn a_real_formatter_writes_only_where_the_mode_allows() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let config = json!({ "formatter": { "escape": { "command": [script, "$FILE"], "extensions": [".sh"] } } });
-        let mut c = sightline::config::Config::default();
+        let mut c = sightline::Config::default();
         c.merge_text(Path::new("/test/config.json"), &config.to_string(), false)
             .unwrap();
-        let f = sightline::format::Formatters::new(
+        let f = sightline::Formatters::new(
             c.formatting(),
             vec![shfmt.clone()],
-            sightline::sandbox::Sandbox::new(mode, Some(sightline_bin()), false),
+            sightline::Sandbox::new(mode, Some(sightline_bin()), false),
         );
         let reports = runtime().block_on(f.format(&p.path("a.sh")));
         let shfmt_report = reports.iter().find(|r| r.name == "shfmt").unwrap();
@@ -151,7 +151,7 @@ fn a_real_formatter_writes_only_where_the_mode_allows() {
         if formats {
             assert_eq!(
                 shfmt_report.outcome,
-                sightline::format::Outcome::Formatted,
+                sightline::FormatOutcome::Formatted,
                 "{mode:?}"
             );
             assert_eq!(text, "if true; then\n\techo hi\nfi\n");
@@ -233,19 +233,19 @@ fn a_trusted_project_server_still_cannot_write_outside_the_workspace() {
 
 #[test]
 fn a_denied_write_is_explained_with_its_path() {
-    let hint = sightline::sandbox::explain_denial(
+    let hint = sightline::explain_denial(
         "Error: EACCES: permission denied, open '/home/u/.cache/x/y.json'",
     );
     assert_eq!(
         hint.as_deref(),
         Some("the sandbox may have denied writing /home/u/.cache/x/y.json")
     );
-    let hint = sightline::sandbox::explain_denial("/etc/foo: Permission denied");
+    let hint = sightline::explain_denial("/etc/foo: Permission denied");
     assert_eq!(
         hint.as_deref(),
         Some("the sandbox may have denied writing /etc/foo")
     );
-    assert_eq!(sightline::sandbox::explain_denial("all fine"), None);
+    assert_eq!(sightline::explain_denial("all fine"), None);
 }
 
 /// Whether a process runs under `no_new_privs`, which the launcher sets

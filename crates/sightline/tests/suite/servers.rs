@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use sightline::config::Config;
+use sightline::Config;
 use sightline::{Engine, Options};
 
 use sightline_test_support::{Project, defs, diags, refs, repo_root, runtime};
@@ -727,7 +727,7 @@ fn rust_analyzer_check_findings_for_a_file_opened_after_the_check() {
         // watch reports the change, b.rs's question saves and is checked
         // again, and rust-analyzer reloads the workspace, clearing its
         // findings and cancelling that check before it begins it again
-        // (see `Quirks::check_restart_ms`; b.rs answered empty in one run
+        // (see `SaveCheck::restart_ms`; b.rs answered empty in one run
         // of four without the wait).
         (
             "Cargo.lock",
@@ -934,7 +934,7 @@ fn eslint_joins_typescript_where_the_project_uses_it() {
         ("a.js", js),
     ]);
     std::os::unix::fs::symlink(tools("node_modules"), untrusted.path("node_modules")).unwrap();
-    sightline::config::trust_in_process(with.root());
+    sightline::trust_in_process(with.root());
     let without = Project::new(&[("package.json", "{\"type\": \"module\"}"), ("a.js", js)]);
     let out = runtime().block_on(async {
         // The linked `node_modules` holds Biome and oxlint too, which would

@@ -184,7 +184,7 @@ fn references_of_a_file_outside_every_project_cross_files() {
                 &p.path("lib.js"),
                 1,
                 17,
-                sightline::answer::ItemsKind::IncomingCalls,
+                sightline::ItemsKind::IncomingCalls,
             )
             .await
             .unwrap();
@@ -194,7 +194,7 @@ fn references_of_a_file_outside_every_project_cross_files() {
                 "use{i}.js:2:19 export const v{i} = add({i}, 1); (in module use{i}.js)\n"
             ));
         }
-        assert_eq!(sightline::render::items_text(&calls), expected);
+        assert_eq!(sightline::items_text(&calls), expected);
         ws.shutdown().await;
     });
 }

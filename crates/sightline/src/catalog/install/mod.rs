@@ -133,7 +133,7 @@ pub fn locate(spec: &ServerSpec, root: &Path, search_path: &[PathBuf]) -> Option
 /// A rustup proxy for `spec`'s component (its quirk) that fails until the
 /// component is added; that is not a server.
 fn is_rustup_proxy_without_component(spec: &ServerSpec, found: &Path) -> bool {
-    let Some(component) = spec.quirks.rustup_component else {
+    let Some(component) = spec.quirks.launch.rustup_component else {
         return false;
     };
     if !found.to_string_lossy().contains(".cargo/bin") {

@@ -23,7 +23,9 @@ pub use other::*;
 pub use python::*;
 pub use web::*;
 
-use crate::catalog::quirks::{ImportAliases, LooseFiles, Quirks};
+use crate::catalog::quirks::{
+    ImportAliases, LifecycleQuirks, OnInstall, OutsideProject, Quirks, Readiness, ReferencesQuirks,
+};
 use crate::catalog::spec::{BASE, NpmPackage, ServerSpec};
 
 const LOCKFILES: &[&str] = &[
@@ -59,23 +61,48 @@ const VSCODE_EXTRACTED: &[NpmPackage] = &[NpmPackage {
 }];
 
 /// The files that make tsserver (and `tsc --lsp`) load a whole project.
-const TS_LOOSE: LooseFiles = LooseFiles {
+/// Outside them tsserver makes an inferred project of the open files, and
+/// takes in an opened file before it answers the next request; a configured
+/// project is the files its tsconfig names, read from disk, whichever are
+/// open.
+const TS_LOOSE: OutsideProject = OutsideProject {
     project: &["tsconfig.json", "jsconfig.json"],
     wait_publish: false,
     project_ignores_opens: true,
 };
 
 const PYRIGHT_QUIRKS: Quirks = Quirks {
-    import_aliases: ImportAliases::AskAlias,
-    open_changes_answers: false,
-    ready_log: Some("source file"),
+    // pyright answers `references` before it has enumerated the workspace,
+    // and returns partial lists until it logs "Found N source files".
+    readiness: Readiness::AfterLog("source file"),
+    // pyright reports its checking of open files as progress titled ""
+    // ("7 files to analyze"); when diagnostics are pulled it may not end
+    // that progress for as long as files stay open, and references never
+    // depend on it, so it is not indexing.
     background_progress: &[""],
-    on_install: crate::catalog::quirks::OnInstall::Reconfigure(&[".venv", "venv"]),
-    // pyright 1.1.414 keeps the cancellation source of its last references
-    // request; one cancelled before it began (a document changed under it,
-    // or the client cancelled it) leaves a source whose `cancel` throws, and
-    // every later references request fails with this until a restart.
-    broken_by: &["this._token.cancel is not a function"],
+    references: ReferencesQuirks {
+        // pyright lists `from m import f as g` among `f`'s references but
+        // not the later uses of `g`; asked at `g`, it lists them.
+        import_aliases: ImportAliases::AskAlias,
+        // pyright reads every file that is not open from disk, so opening
+        // or closing one with the disk's text changes no definition.
+        open_changes_answers: false,
+        ..ReferencesQuirks::NONE
+    },
+    lifecycle: LifecycleQuirks {
+        // pyright asks for `python.pythonPath` again on
+        // `workspace/didChangeConfiguration` and builds its import resolution
+        // anew; it takes no note of changes under an excluded `.venv`, even
+        // when told of them.
+        on_install: OnInstall::Reconfigure(&[".venv", "venv"]),
+        // pyright 1.1.414 keeps the cancellation source of its last
+        // references request; one cancelled before it began (a document
+        // changed under it, or the client cancelled it) leaves a source whose
+        // `cancel` throws, and every later references request fails with this
+        // until a restart.
+        broken_by: &["this._token.cancel is not a function"],
+        ..LifecycleQuirks::NONE
+    },
     ..Quirks::NONE
 };
 
@@ -132,6 +159,7 @@ pub static BUILTIN: &[&ServerSpec] = &[
 
 /// The 38 server ids that configuration keys have always named; each must
 /// stay a built-in, or a configuration that names it breaks.
+#[cfg(test)]
 pub const CONFIG_IDS: &[&str] = &[
     "deno",
     "typescript",

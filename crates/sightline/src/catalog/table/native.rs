@@ -1,7 +1,10 @@
 //! The servers of compiled languages: Go, Zig, C#, Razor, F#, Swift, Rust,
 //! C and C++, Java, Kotlin, Dart, OCaml, Haskell and Gleam.
 
-use crate::catalog::quirks::{ImportAliases, LooseFiles, Quirks, Runtime};
+use crate::catalog::quirks::{
+    DiagnosticsQuirks, ImportAliases, LaunchQuirks, LifecycleQuirks, OutsideProject, Publishes,
+    Quirks, Readiness, ReferencesQuirks, Runtime, SaveCheck,
+};
 use crate::catalog::spec::{BASE, Install, RootRule, ServerSpec};
 use crate::sandbox::Cache;
 
@@ -14,12 +17,23 @@ pub static GOPLS: ServerSpec = ServerSpec {
     root: RootRule::Go,
     install: Install::Toolchain(&["go", "install", "golang.org/x/tools/gopls@v0.20.0"]),
     quirks: Quirks {
-        caches: &[
-            Cache::User("gopls"),
-            Cache::User("go-build"),
-            Cache::Home("go"),
-        ],
-        publishes_only_changes: true,
+        launch: LaunchQuirks {
+            caches: &[
+                Cache::User("gopls"),
+                Cache::User("go-build"),
+                Cache::Home("go"),
+            ],
+            ..LaunchQuirks::NONE
+        },
+        diagnostics: DiagnosticsQuirks {
+            // gopls (the 2022 build) publishes a file's diagnostics only when
+            // they differ from what it last published for that file: a clean
+            // file opened gets no publish, nor does a change that leaves them
+            // as they were. It answers a hover only after type-checking the
+            // package, which is what the wait for a quiet server asks.
+            publishes: Publishes::OnlyChanges,
+            ..DiagnosticsQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE
@@ -75,7 +89,12 @@ pub static RAZOR: ServerSpec = ServerSpec {
     root: DOTNET_ROOT,
     install: ROSLYN,
     quirks: Quirks {
-        extra_args: Some(super::razor::razor_args),
+        launch: LaunchQuirks {
+            // Razor's server needs the VS Code C# extension's Razor files,
+            // found from the client's environment.
+            extra_args: Some(super::razor::razor_args),
+            ..LaunchQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE
@@ -120,21 +139,52 @@ pub static RUST: ServerSpec = ServerSpec {
     // without it every `std` type is unknown.
     install: Install::Toolchain(&["rustup", "component", "add", "rust-analyzer", "rust-src"]),
     quirks: Quirks {
-        ready_on_status: true,
-        answers_while: &["Indexing", "cargo "],
-        check_on_save: Some("cargo "),
-        check_restart_ms: 250,
-        // rust-analyzer lists `use m::f as g;` among the references of `f`
-        // but not the uses of `g`, even asked at one of them.
-        import_aliases: ImportAliases::AskAliasAndWords,
-        // Asked at a trait method's implementation, rust-analyzer answers
-        // `declaration` with the trait's method.
-        declaration_of_definition: true,
-        open_changes_answers: false,
-        caches: &[Cache::CargoHome],
-        // rustup puts a `rust-analyzer` proxy on PATH that fails until the
-        // component is added; that is not a server.
-        rustup_component: Some("rust-analyzer"),
+        // rust-analyzer answers every question (definition, references,
+        // pulled diagnostics) with empty results until it has loaded the
+        // Cargo workspace, and says when it has: its first
+        // `experimental/serverStatus` with `quiescent: true`. Its "Indexing"
+        // only fills caches once the crate graph, build scripts and proc
+        // macros are in, and "cargo " is its check, so a definition asked
+        // while only those run is complete. (jdtls's `ServiceReady` in
+        // `language/status` is recorded the same way, but jdtls cannot be run
+        // here to confirm that it needs the wait.)
+        readiness: Readiness::AfterQuiescent {
+            answers_while: &["Indexing", "cargo "],
+        },
+        diagnostics: DiagnosticsQuirks {
+            // rust-analyzer runs `cargo check` (or `cargo clippy`, when so
+            // configured) only when told a file was saved, and its own
+            // analysis misses what only rustc reports (overflowing literals,
+            // borrow errors). It cancels a running check when it restarts one
+            // (after a workspace reload, or on becoming quiescent), ends its
+            // progress at once, and begins the new one after gathering
+            // restart requests for 50 ms; the cancelled run published
+            // nothing, and its reload had cleared the old findings.
+            save_check: Some(SaveCheck {
+                title: "cargo ",
+                restart_ms: 250,
+            }),
+            ..DiagnosticsQuirks::NONE
+        },
+        references: ReferencesQuirks {
+            // rust-analyzer finds references by the item's own name: it
+            // lists `use m::f as g;` among the references of `f` but not the
+            // uses of `g`, even asked at one of them.
+            import_aliases: ImportAliases::AskAliasAndWords,
+            // Asked at a trait method's implementation, rust-analyzer
+            // answers `declaration` with the trait's method.
+            declaration_of_definition: true,
+            // rust-analyzer reads every file that is not open from disk.
+            open_changes_answers: false,
+            ..ReferencesQuirks::NONE
+        },
+        launch: LaunchQuirks {
+            caches: &[Cache::CargoHome],
+            // rustup puts a `rust-analyzer` proxy on PATH that fails until
+            // the component is added; that is not a server.
+            rustup_component: Some("rust-analyzer"),
+            ..LaunchQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE
@@ -161,14 +211,31 @@ pub static CLANGD: ServerSpec = ServerSpec {
     // lists (it looks in the file's directories and their `build/`); with
     // `compile_flags.txt` or nothing it knows the open files alone.
     quirks: Quirks {
-        loose_files: Some(LooseFiles {
-            project: &["compile_commands.json", "build/compile_commands.json"],
-            wait_publish: true,
-            project_ignores_opens: false,
-        }),
-        declaration_of_definition: true,
-        caches: &[Cache::User("clangd")],
-        restart_on: &["compile_commands.json", "compile_flags.txt", ".clangd"],
+        references: ReferencesQuirks {
+            // clangd takes in an opened file only once it has built it, which
+            // its first `publishDiagnostics` for the file marks; its index of
+            // a project may still lack a file it has not opened, and it knows
+            // a file's flags only once it is open.
+            outside_project: Some(OutsideProject {
+                project: &["compile_commands.json", "build/compile_commands.json"],
+                wait_publish: true,
+                project_ignores_opens: false,
+            }),
+            // clangd answers `declaration` at a definition with the header's
+            // prototype (and at the prototype with the definition).
+            declaration_of_definition: true,
+            ..ReferencesQuirks::NONE
+        },
+        launch: LaunchQuirks {
+            caches: &[Cache::User("clangd")],
+            ..LaunchQuirks::NONE
+        },
+        lifecycle: LifecycleQuirks {
+            // clangd registers no file watchers and keeps the compile flags
+            // it loaded from `compile_commands.json`.
+            restart_on: &["compile_commands.json", "compile_flags.txt", ".clangd"],
+            ..LifecycleQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE
@@ -183,14 +250,17 @@ pub static JDTLS: ServerSpec = ServerSpec {
     root: RootRule::Java,
     install: Install::Download("https://download.eclipse.org/jdtls/milestones/"),
     quirks: Quirks {
-        // jdtls 1.40 and later run on Java 21 or newer; on an older Java
-        // the launcher dies at start with a class version error.
-        runtime: Some(Runtime {
-            name: "Java",
-            program: "java",
-            version_args: &["-version"],
-            min_major: 21,
-        }),
+        launch: LaunchQuirks {
+            // jdtls 1.40 and later run on Java 21 or newer; on an older Java
+            // the launcher dies at start with a class version error.
+            runtime: Some(Runtime {
+                name: "Java",
+                program: "java",
+                version_args: &["-version"],
+                min_major: 21,
+            }),
+            ..LaunchQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE

@@ -3,7 +3,7 @@
 //! Julia, TOML and Markdown.
 
 use super::LOCKFILES;
-use crate::catalog::quirks::Quirks;
+use crate::catalog::quirks::{Quirks, Readiness};
 use crate::catalog::spec::{BASE, Install, NpmPackage, RootRule, ServerSpec};
 
 /// Ruby: `rubocop --lsp`.
@@ -96,7 +96,7 @@ pub static PHP: ServerSpec = ServerSpec {
         // publishes a file's diagnostics empty, until it has indexed the
         // workspace, which it reports as work-done progress ("Intelephense
         // 1.18.5 indexing") begun once it has its configuration.
-        ready_after_progress: Some("Intelephense"),
+        readiness: Readiness::AfterProgress("Intelephense"),
         ..Quirks::NONE
     },
     ..BASE

@@ -2,7 +2,7 @@
 //! basedpyright.
 
 use super::{PYRIGHT_QUIRKS, PYTHON_PROJECT};
-use crate::catalog::quirks::{ImportAliases, Quirks};
+use crate::catalog::quirks::{ImportAliases, LaunchQuirks, Quirks, ReferencesQuirks};
 use crate::catalog::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
 use crate::sandbox::Cache;
 
@@ -33,8 +33,14 @@ pub static TY: ServerSpec = ServerSpec {
     // ty, like pyright, lists `from m import f as g` among the references
     // of `f` but not the uses of `g`.
     quirks: Quirks {
-        import_aliases: ImportAliases::AskAlias,
-        caches: &[Cache::User("ty")],
+        references: ReferencesQuirks {
+            import_aliases: ImportAliases::AskAlias,
+            ..ReferencesQuirks::NONE
+        },
+        launch: LaunchQuirks {
+            caches: &[Cache::User("ty")],
+            ..LaunchQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE

@@ -83,7 +83,7 @@ fn razor_files(razor: &Path) -> Option<[PathBuf; 3]> {
     files.iter().all(|f| f.is_file()).then_some(files)
 }
 
-/// `Quirks::extra_args` of Razor, for the client's environment.
+/// `LaunchQuirks::extra_args` of Razor, for the client's environment.
 pub fn razor_args(env: &ServerEnv) -> Result<Vec<String>, String> {
     razor_args_in(&extension_dirs(env))
 }

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{DENO, JS_EXTS, JS_PROJECT, LOCKFILES, TS_LOOSE, VSCODE_EXTRACTED};
-use crate::catalog::quirks::{LinterUse, PluginExtensions, Quirks, Relay};
+use crate::catalog::quirks::{
+    DiagnosticsQuirks, LaunchQuirks, LifecycleQuirks, LinterQuirks, LinterUse, OnInstall,
+    PluginExtensions, Publishes, Quirks, Readiness, ReferencesQuirks, Relay,
+};
 use crate::catalog::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
 use crate::sandbox::Cache;
 
@@ -61,16 +64,39 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         },
     ]),
     quirks: Quirks {
-        first_publish_is_partial: true,
-        loose_files: Some(TS_LOOSE),
-        diagnostics_from_tsserver: true,
-        caches: TS_CACHE,
-        init_options: Some(tsserver_path),
-        plugin_extensions: Some(PluginExtensions {
-            extensions: &[".vue"],
-            found: |root, program| find_vue_plugin(root, program).is_some(),
-        }),
-        on_install: crate::catalog::quirks::OnInstall::Restart(&["node_modules"]),
+        diagnostics: DiagnosticsQuirks {
+            // tsserver publishes syntax-only diagnostics first after opening
+            // a file.
+            publishes: Publishes::PartialFirstAfterOpen,
+            // typescript-language-server publishes without versions, skips a
+            // publish when a kind of diagnostics stays empty, and publishes
+            // syntax before semantics, so no push says an answer is complete.
+            ask_tsserver: true,
+            ..DiagnosticsQuirks::NONE
+        },
+        references: ReferencesQuirks {
+            // tsserver's project for a loose file depends on the files open.
+            outside_project: Some(TS_LOOSE),
+            ..ReferencesQuirks::NONE
+        },
+        launch: LaunchQuirks {
+            caches: TS_CACHE,
+            init_options: Some(tsserver_path),
+            // tsserver handles `.vue` files only with
+            // `@vue/typescript-plugin`; without it they are left to the
+            // other servers.
+            plugin_extensions: Some(PluginExtensions {
+                extensions: &[".vue"],
+                found: |root, program| find_vue_plugin(root, program).is_some(),
+            }),
+            ..LaunchQuirks::NONE
+        },
+        lifecycle: LifecycleQuirks {
+            // tsserver does not see a `node_modules` made after it started,
+            // and an import of a package installed there stays unresolved.
+            on_install: OnInstall::Restart(&["node_modules"]),
+            ..LifecycleQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE
@@ -95,8 +121,14 @@ pub static TYPESCRIPT_NATIVE: ServerSpec = ServerSpec {
     // Like tsserver, `tsc --lsp` finds no use of a loose file's export in a
     // file that is not open.
     quirks: Quirks {
-        loose_files: Some(TS_LOOSE),
-        caches: TS_CACHE,
+        references: ReferencesQuirks {
+            outside_project: Some(TS_LOOSE),
+            ..ReferencesQuirks::NONE
+        },
+        launch: LaunchQuirks {
+            caches: TS_CACHE,
+            ..LaunchQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE
@@ -135,7 +167,12 @@ pub static VUE: ServerSpec = ServerSpec {
     // the template's and asks its own TypeScript questions of that
     // tsserver.
     quirks: Quirks {
-        caches: TS_CACHE,
+        launch: LaunchQuirks {
+            caches: TS_CACHE,
+            ..LaunchQuirks::NONE
+        },
+        // vue-language-server asks its TypeScript work of tsserver, where
+        // `@vue/typescript-plugin` runs.
         relay: Some(Relay {
             notification: "tsserver/request",
             to: "typescript",
@@ -163,14 +200,20 @@ pub static ESLINT: ServerSpec = ServerSpec {
     install: Install::Npm(VSCODE_EXTRACTED),
     role: Role::Linter,
     quirks: Quirks {
-        // It fails on an empty settings object.
-        whole_settings: Some(eslint_settings),
-        runs_project_code: true,
-        // It runs the project's own eslint.
-        used_by_project: Some(LinterUse {
-            package: "eslint",
-            config_files: &[],
-        }),
+        launch: LaunchQuirks {
+            // It fails on an empty settings object.
+            whole_settings: Some(eslint_settings),
+            ..LaunchQuirks::NONE
+        },
+        linter: LinterQuirks {
+            // ESLint loads the project's own `eslint` and its
+            // `eslint.config.js`.
+            runs_project_code: true,
+            used_by_project: Some(LinterUse {
+                package: "eslint",
+                config_files: &[],
+            }),
+        },
         ..Quirks::NONE
     },
     ..BASE
@@ -203,11 +246,16 @@ pub static OXLINT: ServerSpec = ServerSpec {
     }]),
     role: Role::Linter,
     quirks: Quirks {
-        used_by_project: Some(LinterUse {
-            package: "oxlint",
-            config_files: &[".oxlintrc.json"],
-        }),
-        ready_after_refresh: true,
+        linter: LinterQuirks {
+            used_by_project: Some(LinterUse {
+                package: "oxlint",
+                config_files: &[".oxlintrc.json"],
+            }),
+            ..LinterQuirks::NONE
+        },
+        // oxlint answers pulls empty until it has its configuration, then
+        // asks for them again with `workspace/diagnostic/refresh`.
+        readiness: Readiness::AfterFirstRefresh,
         ..Quirks::NONE
     },
     ..BASE
@@ -242,12 +290,26 @@ pub static BIOME: ServerSpec = ServerSpec {
     }]),
     role: Role::Linter,
     quirks: Quirks {
-        ready_after_progress: Some("Biome is scanning"),
-        private_env: &[("XDG_CACHE_HOME", "cache")],
-        used_by_project: Some(LinterUse {
-            package: "@biomejs/biome",
-            config_files: &["biome.json", "biome.jsonc"],
-        }),
+        // Biome answers a file opened before it has scanned its project with
+        // an empty publish, then the real one once its scan ends.
+        readiness: Readiness::AfterProgress("Biome is scanning"),
+        launch: LaunchQuirks {
+            // `biome lsp-proxy` starts (or joins) a daemon that binds its
+            // socket and writes its logs in `$XDG_CACHE_HOME/biome`; a private
+            // one means the daemon is this server's own, sandboxed like it and
+            // gone with it, never one shared with an editor or another
+            // sightline (a daemon still stopping after its last client went
+            // answered a new proxy with nothing).
+            private_env: &[("XDG_CACHE_HOME", "cache")],
+            ..LaunchQuirks::NONE
+        },
+        linter: LinterQuirks {
+            used_by_project: Some(LinterUse {
+                package: "@biomejs/biome",
+                config_files: &["biome.json", "biome.jsonc"],
+            }),
+            ..LinterQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE
@@ -269,7 +331,10 @@ pub static SVELTE: ServerSpec = ServerSpec {
         version: "0.18.4",
     }]),
     quirks: Quirks {
-        caches: TS_CACHE,
+        launch: LaunchQuirks {
+            caches: TS_CACHE,
+            ..LaunchQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE
@@ -297,10 +362,19 @@ pub static ASTRO: ServerSpec = ServerSpec {
         },
     ]),
     quirks: Quirks {
-        caches: TS_CACHE,
-        // The Astro server needs a TypeScript SDK directory.
-        init_options: Some(typescript_sdk),
-        publishes_twice: true,
+        launch: LaunchQuirks {
+            caches: TS_CACHE,
+            // The Astro server needs a TypeScript SDK directory.
+            init_options: Some(typescript_sdk),
+            ..LaunchQuirks::NONE
+        },
+        diagnostics: DiagnosticsQuirks {
+            // Servers built on Volar publish each version twice: what they
+            // have at once (syntax, often empty), then with the TypeScript
+            // findings, seconds later on a cold start.
+            publishes: Publishes::TwicePerVersion,
+            ..DiagnosticsQuirks::NONE
+        },
         ..Quirks::NONE
     },
     ..BASE

@@ -12,9 +12,9 @@ mod unix;
 mod windows;
 
 #[cfg(unix)]
-pub use unix::{Claim, Listener, Ready, Starting, Stream, address, connect, split, start};
+pub use unix::{Claim, Listener, Ready, Stream, address, connect, split, start};
 #[cfg(windows)]
-pub use windows::{Claim, Listener, Ready, Starting, Stream, address, connect, split, start};
+pub use windows::{Claim, Listener, Ready, Stream, address, connect, split, start};
 
 /// Takes the daemon's lock, `daemon.lock` in the runtime directory (std's
 /// `File::try_lock`: `flock` on Unix, `LockFileEx` on Windows), which lets

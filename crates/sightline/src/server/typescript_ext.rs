@@ -1,5 +1,6 @@
-//! Diagnostics asked of tsserver itself, for the server whose quirks say so
-//! (`Quirks::diagnostics_from_tsserver`): typescript-language-server
+//! typescript-language-server's extension, in Zed's `*_ext` manner:
+//! diagnostics asked of tsserver itself, for the server whose quirks say so
+//! (`DiagnosticsQuirks::ask_tsserver`): typescript-language-server
 //! publishes without versions, skips a publish when a kind of diagnostics
 //! stays empty, and publishes syntax before semantics, so its pushes cannot
 //! tell when an answer is complete. Its `typescript.tsserverRequest` command
