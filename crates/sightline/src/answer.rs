@@ -269,6 +269,11 @@ pub struct ServerStatus {
     pub state: State,
 }
 
+/// Folds a multi-line message onto one line, as a finding shows it.
+pub fn fold(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::Loc;

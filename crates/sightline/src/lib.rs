@@ -96,6 +96,6 @@ pub use format::{Formatters, Outcome as FormatOutcome};
 pub use frontends::binary::main as run_binary;
 #[doc(hidden)]
 pub use {
-    catalog::FAKE, config::trust_in_process, frontends::cli::interrupted,
+    catalog::FAKE, config::trust_in_process, frontends::signals::interrupted,
     server::initialize_params, sync::watch::DiskWatch,
 };

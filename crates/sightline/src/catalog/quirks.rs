@@ -8,7 +8,6 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::catalog::spec::ServerSpec;
 use crate::sandbox::Cache;
 
 /// How a server differs from the protocol's defaults, grouped by what the
@@ -245,9 +244,9 @@ pub enum OnInstall {
 /// `pool::env` carries, with its value or none) to the arguments.
 pub type ExtraArgs = fn(&[(String, Option<String>)]) -> Result<Vec<String>, String>;
 
-/// `LaunchQuirks::init_options`: the spec, the project root and the program
-/// found for it.
-pub type InitOptions = fn(&ServerSpec, &Path, &Path) -> Result<Value, String>;
+/// `LaunchQuirks::init_options`: the project root and the program found
+/// for it.
+pub type InitOptions = fn(&Path, &Path) -> Result<Value, String>;
 
 /// What shows that a project uses a linter: its npm package in a
 /// `node_modules` on the way up, or one of its config files there.

@@ -3,12 +3,12 @@
 //! entries.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use jsonc_parser::ast;
 use serde_json::Value;
 
-use crate::config::parse::File;
-use crate::config::{BUDGET_KEYS, ConfigError, ENTRY_KEYS, FormatterEntry, LspEntry};
+use crate::config::{BUDGET_KEYS, ConfigError, ENTRY_KEYS, FormatterEntry, LspEntry, Origin};
 
 pub(super) fn root_range(v: &ast::Value) -> jsonc_parser::common::Range {
     match v {
@@ -322,4 +322,34 @@ pub(super) fn parse_formatter(
         }
     }
     Ok(())
+}
+
+/// A file being read, for errors with line numbers.
+pub(super) struct File<'a> {
+    pub(super) path: &'a Path,
+    pub(super) text: &'a str,
+}
+
+impl File<'_> {
+    pub(super) fn line(&self, range: jsonc_parser::common::Range) -> usize {
+        self.text[..range.start.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1
+    }
+
+    pub(super) fn origin(&self, range: jsonc_parser::common::Range) -> Origin {
+        Origin::File {
+            path: self.path.to_owned(),
+            line: self.line(range),
+        }
+    }
+
+    pub(super) fn error(&self, range: jsonc_parser::common::Range, message: &str) -> ConfigError {
+        ConfigError::Invalid {
+            file: self.path.display().to_string(),
+            line: self.line(range),
+            message: message.to_owned(),
+        }
+    }
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::catalog;
 use crate::config::entries::{
-    bool_of, flatten, parse_entry, parse_formatter, root_range, strings_of, to_json,
+    File, bool_of, flatten, parse_entry, parse_formatter, root_range, strings_of, to_json,
 };
 
 impl Config {
@@ -300,36 +300,6 @@ impl Config {
                 root_range(other),
                 "\"lsp\" must be true, false or an object of servers",
             )),
-        }
-    }
-}
-
-/// A file being read, for errors with line numbers.
-pub(super) struct File<'a> {
-    path: &'a Path,
-    text: &'a str,
-}
-
-impl File<'_> {
-    pub(super) fn line(&self, range: jsonc_parser::common::Range) -> usize {
-        self.text[..range.start.min(self.text.len())]
-            .matches('\n')
-            .count()
-            + 1
-    }
-
-    pub(super) fn origin(&self, range: jsonc_parser::common::Range) -> Origin {
-        Origin::File {
-            path: self.path.to_owned(),
-            line: self.line(range),
-        }
-    }
-
-    pub(super) fn error(&self, range: jsonc_parser::common::Range, message: &str) -> ConfigError {
-        ConfigError::Invalid {
-            file: self.path.display().to_string(),
-            line: self.line(range),
-            message: message.to_owned(),
         }
     }
 }

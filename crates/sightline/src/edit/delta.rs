@@ -213,7 +213,7 @@ pub fn covered(f: &Finding, lines: &[&str]) -> String {
             break;
         }
     }
-    let folded = crate::server::diagnostics::fold(&out);
+    let folded = crate::answer::fold(&out);
     folded.chars().take(COVERED_CHARS).collect()
 }
 

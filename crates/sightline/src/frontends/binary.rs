@@ -20,15 +20,16 @@ pub fn main() -> ! {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     // A daemon a client started writes its log file itself, which it keeps
     // under its bound; everything else logs to stderr.
-    match crate::frontends::daemon::log::Log::of_daemon(&cli) {
-        Some(log) => tracing_subscriber::fmt()
-            .with_writer(log)
+    if cli.is_started_daemon() {
+        tracing_subscriber::fmt()
+            .with_writer(crate::frontends::daemon::log::Log::of_started_daemon())
             .with_env_filter(filter)
-            .init(),
-        None => tracing_subscriber::fmt()
+            .init();
+    } else {
+        tracing_subscriber::fmt()
             .with_writer(std::io::stderr)
             .with_env_filter(filter)
-            .init(),
+            .init();
     }
     // A panic is caught where its call is answered; log it as one line
     // instead of the default hook's text on stderr.

@@ -8,3 +8,4 @@ pub mod binary;
 pub mod cli;
 pub mod daemon;
 pub mod mcp;
+pub mod signals;

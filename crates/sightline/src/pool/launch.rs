@@ -187,7 +187,7 @@ fn initialization_options(
     program: &Path,
 ) -> Result<Value, ToolError> {
     match spec.quirks.launch.init_options {
-        Some(make) => make(spec, root, program).map_err(ToolError::unavailable),
+        Some(make) => make(root, program).map_err(ToolError::unavailable),
         None => Ok(serde_json::from_str(spec.init).unwrap_or_else(|_| json!({}))),
     }
 }

@@ -93,7 +93,7 @@ impl LspServer {
         answer: &[Location],
     ) {
         let loading =
-            self.spec.quirks.readiness.waits_for_status() && !self.state.with(|s| s.loaded);
+            self.spec.quirks.readiness.waits_for_status() && !self.state.with(|s| s.load.loaded);
         if loading || self.indexing() || self.generation() != generation {
             return;
         }

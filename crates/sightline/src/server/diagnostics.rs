@@ -17,7 +17,7 @@ use std::time::Instant;
 use sightline_lsp::LineIndex;
 use sightline_lsp::protocol::{Diagnostic, DiagnosticSeverity, message_text};
 
-use crate::answer::{Finding, Severity};
+use crate::answer::{Finding, Severity, fold};
 use crate::error::ToolError;
 use crate::server::LspServer;
 use crate::server::documents::Doc;
@@ -100,7 +100,7 @@ impl LspServer {
                 let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
                 // A server that failed to load the project runs no check, and
                 // its answers are empty for want of a project, not of errors.
-                if let Some(failing) = self.state.with(|s| s.failing.clone()) {
+                if let Some(failing) = self.state.with(|s| s.load.failing.clone()) {
                     note.get_or_insert_with(|| {
                         format!("{} could not load the project: {failing}", self.spec.id)
                     });
@@ -220,7 +220,7 @@ impl LspServer {
                 s.last_message_at
                     .unwrap_or(doc.changed_at)
                     .max(doc.changed_at),
-                !s.progress.is_empty(),
+                !s.progress.running.is_empty(),
             )
         });
         let quiet_from = confirmed.map_or(quiet_from, |c| quiet_from.max(c));
@@ -260,11 +260,13 @@ impl LspServer {
     /// content is followed by a save, so that check saw the files as they
     /// are now.
     async fn wait_check(&self, path: &Path, deadline: tokio::time::Instant) -> bool {
-        let done = |s: &crate::server::inbox::Inner| {
-            (s.check_began > s.saved_at && s.check_ended > s.check_began) || s.failing.is_some()
+        let done = |s: &crate::server::heard::Heard| {
+            (s.save_check.began > s.save_check.saved_at && s.save_check.ended > s.save_check.began)
+                || s.load.failing.is_some()
         };
-        let began =
-            |s: &crate::server::inbox::Inner| s.check_began > s.saved_at || s.failing.is_some();
+        let began = |s: &crate::server::heard::Heard| {
+            s.save_check.began > s.save_check.saved_at || s.load.failing.is_some()
+        };
         let settle = std::time::Duration::from_millis(
             self.spec
                 .quirks
@@ -288,9 +290,11 @@ impl LspServer {
                 if tokio::time::Instant::now() >= deadline {
                     return false;
                 }
-                let idle = self
-                    .state
-                    .with(|s| s.busy.is_none() && s.progress.is_empty() && s.checks.is_empty());
+                let idle = self.state.with(|s| {
+                    s.load.busy.is_none()
+                        && s.progress.running.is_empty()
+                        && s.save_check.running.is_empty()
+                });
                 if idle && self.save(path).is_err() {
                     return false;
                 }
@@ -303,14 +307,14 @@ impl LspServer {
             // for the settle time (rust-analyzer ends a cancelled check as
             // it ends a finished one).
             let (began_at, settled_at) = self.state.with(|s| {
-                let at = s.check_ended_at.map(|t| t + settle);
-                (s.check_began, at.filter(|_| s.failing.is_none()))
+                let at = s.save_check.ended_at.map(|t| t + settle);
+                (s.save_check.began, at.filter(|_| s.load.failing.is_none()))
             });
             let Some(settled_at) = settled_at.filter(|t| *t > std::time::Instant::now()) else {
                 return true;
             };
             let wake = tokio::time::Instant::from_std(settled_at).min(deadline);
-            let restarted = |s: &crate::server::inbox::Inner| s.check_began != began_at;
+            let restarted = |s: &crate::server::heard::Heard| s.save_check.began != began_at;
             let left = wake.saturating_duration_since(tokio::time::Instant::now());
             if !self.wait_until(left, restarted).await {
                 // No check began again (or the budget ran out first, and
@@ -325,7 +329,9 @@ impl LspServer {
     fn published_by_last_check(&self, p: &crate::server::inbox::Push) -> bool {
         self.check_on_save
             && self.state.with(|s| {
-                s.check_began > s.saved_at && s.check_ended > s.check_began && p.seq > s.check_began
+                s.save_check.began > s.save_check.saved_at
+                    && s.save_check.ended > s.save_check.began
+                    && p.seq > s.save_check.began
             })
     }
 
@@ -372,9 +378,4 @@ impl LspServer {
             })
             .collect()
     }
-}
-
-/// Folds a multi-line message onto one line.
-pub fn fold(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
 }

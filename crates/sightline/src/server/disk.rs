@@ -103,8 +103,9 @@ impl LspServer {
     fn watch_registered(&self, watch: &DiskWatch) {
         let (added, bases) = self.state.with(|s| {
             (
-                s.watchers_added,
-                s.watchers
+                s.registered.watchers_added,
+                s.registered
+                    .watchers
                     .values()
                     .flatten()
                     .filter_map(|w| w.base.clone())
@@ -158,7 +159,7 @@ impl LspServer {
         .into_vec();
         let watchers: Vec<crate::server::watchers::Watcher> = self
             .state
-            .with(|s| s.watchers.values().flatten().cloned().collect());
+            .with(|s| s.registered.watchers.values().flatten().cloned().collect());
         // Without registered watchers, the files of the server's languages
         // (what it would have registered had it said).
         let wanted = |p: &Path, c: Change| {

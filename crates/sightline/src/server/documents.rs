@@ -366,8 +366,8 @@ impl LspServer {
         }
         let uri = path_to_uri_string(path).unwrap_or_default();
         self.state.with(|s| {
-            s.saved_at = s.seq;
-            s.saved = true;
+            s.save_check.saved_at = s.seq;
+            s.save_check.saved = true;
         });
         self.client.notify(
             "textDocument/didSave",
@@ -386,7 +386,7 @@ impl LspServer {
     /// Saves `path` when nothing has been saved since the server started,
     /// so that a diagnostics answer has a check to wait for.
     pub(crate) fn save_once(&self, path: &Path) -> Result<(), ToolError> {
-        if self.state.with(|s| s.saved) {
+        if self.state.with(|s| s.save_check.saved) {
             return Ok(());
         }
         self.save(path)

@@ -2,103 +2,19 @@
 //! diagnostics, dynamically registered pull providers, readiness signals. It is
 //! also the [`Handler`] that answers every server-to-client request.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use sightline_lsp::protocol::{Diagnostic, PublishDiagnosticsParams};
+use sightline_lsp::protocol::PublishDiagnosticsParams;
 use sightline_lsp::uri::{normalize, path_to_uri_string, uri_to_path};
 use sightline_lsp::{Handler, ResponseError};
 use tokio::sync::watch;
 
 use crate::catalog::ServerSpec;
 
-/// One push for a file, with the order it arrived in.
-#[derive(Debug, Clone)]
-pub struct Push {
-    /// The document version the publish was for, if it said.
-    pub version: Option<i32>,
-    /// The value of [`Inner::seq`] when it arrived.
-    pub seq: u64,
-    /// When it arrived.
-    pub at: Instant,
-    /// The diagnostics published.
-    pub items: Vec<Diagnostic>,
-    /// How many pushes this file has had in all, this one included.
-    pub count: u64,
-    /// How many of the last pushes in a row carried this one's version.
-    pub same_version: u64,
-}
-
-/// What the server has said, as of the last message.
-#[derive(Debug, Default)]
-pub struct Inner {
-    /// Counts every message from the server, so that "after our change" can be
-    /// told by arrival order when a server sends no versions.
-    pub seq: u64,
-    /// When the last message of any kind came.
-    pub last_message_at: Option<Instant>,
-    /// Files changed on disk were told since the last `barrier`.
-    pub told_changes: bool,
-    /// The last publish for each file.
-    pub pushes: HashMap<PathBuf, Push>,
-    /// Dynamically registered pull providers: registration id → identifier.
-    pub pull_registrations: HashMap<String, Option<String>>,
-    /// Every dynamic registration still in force: registration id → method
-    /// (`textDocument/hover`), for the capabilities a server adds after
-    /// `initialize`.
-    pub registrations: HashMap<String, String>,
-    /// The file watchers registered for `workspace/didChangeWatchedFiles`,
-    /// by registration id.
-    pub watchers: HashMap<String, Vec<crate::server::watchers::Watcher>>,
-    /// While a command runs (`LspServer::run_command`): the edits the
-    /// server asks to apply, gathered to be applied with the change.
-    pub gathered_edits: Option<Vec<Value>>,
-    /// Bumped when a watcher registration arrives, so that the directories
-    /// it names are watched at the next question.
-    pub watchers_added: u64,
-    /// The server logged that it has enumerated the workspace.
-    pub indexed: bool,
-    /// Work-done progress that has begun and not ended: token → title.
-    pub progress: HashMap<String, String>,
-    /// How many of those have begun in all.
-    pub progress_begun: u64,
-    /// What a server's own status notification says it is busy with
-    /// (rust-analyzer's `experimental/serverStatus`, jdtls's `language/status`).
-    pub busy: Option<String>,
-    /// The server's status notification has said it is ready at least once
-    /// (rust-analyzer quiescent, jdtls `ServiceReady`).
-    pub loaded: bool,
-    /// The first line of the status message when the server says its health
-    /// is `error` (rust-analyzer: "Failed to discover workspace.").
-    pub failing: Option<String>,
-    /// Message count at which the last check run on save (rust-analyzer's
-    /// `cargo check`) began.
-    pub check_began: u64,
-    /// Message count at which it ended.
-    pub check_ended: u64,
-    /// When it ended (see `SaveCheck::restart_ms`).
-    pub check_ended_at: Option<std::time::Instant>,
-    /// Message count when sightline last sent `didSave`: only a check that
-    /// began after it covers the files as they are on disk.
-    pub saved_at: u64,
-    /// Whether sightline has sent `didSave` at all (`saved_at` is 0 both
-    /// before the first save and after one sent before any message came).
-    pub saved: bool,
-    /// Tokens of check runs in progress (not counted in `progress`).
-    pub checks: std::collections::HashSet<String>,
-    /// Bumped by `workspace/diagnostic/refresh`.
-    pub refreshes: u64,
-    /// Tokens whose `end` came before their `begin` (a server may handle its
-    /// `window/workDoneProgress/create` and its notifications on different
-    /// paths): a late `begin` for one of them is not work still running.
-    pub ended_early: std::collections::VecDeque<String>,
-    /// Tokens of background progress that began (pyright's checking): their
-    /// `end` is expected, not early.
-    pub background: std::collections::HashSet<String>,
-}
+pub use crate::server::heard::{Heard, Push};
 
 /// The prefix of the work-done tokens sightline puts in its own requests. The
 /// progress a server reports under one belongs to that request (pyright's
@@ -115,7 +31,7 @@ pub struct ServerState {
     pub spec: &'static ServerSpec,
     /// Its root.
     pub root: PathBuf,
-    inner: Mutex<Inner>,
+    inner: Mutex<Heard>,
     changed: watch::Sender<u64>,
     next_token: std::sync::atomic::AtomicU64,
     /// The user's virtualenv (`settings`).
@@ -132,7 +48,7 @@ impl ServerState {
         ServerState {
             spec,
             root,
-            inner: Mutex::new(Inner::default()),
+            inner: Mutex::new(Heard::default()),
             changed: watch::channel(0).0,
             next_token: std::sync::atomic::AtomicU64::new(1),
             virtual_env: None,
@@ -175,7 +91,7 @@ impl ServerState {
     }
 
     /// Runs `f` on the state under its lock.
-    pub fn with<T>(&self, f: impl FnOnce(&mut Inner) -> T) -> T {
+    pub fn with<T>(&self, f: impl FnOnce(&mut Heard) -> T) -> T {
         match self.inner.lock() {
             Ok(mut g) => f(&mut g),
             Err(poisoned) => f(&mut poisoned.into_inner()),
@@ -222,19 +138,20 @@ impl Handler for ServerState {
                     for r in regs {
                         let id = r.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
                         let method = r.get("method").and_then(Value::as_str).unwrap_or("");
-                        s.registrations.insert(id.clone(), method.to_owned());
+                        s.registered.methods.insert(id.clone(), method.to_owned());
                         if method == "workspace/didChangeWatchedFiles" {
                             let options = r.get("registerOptions").cloned().unwrap_or_default();
-                            s.watchers
+                            s.registered
+                                .watchers
                                 .insert(id.clone(), crate::server::watchers::parse(&options));
-                            s.watchers_added += 1;
+                            s.registered.watchers_added += 1;
                         }
                         if method == "textDocument/diagnostic" {
                             let identifier = r
                                 .pointer("/registerOptions/identifier")
                                 .and_then(Value::as_str)
                                 .map(str::to_owned);
-                            s.pull_registrations.insert(id, identifier);
+                            s.registered.pulls.insert(id, identifier);
                         }
                     }
                 });
@@ -250,16 +167,16 @@ impl Handler for ServerState {
                 self.with(|s| {
                     for r in regs {
                         if let Some(id) = r.get("id").and_then(Value::as_str) {
-                            s.pull_registrations.remove(id);
-                            s.registrations.remove(id);
-                            s.watchers.remove(id);
+                            s.registered.pulls.remove(id);
+                            s.registered.methods.remove(id);
+                            s.registered.watchers.remove(id);
                         }
                     }
                 });
                 Ok(Value::Null)
             }
             "workspace/diagnostic/refresh" => {
-                self.with(|s| s.refreshes += 1);
+                self.with(|s| s.load.refreshes += 1);
                 Ok(Value::Null)
             }
             "window/workDoneProgress/create"
@@ -350,7 +267,7 @@ impl Handler for ServerState {
                     .is_some_and(|needle| text.contains(needle));
                 self.with(|s| {
                     s.seq += 1;
-                    s.indexed |= indexed;
+                    s.load.indexed |= indexed;
                 });
             }
             "$/progress" => {
@@ -382,45 +299,45 @@ impl Handler for ServerState {
                 self.with(|s| {
                     s.seq += 1;
                     match kind {
-                        "begin" if s.ended_early.contains(&token) => {
-                            s.ended_early.retain(|t| *t != token);
+                        "begin" if s.progress.ended_early.contains(&token) => {
+                            s.progress.ended_early.retain(|t| *t != token);
                         }
                         // A check is not indexing: the server answers
                         // questions while it runs, so it is kept apart.
                         "begin" if is_check(&title) => {
-                            s.check_began = s.seq;
-                            s.checks.insert(token);
+                            s.save_check.began = s.seq;
+                            s.save_check.running.insert(token);
                         }
                         "begin" if not_indexing && !token.starts_with(OWN_TOKEN_PREFIX) => {
-                            s.background.insert(token);
+                            s.progress.background.insert(token);
                         }
                         "begin" if not_indexing => {}
                         "begin" => {
-                            s.progress.insert(token, title);
-                            s.progress_begun += 1;
+                            s.progress.running.insert(token, title);
+                            s.progress.begun += 1;
                         }
                         "end" => {
-                            let was_check = s.checks.remove(&token);
+                            let was_check = s.save_check.running.remove(&token);
                             if was_check {
-                                s.check_ended = s.seq;
-                                s.check_ended_at = Some(std::time::Instant::now());
+                                s.save_check.ended = s.seq;
+                                s.save_check.ended_at = Some(std::time::Instant::now());
                             }
-                            let known = was_check || s.background.remove(&token);
-                            match s.progress.remove(&token) {
+                            let known = was_check || s.progress.background.remove(&token);
+                            match s.progress.running.remove(&token) {
                                 Some(title)
                                     if quirks
                                         .readiness
                                         .progress_title()
                                         .is_some_and(|p| title.starts_with(p)) =>
                                 {
-                                    s.loaded = true;
+                                    s.load.loaded = true;
                                 }
                                 Some(_) => {}
                                 None if !known && !token.starts_with(OWN_TOKEN_PREFIX) => {
-                                    if s.ended_early.len() >= ENDED_EARLY_KEPT {
-                                        s.ended_early.pop_front();
+                                    if s.progress.ended_early.len() >= ENDED_EARLY_KEPT {
+                                        s.progress.ended_early.pop_front();
                                     }
-                                    s.ended_early.push_back(token);
+                                    s.progress.ended_early.push_back(token);
                                 }
                                 None => {}
                             }
@@ -444,9 +361,9 @@ impl Handler for ServerState {
                     .then(|| message.lines().next().unwrap_or_default().to_owned());
                 self.with(|s| {
                     s.seq += 1;
-                    s.busy = (!quiescent).then_some(message);
-                    s.loaded |= quiescent;
-                    s.failing = failing;
+                    s.load.busy = (!quiescent).then_some(message);
+                    s.load.loaded |= quiescent;
+                    s.load.failing = failing;
                 });
             }
             // jdtls: `Starting` until `ServiceReady` (or `Started`).
@@ -459,11 +376,11 @@ impl Handler for ServerState {
                     .to_owned();
                 self.with(|s| {
                     s.seq += 1;
-                    s.busy = match kind {
+                    s.load.busy = match kind {
                         "Starting" => Some(message),
                         _ => None,
                     };
-                    s.loaded |= matches!(kind, "ServiceReady" | "Started");
+                    s.load.loaded |= matches!(kind, "ServiceReady" | "Started");
                 });
             }
             _ => self.with(|s| s.seq += 1),
@@ -489,7 +406,7 @@ mod tests {
     #[test]
     fn only_unfinished_indexing_counts_as_indexing() {
         let s = ServerState::new(&crate::catalog::table::PYRIGHT, PathBuf::from("/w"));
-        let running = || s.with(|i| i.progress.len());
+        let running = || s.with(|i| i.progress.running.len());
         // Progress of our own request ("Finding references").
         let mut params = json!({});
         s.own_token(&mut params);
@@ -520,6 +437,6 @@ mod tests {
         // The end of background work is expected: it takes no slot among
         // the tokens that ended early.
         progress(&s, "a", json!({ "kind": "end" }));
-        assert!(s.with(|i| i.ended_early.is_empty() && i.background.is_empty()));
+        assert!(s.with(|i| i.progress.ended_early.is_empty() && i.progress.background.is_empty()));
     }
 }

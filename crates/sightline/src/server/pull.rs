@@ -67,7 +67,7 @@ impl LspServer {
     pub(crate) fn pull_identifiers(&self) -> Vec<Option<String>> {
         let mut ids: Vec<Option<String>> = self.static_pull.iter().cloned().collect();
         self.state.with(|s| {
-            let mut registered: Vec<&Option<String>> = s.pull_registrations.values().collect();
+            let mut registered: Vec<&Option<String>> = s.registered.pulls.values().collect();
             registered.sort();
             for id in registered {
                 if !ids.contains(id) {
@@ -262,7 +262,7 @@ impl Puller {
             if let Some(prev) = &previous {
                 params["previousResultId"] = json!(prev);
             }
-            let refreshes = self.state.with(|s| s.refreshes);
+            let refreshes = self.state.with(|s| s.load.refreshes);
             let r = self
                 .client
                 .request::<DocumentDiagnosticReport>(
@@ -310,7 +310,7 @@ impl Puller {
             };
             let Some(entry) = entry else { continue };
             cache_lock(&self.cache).insert(key.clone(), entry);
-            if self.state.with(|s| s.refreshes) == refreshes {
+            if self.state.with(|s| s.load.refreshes) == refreshes {
                 return Ok(true);
             }
             tracing::debug!("{}: refresh requested; pulling again", self.client.name());

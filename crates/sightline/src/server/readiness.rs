@@ -20,7 +20,7 @@ impl LspServer {
     pub(crate) async fn wait_until(
         &self,
         budget: Duration,
-        ready: impl Fn(&crate::server::inbox::Inner) -> bool,
+        ready: impl Fn(&crate::server::heard::Heard) -> bool,
     ) -> bool {
         let deadline = tokio::time::Instant::now() + budget;
         let mut rx = self.state.subscribe();
@@ -43,7 +43,7 @@ impl LspServer {
     /// within the ready budget. Other servers are taken as loaded at once.
     pub async fn wait_loaded(&self) -> Result<(), ToolError> {
         self.barrier().await;
-        if !self.spec.quirks.readiness.waits_for_status() || self.state.with(|s| s.loaded) {
+        if !self.spec.quirks.readiness.waits_for_status() || self.state.with(|s| s.load.loaded) {
             return Ok(());
         }
         let waiting = crate::progress::call();
@@ -54,7 +54,7 @@ impl LspServer {
                 &format!("waiting for {} to load the project", self.spec.id),
             );
         }
-        let loaded = self.wait_until(self.budgets.ready, |s| s.loaded).await;
+        let loaded = self.wait_until(self.budgets.ready, |s| s.load.loaded).await;
         if let Some(p) = &waiting {
             p.end(&key, if loaded { "loaded" } else { "still loading" });
         }
@@ -68,9 +68,10 @@ impl LspServer {
     /// what it says it is doing.
     fn still_loading(&self) -> ToolError {
         let what = self.state.with(|s| {
-            s.busy
+            s.load
+                .busy
                 .clone()
-                .or_else(|| s.progress.values().next().cloned())
+                .or_else(|| s.progress.running.values().next().cloned())
                 .map_or_else(
                     || "loading its project".to_owned(),
                     |b| format!("loading its project ({b})"),
@@ -98,8 +99,8 @@ impl LspServer {
         // leaves it for the next.
         self.state.with(|s| {
             s.told_changes = false;
-            if s.busy.is_some() {
-                s.loaded = false;
+            if s.load.busy.is_some() {
+                s.load.loaded = false;
             }
         });
     }
@@ -119,12 +120,13 @@ impl LspServer {
         Fut: std::future::Future<Output = Result<Vec<Location>, ToolError>>,
     {
         self.barrier().await;
-        if !self.spec.quirks.readiness.waits_for_status() || self.state.with(|s| s.loaded) {
+        if !self.spec.quirks.readiness.waits_for_status() || self.state.with(|s| s.load.loaded) {
             return ask().await;
         }
         let answers_while = self.spec.quirks.readiness.answers_while();
-        let settled = |s: &crate::server::inbox::Inner| {
+        let settled = |s: &crate::server::heard::Heard| {
             s.progress
+                .running
                 .values()
                 .all(|title| answers_while.iter().any(|a| title.starts_with(a)))
         };
@@ -140,7 +142,7 @@ impl LspServer {
         }
         let mut asked_while_settled = false;
         let result = loop {
-            let (loaded, settled) = self.state.with(|s| (s.loaded, settled(s)));
+            let (loaded, settled) = self.state.with(|s| (s.load.loaded, settled(s)));
             if loaded {
                 break tokio::time::timeout_at(deadline, ask())
                     .await
@@ -148,7 +150,7 @@ impl LspServer {
             }
             if settled && !asked_while_settled {
                 asked_while_settled = true;
-                let begun = self.state.with(|s| s.progress_begun);
+                let begun = self.state.with(|s| s.progress.begun);
                 if let Ok(Ok(found)) = tokio::time::timeout_at(deadline, ask()).await
                     && !found.is_empty()
                 {
@@ -159,7 +161,7 @@ impl LspServer {
                 // macros, then failed the request with "content modified"):
                 // the next settled moment gets another question, not the
                 // end of its indexing, seconds later.
-                if self.state.with(|s| s.progress_begun) != begun {
+                if self.state.with(|s| s.progress.begun) != begun {
                     asked_while_settled = false;
                 }
             }
@@ -212,10 +214,10 @@ impl LspServer {
         if !cross_file {
             return Ok(());
         }
-        let indexed = |s: &crate::server::inbox::Inner| {
-            s.progress.is_empty()
-                && s.busy.is_none()
-                && (quirks.readiness.log_text().is_none() || s.indexed)
+        let indexed = |s: &crate::server::heard::Heard| {
+            s.progress.running.is_empty()
+                && s.load.busy.is_none()
+                && (quirks.readiness.log_text().is_none() || s.load.indexed)
         };
         // Tell the caller why this takes a while, when it does.
         let waiting = (!self.state.with(|s| indexed(s)))
@@ -234,9 +236,9 @@ impl LspServer {
         }
         if !ready {
             let what = self.state.with(|s| {
-                if let Some(title) = s.progress.values().next() {
+                if let Some(title) = s.progress.running.values().next() {
                     format!("indexing ({title})")
-                } else if let Some(busy) = &s.busy {
+                } else if let Some(busy) = &s.load.busy {
                     format!("indexing ({busy})")
                 } else {
                     "enumerating the workspace".to_owned()
@@ -250,7 +252,7 @@ impl LspServer {
     /// Whether the server reports indexing work in progress right now.
     pub fn indexing(&self) -> bool {
         self.state
-            .with(|s| !s.progress.is_empty() || s.busy.is_some())
+            .with(|s| !s.progress.running.is_empty() || s.load.busy.is_some())
     }
 
     fn not_ready(&self, what: String) -> ToolError {

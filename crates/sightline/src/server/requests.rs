@@ -50,7 +50,7 @@ impl LspServer {
                 .find(|(p, _)| *p == provider)
                 .is_some_and(|(_, method)| {
                     self.state
-                        .with(|s| s.registrations.values().any(|m| m == method))
+                        .with(|s| s.registered.methods.values().any(|m| m == method))
                 })
     }
 
@@ -99,15 +99,16 @@ impl LspServer {
                     if error.code == CONTENT_MODIFIED
                         && tries < 3
                         && (!self.spec.quirks.readiness.waits_for_status()
-                            || self.state.with(|s| s.loaded)) =>
+                            || self.state.with(|s| s.load.loaded)) =>
                 {
                     tries += 1;
                     tracing::debug!(
                         "{}: {method} failed with content modified; asking again once it settles",
                         self.spec.id
                     );
-                    let quiet =
-                        |s: &crate::server::inbox::Inner| s.progress.is_empty() && s.busy.is_none();
+                    let quiet = |s: &crate::server::heard::Heard| {
+                        s.progress.running.is_empty() && s.load.busy.is_none()
+                    };
                     self.wait_until(self.budgets.ready, quiet).await;
                 }
                 r => return Ok(r?),

@@ -224,7 +224,9 @@ impl LspServer {
             server.start_relay(relay, relayed);
         }
         if spec.quirks.readiness == crate::catalog::Readiness::AfterFirstRefresh
-            && !server.wait_until(budgets.ready, |s| s.refreshes > 0).await
+            && !server
+                .wait_until(budgets.ready, |s| s.load.refreshes > 0)
+                .await
         {
             tracing::warn!(
                 "{} did not ask for its diagnostics again within {:.0} s of starting",
@@ -233,7 +235,7 @@ impl LspServer {
             );
         }
         if spec.quirks.readiness.progress_title().is_some()
-            && !server.wait_until(budgets.ready, |s| s.loaded).await
+            && !server.wait_until(budgets.ready, |s| s.load.loaded).await
         {
             tracing::warn!(
                 "{} did not finish scanning its project within {:.0} s",

@@ -13,10 +13,9 @@ use serde_json::{Value, json};
 use sightline_lsp::protocol::Position;
 use sightline_lsp::{Encoding, LineIndex};
 
-use crate::answer::{Finding, Severity};
+use crate::answer::{Finding, Severity, fold};
 use crate::error::ToolError;
 use crate::server::LspServer;
-use crate::server::diagnostics::fold;
 use crate::server::documents::Doc;
 
 /// The reason tsserver gives when it threw while answering (`TypeScript

@@ -17,7 +17,11 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use backend::{AddError, Backend, Event, Id, Kind};
+use backend::{AddError, Event, Kind};
+#[cfg(target_os = "linux")]
+use inotify::{Backend, Id};
+#[cfg(not(target_os = "linux"))]
+use notify::{Backend, Id};
 
 mod backend;
 #[cfg(target_os = "linux")]

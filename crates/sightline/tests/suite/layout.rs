@@ -1,9 +1,16 @@
-//! The library's modules form no cycle: each top-level folder or file under
-//! `src/` is one module, and every `crate::` path in it (in `use` lines and in
-//! code, grouped `crate::{a, b}` forms too, tests included) is a dependency on
-//! the module it names. Names the crate root re-exports (`crate::Engine`)
-//! count as their module. Comments do not count. The check fails naming each
-//! cycle, so a new dependency that closes one is caught where it is written.
+//! The library's layout rules, checked on its source:
+//!
+//! - its modules form no cycle, at the top level and among the children of
+//!   every module at any depth: every `crate::` and `super::` path in a file
+//!   (in `use` lines and in code, grouped `crate::{a, b}` forms too, tests
+//!   included) is a dependency on the module it names. Names a module
+//!   re-exports (`crate::Engine`, `crate::catalog::Quirks`) count as the
+//!   module they come from. Comments do not count. The check fails naming
+//!   each cycle, so a new dependency that closes one is caught where it is
+//!   written;
+//! - a built-in server's id is written as a string only in the table
+//!   (`catalog/table/`): code elsewhere reads the spec's fields;
+//! - no library file is over 450 lines.
 
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
@@ -256,6 +263,385 @@ fn a_cycle(g: &BTreeMap<String, BTreeSet<String>>, scc: &[String]) -> String {
         }
     }
     scc.join(", ")
+}
+
+/// The module path of a file: `engine/route.rs` is `engine::route`,
+/// `frontends/daemon/mod.rs` is `frontends::daemon`, the crate root is "".
+fn module_path(file: &Path) -> String {
+    let rel = file.strip_prefix(src()).unwrap();
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().unwrap_or_default();
+    let stem = last.strip_suffix(".rs").unwrap_or(&last).to_owned();
+    if !matches!(stem.as_str(), "mod" | "lib" | "main") {
+        parts.push(stem);
+    }
+    parts.join("::")
+}
+
+/// Every module path a file's code names, resolved to the deepest module
+/// that exists: `crate::engine::route::X` is `engine::route`,
+/// `super::quirks::Quirks` in `catalog/table/mod.rs` is `catalog::quirks`, a
+/// name a module re-exports is the module it comes from.
+fn named_modules(
+    file_module: &str,
+    code: &str,
+    modules: &BTreeSet<String>,
+    exports: &BTreeMap<String, String>,
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for path in full_paths(code) {
+        let mut segs: Vec<String> = Vec::new();
+        let mut rest = path.as_str();
+        // Where the path starts: the crate root, or the module `super` names.
+        let base: Vec<String> = if let Some(r) = rest.strip_prefix("crate::") {
+            rest = r;
+            Vec::new()
+        } else {
+            let mut base: Vec<String> = file_module
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect();
+            // `super` in `x.rs` or `x/mod.rs` is the parent of `x`.
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            base
+        };
+        segs.extend(base);
+        segs.extend(rest.split("::").map(str::to_owned));
+        // The deepest prefix that is a module, then re-exports followed.
+        let mut at = String::new();
+        for (i, s) in segs.iter().enumerate() {
+            let next = if i == 0 {
+                s.clone()
+            } else {
+                format!("{at}::{s}")
+            };
+            if modules.contains(&next) {
+                at = next;
+            } else {
+                let key = format!("{at}::{s}");
+                if let Some(m) = exports.get(&key) {
+                    at = m.clone();
+                }
+                break;
+            }
+        }
+        if !at.is_empty() {
+            out.insert(at);
+        }
+    }
+    out
+}
+
+/// Every `crate::a::b::c` and `super::a::b` path in `code`, grouped forms
+/// expanded (`crate::{a::X, b}` gives `crate::a::X` and `crate::b`).
+fn full_paths(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for prefix in ["crate::", "super::"] {
+        for (i, _) in code.match_indices(prefix) {
+            let before = code[..i].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue; // `$crate::`, `my_crate::`, or inside `super::super::`
+            }
+            let mut head = String::from(prefix);
+            let mut rest = &code[i + prefix.len()..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                head.push_str("super::");
+                rest = r;
+            }
+            expand(&head, rest, &mut out);
+        }
+    }
+    out
+}
+
+/// The paths of `rest` (just after `head`), expanding one `{...}` group.
+fn expand(head: &str, rest: &str, out: &mut Vec<String>) {
+    let mut path = String::new();
+    let mut s = rest;
+    loop {
+        let id = ident_at(s);
+        if id.is_empty() {
+            break;
+        }
+        if !path.is_empty() {
+            path.push_str("::");
+        }
+        path.push_str(id);
+        s = &s[id.len()..];
+        match s.strip_prefix("::") {
+            Some(r) if r.starts_with('{') => {
+                for item in group_items(&r[1..]) {
+                    expand(&format!("{head}{path}::"), &item, out);
+                }
+                return;
+            }
+            Some(r) => s = r,
+            None => break,
+        }
+    }
+    if let Some(r) = rest.strip_prefix('{') {
+        for item in group_items(r) {
+            expand(head, &item, out);
+        }
+        return;
+    }
+    if !path.is_empty() {
+        out.push(format!("{head}{path}"));
+    }
+}
+
+/// The items of a `{...}` group starting just after its `{`, each as text.
+fn group_items(s: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(s[start..i].trim().to_owned());
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(s[start..i].trim().to_owned());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.retain(|i| !i.is_empty() && i != "self");
+    items
+}
+
+/// Where the file's first inline module (`mod tests {`) begins, if any.
+fn inline_module_start(code: &str) -> Option<usize> {
+    let mut at = 0;
+    for line in code.split_inclusive('\n') {
+        let t = line.trim_start();
+        let t = t
+            .strip_prefix("pub(crate) ")
+            .or_else(|| t.strip_prefix("pub "))
+            .unwrap_or(t);
+        if let Some(rest) = t.strip_prefix("mod ")
+            && rest.trim_end().ends_with('{')
+        {
+            return Some(at);
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// `module::Name` → the child module it is re-exported from, for every
+/// `pub use child::...` line of every module file (`lib.rs`, `mod.rs`, `x.rs`).
+fn nested_exports(files: &[PathBuf], modules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for f in files {
+        let module = module_path(f);
+        for (name, child) in root_exports(&std::fs::read_to_string(f).unwrap()) {
+            let child = if module.is_empty() {
+                child
+            } else {
+                format!("{module}::{child}")
+            };
+            if modules.contains(&child) {
+                let key = if module.is_empty() {
+                    format!("::{name}")
+                } else {
+                    format!("{module}::{name}")
+                };
+                out.insert(key, child);
+            }
+        }
+    }
+    out
+}
+
+/// For each module with children, the graph among its children: child →
+/// the siblings it names (from any file in its subtree).
+fn sibling_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    files.retain(|f| !f.ends_with("main.rs"));
+    let modules: BTreeSet<String> = files
+        .iter()
+        .map(|f| module_path(f))
+        .filter(|m| !m.is_empty())
+        .collect();
+    let exports = nested_exports(&files, &modules);
+    let mut out: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for f in &files {
+        let from = module_path(f);
+        let code = code(&std::fs::read_to_string(f).unwrap());
+        // Code in an inline module (`mod tests { use super::*; }`) is one
+        // level down: its `super` is the file's own module.
+        let (outer, inner) = match inline_module_start(&code) {
+            Some(i) => code.split_at(i),
+            None => (code.as_str(), ""),
+        };
+        let mut named = named_modules(&from, outer, &modules, &exports);
+        named.extend(named_modules(
+            &format!("{from}::inline"),
+            inner,
+            &modules,
+            &exports,
+        ));
+        for to in named {
+            // The first place the two paths part: siblings under one parent.
+            let a: Vec<&str> = from.split("::").filter(|s| !s.is_empty()).collect();
+            let b: Vec<&str> = to.split("::").collect();
+            let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+            if common < a.len() && common < b.len() {
+                let parent = a[..common].join("::");
+                let (x, y) = (a[common].to_owned(), b[common].to_owned());
+                let g = out.entry(parent).or_default();
+                g.entry(y.clone()).or_default();
+                g.entry(x).or_default().insert(y);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_module_imports_a_sibling_that_imports_it_back_at_any_depth() {
+    let graphs = sibling_graphs();
+    assert!(
+        graphs.contains_key("frontends"),
+        "no nested modules found under {}",
+        src().display()
+    );
+    let mut report = Vec::new();
+    for (parent, g) in &graphs {
+        for scc in cycles(g) {
+            let at = if parent.is_empty() { "crate" } else { parent };
+            report.push(format!(
+                "in {at}: {} (modules: {})",
+                a_cycle(g, &scc),
+                scc.join(", ")
+            ));
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "import cycles between sibling modules:\n{}",
+        report.join("\n")
+    );
+}
+
+#[test]
+fn the_nested_check_resolves_super_groups_and_reexports() {
+    assert_eq!(
+        full_paths(
+            "use super::{a::X, b::{c, d}};\nuse crate::e::f;\nlet y = super::super::g::h();"
+        ),
+        [
+            "crate::e::f",
+            "super::a::X",
+            "super::b::c",
+            "super::b::d",
+            "super::super::g::h"
+        ]
+    );
+    let modules: BTreeSet<String> = ["a", "a::b", "a::c", "d"]
+        .map(String::from)
+        .into_iter()
+        .collect();
+    let exports: BTreeMap<String, String> = [("a::Thing".to_owned(), "a::c".to_owned())].into();
+    let named = named_modules(
+        "a::b",
+        "use super::Thing; use crate::d::X; use super::c::Y;",
+        &modules,
+        &exports,
+    );
+    assert_eq!(named, ["a::c", "d"].map(String::from).into_iter().collect());
+}
+
+/// The ids of the built-in servers, read from the table's `id: "..."` lines.
+fn server_ids() -> BTreeSet<String> {
+    let mut files = Vec::new();
+    rust_files(&src().join("catalog/table"), &mut files);
+    let mut ids = BTreeSet::new();
+    for f in files {
+        for line in std::fs::read_to_string(&f).unwrap().lines() {
+            if let Some(rest) = line.trim().strip_prefix("id: \"")
+                && let Some(id) = rest.split('"').next()
+            {
+                ids.insert(id.to_owned());
+            }
+        }
+    }
+    ids
+}
+
+#[test]
+fn a_server_id_is_written_only_in_the_table() {
+    let ids = server_ids();
+    assert!(
+        ids.contains("pyright") && ids.contains("eslint"),
+        "the table's ids were not found: {ids:?}"
+    );
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(src()).unwrap();
+        // The server table; the formatter table, whose program names
+        // (`biome`, `dart`, `gleam`, `terraform`) are also server ids; and
+        // the JSON Schema of the configuration keys, which are server ids
+        // (`"yaml-ls"` is a field's serde name there).
+        if rel.starts_with("catalog/table")
+            || rel == Path::new("format/table.rs")
+            || rel == Path::new("config/schema.rs")
+        {
+            continue;
+        }
+        // Tests name servers to build their cases; the rule is about code.
+        let name = f.file_name().unwrap().to_string_lossy();
+        if name == "tests.rs" || name == "proptests.rs" || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        let code_part = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code(code_part).lines().enumerate() {
+            for id in &ids {
+                if line.contains(&format!("\"{id}\"")) {
+                    found.push(format!("{}:{}: \"{id}\"", rel.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "server ids written outside catalog/table/:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn no_library_file_is_over_450_lines() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).unwrap().lines().count();
+            (n > 450).then(|| format!("{}: {n} lines", f.strip_prefix(src()).unwrap().display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "library files over 450 lines:\n{}",
+        long.join("\n")
+    );
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //! field of a spec here (its `quirks` above all); no other module names a
 //! server.
 
+mod javascript;
 pub mod languages;
 mod native;
 mod other;
@@ -18,6 +19,7 @@ mod root_tests;
 mod tests;
 mod web;
 
+pub use javascript::*;
 pub use native::*;
 pub use other::*;
 pub use python::*;
@@ -59,6 +61,10 @@ const VSCODE_EXTRACTED: &[NpmPackage] = &[NpmPackage {
     name: "vscode-langservers-extracted",
     version: "4.10.0",
 }];
+
+/// tsserver's type cache (`~/.cache/typescript`), written by every server
+/// that runs it.
+const TS_CACHE: &[crate::sandbox::Cache] = &[crate::sandbox::Cache::User("typescript")];
 
 /// The files that make tsserver (and `tsc --lsp`) load a whole project.
 /// Outside them tsserver makes an inferred project of the open files, and

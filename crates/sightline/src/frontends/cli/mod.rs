@@ -1,28 +1,32 @@
 //! The command line: the arguments (`Cli`, and the commands in `commands`),
-//! and `run`, which builds the engine and hands the command to the
-//! questions (`answer`), the other commands (`admin`) or the MCP server.
-//! `terminal` is the spinner and the signals. `main` only wires this up.
+//! and `run`, which hands each command to the module of its group:
+//! `local` (`schema`, `trust`: no engine), `daemon_command`, `mcp_command`
+//! (`sightline mcp`, bridged to the daemon or served in process), and
+//! `one_command` for the rest, which asks the daemon or answers in process
+//! with `questions` (the three questions and `batch`), `servers`,
+//! `formatting` and `edits`. `terminal` is the spinner and stdout.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::Parser;
 
-use crate::engine::{Engine, Options};
 use crate::error::ToolError;
 
-pub mod admin;
-mod answer;
 mod commands;
+mod daemon_command;
+mod edits;
 mod exit;
+mod formatting;
+mod local;
+mod mcp_command;
+mod one_command;
+mod questions;
+mod servers;
 mod terminal;
 
-pub use answer::{Rendered, answer, batch};
-use answer::{command_name, failed};
 pub use commands::{Command, DaemonAction};
+pub use terminal::Spinner;
 use terminal::print_out;
-pub use terminal::{Spinner, interrupted};
 
 /// Exit status: the command answered.
 pub const EXIT_OK: i32 = 0;
@@ -95,201 +99,69 @@ impl Cli {
         !self.no_daemon && !crate::frontends::daemon::disabled_by_env()
     }
 
+    /// Whether this process is a daemon a client started (`daemon
+    /// --ready-fd`), which writes its own log file.
+    pub fn is_started_daemon(&self) -> bool {
+        matches!(
+            self.command,
+            Command::Daemon {
+                action: None,
+                ready_fd: Some(_)
+            }
+        )
+    }
+
     /// Whether this command line only talks to the daemon: `mcp`, a
     /// question that mirrors a tool, or `daemon status`/`stop`.
     pub fn daemon_client(&self) -> bool {
         match &self.command {
             Command::Daemon { action, .. } => action.is_some(),
             Command::Mcp { .. } => self.uses_daemon(),
-            command => self.uses_daemon() && answer::as_tool_call(command).is_some(),
+            command => self.uses_daemon() && questions::as_tool_call(command).is_some(),
         }
     }
 }
 
-/// Runs one command line to its exit status: builds the engine, answers,
-/// then shuts every server down.
+/// Runs one command line to its exit status, handing it to the module of
+/// its group.
 pub async fn run(cli: Cli) -> i32 {
     let workdir = cli
         .root
         .clone()
         .map(|r| absolute(&r))
         .or_else(|| std::env::current_dir().ok());
-    if let Command::Schema = cli.command {
-        let text = serde_json::to_string_pretty(&crate::config::schema()).unwrap_or_default();
-        return print_out(&format!("{text}\n"), EXIT_OK);
-    }
-    if let Command::Trust { dir, revoke } = &cli.command {
-        let dir = dir
-            .as_ref()
-            .map(|d| absolute(d))
-            .or(workdir.clone())
-            .unwrap_or_default();
-        return match crate::config::set_trusted(&dir, !revoke) {
-            Ok(d) if *revoke => {
-                print_out(&format!("{} is no longer trusted\n", d.display()), EXIT_OK)
-            }
-            Ok(d) => print_out(
-                &format!(
-                    "trusted {}: commands in its sightline.json may run\n",
-                    d.display()
-                ),
-                EXIT_OK,
-            ),
-            Err(e) => print_out(&format!("error: cannot record trust: {e}\n"), EXIT_FAILED),
-        };
-    }
-    if let Command::Daemon { action, ready_fd } = &cli.command {
-        return crate::frontends::cli::admin::daemon(action.as_ref(), *ready_fd, cli.json).await;
-    }
-    if let Command::Mcp { edit_tools, .. } = cli.command
-        && cli.uses_daemon()
-    {
-        let hello = crate::frontends::daemon::Hello::of_client(
-            workdir.clone(),
-            cli.sandbox.clone(),
-            edit_tools,
-        );
-        // A daemon with other settings (data directory, configuration,
-        // downloads) would answer with its own: serve in process instead.
-        match crate::frontends::daemon::bridge::accepts(&hello).await {
-            Ok(false) => tracing::info!("the daemon has other settings; serving in process"),
-            _ => return crate::frontends::daemon::bridge::run(hello).await,
+    match &cli.command {
+        Command::Schema => local::schema(),
+        Command::Trust { dir, revoke } => local::trust(dir.as_deref(), *revoke, workdir),
+        Command::Daemon { action, ready_fd } => {
+            daemon_command::run(action.as_ref(), *ready_fd, cli.json).await
         }
+        Command::Mcp { edit_tools, .. } => mcp_command::run(&cli, *edit_tools, workdir).await,
+        _ => one_command::run(&cli, workdir).await,
     }
-    if cli.uses_daemon()
-        && let Some(call) = answer::as_tool_call(&cli.command)
-    {
-        match call {
-            Ok((tool, args)) => {
-                // As in process, the root is `--root` alone: without it each
-                // file is served under its own project's root.
-                let root = cli.root.as_deref().map(absolute);
-                let hello =
-                    crate::frontends::daemon::Hello::of_client(root, cli.sandbox.clone(), false);
-                // Ctrl-C or SIGTERM ends the call as in process (status 2);
-                // the connection closing ends the daemon's side of it.
-                let asked = tokio::select! {
-                    s = answer::through_daemon(&hello, tool, args, cli.json) => s,
-                    _ = interrupted() => Some(EXIT_FAILED),
-                };
-                if let Some(status) = asked {
-                    return status;
-                }
-                tracing::info!("the daemon has other settings; answering in process");
-            }
-            Err(e) => return answer::print_tool_answer(Err(e), cli.json),
-        }
-    }
-    // The configuration of the working directory's project; a file of
-    // another project is answered under that project's (`for_path`).
-    let project = workdir.as_deref().and_then(crate::config::project_dir);
-    // An MCP session starts whatever its project file says; a command
-    // answers a broken one's error line at once.
-    let load = if matches!(cli.command, Command::Mcp { .. }) {
+}
+
+/// The configuration of the working directory's project (a file of another
+/// project is answered under that project's, `Engine::for_path`), or the
+/// status after printing its error line. An MCP session starts whatever its
+/// project file says; a command answers a broken one's error line at once.
+fn load_config(command: &Command, workdir: Option<&Path>) -> Result<crate::config::Config, i32> {
+    let project = workdir.and_then(crate::config::project_dir);
+    let load = if matches!(command, Command::Mcp { .. }) {
         crate::config::Config::load_for_session
     } else {
         crate::config::Config::load
     };
-    let config = match load(project.as_deref()) {
-        Ok(c) => c,
-        Err(e) => return print_out(&format!("error: {e}\n"), EXIT_FAILED),
-    };
-    if let Command::Mcp { edit_tools, .. } = cli.command {
-        let edit_tools = edit_tools || config.edit_tools;
-        // stdout carries the protocol: progress goes to the client, logs to stderr.
-        let engine = Arc::new(Engine::new(Options {
-            root: workdir,
-            config,
-            sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
-            project_configs: true,
-            ..Options::default()
-        }));
-        return tokio::select! {
-            status = crate::frontends::mcp::serve(engine.clone(), edit_tools) => status,
-            _ = interrupted() => {
-                engine.shutdown().await;
-                EXIT_FAILED
-            }
-        };
+    load(project.as_deref()).map_err(|e| print_out(&format!("error: {e}\n"), EXIT_FAILED))
+}
+
+/// `p` under `here` when it is relative.
+fn abs(here: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_owned()
+    } else {
+        here.join(p)
     }
-    let options = Options {
-        root: cli.root.clone(),
-        progress: Arc::new(Spinner::default()),
-        config,
-        sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
-        project_configs: true,
-        ..Options::default()
-    };
-    let here = workdir.clone().unwrap_or_default();
-    let engine = Arc::new(Engine::new(options));
-    // The engine of the command's own project configuration; the first one
-    // still shuts every server down at the end.
-    let answering = match cli.command.path(&here).map(|p| engine.for_path(&p)) {
-        None => engine.clone(),
-        Some(Ok(e)) => e,
-        Some(Err(e)) => return answer::print_tool_answer(Err(e), cli.json),
-    };
-    if answer::through_face(&cli.command)
-        && let Some(call) = answer::as_tool_call(&cli.command)
-    {
-        let (tool, args) = match call {
-            Ok(c) => c,
-            Err(e) => return answer::print_tool_answer(Err(e), cli.json),
-        };
-        let face = crate::frontends::mcp::McpServer::new(answering.clone(), false);
-        let answered = tokio::select! {
-            r = face.call(tool, args, cli.json) => answer::print_tool_answer(r, cli.json),
-            _ = interrupted() => EXIT_FAILED,
-        };
-        engine.shutdown().await;
-        return answered;
-    }
-    let status = match &cli.command {
-        Command::Servers
-        | Command::Install { .. }
-        | Command::Config
-        | Command::Format { .. }
-        | Command::Formatters { .. }
-        | Command::Read { .. }
-        | Command::Write { .. }
-        | Command::Edit { .. }
-        | Command::Rename { .. }
-        | Command::CodeActions { .. }
-        | Command::ApplyCodeAction { .. }
-        | Command::OrganizeImports { .. }
-        | Command::ApplyPatch => {
-            let work = async {
-                Ok(
-                    crate::frontends::cli::admin::run(&answering, &cli.command, &here, cli.json)
-                        .await,
-                )
-            };
-            match crate::error::caught(command_name(&cli.command), work).await {
-                Ok((text, status)) => print_out(&text, status),
-                Err(e) => {
-                    let r = failed(&e, cli.json);
-                    print_out(&r.text, r.status)
-                }
-            }
-        }
-        Command::Batch => {
-            tokio::select! {
-                s = batch(&engine, cli.json) => s,
-                _ = interrupted() => EXIT_FAILED,
-            }
-        }
-        command => {
-            let r = tokio::select! {
-                r = answer(&answering, command, cli.json) => r,
-                _ = interrupted() => Rendered { text: String::new(), status: EXIT_FAILED },
-            };
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(r.text.as_bytes()).and_then(|()| out.flush());
-            r.status
-        }
-    };
-    engine.shutdown().await;
-    status
 }
 
 #[cfg(test)]

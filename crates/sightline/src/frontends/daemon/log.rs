@@ -41,23 +41,14 @@ impl Log {
         }
     }
 
-    /// The log of this process when it is a daemon started by a client
-    /// (`daemon --ready-fd`), which handed it the log as stderr: the current
-    /// file is then always also its stderr. `None` for every other command
-    /// line, which logs to its stderr as it is.
-    pub fn of_daemon(cli: &crate::frontends::cli::Cli) -> Option<Log> {
-        use crate::frontends::cli::Command;
-        matches!(
-            cli.command,
-            Command::Daemon {
-                action: None,
-                ready_fd: Some(_)
-            }
-        )
-        .then(|| Log {
+    /// The log of a daemon started by a client (`daemon --ready-fd`), which
+    /// handed it the log as stderr: the current file is then always also its
+    /// stderr. Every other command line logs to its stderr as it is.
+    pub fn of_started_daemon() -> Log {
+        Log {
             as_stderr: true,
             ..Log::new(super::paths::log(), super::paths::LOG_BYTES)
-        })
+        }
     }
 
     /// Appends `line` (one log event), rotating first if it would not fit.

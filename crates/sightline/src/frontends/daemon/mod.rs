@@ -14,8 +14,10 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub mod bridge;
+pub mod call;
 mod connect;
 mod engines;
+pub mod handshake;
 pub mod log;
 pub mod paths;
 pub mod serve;

@@ -132,7 +132,7 @@ async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     // One signal future for the daemon's life: a new one per loop pass
     // would miss a signal that came between two.
-    let interrupted = crate::frontends::cli::interrupted();
+    let interrupted = crate::frontends::signals::interrupted();
     tokio::pin!(interrupted);
     loop {
         tokio::select! {

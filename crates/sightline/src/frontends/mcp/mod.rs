@@ -28,6 +28,7 @@ use crate::progress::Progress;
 use crate::render;
 
 mod dispatch;
+mod edit_answers;
 pub mod tool_name;
 mod tools;
 

@@ -4,11 +4,6 @@
 
 use std::ffi::OsString;
 
-#[cfg(target_os = "linux")]
-pub use super::inotify::{Backend, Id};
-#[cfg(not(target_os = "linux"))]
-pub use super::notify::{Backend, Id};
-
 /// Why a directory could not be watched.
 #[derive(Debug)]
 pub enum AddError {

@@ -265,51 +265,6 @@ pub(super) fn print_tool_answer(
     }
 }
 
-/// Asks one question of the daemon and prints the answer with the same
-/// text (or `--json`), and exit status as in process; `None` (nothing
-/// printed) when the running daemon has other settings than this process.
-pub(super) async fn through_daemon(
-    hello: &crate::frontends::daemon::Hello,
-    tool: &str,
-    args: serde_json::Value,
-    json: bool,
-) -> Option<i32> {
-    let spinner = crate::frontends::cli::Spinner::default();
-    let answer =
-        crate::frontends::daemon::bridge::call_tool(hello, true, tool, args, json, &spinner).await;
-    let status = |a: &crate::frontends::daemon::bridge::ToolAnswer| {
-        if a.is_error {
-            EXIT_FAILED
-        } else if a.errors {
-            EXIT_FINDINGS
-        } else {
-            EXIT_OK
-        }
-    };
-    Some(match answer {
-        Ok(Some(a)) if json => {
-            let value = a
-                .json
-                .clone()
-                .unwrap_or_else(|| serde_json::json!({ "text": a.text }));
-            print_out(&format!("{value}\n"), status(&a))
-        }
-        Ok(Some(a)) if a.is_error => print_out(&format!("{}\n", a.text.trim_end()), EXIT_FAILED),
-        Ok(Some(a)) => print_out(&a.text, status(&a)),
-        Ok(None) => print_out("error: no daemon answered\n", EXIT_FAILED),
-        // A daemon with other settings: this call answers in process.
-        Err(crate::frontends::daemon::DaemonError::OtherSettings) => return None,
-        Err(e) if json => print_out(
-            &format!(
-                "{}\n",
-                serde_json::json!({ "error": { "kind": "unavailable", "message": e.to_string() } })
-            ),
-            EXIT_FAILED,
-        ),
-        Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
-    })
-}
-
 /// Reads commands from stdin until EOF, answering each in turn.
 pub async fn batch(engine: &std::sync::Arc<Engine>, json: bool) -> i32 {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
@@ -350,7 +305,8 @@ pub async fn batch(engine: &std::sync::Arc<Engine>, json: bool) -> i32 {
             Some(Command::Servers) => {
                 let here = std::env::current_dir().unwrap_or_default();
                 let (text, status) =
-                    crate::frontends::cli::admin::run(engine, &Command::Servers, &here, json).await;
+                    crate::frontends::cli::servers::run(engine, &Command::Servers, &here, json)
+                        .await;
                 Rendered { text, status }
             }
             // Each question under its own file's project configuration.

@@ -1,0 +1,213 @@
+//! The configuration files' shapes: each invalid one named with its file
+//! and line, the accepted forms, deep merges and the trust gate.
+
+#![allow(clippy::unwrap_used)]
+use super::*;
+use crate::catalog::Budgets;
+use serde_json::json;
+
+fn parse(text: &str) -> Result<Config, String> {
+    let mut c = Config::default();
+    c.merge_text(Path::new("/p/sightline.json"), text, true)
+        .map(|()| c)
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn every_invalid_shape_names_the_file_and_line() {
+    let cases = [
+        (
+            "[1]",
+            "/p/sightline.json:1: the configuration must be an object",
+        ),
+        (
+            "{\n  \"lps\": true\n}",
+            "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, edit_delta, edit_warnings, dependents_ms, allow_unsandboxed, writable_roots",
+        ),
+        (
+            "{\n\n  \"lsp\": 3\n}",
+            "/p/sightline.json:3: \"lsp\" must be true, false or an object of servers",
+        ),
+        (
+            "{ \"lsp\": {\n  \"x\": 1 } }",
+            "/p/sightline.json:2: lsp.\"x\" must be an object such as {\"disabled\": true} or {\"command\": [...], \"extensions\": [...]}",
+        ),
+        (
+            "{ \"lsp\": {\n  \"mine\": { \"command\": [\"m\"] } } }",
+            "/p/sightline.json:2: lsp.\"mine\" is not a built-in server, so it needs \"command\" (such as [\"my-server\", \"--stdio\"]) and \"extensions\" (such as [\".foo\"])",
+        ),
+        (
+            "{ \"lsp\": { \"mine\": {\n \"command\": \"m\" } } }",
+            "/p/sightline.json:2: lsp.\"mine\".command must be a list of strings, such as [\"my-server\", \"--stdio\"]",
+        ),
+        (
+            "{ \"lsp\": { \"mine\": {\n \"command\": [] } } }",
+            "/p/sightline.json:2: lsp.\"mine\".command must name a program",
+        ),
+        (
+            "{ \"lsp\": { \"mine\": { \"command\": [\"m\"],\n \"extensions\": [] } } }",
+            "/p/sightline.json:2: lsp.\"mine\".extensions must not be empty",
+        ),
+        (
+            "{ \"lsp\": { \"mine\": { \"command\": [\"m\"],\n \"extensions\": [\"foo\"] } } }",
+            "/p/sightline.json:2: lsp.\"mine\".extensions: \"foo\" must start with a dot, such as \".foo\"",
+        ),
+        (
+            "{ \"lsp\": { \"pyright\": {\n \"env\": { \"A\": 1 } } } }",
+            "/p/sightline.json:2: lsp.\"pyright\".env.A must be a string",
+        ),
+        (
+            "{ \"lsp\": { \"pyright\": {\n \"initialization\": [] } } }",
+            "/p/sightline.json:2: lsp.\"pyright\".initialization must be an object",
+        ),
+        (
+            "{ \"lsp\": { \"pyright\": {\n \"diagnostics\": { \"document_ms\": \"5s\" } } } }",
+            "/p/sightline.json:2: lsp.\"pyright\".diagnostics.document_ms must be a whole number of milliseconds",
+        ),
+        (
+            "{ \"lsp\": { \"pyright\": {\n \"diagnostics\": { \"doc\": 5 } } } }",
+            "/p/sightline.json:2: unknown budget \"doc\"; expected one of document_ms, pull_ms, push_quiet_ms, ready_ms, full_ms, initialize_ms, request_ms",
+        ),
+        (
+            "{ \"lsp\": { \"pyright\": {\n \"disable\": true } } }",
+            "/p/sightline.json:2: unknown key lsp.\"pyright\".disable; expected one of disabled, command, extensions, env, initialization, settings, diagnostics, network",
+        ),
+        (
+            "{ \"lsp\": { \"pyright\": {\n \"disabled\": \"yes\" } } }",
+            "/p/sightline.json:2: lsp.\"pyright\".disabled must be true or false",
+        ),
+        (
+            "{\n \"sandbox\": \"none\" }",
+            "/p/sightline.json:2: \"sandbox\" must be one of workspace-write, read-only, danger-full-access",
+        ),
+        (
+            "{\n \"autoinstall\": 1 }",
+            "/p/sightline.json:2: \"autoinstall\" must be true or false",
+        ),
+        (
+            "{\n \"formatter\": 1 }",
+            "/p/sightline.json:2: \"formatter\" must be true, false or an object of formatters",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(parse(text).unwrap_err(), want, "{text}");
+    }
+    let syntax = parse("{\n  \"lsp\": tru\n}").unwrap_err();
+    assert!(syntax.starts_with("/p/sightline.json:2: "), "{syntax}");
+}
+
+#[test]
+fn comments_trailing_commas_and_the_reference_shape_are_accepted() {
+    let c = parse(
+        r#"{
+          // JSONC
+          "$schema": "x",
+          "lsp": {
+            "rust": { "command": ["rust-analyzer"], "env": { "RUST_LOG": "debug" } },
+            "custom-lsp": { "command": ["custom-lsp-server", "--stdio"], "extensions": [".custom"],
+                            "initialization": { "preferences": { "a": "relative" } } },
+            "typescript": { "disabled": true },
+            "ty": {},
+          },
+        }"#,
+    )
+    .unwrap();
+    let r = c.resolve(Budgets::default());
+    assert!(!r.enabled.contains("typescript"));
+    assert!(r.enabled.contains("ty") && r.enabled.contains("pyright"));
+    assert_eq!(r.custom.len(), 1);
+    assert_eq!(r.custom[0].extensions, &[".custom"]);
+    // Project commands need trust.
+    assert!(r.blocked.contains_key("rust") && r.blocked.contains_key("custom-lsp"));
+    assert!(
+        r.blocked["rust"].contains("sightline trust"),
+        "{}",
+        r.blocked["rust"]
+    );
+}
+
+#[test]
+fn settings_merge_deeply_and_an_untrusted_project_cannot_name_a_program_in_them() {
+    let mut c = Config::default();
+    c.merge_text(
+        Path::new("/u/config.json"),
+        r#"{ "lsp": { "pyright": { "settings": { "python": { "analysis": { "typeCheckingMode": "strict", "extraPaths": ["/u/lib"] } } } } } }"#,
+        false,
+    )
+    .unwrap();
+    c.merge_text(
+        Path::new("/p/sightline.json"),
+        r#"{ "lsp": { "pyright": { "settings": { "python": { "pythonPath": "/tmp/evil", "analysis": { "diagnosticSeverityOverrides": { "reportMissingImports": "none" }, "extraPaths": ["./x"] } } } } } }"#,
+        true,
+    )
+    .unwrap();
+    let r = c.resolve(Budgets::default());
+    assert_eq!(
+        Value::Object(r.settings["pyright"].settings.clone().unwrap()),
+        serde_json::json!({ "python": { "analysis": {
+            "typeCheckingMode": "strict",
+            "extraPaths": ["/u/lib"],
+            "diagnosticSeverityOverrides": { "reportMissingImports": "none" },
+        } } })
+    );
+    assert_eq!(
+        c.ignored,
+        [
+            "lsp.pyright.settings.python.analysis.extraPaths (/p/sightline.json:1)",
+            "lsp.pyright.settings.python.pythonPath (/p/sightline.json:1)",
+        ]
+    );
+}
+
+#[test]
+fn an_override_without_a_command_keeps_discovery_and_merges() {
+    // A trusted project: its `env` merges over the user's.
+    let mut c = Config {
+        trusted: true,
+        ..Config::default()
+    };
+    c.merge_text(
+        Path::new("/u/config.json"),
+        r#"{ "lsp": { "pyright": { "env": { "A": "1" }, "initialization": { "x": 1 } } } }"#,
+        false,
+    )
+    .unwrap();
+    c.merge_text(Path::new("/p/sightline.json"), r#"{ "lsp": { "pyright": { "env": { "B": "2" }, "initialization": { "y": 2 }, "diagnostics": { "document_ms": 900 } } } }"#, true).unwrap();
+    let r = c.resolve(Budgets::default());
+    let s = &r.settings["pyright"];
+    assert!(s.command.is_none());
+    assert_eq!(
+        s.env,
+        vec![("A".into(), "1".into()), ("B".into(), "2".into())]
+    );
+    assert_eq!(
+        Value::Object(s.initialization.clone().unwrap()),
+        json!({ "x": 1, "y": 2 })
+    );
+    assert_eq!(s.budgets.document, std::time::Duration::from_millis(900));
+    assert!(r.blocked.is_empty(), "no command, nothing to trust");
+    assert!(
+        c.describe()
+            .contains("lsp.pyright.env.B = \"2\"  (/p/sightline.json:1)"),
+        "{}",
+        c.describe()
+    );
+}
+
+#[test]
+fn lsp_false_turns_everything_off_and_says_where() {
+    let c = parse("{\n  \"lsp\": false\n}").unwrap();
+    let r = c.resolve(Budgets::default());
+    assert_eq!(
+        r.all_off.unwrap(),
+        "language servers are turned off by \"lsp\": false (/p/sightline.json:2)"
+    );
+}
+
+#[test]
+fn the_schema_describes_the_shape() {
+    let s = schema();
+    assert_eq!(s["type"], "object");
+    assert!(s["properties"]["lsp"].is_object());
+    assert_eq!(s["additionalProperties"], false);
+}

@@ -1,0 +1,30 @@
+//! The commands that need no engine and no daemon: `schema` (the
+//! configuration's JSON Schema) and `trust` (the trust list).
+
+use std::path::{Path, PathBuf};
+
+use crate::frontends::cli::terminal::print_out;
+use crate::frontends::cli::{EXIT_FAILED, EXIT_OK, absolute};
+
+/// `sightline schema`: prints the JSON Schema of `sightline.json`.
+pub(super) fn schema() -> i32 {
+    let text = serde_json::to_string_pretty(&crate::config::schema()).unwrap_or_default();
+    print_out(&format!("{text}\n"), EXIT_OK)
+}
+
+/// `sightline trust [DIR] [--revoke]`: records (or takes back) that the
+/// project at `dir` (the working directory by default) may run commands.
+pub(super) fn trust(dir: Option<&Path>, revoke: bool, workdir: Option<PathBuf>) -> i32 {
+    let dir = dir.map(absolute).or(workdir).unwrap_or_default();
+    match crate::config::set_trusted(&dir, !revoke) {
+        Ok(d) if revoke => print_out(&format!("{} is no longer trusted\n", d.display()), EXIT_OK),
+        Ok(d) => print_out(
+            &format!(
+                "trusted {}: commands in its sightline.json may run\n",
+                d.display()
+            ),
+            EXIT_OK,
+        ),
+        Err(e) => print_out(&format!("error: cannot record trust: {e}\n"), EXIT_FAILED),
+    }
+}

@@ -1,0 +1,47 @@
+//! `sightline mcp`: the agent's stdio bridged to the shared daemon, or,
+//! with `--no-daemon` or when the running daemon has other settings, the MCP
+//! server in this process.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::engine::{Engine, Options};
+use crate::frontends::cli::{Cli, EXIT_FAILED, load_config};
+use crate::frontends::signals::interrupted;
+
+/// Serves the MCP session until stdin closes; the exit status.
+pub(super) async fn run(cli: &Cli, edit_tools: bool, workdir: Option<PathBuf>) -> i32 {
+    if cli.uses_daemon() {
+        let hello = crate::frontends::daemon::Hello::of_client(
+            workdir.clone(),
+            cli.sandbox.clone(),
+            edit_tools,
+        );
+        // A daemon with other settings (data directory, configuration,
+        // downloads) would answer with its own: serve in process instead.
+        match crate::frontends::daemon::handshake::accepts(&hello).await {
+            Ok(false) => tracing::info!("the daemon has other settings; serving in process"),
+            _ => return crate::frontends::daemon::bridge::run(hello).await,
+        }
+    }
+    let config = match load_config(&cli.command, workdir.as_deref()) {
+        Ok(c) => c,
+        Err(status) => return status,
+    };
+    let edit_tools = edit_tools || config.edit_tools;
+    // stdout carries the protocol: progress goes to the client, logs to stderr.
+    let engine = Arc::new(Engine::new(Options {
+        root: workdir,
+        config,
+        sandbox: cli.sandbox.as_deref().and_then(crate::sandbox::Mode::parse),
+        project_configs: true,
+        ..Options::default()
+    }));
+    tokio::select! {
+        status = crate::frontends::mcp::serve(engine.clone(), edit_tools) => status,
+        _ = interrupted() => {
+            engine.shutdown().await;
+            EXIT_FAILED
+        }
+    }
+}

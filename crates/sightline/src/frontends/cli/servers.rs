@@ -1,0 +1,96 @@
+//! `sightline servers`, `install` and `config`: what runs and is installed,
+//! and the configuration in effect.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::engine::Engine;
+use crate::frontends::cli::daemon_command::{daemon_status, status_text};
+use crate::frontends::cli::{Command, EXIT_FAILED, EXIT_OK};
+use crate::render;
+
+/// Runs one of these commands; returns stdout text and the exit status.
+pub(super) async fn run(
+    engine: &Engine,
+    command: &Command,
+    here: &Path,
+    json: bool,
+) -> (String, i32) {
+    match command {
+        Command::Servers => {
+            let states = engine.server_states(here);
+            if json {
+                // The daemon's own are in `sightline daemon status --json`;
+                // this shape stays one list.
+                (format!("{}\n", json!(states)), EXIT_OK)
+            } else {
+                // The shared daemon's running servers, when one runs.
+                let daemon = daemon_status().await;
+                let mut text = format!(
+                    "{}\n{}",
+                    engine.sandbox().status(),
+                    render::servers_text(&states)
+                );
+                if let Some(d) = daemon {
+                    text.push_str(&format!(
+                        "\nthe shared daemon: {}",
+                        status_text(&d.to_string())
+                    ));
+                }
+                (text, EXIT_OK)
+            }
+        }
+        Command::Install { id } => {
+            let Some(spec) = find(engine, id) else {
+                let ids: Vec<&str> = engine.all_servers().iter().map(|s| s.id).collect();
+                return (
+                    format!(
+                        "error: no server `{id}`; the servers are {}\n",
+                        ids.join(", ")
+                    ),
+                    EXIT_FAILED,
+                );
+            };
+            if let Some(path) = engine.locate_server(spec, here) {
+                return (
+                    format!("{id} is already installed at {}\n", path.display()),
+                    EXIT_OK,
+                );
+            }
+            match engine.install(spec).await {
+                Ok(path) => (format!("installed {id} at {}\n", path.display()), EXIT_OK),
+                Err(e) => (render::error_text(&e), EXIT_FAILED),
+            }
+        }
+        Command::Config => {
+            let c = engine.config();
+            if json {
+                let values: serde_json::Map<String, serde_json::Value> = c
+                    .values
+                    .iter()
+                    .map(|(k, (v, o))| (k.clone(), json!({ "value": v, "origin": o.to_string() })))
+                    .collect();
+                (
+                    format!(
+                        "{}\n",
+                        json!({ "files": c.files, "trusted": c.trusted, "values": values })
+                    ),
+                    EXIT_OK,
+                )
+            } else {
+                (c.describe(), EXIT_OK)
+            }
+        }
+        _ => (String::new(), EXIT_FAILED),
+    }
+}
+
+/// Servers by id, for `sightline install`.
+fn find(engine: &Engine, id: &str) -> Option<&'static crate::catalog::ServerSpec> {
+    engine
+        .all_servers()
+        .into_iter()
+        .find(|s| s.id == id)
+        .or_else(|| crate::catalog::builtin(id))
+}
