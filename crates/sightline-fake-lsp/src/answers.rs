@@ -59,7 +59,11 @@ impl Fake {
         match method {
             "exit" => {
                 self.log("exit");
-                std::process::exit(0);
+                if self.crash == crate::serve::Crash::ExitProcess {
+                    std::process::exit(0);
+                }
+                // In a test's process: stop serving, as the process would.
+                self.crashed = Some(0);
             }
             "textDocument/didOpen" | "textDocument/didChange" => match self.script.push {
                 PushMode::None => {}

@@ -7,16 +7,13 @@
 
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
-mod answers;
 mod host;
-mod script;
-mod serve;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let code = match args.first().map(String::as_str) {
         // `--stdio` lets the fake stand in for a real server command.
-        Some("serve" | "--stdio") | None => serve::main(),
+        Some("serve" | "--stdio") | None => sightline_fake_lsp::serve_stdio(),
         Some("host") => host::main(&args[1..]),
         Some(other) => {
             eprintln!("sightline-fake-lsp: unknown mode {other}; use `serve` or `host FILE`");

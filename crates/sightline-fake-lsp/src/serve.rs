@@ -10,7 +10,7 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 use sightline_lsp::framing::{Frame, LspCodec};
 use sightline_lsp::{Message, RequestId, ResponseError};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::codec::FramedRead;
 
@@ -28,7 +28,34 @@ pub fn main() -> i32 {
             return 1;
         }
     };
-    rt.block_on(run())
+    rt.block_on(async {
+        let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let script = match Script::load(&dir) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("fake: bad script: {e}");
+                return 2;
+            }
+        };
+        serve(
+            dir,
+            script,
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+            Crash::ExitProcess,
+        )
+        .await
+    })
+}
+
+/// What a scripted `crash` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Crash {
+    /// Exits the process with the scripted status (the spawned server).
+    ExitProcess,
+    /// Stops serving and closes both streams (the server in a test's own
+    /// process, whose client then sees it exit).
+    CloseStreams,
 }
 
 pub(crate) struct Doc {
@@ -48,17 +75,21 @@ pub(crate) struct Fake {
     pub(crate) later: mpsc::UnboundedSender<(Vec<Action>, String, String)>,
     pub(crate) next_request: u64,
     pub(crate) log: Option<std::fs::File>,
+    pub(crate) crash: Crash,
+    /// The scripted crash's status, once it happened in `CloseStreams` mode.
+    pub(crate) crashed: Option<i32>,
 }
 
-async fn run() -> i32 {
-    let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let script = match Script::load(&dir) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("fake: bad script: {e}");
-            return 2;
-        }
-    };
+/// Serves LSP on `input` and `output` until the input ends (or a scripted
+/// crash), following `script`; `dir` is the root, where the runs are
+/// counted and the log is kept. The status the process would exit with.
+pub async fn serve(
+    dir: PathBuf,
+    script: Script,
+    input: impl AsyncRead + Unpin,
+    output: impl AsyncWrite + Unpin + Send + 'static,
+    crash: Crash,
+) -> i32 {
     let runs = dir.join("fake-lsp.runs");
     let run = std::fs::read_to_string(&runs)
         .ok()
@@ -69,7 +100,7 @@ async fn run() -> i32 {
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
     let (later, mut due) = mpsc::unbounded_channel();
     let writer = tokio::spawn(async move {
-        let mut stdout = tokio::io::stdout();
+        let mut stdout = output;
         while let Some(bytes) = rx.recv().await {
             if stdout.write_all(&bytes).await.is_err() || stdout.flush().await.is_err() {
                 break;
@@ -91,6 +122,8 @@ async fn run() -> i32 {
         later,
         next_request: 0,
         log,
+        crash,
+        crashed: None,
     };
     fake.log(&format!("start run {run} pid {}", std::process::id()));
     if let Some(actions) = fake
@@ -102,8 +135,14 @@ async fn run() -> i32 {
             fake.act(&a, None, "$spawn", "").await;
         }
     }
-    let mut frames = FramedRead::new(tokio::io::stdin(), LspCodec::default());
+    let mut frames = FramedRead::new(input, LspCodec::default());
     loop {
+        if let Some(code) = fake.crashed {
+            // In a test's process: the streams close, as a dead server's do.
+            drop(fake);
+            let _ = writer.await;
+            return code;
+        }
         let frame = tokio::select! {
             frame = frames.next() => frame,
             Some((actions, method, uri)) = due.recv() => {
@@ -273,7 +312,11 @@ impl Fake {
             Action::Crash(code) => {
                 eprintln!("fake: crashing on {method} as scripted");
                 self.log(&format!("crash on {method}"));
-                std::process::exit(*code);
+                if self.crash == Crash::ExitProcess {
+                    std::process::exit(*code);
+                }
+                self.crashed = Some(*code);
+                return true;
             }
             Action::Hang | Action::Ignore => return id.is_some(),
             Action::SleepMs(ms) => tokio::time::sleep(std::time::Duration::from_millis(*ms)).await,

@@ -179,7 +179,7 @@ fn mobx() -> Setup {
         language_id: "typescript",
         program: tool("typescript-language-server"),
         args: &["--stdio"],
-        // sightline's options for this server (`catalog/table/web.rs`).
+        // sightline's options for this server (`catalog/table/javascript.rs`).
         init: json!({ "tsserver": { "path": tsserver, "useSyntaxServer": "never" } }),
         direct,
         through,

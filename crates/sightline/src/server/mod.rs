@@ -23,6 +23,8 @@ pub mod diagnostics;
 mod disk;
 pub mod documents;
 mod heard;
+#[cfg(test)]
+mod in_memory_tests;
 mod inbox;
 mod locs;
 mod pull;

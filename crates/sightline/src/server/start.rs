@@ -107,6 +107,18 @@ pub fn initialize_params(root: &Path, initialization_options: Value) -> Value {
     })
 }
 
+/// What `initialize` needs beyond the connected client.
+struct Setup {
+    /// `initializationOptions`.
+    init: Value,
+    /// The server's private temporary directory, removed when it stops.
+    tmp: Option<PathBuf>,
+    /// The cap on inotify watches.
+    watch_limit: usize,
+    /// Its options turn its check on save off.
+    check_off: bool,
+}
+
 /// Whether rust-analyzer's options turn its check on save off: `checkOnSave`
 /// is `false`, or (before 2023) `checkOnSave.enable` is.
 fn check_turned_off(init: &Value) -> bool {
@@ -138,14 +150,62 @@ impl LspServer {
             config.env_remove.push("VIRTUAL_ENV".to_owned());
         }
         config.env_remove.extend(launch.env_remove);
-        let watch_limit = launch.watch_limit;
-        let initialization_options = launch.init;
-        let check_on_save = spec.quirks.diagnostics.save_check.is_some()
-            && !check_turned_off(&initialization_options);
-        let tmp = launch.tmp;
+        let check_off = check_turned_off(&launch.init);
         let client = Client::spawn(config, state.clone())
             .await
             .map_err(|e| ToolError::unavailable(e.to_string()))?;
+        let setup = Setup {
+            init: launch.init,
+            tmp: launch.tmp,
+            watch_limit: launch.watch_limit,
+            check_off,
+        };
+        Self::initialize(spec, root, client, state, relayed, setup, budgets).await
+    }
+
+    /// Starts the fake server in this process (`sightline_fake_lsp`), over
+    /// an in-memory pipe, following `script`, for the unit tests of this
+    /// layer.
+    #[cfg(test)]
+    pub(crate) async fn start_in_memory(
+        spec: &'static ServerSpec,
+        root: PathBuf,
+        script: Value,
+        budgets: Budgets,
+    ) -> Result<Arc<LspServer>, ToolError> {
+        let (relay_queue, relayed) = tokio::sync::mpsc::unbounded_channel();
+        let state = Arc::new(
+            ServerState::new(spec, root.clone()).with_relay(spec.quirks.relay.map(|_| relay_queue)),
+        );
+        let (reader, writer) = sightline_fake_lsp::in_memory(root.clone(), script);
+        let client = Client::over_streams(spec.id, reader, writer, state.clone());
+        let setup = Setup {
+            init: json!({}),
+            tmp: None,
+            watch_limit: 64,
+            check_off: false,
+        };
+        Self::initialize(spec, root, client, state, relayed, setup, budgets).await
+    }
+
+    /// `initialize` on a connected client, then the server as sightline
+    /// holds it.
+    async fn initialize(
+        spec: &'static ServerSpec,
+        root: PathBuf,
+        client: Client,
+        state: Arc<ServerState>,
+        relayed: tokio::sync::mpsc::UnboundedReceiver<Value>,
+        setup: Setup,
+        budgets: Budgets,
+    ) -> Result<Arc<LspServer>, ToolError> {
+        let Setup {
+            init: initialization_options,
+            tmp,
+            watch_limit,
+            check_off,
+        } = setup;
+        let check_on_save = spec.quirks.diagnostics.save_check.is_some() && !check_off;
         let init = client
             .request_value(
                 "initialize",

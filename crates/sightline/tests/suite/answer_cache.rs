@@ -1,4 +1,4 @@
-//! CachedAnswers definitions (`server::answer_cache`): a references question right after a
+//! Kept definitions (`server::answer_cache`): a references question right after a
 //! definition at the same position takes the kept answer, unless documents
 //! came and went in a way that can change it. Played by the fake server
 //! under a twin spec with tsserver's project rule.

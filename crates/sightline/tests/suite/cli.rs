@@ -174,7 +174,7 @@ fn first_use_installs_pyright_into_the_data_dir() {
     assert_eq!((out.as_str(), code), ("ok.py: no diagnostics\n", 0));
     let bin = data
         .path()
-        .join("catalog/pyright/node_modules/.bin/pyright-langserver");
+        .join("servers/pyright/node_modules/.bin/pyright-langserver");
     assert!(bin.is_file(), "{} missing", bin.display());
     // No temporary install directory is left behind.
     let leftovers: Vec<_> = std::fs::read_dir(data.path().join("servers"))

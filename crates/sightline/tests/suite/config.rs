@@ -416,7 +416,7 @@ fn install_happens_once_when_two_run_together_and_a_failure_leaves_nothing() {
         );
         assert!(
             out.contains("bash")
-                && out.contains(&data.path().join("catalog/bash").display().to_string()),
+                && out.contains(&data.path().join("servers/bash").display().to_string()),
             "{out}"
         );
     }
