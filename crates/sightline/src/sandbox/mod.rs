@@ -89,6 +89,7 @@ impl Mode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mechanism {
     /// Landlock, at this kernel's ABI version, through the launcher.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     Landlock(i64),
     /// Seatbelt (`sandbox-exec`).
     #[cfg_attr(not(target_os = "macos"), allow(dead_code))]

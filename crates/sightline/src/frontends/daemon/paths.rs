@@ -35,7 +35,8 @@ fn user() -> String {
     std::env::var("USERNAME").unwrap_or_else(|_| "user".into())
 }
 
-/// The daemon's socket.
+/// The daemon's socket (Unix; Windows names a pipe instead).
+#[cfg(unix)]
 pub fn socket() -> PathBuf {
     runtime_dir().join("daemon.sock")
 }
