@@ -16,6 +16,7 @@ pub mod direct;
 pub mod engine;
 pub mod isolation;
 pub mod mcp;
+pub mod model_server;
 pub mod paths;
 pub mod pinned;
 pub mod process;

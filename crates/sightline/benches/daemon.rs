@@ -3,7 +3,7 @@
 //! through an MCP session (`sightline mcp --daemon`), a second session's
 //! first answer on a warm root, and the servers' memory for four sessions
 //! against one. The daemon gets private runtime and state directories and
-//! is stopped at the end. Run with `cargo bench -p sightline --bench daemon`.
+//! is stopped at the end. Run with `cargo bench -p sightline-mcp --bench daemon`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 

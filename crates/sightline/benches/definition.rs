@@ -4,7 +4,7 @@
 //!
 //! The direct client is deliberately bare: blocking std I/O, hand framing, every
 //! server request answered with `null`. It is the floor sightline is measured
-//! against. Run with `cargo bench -p sightline --bench definition`.
+//! against. Run with `cargo bench -p sightline-mcp --bench definition`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 

@@ -12,7 +12,7 @@
 //! copies of the project, so that both see the same machine. Printed: both
 //! medians, the ratio, and the median of sightline's wait beyond the server's
 //! time. Run with
-//! `cargo bench -p sightline --bench diagnostics`.
+//! `cargo bench -p sightline-mcp --bench diagnostics`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 

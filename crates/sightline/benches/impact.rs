@@ -17,7 +17,7 @@
 //!   of the changed symbol, the callers' errors before), the write, and
 //!   every file asked again. Its time is split into those phases.
 //!
-//! Run with `cargo bench -p sightline --bench impact`.
+//! Run with `cargo bench -p sightline-mcp --bench impact`.
 
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 

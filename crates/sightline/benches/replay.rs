@@ -31,7 +31,7 @@
 //! oracle no real client has, so a floor. rust-analyzer also gets `didSave`,
 //! which starts its `cargo check`.
 //!
-//! Run with `cargo bench -p sightline --bench replay` (all three), or pass
+//! Run with `cargo bench -p sightline-mcp --bench replay` (all three), or pass
 //! `pyright`, `typescript` or `rust` after `--` (or set `SIGHTLINE_REPLAY`).
 //! `SIGHTLINE_REPLAY_OPEN=N` replays with N documents open at most in place
 //! of the server table's number; `SIGHTLINE_REPLAY_SANDBOX=MODE` with another

@@ -1,7 +1,7 @@
 //! Startup overhead of the sandbox launcher: a child started through
 //! `sightline __sandbox` (exec plus Landlock) against the same child started
 //! directly, in one run. Prints both medians and their ratio. Run with
-//! `cargo bench -p sightline --bench sandbox`.
+//! `cargo bench -p sightline-mcp --bench sandbox`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
@@ -29,7 +29,7 @@ fn main() {
     let launcher = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../target/release/sightline")
         .canonicalize()
-        .expect("build the release binary first: cargo build --release -p sightline");
+        .expect("build the release binary first: cargo build --release -p sightline-mcp");
     let work = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let program = which::which("true").unwrap();

@@ -2,7 +2,7 @@
 //! diagnostics, with an edit on disk every 50 calls). Prints sightline's
 //! resident memory at the start (after 100 warm-up calls) and at the end, and
 //! fails when it grew by more than 10%. Run with
-//! `cargo bench -p sightline --bench soak`.
+//! `cargo bench -p sightline-mcp --bench soak`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 

@@ -8,7 +8,7 @@
 //!   follows it, against the same server's answer to a plain re-check;
 //!   typescript: `strict` toggled in tsconfig.json to the fresh answer.
 //!
-//! Run with `cargo bench -p sightline --bench watch`.
+//! Run with `cargo bench -p sightline-mcp --bench watch`.
 
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 

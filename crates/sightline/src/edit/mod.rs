@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::answer::Finding;
 use crate::format::{Outcome, Report};
 
+pub mod agent_edits;
 pub mod checkpoint;
 pub mod commit;
 mod declared;

@@ -14,6 +14,9 @@ use crate::engine::Engine;
 use crate::error::ToolError;
 use crate::files::{AbsPath, atomic_write};
 
+/// Staged files and what each change did, one line each.
+pub(super) type Staged = (Vec<(PathBuf, Option<Text>)>, Vec<String>);
+
 impl Engine {
     /// Numbered lines of `file` (1-based, the numbers the LSP tools take).
     pub fn read(
@@ -165,6 +168,22 @@ impl Engine {
                     .collect(),
             }
         }))?;
+        let (staged, changes) = self.stage_patch(ops, true)?;
+        let written: Vec<PathBuf> = staged
+            .iter()
+            .filter(|(_, t)| t.is_some())
+            .map(|(p, _)| p.clone())
+            .collect();
+        let mut answer = self.commit(staged).await?;
+        answer.changes = changes;
+        self.check_errors(&mut answer, &written).await;
+        Ok(answer)
+    }
+
+    /// The files a patch's operations leave, staged in memory, and a line
+    /// for each change. With `guard`, a file that changed on disk since the
+    /// edit tools last read it is refused.
+    pub(super) fn stage_patch(&self, ops: Vec<Op>, guard: bool) -> Result<Staged, ToolError> {
         let mut staged: Vec<(PathBuf, Option<Text>)> = Vec::new();
         let mut changes = Vec::new();
         for op in ops {
@@ -190,7 +209,9 @@ impl Engine {
                     let bytes = read_bytes(&path)?.ok_or_else(|| {
                         ToolError::bad_input(format!("cannot delete {}: not found", path.display()))
                     })?;
-                    self.last_read().check(&path, Some(&bytes))?;
+                    if guard {
+                        self.last_read().check(&path, Some(&bytes))?;
+                    }
                     changes.push(format!("deleted {}", path.display()));
                     staged.push((path, None));
                 }
@@ -202,7 +223,9 @@ impl Engine {
                     let bytes = read_bytes(&path)?.ok_or_else(|| {
                         ToolError::bad_input(format!("cannot update {}: not found", path.display()))
                     })?;
-                    self.last_read().check(&path, Some(&bytes))?;
+                    if guard {
+                        self.last_read().check(&path, Some(&bytes))?;
+                    }
                     let mut text = Text::decode(&bytes, &path)?;
                     let lines: Vec<String> = text.body.lines().map(str::to_owned).collect();
                     let had_newline = text.body.ends_with('\n') || text.body.is_empty();
@@ -233,15 +256,7 @@ impl Engine {
                 }
             }
         }
-        let written: Vec<PathBuf> = staged
-            .iter()
-            .filter(|(_, t)| t.is_some())
-            .map(|(p, _)| p.clone())
-            .collect();
-        let mut answer = self.commit(staged).await?;
-        answer.changes = changes;
-        self.check_errors(&mut answer, &written).await;
-        Ok(answer)
+        Ok((staged, changes))
     }
 
     /// The directory relative patch paths start from.

@@ -7,5 +7,7 @@
 pub mod binary;
 pub mod cli;
 pub mod daemon;
+pub mod hooks;
 pub mod mcp;
+pub mod setup;
 pub mod signals;

@@ -28,7 +28,7 @@ fn binary_package() -> String {
         "aarch64" => "arm64",
         other => other,
     };
-    format!("sightline-{os}-{cpu}")
+    format!("sightline-mcp-{os}-{cpu}")
 }
 
 /// A file `scripts/package` made, failing (never skipping) when it is not
@@ -87,7 +87,7 @@ fn answers_over_mcp(program: &Path) {
 
 #[test]
 fn the_wheel_installs_into_a_fresh_venv_and_answers_over_mcp() {
-    let wheel = built(&format!("sightline-{VERSION}-py3-none-"));
+    let wheel = built(&format!("sightline_mcp-{VERSION}-py3-none-"));
     let t = tempfile::tempdir().unwrap();
     let venv = t.path().join("venv");
     run(Command::new("python3").arg("-m").arg("venv").arg(&venv));
@@ -126,7 +126,7 @@ fn npm_install(dir: &Path, packages: &[&Path], extra: &[&str]) -> PathBuf {
 
 #[test]
 fn the_npm_packages_install_into_a_fresh_prefix_and_answer_over_mcp() {
-    let launcher = built(&format!("sightline-{VERSION}.tgz"));
+    let launcher = built(&format!("sightline-mcp-{VERSION}.tgz"));
     let binary = built(&format!("{}-", binary_package()));
     let t = tempfile::tempdir().unwrap();
     // The launcher's optional packages for other platforms are skipped.
@@ -138,7 +138,7 @@ fn the_npm_packages_install_into_a_fresh_prefix_and_answer_over_mcp() {
 /// launcher says what is missing in one line and exits 2.
 #[test]
 fn the_npm_launcher_without_its_binary_package_says_so() {
-    let launcher = built(&format!("sightline-{VERSION}.tgz"));
+    let launcher = built(&format!("sightline-mcp-{VERSION}.tgz"));
     let t = tempfile::tempdir().unwrap();
     let prefix = npm_install(t.path(), &[&launcher], &["--omit=optional"]);
     let out = Command::new(prefix.join("node_modules/.bin/sightline"))
@@ -149,8 +149,123 @@ fn the_npm_launcher_without_its_binary_package_says_so() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "error: the package {}, which holds sightline's binary, is not installed; install sightline again without --omit=optional\n",
+            "error: the package {}, which holds sightline's binary, is not installed; install sightline-mcp again without --omit=optional\n",
             binary_package()
         )
     );
+}
+
+/// The package names of the README's install lines (`uvx --from NAME`,
+/// `pipx install NAME`, `npx -y NAME`, `npm install -g NAME`, `cargo install
+/// NAME`), in the order written.
+fn readme_install_names() -> Vec<(&'static str, String)> {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let install = readme
+        .split("## Install")
+        .nth(1)
+        .and_then(|s| s.split("```sh").nth(1))
+        .and_then(|s| s.split("```").next())
+        .expect("the README's Install section has a sh block");
+    let mut out = Vec::new();
+    for line in install.lines() {
+        for part in line.split('#').flat_map(|p| p.split("or:")) {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            let name = match words.as_slice() {
+                ["uvx", "--from", name, ..] => Some(("pypi", name)),
+                ["pipx", "install", name, ..] => Some(("pypi", name)),
+                ["npx", "-y", name, ..] => Some(("npm", name)),
+                ["npm", "install", "-g", name, ..] => Some(("npm", name)),
+                ["cargo", "install", name, ..] => Some(("crates.io", name)),
+                _ => None,
+            };
+            if let Some((registry, name)) = name {
+                out.push((registry, (*name).to_owned()));
+            }
+        }
+    }
+    out
+}
+
+/// Every install line of the README names what `scripts/package` built
+/// (the wheel's and the npm launcher's own names, each with a `sightline`
+/// command) or the crate Cargo publishes (with its `sightline` binary), and
+/// `uvx`/`npx` run that command.
+#[test]
+fn the_readme_install_lines_name_the_packages_built() {
+    let names = readme_install_names();
+    let registries: Vec<&str> = names.iter().map(|(r, _)| *r).collect();
+    assert_eq!(
+        registries,
+        ["pypi", "pypi", "npm", "npm", "crates.io"],
+        "{names:?}"
+    );
+    // The wheel's name and its one command.
+    let wheel = built(&format!("sightline_mcp-{VERSION}-py3-none-"));
+    let listing = run(Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sys, zipfile\n\
+         z = zipfile.ZipFile(sys.argv[1])\n\
+         meta = next(n for n in z.namelist() if n.endswith('.dist-info/METADATA'))\n\
+         print(next(l for l in z.read(meta).decode().splitlines() if l.startswith('Name: '))[6:])\n\
+         print('\\n'.join(n.rsplit('/', 1)[1] for n in z.namelist() if '.data/scripts/' in n))",
+        )
+        .arg(&wheel));
+    let mut lines = listing.lines();
+    let wheel_name = lines.next().unwrap().to_owned();
+    assert_eq!(lines.collect::<Vec<_>>(), ["sightline"], "{listing}");
+    // The npm launcher's name and its one command.
+    let t = tempfile::tempdir().unwrap();
+    let launcher = built(&format!("sightline-mcp-{VERSION}.tgz"));
+    run(Command::new("tar")
+        .arg("-xzf")
+        .arg(&launcher)
+        .arg("-C")
+        .arg(t.path()));
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(t.path().join("package/package.json")).unwrap(),
+    )
+    .unwrap();
+    let npm_name = manifest["name"].as_str().unwrap().to_owned();
+    let bins: Vec<&String> = manifest["bin"].as_object().unwrap().keys().collect();
+    assert_eq!(bins, ["sightline"]);
+    // The crate that holds the binary.
+    let meta: serde_json::Value = serde_json::from_str(&run(Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .current_dir(repo_root())))
+    .unwrap();
+    let crate_name = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| {
+            p["targets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t["name"] == "sightline" && t["kind"] == json!(["bin"]))
+        })
+        .and_then(|p| p["name"].as_str())
+        .unwrap()
+        .to_owned();
+    for (registry, name) in &names {
+        let built_as = match *registry {
+            "pypi" => &wheel_name,
+            "npm" => &npm_name,
+            _ => &crate_name,
+        };
+        assert_eq!(
+            name, built_as,
+            "the README installs `{name}` from {registry}"
+        );
+    }
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    assert!(readme.contains(&format!("uvx --from {wheel_name} sightline mcp")));
+    assert!(readme.contains(&format!("npx -y {npm_name} mcp")));
 }

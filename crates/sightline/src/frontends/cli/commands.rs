@@ -239,6 +239,42 @@ pub enum Command {
         #[arg(long, hide = true)]
         daemon: bool,
     },
+    /// Set an agent up to use sightline: its MCP server entry and, for
+    /// Claude Code, Codex and Gemini CLI, the hooks that bring the errors
+    /// of the agent's own edits back to it (`sightline hook`). Idempotent;
+    /// keeps the rest of each file, comments included; prints what changed.
+    Setup {
+        /// claude-code, codex, gemini, opencode or cursor.
+        #[arg(value_parser = ["claude-code", "codex", "gemini", "opencode", "cursor"])]
+        agent: String,
+        /// The project's files (the default): in the working directory, or `--root`.
+        #[arg(long, conflicts_with = "user")]
+        project: bool,
+        /// The user's files, under the home directory.
+        #[arg(long)]
+        user: bool,
+        /// Take out what setup added, and nothing else.
+        #[arg(long)]
+        remove: bool,
+    },
+    /// Answer an agent's tool hook: reads the hook's JSON on stdin (Claude
+    /// Code's, Codex's or Gemini CLI's), and prints only that agent's JSON:
+    /// after the agent's own edit, the errors it introduced (in the changed
+    /// files and the files using what changed); before a search for a bare
+    /// identifier, its exact uses; at session start, it starts the
+    /// project's servers. Prints nothing when there is nothing to add, and
+    /// always exits 0 within its budget: it never fails the agent's tool.
+    /// `sightline setup AGENT` installs it.
+    Hook {
+        /// The agent whose hook this is; detected from the payload without it.
+        #[arg(long, value_parser = ["claude-code", "codex", "gemini"])]
+        agent: Option<String>,
+        /// How long the hook may take, in milliseconds (also
+        /// `SIGHTLINE_HOOK_MS`); on a cold or busy server it says so in one
+        /// line instead.
+        #[arg(long, env = "SIGHTLINE_HOOK_MS", default_value_t = 8000)]
+        budget_ms: u64,
+    },
     /// Run the shared daemon in the foreground (`sightline mcp --daemon`
     /// starts it when none runs), or ask the running one for its status or
     /// to stop.

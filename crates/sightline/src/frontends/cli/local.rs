@@ -1,5 +1,6 @@
 //! The commands that need no engine and no daemon: `schema` (the
-//! configuration's JSON Schema) and `trust` (the trust list).
+//! configuration's JSON Schema), `trust` (the trust list) and `setup` (an
+//! agent's configuration files).
 
 use std::path::{Path, PathBuf};
 
@@ -26,5 +27,28 @@ pub(super) fn trust(dir: Option<&Path>, revoke: bool, workdir: Option<PathBuf>) 
             EXIT_OK,
         ),
         Err(e) => print_out(&format!("error: cannot record trust: {e}\n"), EXIT_FAILED),
+    }
+}
+
+/// `sightline setup AGENT [--project|--user] [--remove]`.
+pub(super) fn setup(agent: &str, user: bool, remove: bool, workdir: Option<PathBuf>) -> i32 {
+    use crate::frontends::setup::{Scope, SetupAgent, program, run};
+    let Some(agent) = SetupAgent::named(agent) else {
+        return print_out(&format!("error: no agent `{agent}`\n"), EXIT_FAILED);
+    };
+    let scope = if user {
+        match dirs::home_dir() {
+            Some(home) => Scope::User {
+                home,
+                codex_home: std::env::var_os("CODEX_HOME").map(PathBuf::from),
+            },
+            None => return print_out("error: no home directory\n", EXIT_FAILED),
+        }
+    } else {
+        Scope::Project(workdir.unwrap_or_default())
+    };
+    match run(agent, &scope, &program(), remove) {
+        Ok(lines) => print_out(&format!("{}\n", lines.join("\n")), EXIT_OK),
+        Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
     }
 }

@@ -17,6 +17,7 @@ mod daemon_command;
 mod edits;
 mod exit;
 mod formatting;
+mod hook_command;
 mod local;
 mod mcp_command;
 mod one_command;
@@ -116,7 +117,7 @@ impl Cli {
     pub fn daemon_client(&self) -> bool {
         match &self.command {
             Command::Daemon { action, .. } => action.is_some(),
-            Command::Mcp { .. } => self.uses_daemon(),
+            Command::Mcp { .. } | Command::Hook { .. } => self.uses_daemon(),
             command => self.uses_daemon() && questions::as_tool_call(command).is_some(),
         }
     }
@@ -137,6 +138,15 @@ pub async fn run(cli: Cli) -> i32 {
             daemon_command::run(action.as_ref(), *ready_fd, cli.json).await
         }
         Command::Mcp { edit_tools, .. } => mcp_command::run(&cli, *edit_tools, workdir).await,
+        Command::Setup {
+            agent,
+            user,
+            remove,
+            ..
+        } => local::setup(agent, *user, *remove, workdir),
+        Command::Hook { agent, budget_ms } => {
+            hook_command::run(&cli, agent.as_deref(), *budget_ms).await
+        }
         _ => one_command::run(&cli, workdir).await,
     }
 }

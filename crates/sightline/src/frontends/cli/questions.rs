@@ -63,6 +63,8 @@ pub(super) fn command_name(command: &Command) -> &'static str {
         Command::OrganizeImports { .. } => "organize-imports",
         Command::Mcp { .. } => "mcp",
         Command::Daemon { .. } => "daemon",
+        Command::Hook { .. } => "hook",
+        Command::Setup { .. } => "setup",
     }
 }
 

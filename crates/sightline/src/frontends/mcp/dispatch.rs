@@ -317,6 +317,13 @@ impl McpServer {
                     json,
                 )
             }
+            Some(ToolName::Hook) => {
+                let request: crate::frontends::hooks::Request = parse(tool, args)?;
+                Ok(Answered::text(
+                    crate::frontends::hooks::answer(engine, request).await,
+                    json,
+                ))
+            }
             Some(ToolName::ApplyPatch) if self.edit_tools => {
                 let a: PatchArgs = parse(tool, args)?;
                 text(engine.apply_patch(&a.patch).await.map(|r| self.edited(r)))

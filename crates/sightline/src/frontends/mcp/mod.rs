@@ -111,8 +111,12 @@ pub fn server_config() -> ServerConfig {
         .with_instructions(
             "Answers from real language servers about files as they are on disk now: \
              diagnostics after an edit, definitions, references, hover, outlines and call \
-             hierarchies. Paths are absolute; lines and columns are 1-based, columns on the \
-             symbol itself (or pass `symbol` with its name).",
+             hierarchies. Prefer them to grep and reading files: lsp_references lists the \
+             exact uses of a symbol (no matches in comments or strings, calls through import \
+             aliases included), lsp_definition resolves a name through imports and \
+             re-exports, and lsp_diagnostics right after an edit says what it broke, faster \
+             than a build or the tests. Paths are absolute; lines and columns are 1-based, \
+             columns on the symbol itself (or pass `symbol` with its name).",
         )
 }
 

@@ -35,6 +35,9 @@ pub enum ToolName {
     ApplyCodeAction,
     /// `organize_imports` (an edit tool).
     OrganizeImports,
+    /// `sightline_hook`: an agent's tool hook (`sightline hook`), not in
+    /// the tool list.
+    Hook,
 }
 
 impl ToolName {
@@ -76,12 +79,21 @@ impl ToolName {
             ToolName::CodeActions => "code_actions",
             ToolName::ApplyCodeAction => "apply_code_action",
             ToolName::OrganizeImports => "organize_imports",
+            ToolName::Hook => "sightline_hook",
         }
     }
 
+    /// Tools a client of sightline's own calls, which the tool list leaves
+    /// out: the agent hooks' (`sightline hook`).
+    pub const UNLISTED: &[ToolName] = &[ToolName::Hook];
+
     /// The tool called `name`, if there is one.
     pub fn from_name(name: &str) -> Option<ToolName> {
-        ToolName::ALL.iter().copied().find(|t| t.name() == name)
+        ToolName::ALL
+            .iter()
+            .chain(ToolName::UNLISTED)
+            .copied()
+            .find(|t| t.name() == name)
     }
 
     /// Whether it is served only with the edit tools on (`--edit-tools`).
@@ -121,7 +133,7 @@ mod tests {
 
     #[test]
     fn every_name_is_found_again_and_unknown_ones_are_not() {
-        for t in ToolName::ALL {
+        for t in ToolName::ALL.iter().chain(ToolName::UNLISTED) {
             assert_eq!(ToolName::from_name(t.name()), Some(*t));
         }
         assert_eq!(ToolName::from_name("lsp_hover"), None);

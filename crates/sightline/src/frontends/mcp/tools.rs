@@ -373,6 +373,13 @@ fn listed(tool: ToolName) -> Tool {
             schema::<OrganizeArgs>(),
             writes("Organize imports", true),
         ),
+        // Not in the list (`ToolName::UNLISTED`); described for a client
+        // that lists it anyway.
+        ToolName::Hook => (
+            "An agent hook's question (`sightline hook`); not for models.",
+            Arc::new(JsonObject::new()),
+            read_only("Agent hook"),
+        ),
     };
     Tool::new(tool.name(), description, schema).annotate(annotations)
 }

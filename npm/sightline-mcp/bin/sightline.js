@@ -2,17 +2,17 @@
 // Runs the sightline binary built for this platform. npm installs it from
 // the one optional dependency whose `os` and `cpu` match (the way esbuild and
 // Biome ship their binaries); this script only finds it and hands over its
-// standard streams, so `npx sightline mcp` speaks MCP straight to the binary.
+// standard streams, so `npx -y sightline-mcp mcp` speaks MCP straight to the binary.
 "use strict";
 
 const { spawn } = require("node:child_process");
 
 const PACKAGES = {
-  "linux x64": "sightline-linux-x64",
-  "linux arm64": "sightline-linux-arm64",
-  "darwin x64": "sightline-darwin-x64",
-  "darwin arm64": "sightline-darwin-arm64",
-  "win32 x64": "sightline-win32-x64",
+  "linux x64": "sightline-mcp-linux-x64",
+  "linux arm64": "sightline-mcp-linux-arm64",
+  "darwin x64": "sightline-mcp-darwin-x64",
+  "darwin arm64": "sightline-mcp-darwin-arm64",
+  "win32 x64": "sightline-mcp-win32-x64",
 };
 
 function fail(message) {
@@ -30,7 +30,7 @@ function binary() {
   try {
     return require.resolve(`${pkg}/bin/${exe}`);
   } catch {
-    fail(`the package ${pkg}, which holds sightline's binary, is not installed; install sightline again without --omit=optional`);
+    fail(`the package ${pkg}, which holds sightline's binary, is not installed; install sightline-mcp again without --omit=optional`);
   }
 }
 

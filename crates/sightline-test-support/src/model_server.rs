@@ -1,0 +1,182 @@
+//! A scripted model server on loopback, for driving real agent CLIs
+//! (Claude Code's Anthropic Messages API) without a model: it records every
+//! request body and answers each from the test's script, as server-sent
+//! events. One thread, plain HTTP/1.1, one request per connection.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+/// What the model says next.
+#[derive(Debug, Clone)]
+pub enum Turn {
+    /// A tool call: the tool's name and its input.
+    Tool(String, Value),
+    /// A final text.
+    Text(String),
+}
+
+/// Picks the turn for one request body: the test's script.
+pub type Script = dyn Fn(&Value) -> Turn + Send + Sync;
+
+/// The running server: its address and what it was sent.
+pub struct ModelServer {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    requests: Arc<Mutex<Vec<(String, Value)>>>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    port: u16,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ModelServer {
+    /// Starts the server, answering each request as `script` says.
+    pub fn start(script: Box<Script>) -> ModelServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+        let port = listener.local_addr().expect("its address").port();
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (seen, stopping) = (requests.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stopping.load(std::sync::atomic::Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(stream) = stream else { continue };
+                let _ = serve(stream, &*script, &seen);
+            }
+        });
+        ModelServer {
+            url: format!("http://127.0.0.1:{port}"),
+            requests,
+            stop,
+            port,
+            thread: Some(thread),
+        }
+    }
+
+    /// Every request so far: its path and its JSON body.
+    pub fn requests(&self) -> Vec<(String, Value)> {
+        self.requests
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        // Wakes the accept loop so that it sees the flag.
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn serve(
+    stream: TcpStream,
+    script: &Script,
+    seen: &Mutex<Vec<(String, Value)>>,
+) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    let path = request_line
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("")
+        .to_owned();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
+            break;
+        }
+        if let Some((k, v)) = line.split_once(':')
+            && k.eq_ignore_ascii_case("content-length")
+        {
+            length = v.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0u8; length];
+    reader.read_exact(&mut body)?;
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let mut out = stream;
+    if !path.starts_with("/v1/messages") || path.contains("count_tokens") {
+        let reply = json!({ "input_tokens": 1 }).to_string();
+        return write!(
+            out,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+            reply.len()
+        );
+    }
+    seen.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push((path, body.clone()));
+    let events = anthropic_events(&script(&body));
+    write!(
+        out,
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n{events}"
+    )?;
+    out.flush()
+}
+
+/// A turn as the Messages API streams it.
+fn anthropic_events(turn: &Turn) -> String {
+    let (block, delta, stop) = match turn {
+        Turn::Tool(name, input) => (
+            json!({ "type": "tool_use", "id": format!("toolu_{}", std::process::id()), "name": name, "input": {} }),
+            json!({ "type": "input_json_delta", "partial_json": input.to_string() }),
+            "tool_use",
+        ),
+        Turn::Text(text) => (
+            json!({ "type": "text", "text": "" }),
+            json!({ "type": "text_delta", "text": text }),
+            "end_turn",
+        ),
+    };
+    let events = [
+        (
+            "message_start",
+            json!({ "type": "message_start", "message": {
+            "id": "msg_scripted", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+            "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": { "input_tokens": 1, "output_tokens": 1 } } }),
+        ),
+        (
+            "content_block_start",
+            json!({ "type": "content_block_start", "index": 0, "content_block": block }),
+        ),
+        (
+            "content_block_delta",
+            json!({ "type": "content_block_delta", "index": 0, "delta": delta }),
+        ),
+        (
+            "content_block_stop",
+            json!({ "type": "content_block_stop", "index": 0 }),
+        ),
+        (
+            "message_delta",
+            json!({ "type": "message_delta", "delta": { "stop_reason": stop, "stop_sequence": null }, "usage": { "output_tokens": 1 } }),
+        ),
+        ("message_stop", json!({ "type": "message_stop" })),
+    ];
+    events
+        .iter()
+        .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+        .collect()
+}
+
+/// Whether a Messages request's last message carries a tool result: the
+/// agent ran the tool and reports back.
+pub fn after_tool(body: &Value) -> bool {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .and_then(|m| m["content"].as_array())
+        .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"))
+}

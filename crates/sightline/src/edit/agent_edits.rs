@@ -1,0 +1,200 @@
+//! Edits an agent makes with its own tools (Claude Code's `Edit`, Gemini
+//! CLI's `replace`, Codex's `apply_patch`), seen by its hooks: before the
+//! tool runs, the files it will change (and the files using what it alters)
+//! are asked for their errors, as the edit tools do before they write; after
+//! it ran, they are asked again and the answer lists what the edit
+//! introduced. Nothing here writes a file.
+//!
+//! The before and the after come in two hook calls, so the baseline waits in
+//! this process (the daemon) between them, keyed by the agent's session and
+//! the files, for a bounded time.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::edit::new_errors::Baseline;
+use crate::edit::text::{Text, replace};
+use crate::edit::{EditAnswer, patch};
+use crate::engine::Engine;
+use crate::error::ToolError;
+
+/// How long a baseline waits for its after-edit call.
+const KEPT_FOR: Duration = Duration::from_secs(600);
+/// At most this many baselines wait at once; the oldest go first.
+const KEPT_AT_MOST: usize = 64;
+
+/// One edit an agent's tool is about to make.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AgentEdit {
+    /// `old` replaced by `new` in `file`, once or everywhere.
+    Replace {
+        /// The file.
+        file: PathBuf,
+        /// The text replaced.
+        old: String,
+        /// Its replacement.
+        new: String,
+        /// Every occurrence, not only the first.
+        all: bool,
+    },
+    /// `file` written whole.
+    Write {
+        /// The file.
+        file: PathBuf,
+        /// Its new content.
+        content: String,
+    },
+    /// A `*** Begin Patch` patch, its paths relative to `base`.
+    Patch {
+        /// The patch.
+        text: String,
+        /// The directory its relative paths start from.
+        base: PathBuf,
+    },
+}
+
+impl AgentEdit {
+    /// The files the edit names (a patch's, once parsed).
+    pub fn files(&self) -> Vec<PathBuf> {
+        match self {
+            AgentEdit::Replace { file, .. } | AgentEdit::Write { file, .. } => vec![file.clone()],
+            AgentEdit::Patch { text, base } => patch::parse(text, base)
+                .map(|ops| {
+                    ops.into_iter()
+                        .flat_map(|op| match op {
+                            patch::Op::Add { path, .. } | patch::Op::Delete { path } => vec![path],
+                            patch::Op::Update { path, move_to, .. } => {
+                                std::iter::once(path).chain(move_to).collect()
+                            }
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// A baseline waiting for its after-edit call.
+struct Waiting {
+    session: String,
+    files: Vec<PathBuf>,
+    baseline: Baseline,
+    at: Instant,
+}
+
+/// The baselines of this process, oldest first.
+static WAITING: Mutex<Vec<Waiting>> = Mutex::new(Vec::new());
+
+fn sorted(files: &[PathBuf]) -> Vec<PathBuf> {
+    let mut f: Vec<PathBuf> = files
+        .iter()
+        .map(|p| sightline_lsp::uri::normalize(p))
+        .collect();
+    f.sort();
+    f.dedup();
+    f
+}
+
+impl Engine {
+    /// Before an agent's tool makes `edits` in session `session`: asks the
+    /// files it changes, and the users of what it alters, for their errors
+    /// now, and keeps that for [`Engine::after_agent_edit`].
+    pub async fn before_agent_edit(
+        &self,
+        session: &str,
+        edits: &[AgentEdit],
+    ) -> Result<(), ToolError> {
+        let mut staged: Vec<(PathBuf, Option<Text>)> = Vec::new();
+        for edit in edits {
+            staged.extend(stage(self, edit, &staged)?);
+        }
+        let files: Vec<PathBuf> = staged.iter().map(|(p, _)| p.clone()).collect();
+        let baseline = self.baseline(&staged).await?;
+        let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
+        let files = sorted(&files);
+        waiting
+            .retain(|w| w.at.elapsed() < KEPT_FOR && !(w.session == session && w.files == files));
+        if waiting.len() >= KEPT_AT_MOST {
+            waiting.remove(0);
+        }
+        waiting.push(Waiting {
+            session: session.to_owned(),
+            files,
+            baseline,
+            at: Instant::now(),
+        });
+        Ok(())
+    }
+
+    /// After an agent's tool changed `files` in session `session`: their
+    /// errors and those of the users of what changed, as the edit tools
+    /// answer them, compared with the baseline the before-edit call kept
+    /// (without one, each file's errors are listed as not compared).
+    pub async fn after_agent_edit(&self, session: &str, files: &[PathBuf]) -> EditAnswer {
+        let key = sorted(files);
+        let baseline = {
+            let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
+            waiting
+                .iter()
+                .position(|w| w.session == session && w.files == key)
+                .map(|i| waiting.remove(i).baseline)
+        };
+        let mut answer = EditAnswer {
+            root: self.workspace_root().map(Path::to_owned),
+            baseline: baseline.unwrap_or_default(),
+            ..EditAnswer::default()
+        };
+        let written: Vec<PathBuf> = key.into_iter().filter(|p| p.is_file()).collect();
+        self.check_errors(&mut answer, &written).await;
+        answer
+    }
+}
+
+/// The files one edit leaves, as the disk (or an earlier edit of the same
+/// call, in `before`) has them now.
+fn stage(
+    engine: &Engine,
+    edit: &AgentEdit,
+    before: &[(PathBuf, Option<Text>)],
+) -> Result<Vec<(PathBuf, Option<Text>)>, ToolError> {
+    let current = |file: &Path| -> Result<Option<Text>, ToolError> {
+        if let Some((_, t)) = before.iter().rev().find(|(p, _)| p == file) {
+            return Ok(t.clone());
+        }
+        match crate::edit::commit::read_bytes(file)? {
+            Some(bytes) => Text::decode(&bytes, file).map(Some),
+            None => Ok(None),
+        }
+    };
+    match edit {
+        AgentEdit::Replace {
+            file,
+            old,
+            new,
+            all,
+        } => {
+            let file = sightline_lsp::uri::normalize(file);
+            let Some(mut text) = current(&file)? else {
+                return Ok(vec![(file, None)]);
+            };
+            // An edit the tool itself will refuse changes nothing.
+            if let Ok(r) = replace(&text.body, old, new, *all) {
+                text.body = r.body;
+            }
+            Ok(vec![(file, Some(text))])
+        }
+        AgentEdit::Write { file, content } => {
+            let file = sightline_lsp::uri::normalize(file);
+            Ok(vec![(
+                file.clone(),
+                Some(Text::decode(content.as_bytes(), &file)?),
+            )])
+        }
+        AgentEdit::Patch { text, base } => {
+            let ops = patch::parse(text, base).map_err(|e| ToolError::bad_input(e.to_string()))?;
+            Ok(engine.stage_patch(ops, false)?.0)
+        }
+    }
+}

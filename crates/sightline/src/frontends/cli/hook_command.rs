@@ -1,0 +1,97 @@
+//! `sightline hook`: an agent's tool hook. The payload is read here and the
+//! question asked of the shared daemon (the hidden tool `sightline_hook`),
+//! which keeps the before-edit baseline until the after-edit call; within
+//! the budget, or one line says why not. It always exits 0 and writes only
+//! the agent's JSON (or nothing) to stdout.
+
+use std::io::Read;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::frontends::cli::terminal::print_out;
+use crate::frontends::cli::{Cli, EXIT_OK, absolute};
+use crate::frontends::hooks::{self, Agent, Request};
+use crate::frontends::mcp::tool_name::ToolName;
+
+/// Answers one hook; the exit status (always 0: a hook never fails the
+/// agent's tool call).
+pub(super) async fn run(cli: &Cli, agent: Option<&str>, budget_ms: u64) -> i32 {
+    let mut input = String::new();
+    if std::io::stdin().read_to_string(&mut input).is_err() {
+        return EXIT_OK;
+    }
+    let Ok(payload) = serde_json::from_str::<Value>(&input) else {
+        tracing::warn!("sightline hook: the payload on stdin is not JSON");
+        return EXIT_OK;
+    };
+    let hook = hooks::read(&payload, agent.and_then(Agent::named));
+    let Some(request) = hook.request.clone() else {
+        return EXIT_OK;
+    };
+    let budget = Duration::from_millis(budget_ms);
+    let context = match tokio::time::timeout(budget, ask(cli, &request)).await {
+        Ok(Some(text)) => text,
+        Ok(None) => String::new(),
+        // Only the answers the model waits for say so; a baseline or a warm
+        // start that did not finish changes nothing it sees.
+        Err(_) if matches!(request, Request::AfterEdit { .. }) => format!(
+            "sightline: the check of this edit did not finish within {:.1} s (the project's language servers are still starting or busy); ask lsp_diagnostics for the file later\n",
+            budget.as_secs_f64()
+        ),
+        Err(_) => String::new(),
+    };
+    match hooks::output(&hook, &context) {
+        Some(json) => print_out(&json, EXIT_OK),
+        None => EXIT_OK,
+    }
+}
+
+/// Asks the daemon (or, with `--no-daemon`, an engine in this process,
+/// which has no baseline from the before-edit call) for the hook's context.
+async fn ask(cli: &Cli, request: &Request) -> Option<String> {
+    let mut args = serde_json::to_value(request).ok()?;
+    // The place whose project configuration answers (`Engine::for_path`).
+    let place = match request {
+        Request::BeforeEdit { edits, .. } => edits.first().and_then(|e| e.files().first().cloned()),
+        Request::AfterEdit { files, .. } => files.first().cloned(),
+        Request::BeforeSearch { cwd, .. } | Request::SessionStart { cwd } => Some(cwd.clone()),
+    };
+    if let Some(p) = place {
+        args["path"] = Value::String(absolute(&p).display().to_string());
+    }
+    if cli.uses_daemon() {
+        let hello = crate::frontends::daemon::Hello::of_client(
+            cli.root.as_deref().map(absolute),
+            cli.sandbox.clone(),
+            false,
+        );
+        let answer = crate::frontends::daemon::call::call_tool(
+            &hello,
+            true,
+            ToolName::Hook.name(),
+            args,
+            false,
+            &crate::progress::Silent,
+        )
+        .await;
+        return match answer {
+            Ok(Some(a)) if !a.is_error => Some(a.text),
+            Ok(_) => None,
+            Err(e) => {
+                tracing::warn!("sightline hook: {e}");
+                None
+            }
+        };
+    }
+    let config = crate::config::Config::load(None).ok()?;
+    let engine = std::sync::Arc::new(crate::engine::Engine::new(crate::engine::Options {
+        config,
+        project_configs: true,
+        ..crate::engine::Options::default()
+    }));
+    let face = crate::frontends::mcp::McpServer::new(engine.clone(), false);
+    let answer = face.call(ToolName::Hook.name(), args, false).await;
+    engine.shutdown().await;
+    answer.ok().map(|a| a.text)
+}

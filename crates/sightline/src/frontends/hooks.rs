@@ -1,0 +1,474 @@
+//! `sightline hook`: what an agent's tool hook asks, in Claude Code's,
+//! Codex's or Gemini CLI's shape, and the answer in that agent's words.
+//!
+//! - Before the agent's own edit tool runs (Claude Code `Edit`, `MultiEdit`,
+//!   `Write`; Codex `apply_patch`; Gemini CLI `replace`, `write_file`), the
+//!   files it will change are asked for their errors (`before_agent_edit`).
+//! - After it ran, the errors the edit introduced, in those files and in the
+//!   files using what changed, go back to the model as added context.
+//!   Nothing is said when it introduced none.
+//! - Before a search (`Grep`, `grep`/`rg` in a shell) for a bare identifier
+//!   the project's server resolves, its exact uses are added as context; the
+//!   search still runs.
+//! - At session start, the project's servers are started in the daemon.
+//!
+//! The CLI (`frontends/cli/hook_command.rs`) reads the payload and asks the
+//! daemon (`Request`, as the hidden tool `sightline_hook`); the daemon
+//! answers with `answer`.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::edit::agent_edits::AgentEdit;
+use crate::engine::Engine;
+
+/// The agents whose hooks `sightline hook` answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Agent {
+    /// Claude Code (`PreToolUse`, `PostToolUse`, `SessionStart`).
+    ClaudeCode,
+    /// Codex (Claude Code's hook shape).
+    Codex,
+    /// Gemini CLI (`BeforeTool`, `AfterTool`, `SessionStart`).
+    Gemini,
+}
+
+impl Agent {
+    /// The agent a `--agent` value names.
+    pub fn named(name: &str) -> Option<Agent> {
+        match name {
+            "claude-code" | "claude" => Some(Agent::ClaudeCode),
+            "codex" => Some(Agent::Codex),
+            "gemini" | "gemini-cli" => Some(Agent::Gemini),
+            _ => None,
+        }
+    }
+
+    /// The agent whose hook sent `payload`: Gemini CLI's events are
+    /// `BeforeTool`/`AfterTool`; Codex's tools are `apply_patch` and
+    /// `shell`/`exec_command`; the rest is Claude Code's.
+    pub fn detect(payload: &Value) -> Agent {
+        let event = payload["hook_event_name"].as_str().unwrap_or("");
+        let tool = payload["tool_name"].as_str().unwrap_or("");
+        if matches!(event, "BeforeTool" | "AfterTool") || payload.get("timestamp").is_some() {
+            Agent::Gemini
+        } else if matches!(
+            tool,
+            "apply_patch" | "shell" | "exec_command" | "local_shell"
+        ) {
+            Agent::Codex
+        } else {
+            Agent::ClaudeCode
+        }
+    }
+}
+
+/// What a hook asks of the daemon.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Request {
+    /// The agent's tool is about to make these edits.
+    BeforeEdit {
+        /// The agent's session.
+        session: String,
+        /// The edits.
+        edits: Vec<AgentEdit>,
+    },
+    /// The agent's tool changed these files.
+    AfterEdit {
+        /// The agent's session.
+        session: String,
+        /// The files.
+        files: Vec<PathBuf>,
+    },
+    /// The agent is about to search for `name`.
+    BeforeSearch {
+        /// The bare identifier searched for.
+        name: String,
+        /// The agent's working directory.
+        cwd: PathBuf,
+    },
+    /// A session starts in `cwd`.
+    SessionStart {
+        /// The agent's working directory.
+        cwd: PathBuf,
+    },
+}
+
+/// A hook's payload, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hook {
+    /// The agent that sent it.
+    pub agent: Agent,
+    /// Its event name, echoed in the answer (`PostToolUse`, `AfterTool`).
+    pub event: String,
+    /// What to ask the daemon; `None` for a tool call sightline has nothing
+    /// to add to.
+    pub request: Option<Request>,
+}
+
+/// Reads a hook's payload (`agent` when `--agent` named it).
+pub fn read(payload: &Value, agent: Option<Agent>) -> Hook {
+    let agent = agent.unwrap_or_else(|| Agent::detect(payload));
+    let event = payload["hook_event_name"].as_str().unwrap_or("").to_owned();
+    let cwd = PathBuf::from(payload["cwd"].as_str().unwrap_or("."));
+    let session = payload["session_id"].as_str().unwrap_or("").to_owned();
+    let tool = payload["tool_name"].as_str().unwrap_or("");
+    let input = &payload["tool_input"];
+    let request = match event.as_str() {
+        "SessionStart" => Some(Request::SessionStart { cwd }),
+        "PreToolUse" | "BeforeTool" => match edits_of(tool, input, &cwd) {
+            Some(edits) if !edits.is_empty() => Some(Request::BeforeEdit { session, edits }),
+            _ => searched_name(tool, input).map(|name| Request::BeforeSearch { name, cwd }),
+        },
+        "PostToolUse" | "AfterTool" => edits_of(tool, input, &cwd)
+            .map(|edits| {
+                let mut files: Vec<PathBuf> = edits.iter().flat_map(AgentEdit::files).collect();
+                files.dedup();
+                files
+            })
+            .filter(|f| !f.is_empty())
+            .map(|files| Request::AfterEdit { session, files }),
+        _ => None,
+    };
+    Hook {
+        agent,
+        event,
+        request,
+    }
+}
+
+/// `path` under `cwd` when it is relative.
+fn under(cwd: &Path, path: &str) -> PathBuf {
+    let p = Path::new(path);
+    if p.is_absolute() {
+        p.to_owned()
+    } else {
+        cwd.join(p)
+    }
+}
+
+/// The edits a file-editing tool call makes, or `None` for another tool.
+fn edits_of(tool: &str, input: &Value, cwd: &Path) -> Option<Vec<AgentEdit>> {
+    let file = || input["file_path"].as_str().map(|f| under(cwd, f));
+    let text = |k: &str| input[k].as_str().unwrap_or("").to_owned();
+    match tool {
+        // Claude Code's and Gemini CLI's replacements.
+        "Edit" | "replace" => Some(vec![AgentEdit::Replace {
+            file: file()?,
+            old: text("old_string"),
+            new: text("new_string"),
+            all: input["replace_all"].as_bool().unwrap_or(false)
+                || input["expected_replacements"]
+                    .as_u64()
+                    .is_some_and(|n| n > 1),
+        }]),
+        "MultiEdit" => {
+            let file = file()?;
+            Some(
+                input["edits"]
+                    .as_array()?
+                    .iter()
+                    .map(|e| AgentEdit::Replace {
+                        file: file.clone(),
+                        old: e["old_string"].as_str().unwrap_or("").to_owned(),
+                        new: e["new_string"].as_str().unwrap_or("").to_owned(),
+                        all: e["replace_all"].as_bool().unwrap_or(false),
+                    })
+                    .collect(),
+            )
+        }
+        "Write" | "write_file" => Some(vec![AgentEdit::Write {
+            file: file()?,
+            content: text("content"),
+        }]),
+        // Codex's patch, wherever its input holds it (a string, or the
+        // argument list of a shell call).
+        _ => patch_in(input).map(|text| {
+            vec![AgentEdit::Patch {
+                text,
+                base: cwd.to_owned(),
+            }]
+        }),
+    }
+}
+
+/// A `*** Begin Patch` text anywhere in a tool's input.
+fn patch_in(input: &Value) -> Option<String> {
+    match input {
+        Value::String(s) => s.find("*** Begin Patch").map(|i| s[i..].to_owned()),
+        Value::Array(a) => a.iter().find_map(patch_in),
+        Value::Object(o) => o.values().find_map(patch_in),
+        _ => None,
+    }
+}
+
+/// The bare identifier a search looks for: Claude Code's `Grep` pattern,
+/// Gemini CLI's `search_file_content`, or the pattern of a `grep`/`rg` in a
+/// shell command. `None` for a regular expression or anything else.
+fn searched_name(tool: &str, input: &Value) -> Option<String> {
+    let pattern = match tool {
+        "Grep" | "search_file_content" | "grep_search" => input["pattern"].as_str()?.to_owned(),
+        _ => {
+            let command = match &input["command"] {
+                Value::String(s) => s.clone(),
+                Value::Array(a) => a
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                _ => input["cmd"].as_str()?.to_owned(),
+            };
+            shell_pattern(&command)?
+        }
+    };
+    identifier(&pattern)
+}
+
+/// The pattern of the first `grep`/`rg` in a shell command line.
+fn shell_pattern(command: &str) -> Option<String> {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|w| matches!(*w, "grep" | "rg" | "egrep" | "git-grep"))?;
+    words[at + 1..]
+        .iter()
+        .find(|w| !w.starts_with('-'))
+        .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_owned())
+}
+
+/// `pattern` as a bare identifier (word boundaries allowed), or `None`.
+fn identifier(pattern: &str) -> Option<String> {
+    let p = pattern.trim();
+    let p = p.strip_prefix("\\b").unwrap_or(p);
+    let p = p.strip_suffix("\\b").unwrap_or(p);
+    let ok = p.len() >= 3
+        && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !p.chars().next().is_some_and(|c| c.is_ascii_digit());
+    ok.then(|| p.to_owned())
+}
+
+/// At most this many uses are listed for a search.
+const USES_SHOWN: usize = 30;
+
+/// The daemon's answer to a hook: the context for the model, or nothing.
+pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String {
+    match request {
+        Request::BeforeEdit { session, edits } => {
+            if let Err(e) = engine.before_agent_edit(&session, &edits).await {
+                tracing::info!("hook: no baseline for the edit: {e}");
+            }
+            String::new()
+        }
+        Request::AfterEdit { session, files } => {
+            let answer = engine.after_agent_edit(&session, &files).await;
+            if !answer.brought_errors() {
+                return String::new();
+            }
+            let root = answer.root.clone().unwrap_or_default();
+            let mut out = String::from(
+                "sightline (the project's language servers) found errors after this edit:\n",
+            );
+            for f in answer.files.iter().filter(|f| !f.errors.is_empty()) {
+                let show = crate::render::shown(&root, &f.path);
+                let what = match (&f.not_compared, f.dependent) {
+                    (Some(why), _) => format!("errors (not compared: {why})"),
+                    (None, true) => "new errors (it uses what the edit changed)".to_owned(),
+                    (None, false) => "new errors".to_owned(),
+                };
+                out.push_str(&format!("{show}: {} {what}\n", f.errors.len()));
+                for e in &f.errors {
+                    out.push_str(&format!("  {show}:{}:{} {}\n", e.line, e.column, e.message));
+                }
+            }
+            out
+        }
+        Request::BeforeSearch { name, cwd } => uses(engine, &name, &cwd).await.unwrap_or_default(),
+        Request::SessionStart { cwd } => {
+            let anchors = anchors(engine, &cwd);
+            if anchors.is_empty() {
+                return String::new();
+            }
+            // Started in the background: the session does not wait for it.
+            let engine = engine.clone();
+            tokio::spawn(async move {
+                for file in anchors {
+                    let _ = engine.diagnostics(&file).await;
+                }
+            });
+            "sightline is starting this project's language servers: prefer its lsp_references over grep for the exact uses of a symbol (no comment or string matches, aliases followed), and lsp_diagnostics for a file's errors now.\n".to_owned()
+        }
+    }
+}
+
+/// One file under `cwd` per server that handles it, the first met.
+fn anchors(engine: &Engine, cwd: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<(Vec<&'static str>, PathBuf)> = Vec::new();
+    for path in crate::sync::walk::files_under(cwd).into_iter().take(5000) {
+        let ids: Vec<&'static str> = engine.servers_for(&path).iter().map(|s| s.id).collect();
+        if !ids.is_empty() && !found.iter().any(|(i, _)| *i == ids) {
+            found.push((ids, path));
+        }
+    }
+    found.into_iter().map(|(_, p)| p).collect()
+}
+
+/// The exact uses of `name`: the first workspace symbol of that very name
+/// a server of the project knows, then its references.
+async fn uses(engine: &Engine, name: &str, cwd: &Path) -> Option<String> {
+    for anchor in anchors(engine, cwd) {
+        let Ok(items) = engine.workspace_symbols(name, Some(&anchor)).await else {
+            continue;
+        };
+        let Some(symbol) = items.items.iter().find(|i| i.name == name) else {
+            continue;
+        };
+        let loc = &symbol.loc;
+        let refs = engine
+            .references(&loc.path, loc.line, loc.column, true)
+            .await
+            .ok()?;
+        let root = cwd.to_owned();
+        let mut out = format!(
+            "sightline: the exact uses of `{name}` ({} {}), from the project's language server; comments and strings are left out:\n",
+            symbol.kind,
+            crate::render::shown(&root, &loc.path)
+        );
+        for l in refs.locations.iter().take(USES_SHOWN) {
+            out.push_str(&format!(
+                "{}:{}:{} {}\n",
+                crate::render::shown(&root, &l.path),
+                l.line,
+                l.column,
+                l.text
+            ));
+        }
+        if refs.locations.len() > USES_SHOWN {
+            out.push_str(&format!(
+                "... and {} more (lsp_references lists them all)\n",
+                refs.locations.len() - USES_SHOWN
+            ));
+        }
+        return Some(out);
+    }
+    None
+}
+
+/// The hook's answer in the agent's words: its JSON line, or `None` when
+/// there is nothing to add (the agent then goes on as if no hook ran).
+pub fn output(hook: &Hook, context: &str) -> Option<String> {
+    if context.trim().is_empty() {
+        return None;
+    }
+    // Claude Code, Codex and Gemini CLI all take added context here.
+    let _ = hook.agent;
+    Some(format!(
+        "{}\n",
+        json!({ "hookSpecificOutput": {
+            "hookEventName": hook.event,
+            "additionalContext": context,
+        } })
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn claude_code_gemini_and_codex_payloads_are_read() {
+        let claude = json!({
+            "session_id": "s1", "cwd": "/p", "hook_event_name": "PostToolUse", "tool_name": "Edit",
+            "tool_input": { "file_path": "/p/a.py", "old_string": "x", "new_string": "y" },
+        });
+        let h = read(&claude, None);
+        assert_eq!(h.agent, Agent::ClaudeCode);
+        assert_eq!(
+            h.request,
+            Some(Request::AfterEdit {
+                session: "s1".into(),
+                files: vec![PathBuf::from("/p/a.py")]
+            })
+        );
+        let gemini = json!({
+            "session_id": "g", "cwd": "/p", "hook_event_name": "BeforeTool", "timestamp": "t",
+            "tool_name": "write_file", "tool_input": { "file_path": "b.ts", "content": "let x = 1;\n" },
+        });
+        let h = read(&gemini, None);
+        assert_eq!(h.agent, Agent::Gemini);
+        assert_eq!(
+            h.request,
+            Some(Request::BeforeEdit {
+                session: "g".into(),
+                edits: vec![AgentEdit::Write {
+                    file: PathBuf::from("/p/b.ts"),
+                    content: "let x = 1;\n".into()
+                }],
+            })
+        );
+        let codex = json!({
+            "session_id": "c", "cwd": "/p", "hook_event_name": "PostToolUse", "tool_name": "apply_patch",
+            "tool_input": { "command": ["apply_patch", "*** Begin Patch\n*** Update File: m.py\n@@\n-a\n+b\n*** End Patch\n"] },
+        });
+        let h = read(&codex, None);
+        assert_eq!(h.agent, Agent::Codex);
+        assert_eq!(
+            h.request,
+            Some(Request::AfterEdit {
+                session: "c".into(),
+                files: vec![PathBuf::from("/p/m.py")]
+            })
+        );
+    }
+
+    #[test]
+    fn only_a_search_for_a_bare_identifier_asks_for_its_uses() {
+        let grep = |tool: &str, input: Value| {
+            read(
+                &json!({ "cwd": "/p", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input }),
+                None,
+            )
+            .request
+        };
+        let wanted = |name: &str| {
+            Some(Request::BeforeSearch {
+                name: name.into(),
+                cwd: "/p".into(),
+            })
+        };
+        assert_eq!(
+            grep("Grep", json!({ "pattern": "total_cost" })),
+            wanted("total_cost")
+        );
+        assert_eq!(
+            grep("Grep", json!({ "pattern": "\\btotal\\b" })),
+            wanted("total")
+        );
+        assert_eq!(
+            grep("Bash", json!({ "command": "rg -n 'parse_args' src" })),
+            wanted("parse_args")
+        );
+        assert_eq!(grep("Grep", json!({ "pattern": "fn .*parse" })), None);
+        assert_eq!(grep("Bash", json!({ "command": "ls -la" })), None);
+        assert_eq!(grep("Grep", json!({ "pattern": "ab" })), None);
+    }
+
+    #[test]
+    fn the_answer_is_the_agent_s_json_or_nothing() {
+        let h = Hook {
+            agent: Agent::ClaudeCode,
+            event: "PostToolUse".into(),
+            request: None,
+        };
+        assert_eq!(output(&h, ""), None);
+        let out: Value = serde_json::from_str(&output(&h, "a.py:1:1 bad").unwrap()).unwrap();
+        assert_eq!(
+            out,
+            json!({ "hookSpecificOutput": { "hookEventName": "PostToolUse", "additionalContext": "a.py:1:1 bad" } })
+        );
+    }
+}

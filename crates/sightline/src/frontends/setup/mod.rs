@@ -1,0 +1,255 @@
+//! `sightline setup AGENT [--project|--user] [--remove]`: writes sightline's
+//! MCP server entry and, where the agent has them, its hooks
+//! (`sightline hook`) into that agent's own configuration files. It is
+//! idempotent, says what it changed, and keeps the rest of each file as it
+//! was, comments included (`jsonc` edits the syntax tree; `toml` adds and
+//! removes one delimited block). `--remove` takes out exactly what it adds.
+
+use std::path::{Path, PathBuf};
+
+mod jsonc;
+mod toml;
+
+/// The agents `setup` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetupAgent {
+    /// Claude Code: `.mcp.json` and `.claude/settings.json`.
+    ClaudeCode,
+    /// Codex: `.codex/config.toml` and `.codex/hooks.json`.
+    Codex,
+    /// Gemini CLI: `.gemini/settings.json`.
+    Gemini,
+    /// OpenCode: `opencode.json` (no hooks: OpenCode's own edit tools
+    /// already answer with diagnostics).
+    OpenCode,
+    /// Cursor: `.cursor/mcp.json`.
+    Cursor,
+}
+
+impl SetupAgent {
+    /// The agent a command line names.
+    pub fn named(name: &str) -> Option<SetupAgent> {
+        match name {
+            "claude-code" | "claude" => Some(SetupAgent::ClaudeCode),
+            "codex" => Some(SetupAgent::Codex),
+            "gemini" | "gemini-cli" => Some(SetupAgent::Gemini),
+            "opencode" => Some(SetupAgent::OpenCode),
+            "cursor" => Some(SetupAgent::Cursor),
+            _ => None,
+        }
+    }
+}
+
+/// Where the entries go: the project's files, or the user's.
+#[derive(Debug, Clone)]
+pub enum Scope {
+    /// Under this project directory.
+    Project(PathBuf),
+    /// Under this home directory (and Codex's `CODEX_HOME`, when set).
+    User {
+        /// The home directory.
+        home: PathBuf,
+        /// `CODEX_HOME`, when set.
+        codex_home: Option<PathBuf>,
+    },
+}
+
+/// What one file gets.
+#[derive(Debug, Clone)]
+enum Entry {
+    /// An MCP server entry in a JSON file, under this key path.
+    McpJson {
+        /// The object holding the servers (`mcpServers`, `mcp`).
+        key: &'static str,
+        /// OpenCode's entry shape (`type`, `command` as a list, `enabled`).
+        opencode: bool,
+    },
+    /// Hooks in Claude Code's shape: event → matcher.
+    Hooks(&'static [(&'static str, Option<&'static str>)]),
+    /// Codex's `[mcp_servers.sightline]` table.
+    McpToml,
+    /// Claude Code's approval of the project's `.mcp.json` server
+    /// (`enabledMcpjsonServers`), which it otherwise asks for first.
+    ApproveMcpJson,
+}
+
+/// One file `setup` edits, and what it puts there.
+struct Target {
+    path: PathBuf,
+    entries: Vec<Entry>,
+}
+
+const CLAUDE_HOOKS: &[(&str, Option<&str>)] = &[
+    ("SessionStart", None),
+    ("PreToolUse", Some("Edit|MultiEdit|Write|Grep|Bash")),
+    ("PostToolUse", Some("Edit|MultiEdit|Write")),
+];
+const CODEX_HOOKS: &[(&str, Option<&str>)] = &[
+    ("SessionStart", None),
+    ("PreToolUse", Some("apply_patch|shell|exec_command")),
+    ("PostToolUse", Some("apply_patch")),
+];
+const GEMINI_HOOKS: &[(&str, Option<&str>)] = &[
+    ("SessionStart", None),
+    (
+        "BeforeTool",
+        Some("replace|write_file|search_file_content|run_shell_command"),
+    ),
+    ("AfterTool", Some("replace|write_file")),
+];
+
+fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
+    let mcp = Entry::McpJson {
+        key: "mcpServers",
+        opencode: false,
+    };
+    let t = |path: PathBuf, entries: Vec<Entry>| Target { path, entries };
+    match (agent, scope) {
+        (SetupAgent::ClaudeCode, Scope::Project(p)) => vec![
+            t(p.join(".mcp.json"), vec![mcp]),
+            t(
+                p.join(".claude/settings.json"),
+                vec![Entry::ApproveMcpJson, Entry::Hooks(CLAUDE_HOOKS)],
+            ),
+        ],
+        (SetupAgent::ClaudeCode, Scope::User { home, .. }) => vec![
+            t(home.join(".claude.json"), vec![mcp]),
+            t(
+                home.join(".claude/settings.json"),
+                vec![Entry::Hooks(CLAUDE_HOOKS)],
+            ),
+        ],
+        (SetupAgent::Codex, scope) => {
+            let dir = match scope {
+                Scope::Project(p) => p.join(".codex"),
+                Scope::User { home, codex_home } => {
+                    codex_home.clone().unwrap_or_else(|| home.join(".codex"))
+                }
+            };
+            vec![
+                t(dir.join("config.toml"), vec![Entry::McpToml]),
+                t(dir.join("hooks.json"), vec![Entry::Hooks(CODEX_HOOKS)]),
+            ]
+        }
+        (SetupAgent::Gemini, scope) => {
+            let dir = match scope {
+                Scope::Project(p) => p.join(".gemini"),
+                Scope::User { home, .. } => home.join(".gemini"),
+            };
+            vec![t(
+                dir.join("settings.json"),
+                vec![mcp, Entry::Hooks(GEMINI_HOOKS)],
+            )]
+        }
+        (SetupAgent::OpenCode, scope) => {
+            let path = match scope {
+                Scope::Project(p) => p.join("opencode.json"),
+                Scope::User { home, .. } => home.join(".config/opencode/opencode.json"),
+            };
+            vec![t(
+                path,
+                vec![Entry::McpJson {
+                    key: "mcp",
+                    opencode: true,
+                }],
+            )]
+        }
+        (SetupAgent::Cursor, scope) => {
+            let dir = match scope {
+                Scope::Project(p) => p.join(".cursor"),
+                Scope::User { home, .. } => home.join(".cursor"),
+            };
+            vec![t(dir.join("mcp.json"), vec![mcp])]
+        }
+    }
+}
+
+/// The command the entries run: `sightline` when that is this program on
+/// PATH, else this program's absolute path.
+pub fn program() -> String {
+    let me = std::env::current_exe().ok();
+    let on_path = which::which("sightline").ok();
+    match (me, on_path) {
+        (Some(me), Some(p)) if same_file(&me, &p) => "sightline".to_owned(),
+        (Some(me), _) => me.display().to_string(),
+        (None, _) => "sightline".to_owned(),
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Sets up (or, with `remove`, takes out) `agent` in `scope`, running
+/// `program`; one line per file about what changed.
+pub fn run(
+    agent: SetupAgent,
+    scope: &Scope,
+    program: &str,
+    remove: bool,
+) -> Result<Vec<String>, String> {
+    let agent_flag = match agent {
+        SetupAgent::ClaudeCode => "claude-code",
+        SetupAgent::Codex => "codex",
+        SetupAgent::Gemini => "gemini",
+        SetupAgent::OpenCode | SetupAgent::Cursor => "",
+    };
+    let hook_command = format!("{program} hook --agent {agent_flag}");
+    let mut lines = Vec::new();
+    for target in targets(agent, scope) {
+        let before = match std::fs::read_to_string(&target.path) {
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("cannot read {}: {e}", target.path.display())),
+        };
+        let mut text = before.clone().unwrap_or_default();
+        let mut what = Vec::new();
+        for entry in &target.entries {
+            let changed = match entry {
+                Entry::McpJson { key, opencode } => {
+                    jsonc::mcp_server(&mut text, key, *opencode, program, remove)
+                }
+                Entry::Hooks(events) => jsonc::hooks(&mut text, events, &hook_command, remove),
+                Entry::McpToml => Ok(toml::mcp_server(&mut text, program, remove)),
+                Entry::ApproveMcpJson => {
+                    jsonc::in_list(&mut text, "enabledMcpjsonServers", "sightline", remove)
+                }
+            }
+            .map_err(|e| format!("{}: {e}", target.path.display()))?;
+            what.extend(changed);
+        }
+        let shown = target.path.display();
+        if what.is_empty() {
+            lines.push(format!("{shown}: unchanged"));
+            continue;
+        }
+        let verb = if remove { "removed" } else { "added" };
+        if remove && jsonc::is_empty(&text) && before.as_deref() != Some(text.as_str()) {
+            // Setup made the file: taking out what it added leaves none.
+            std::fs::remove_file(&target.path)
+                .map_err(|e| format!("cannot remove {shown}: {e}"))?;
+            if let Some(dir) = target.path.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+            lines.push(format!(
+                "{shown}: {verb} {} (the file is gone)",
+                what.join(", ")
+            ));
+            continue;
+        }
+        if let Some(dir) = target.path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        crate::files::atomic_write(&target.path, text.as_bytes())
+            .map_err(|e| format!("cannot write {shown}: {e}"))?;
+        lines.push(format!("{shown}: {verb} {}", what.join(", ")));
+    }
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests;

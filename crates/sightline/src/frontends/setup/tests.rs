@@ -1,0 +1,131 @@
+//! `setup` on files that exist (with comments) and files it makes: twice
+//! changes nothing the second time, and `--remove` leaves every file as it
+//! was.
+
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+
+/// Every file under `dir`, with its content.
+fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for e in walk(dir) {
+        out.push((
+            e.strip_prefix(dir).unwrap().to_owned(),
+            std::fs::read_to_string(&e).unwrap(),
+        ));
+    }
+    out.sort();
+    out
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+const AGENTS: [SetupAgent; 5] = [
+    SetupAgent::ClaudeCode,
+    SetupAgent::Codex,
+    SetupAgent::Gemini,
+    SetupAgent::OpenCode,
+    SetupAgent::Cursor,
+];
+
+#[test]
+fn setup_twice_changes_nothing_and_remove_restores_every_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    // Files the user already has, with comments and their own entries.
+    std::fs::create_dir_all(p.join(".claude")).unwrap();
+    std::fs::write(
+        p.join(".claude/settings.json"),
+        "{\n  // my permissions\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] },\n  \"hooks\": {\n    \"PostToolUse\": [\n      { \"matcher\": \"Bash\", \"hooks\": [{ \"type\": \"command\", \"command\": \"echo hi\" }] }\n    ]\n  }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.join(".mcp.json"),
+        "{\n  \"mcpServers\": {\n    // the other one\n    \"other\": { \"command\": \"other\" }\n  }\n}\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(p.join(".codex")).unwrap();
+    std::fs::write(p.join(".codex/config.toml"), "# mine\nmodel = \"x\"\n").unwrap();
+    let before = tree(p);
+    let scope = Scope::Project(p.to_owned());
+    for agent in AGENTS {
+        let first = run(agent, &scope, "sightline", false).unwrap();
+        assert!(
+            first.iter().all(|l| l.contains(": added ")),
+            "{agent:?}: {first:?}"
+        );
+        let set_up = tree(p);
+        let second = run(agent, &scope, "sightline", false).unwrap();
+        assert!(
+            second.iter().all(|l| l.ends_with(": unchanged")),
+            "{agent:?}: {second:?}"
+        );
+        assert_eq!(tree(p), set_up, "{agent:?}: the second run changed a file");
+    }
+    // What the user had is still there.
+    let settings = std::fs::read_to_string(p.join(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains("// my permissions") && settings.contains("echo hi"),
+        "{settings}"
+    );
+    assert!(
+        settings.contains("sightline hook --agent claude-code"),
+        "{settings}"
+    );
+    let mcp = std::fs::read_to_string(p.join(".mcp.json")).unwrap();
+    assert!(
+        mcp.contains("// the other one") && mcp.contains("\"sightline\""),
+        "{mcp}"
+    );
+    let toml = std::fs::read_to_string(p.join(".codex/config.toml")).unwrap();
+    assert!(
+        toml.starts_with("# mine\nmodel = \"x\"\n") && toml.contains("[mcp_servers.sightline]"),
+        "{toml}"
+    );
+    for agent in AGENTS {
+        let removed = run(agent, &scope, "sightline", true).unwrap();
+        assert!(
+            removed.iter().all(|l| l.contains(": removed ")),
+            "{agent:?}: {removed:?}"
+        );
+    }
+    assert_eq!(tree(p), before, "--remove left the files otherwise");
+    for agent in AGENTS {
+        let again = run(agent, &scope, "sightline", true).unwrap();
+        assert!(
+            again.iter().all(|l| l.ends_with(": unchanged")),
+            "{again:?}"
+        );
+    }
+}
+
+#[test]
+fn an_entry_of_another_program_is_replaced_not_doubled() {
+    let dir = tempfile::tempdir().unwrap();
+    let scope = Scope::Project(dir.path().to_owned());
+    run(SetupAgent::Gemini, &scope, "/old/sightline", false).unwrap();
+    run(SetupAgent::Gemini, &scope, "sightline", false).unwrap();
+    let text = std::fs::read_to_string(dir.path().join(".gemini/settings.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["mcpServers"]["sightline"]["command"], "sightline",
+        "{text}"
+    );
+    assert_eq!(
+        v["hooks"]["AfterTool"].as_array().unwrap().len(),
+        1,
+        "{text}"
+    );
+}

@@ -1,0 +1,199 @@
+//! Real agent CLIs, pinned in `tools/package.json`, each driven by a
+//! scripted model on loopback (`sightline_test_support::model_server`), in a
+//! project set up by `sightline setup AGENT --project`: the agent edits with
+//! its own tool, and the next request it sends the model carries the errors
+//! the edit introduced (file and line, the broken caller's too); an edit
+//! with none adds nothing; a grep for an identifier adds its exact uses; and
+//! sightline's MCP tools answer from the agent.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sightline_test_support::model_server::{ModelServer, Turn, after_tool};
+use sightline_test_support::{Project, path_with_tools, repo_root, require, sightline_bin};
+
+const LIB: &str = "def total(n: int) -> int:\n    return n\n";
+const APP: &str = "from lib import total\n\nvalue: int = total(1)\n";
+
+/// A Python project the scripted model edits, set up for Claude Code.
+fn claude_project() -> Project {
+    let p = Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)]);
+    let out = Command::new(sightline_bin())
+        .args(["setup", "claude-code", "--project"])
+        .current_dir(p.root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(".mcp.json: added mcpServers.sightline"),
+        "{said}"
+    );
+    p
+}
+
+/// Runs `claude -p` in `project` against a model that makes `call` first,
+/// then ends the turn; every request the model server got, as text.
+fn claude_turn(project: &Project, call: Turn, extra: &[&str]) -> Vec<String> {
+    require("claude");
+    let marker = "SIGHTLINE-SCRIPTED-TASK";
+    let server = ModelServer::start(Box::new(move |body: &Value| {
+        let text = body.to_string();
+        if after_tool(body) {
+            Turn::Text("done".into())
+        } else if text.contains(marker) {
+            call.clone()
+        } else {
+            // Side requests (a title, a summary) get a short text.
+            Turn::Text("ok".into())
+        }
+    }));
+    let home = tempfile::tempdir().unwrap();
+    let mut child = Command::new(repo_root().join("tools/node_modules/.bin/claude"))
+        .args([
+            "-p",
+            &format!("{marker}: do the scripted step"),
+            "--permission-mode",
+            "acceptEdits",
+            "--output-format",
+            "json",
+        ])
+        .args(extra)
+        .current_dir(project.root())
+        .env("HOME", home.path())
+        .env("PATH", path_with_tools())
+        .env("ANTHROPIC_BASE_URL", &server.url)
+        .env("ANTHROPIC_API_KEY", "sk-ant-scripted")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "claude did not finish within 180 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let requests: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|(_, b)| b.to_string())
+        .collect();
+    assert!(
+        out.status.success(),
+        "claude failed: {}\n{}\nrequests: {requests:#?}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    requests
+}
+
+/// The request that reported the tool's result back to the model.
+fn after_the_tool(requests: &[String]) -> &str {
+    requests
+        .iter()
+        .find(|r| r.contains("\"tool_result\""))
+        .map(String::as_str)
+        .unwrap_or_else(|| panic!("no request carried the tool's result: {requests:#?}"))
+}
+
+fn edit(file: &Path, old: &str, new: &str) -> Turn {
+    Turn::Tool(
+        "Edit".into(),
+        json!({ "file_path": file, "old_string": old, "new_string": new }),
+    )
+}
+
+#[test]
+fn claude_code_hears_the_errors_its_own_edit_brought_in_the_file_and_its_caller() {
+    let p = claude_project();
+    let requests = claude_turn(
+        &p,
+        edit(
+            &p.path("lib.py"),
+            "def total(n: int) -> int:",
+            "def total(n: int) -> str:",
+        ),
+        &[],
+    );
+    let next = after_the_tool(&requests);
+    assert!(next.contains("found errors after this edit"), "{next}");
+    assert!(
+        next.contains("lib.py:2:12"),
+        "the edited file's error: {next}"
+    );
+    assert!(next.contains("app.py:3:14"), "the caller's error: {next}");
+    assert_eq!(
+        std::fs::read_to_string(p.path("lib.py")).unwrap(),
+        LIB.replace("-> int", "-> str")
+    );
+}
+
+#[test]
+fn claude_code_hears_nothing_after_an_edit_that_brings_no_error() {
+    let p = claude_project();
+    let requests = claude_turn(
+        &p,
+        edit(
+            &p.path("lib.py"),
+            "    return n\n",
+            "    return n  # unchanged\n",
+        ),
+        &[],
+    );
+    let next = after_the_tool(&requests);
+    assert!(!next.contains("found errors after this edit"), "{next}");
+    assert!(!next.contains("did not finish within"), "{next}");
+}
+
+#[test]
+fn claude_code_s_grep_for_an_identifier_brings_its_exact_uses() {
+    let p = claude_project();
+    let requests = claude_turn(
+        &p,
+        Turn::Tool(
+            "Grep".into(),
+            json!({ "pattern": "total", "path": p.root() }),
+        ),
+        &[],
+    );
+    let next = after_the_tool(&requests);
+    assert!(next.contains("the exact uses of `total`"), "{next}");
+    assert!(next.contains("app.py:3:14"), "{next}");
+}
+
+#[test]
+fn sightline_s_mcp_tools_answer_from_claude_code() {
+    let p = claude_project();
+    std::fs::write(
+        p.path("app.py"),
+        "from lib import total\n\nvalue: str = total(1)\n",
+    )
+    .unwrap();
+    let requests = claude_turn(
+        &p,
+        Turn::Tool(
+            "mcp__sightline__lsp_diagnostics".into(),
+            json!({ "file": p.path("app.py") }),
+        ),
+        &["--allowedTools", "mcp__sightline__lsp_diagnostics"],
+    );
+    let next = after_the_tool(&requests);
+    assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+}
