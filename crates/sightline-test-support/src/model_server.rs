@@ -9,6 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
+/// The ids of the tool calls made, one each.
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// What the model says next.
 #[derive(Debug, Clone)]
 pub enum Turn {
@@ -129,7 +132,7 @@ fn serve(
 fn anthropic_events(turn: &Turn) -> String {
     let (block, delta, stop) = match turn {
         Turn::Tool(name, input) => (
-            json!({ "type": "tool_use", "id": format!("toolu_{}", std::process::id()), "name": name, "input": {} }),
+            json!({ "type": "tool_use", "id": format!("toolu_{}", NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::SeqCst)), "name": name, "input": {} }),
             json!({ "type": "input_json_delta", "partial_json": input.to_string() }),
             "tool_use",
         ),
@@ -171,12 +174,17 @@ fn anthropic_events(turn: &Turn) -> String {
         .collect()
 }
 
-/// Whether a Messages request's last message carries a tool result: the
-/// agent ran the tool and reports back.
+/// Whether a Messages request reports a tool's result back: a message
+/// after the model's last turn carries one (Claude Code puts a hook's added
+/// context after it, as a message of its own).
 pub fn after_tool(body: &Value) -> bool {
-    body["messages"]
-        .as_array()
-        .and_then(|m| m.last())
-        .and_then(|m| m["content"].as_array())
-        .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"))
+    let Some(messages) = body["messages"].as_array() else {
+        return false;
+    };
+    messages
+        .iter()
+        .rev()
+        .take_while(|m| m["role"] != "assistant")
+        .filter_map(|m| m["content"].as_array())
+        .any(|c| c.iter().any(|b| b["type"] == "tool_result"))
 }

@@ -16,6 +16,9 @@ use serde_json::{Value, json};
 use sightline_test_support::model_server::{ModelServer, Turn, after_tool};
 use sightline_test_support::{Project, path_with_tools, repo_root, require, sightline_bin};
 
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+
 const LIB: &str = "def total(n: int) -> int:\n    return n\n";
 const APP: &str = "from lib import total\n\nvalue: int = total(1)\n";
 
@@ -42,21 +45,29 @@ fn claude_project() -> Project {
 
 /// Runs `claude -p` in `project` against a model that makes `call` first,
 /// then ends the turn; every request the model server got, as text.
-fn claude_turn(project: &Project, call: Turn, extra: &[&str]) -> Vec<String> {
+fn claude_turn(project: &Project, calls: Vec<Turn>, extra: &[&str]) -> Vec<String> {
     require("claude");
+    // One at a time, under one home: the hooks' before and after calls meet
+    // in one daemon, which serves one set of settings (`HOME` among them).
+    let _one = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let marker = "SIGHTLINE-SCRIPTED-TASK";
     let server = ModelServer::start(Box::new(move |body: &Value| {
         let text = body.to_string();
-        if after_tool(body) {
-            Turn::Text("done".into())
-        } else if text.contains(marker) {
-            call.clone()
+        // The model's calls so far in this conversation pick the next one.
+        let made = text.matches("\"type\":\"tool_result\"").count();
+        if text.contains(marker) && (made == 0 || after_tool(body)) {
+            calls
+                .get(made)
+                .cloned()
+                .unwrap_or_else(|| Turn::Text("done".into()))
         } else {
             // Side requests (a title, a summary) get a short text.
             Turn::Text("ok".into())
         }
     }));
-    let home = tempfile::tempdir().unwrap();
+    let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
     let mut child = Command::new(repo_root().join("tools/node_modules/.bin/claude"))
         .args([
             "-p",
@@ -76,6 +87,10 @@ fn claude_turn(project: &Project, call: Turn, extra: &[&str]) -> Vec<String> {
         .env("DISABLE_ERROR_REPORTING", "1")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
         .env("DISABLE_AUTOUPDATER", "1")
+        // MCP tools offered with the others, not deferred behind ToolSearch,
+        // and the MCP servers waited for at start.
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .env("MCP_TIMEOUT", "30000")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -83,10 +98,20 @@ fn claude_turn(project: &Project, call: Turn, extra: &[&str]) -> Vec<String> {
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(180);
     while child.try_wait().unwrap().is_none() {
-        assert!(
-            Instant::now() < deadline,
-            "claude did not finish within 180 s"
-        );
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let asked = server.requests();
+            let last = asked
+                .last()
+                .map(|(_, b)| b["messages"].to_string())
+                .unwrap_or_default();
+            panic!(
+                "claude did not finish within 180 s; the model was asked {} times, last with: {}",
+                asked.len(),
+                &last[last.len().saturating_sub(1500)..]
+            );
+        }
         std::thread::sleep(Duration::from_millis(100));
     }
     let out = child.wait_with_output().unwrap();
@@ -104,13 +129,27 @@ fn claude_turn(project: &Project, call: Turn, extra: &[&str]) -> Vec<String> {
     requests
 }
 
-/// The request that reported the tool's result back to the model.
-fn after_the_tool(requests: &[String]) -> &str {
-    requests
+/// What the request that reported the tool's result back to the model
+/// added after the model's tool call: the tool's result and any context
+/// the hooks added, as JSON text.
+fn after_the_tool(requests: &[String]) -> String {
+    let body = requests
         .iter()
+        .rev()
         .find(|r| r.contains("\"tool_result\""))
-        .map(String::as_str)
-        .unwrap_or_else(|| panic!("no request carried the tool's result: {requests:#?}"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no request carried the tool's result ({} requests)",
+                requests.len()
+            )
+        });
+    let body: Value = serde_json::from_str(body).unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    let last_call = messages
+        .iter()
+        .rposition(|m| m["role"] == "assistant")
+        .unwrap_or(0);
+    Value::Array(messages[last_call..].to_vec()).to_string()
 }
 
 fn edit(file: &Path, old: &str, new: &str) -> Turn {
@@ -125,11 +164,11 @@ fn claude_code_hears_the_errors_its_own_edit_brought_in_the_file_and_its_caller(
     let p = claude_project();
     let requests = claude_turn(
         &p,
-        edit(
+        vec![edit(
             &p.path("lib.py"),
             "def total(n: int) -> int:",
             "def total(n: int) -> str:",
-        ),
+        )],
         &[],
     );
     let next = after_the_tool(&requests);
@@ -150,11 +189,11 @@ fn claude_code_hears_nothing_after_an_edit_that_brings_no_error() {
     let p = claude_project();
     let requests = claude_turn(
         &p,
-        edit(
+        vec![edit(
             &p.path("lib.py"),
             "    return n\n",
             "    return n  # unchanged\n",
-        ),
+        )],
         &[],
     );
     let next = after_the_tool(&requests);
@@ -165,13 +204,15 @@ fn claude_code_hears_nothing_after_an_edit_that_brings_no_error() {
 #[test]
 fn claude_code_s_grep_for_an_identifier_brings_its_exact_uses() {
     let p = claude_project();
+    // This Claude Code offers no Grep tool without its bundled ripgrep: the
+    // search runs as `grep` in its shell, which the hook reads the same way.
     let requests = claude_turn(
         &p,
-        Turn::Tool(
-            "Grep".into(),
-            json!({ "pattern": "total", "path": p.root() }),
-        ),
-        &[],
+        vec![Turn::Tool(
+            "Bash".into(),
+            json!({ "command": "grep -rn total .", "description": "search" }),
+        )],
+        &["--allowedTools", "Bash(grep:*)"],
     );
     let next = after_the_tool(&requests);
     assert!(next.contains("the exact uses of `total`"), "{next}");
@@ -188,10 +229,10 @@ fn sightline_s_mcp_tools_answer_from_claude_code() {
     .unwrap();
     let requests = claude_turn(
         &p,
-        Turn::Tool(
+        vec![Turn::Tool(
             "mcp__sightline__lsp_diagnostics".into(),
             json!({ "file": p.path("app.py") }),
-        ),
+        )],
         &["--allowedTools", "mcp__sightline__lsp_diagnostics"],
     );
     let next = after_the_tool(&requests);

@@ -70,19 +70,22 @@ async fn ask(cli: &Cli, request: &Request) -> Option<String> {
             &hello,
             true,
             ToolName::Hook.name(),
-            args,
+            args.clone(),
             false,
             &crate::progress::Silent,
         )
         .await;
-        return match answer {
-            Ok(Some(a)) if !a.is_error => Some(a.text),
-            Ok(_) => None,
+        match answer {
+            Ok(Some(a)) if !a.is_error => return Some(a.text),
+            Ok(_) => return None,
+            // A daemon with other settings would answer with its own:
+            // answer in process instead (without a before-edit baseline).
+            Err(crate::frontends::daemon::DaemonError::OtherSettings) => {}
             Err(e) => {
                 tracing::warn!("sightline hook: {e}");
-                None
+                return None;
             }
-        };
+        }
     }
     let config = crate::config::Config::load(None).ok()?;
     let engine = std::sync::Arc::new(crate::engine::Engine::new(crate::engine::Options {

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use crate::frontends::daemon::connect::{connect_or_start, gone_for_good};
-use crate::frontends::daemon::handshake::{draining, with_hello};
+use crate::frontends::daemon::handshake::{draining, initialize, with_hello};
 use crate::frontends::daemon::transport;
 use crate::frontends::daemon::{DaemonError, Hello};
 
@@ -80,6 +80,18 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                 if method.as_deref() == Some("initialize") {
                     msg = with_hello(msg, &hello);
                     init = Some(msg.clone());
+                } else if init.is_none() && method.is_some() {
+                    // A client of the 2026 protocol may begin without
+                    // `initialize` (`discover`, or a request carrying its
+                    // own metadata; Claude Code 2.1 does): the daemon still
+                    // needs the hello to pick the session's engine, so the
+                    // bridge initializes the session itself first, and its
+                    // answer is not passed on.
+                    let mut own = initialize(&hello, "sightline-bridge");
+                    own["id"] = json!(REINIT_ID);
+                    let done = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+                    let _ = w.write_all(format!("{own}\n{done}\n").as_bytes()).await;
+                    init = Some(own);
                 }
                 if let (Some(id), Some(m)) = (msg.get("id"), method) {
                     pending.insert(id.to_string(), (id.clone(), m));

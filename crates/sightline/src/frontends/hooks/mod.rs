@@ -274,10 +274,15 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String
             );
             for f in answer.files.iter().filter(|f| !f.errors.is_empty()) {
                 let show = crate::render::shown(&root, &f.path);
+                let noun = if f.errors.len() == 1 {
+                    "error"
+                } else {
+                    "errors"
+                };
                 let what = match (&f.not_compared, f.dependent) {
-                    (Some(why), _) => format!("errors (not compared: {why})"),
-                    (None, true) => "new errors (it uses what the edit changed)".to_owned(),
-                    (None, false) => "new errors".to_owned(),
+                    (Some(why), _) => format!("{noun} (not compared: {why})"),
+                    (None, true) => format!("new {noun} (it uses what the edit changed)"),
+                    (None, false) => format!("new {noun}"),
                 };
                 out.push_str(&format!("{show}: {} {what}\n", f.errors.len()));
                 for e in &f.errors {
@@ -375,100 +380,4 @@ pub fn output(hook: &Hook, context: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn claude_code_gemini_and_codex_payloads_are_read() {
-        let claude = json!({
-            "session_id": "s1", "cwd": "/p", "hook_event_name": "PostToolUse", "tool_name": "Edit",
-            "tool_input": { "file_path": "/p/a.py", "old_string": "x", "new_string": "y" },
-        });
-        let h = read(&claude, None);
-        assert_eq!(h.agent, Agent::ClaudeCode);
-        assert_eq!(
-            h.request,
-            Some(Request::AfterEdit {
-                session: "s1".into(),
-                files: vec![PathBuf::from("/p/a.py")]
-            })
-        );
-        let gemini = json!({
-            "session_id": "g", "cwd": "/p", "hook_event_name": "BeforeTool", "timestamp": "t",
-            "tool_name": "write_file", "tool_input": { "file_path": "b.ts", "content": "let x = 1;\n" },
-        });
-        let h = read(&gemini, None);
-        assert_eq!(h.agent, Agent::Gemini);
-        assert_eq!(
-            h.request,
-            Some(Request::BeforeEdit {
-                session: "g".into(),
-                edits: vec![AgentEdit::Write {
-                    file: PathBuf::from("/p/b.ts"),
-                    content: "let x = 1;\n".into()
-                }],
-            })
-        );
-        let codex = json!({
-            "session_id": "c", "cwd": "/p", "hook_event_name": "PostToolUse", "tool_name": "apply_patch",
-            "tool_input": { "command": ["apply_patch", "*** Begin Patch\n*** Update File: m.py\n@@\n-a\n+b\n*** End Patch\n"] },
-        });
-        let h = read(&codex, None);
-        assert_eq!(h.agent, Agent::Codex);
-        assert_eq!(
-            h.request,
-            Some(Request::AfterEdit {
-                session: "c".into(),
-                files: vec![PathBuf::from("/p/m.py")]
-            })
-        );
-    }
-
-    #[test]
-    fn only_a_search_for_a_bare_identifier_asks_for_its_uses() {
-        let grep = |tool: &str, input: Value| {
-            read(
-                &json!({ "cwd": "/p", "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input }),
-                None,
-            )
-            .request
-        };
-        let wanted = |name: &str| {
-            Some(Request::BeforeSearch {
-                name: name.into(),
-                cwd: "/p".into(),
-            })
-        };
-        assert_eq!(
-            grep("Grep", json!({ "pattern": "total_cost" })),
-            wanted("total_cost")
-        );
-        assert_eq!(
-            grep("Grep", json!({ "pattern": "\\btotal\\b" })),
-            wanted("total")
-        );
-        assert_eq!(
-            grep("Bash", json!({ "command": "rg -n 'parse_args' src" })),
-            wanted("parse_args")
-        );
-        assert_eq!(grep("Grep", json!({ "pattern": "fn .*parse" })), None);
-        assert_eq!(grep("Bash", json!({ "command": "ls -la" })), None);
-        assert_eq!(grep("Grep", json!({ "pattern": "ab" })), None);
-    }
-
-    #[test]
-    fn the_answer_is_the_agent_s_json_or_nothing() {
-        let h = Hook {
-            agent: Agent::ClaudeCode,
-            event: "PostToolUse".into(),
-            request: None,
-        };
-        assert_eq!(output(&h, ""), None);
-        let out: Value = serde_json::from_str(&output(&h, "a.py:1:1 bad").unwrap()).unwrap();
-        assert_eq!(
-            out,
-            json!({ "hookSpecificOutput": { "hookEventName": "PostToolUse", "additionalContext": "a.py:1:1 bad" } })
-        );
-    }
-}
+mod tests;
