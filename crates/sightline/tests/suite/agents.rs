@@ -238,3 +238,51 @@ fn sightline_s_mcp_tools_answer_from_claude_code() {
     let next = after_the_tool(&requests);
     assert!(next.contains("app.py: 1 diagnostic"), "{next}");
 }
+
+/// `sightline hook` after an edit on a project whose server has not
+/// started: within its budget it answers the agent's JSON with one line
+/// saying the check did not finish, and exits 0; a payload it has nothing
+/// to add to prints nothing.
+#[test]
+fn a_hook_on_a_cold_project_answers_within_its_budget_in_one_line() {
+    let p = Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)]);
+    let hook = |payload: Value| {
+        let mut child = Command::new(sightline_bin())
+            .args(["hook", "--budget-ms", "300"])
+            .current_dir(p.root())
+            .env("PATH", path_with_tools())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(payload.to_string().as_bytes()).unwrap();
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    };
+    let out = hook(json!({
+        "session_id": "cold", "cwd": p.root(), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+        "tool_input": { "file_path": p.path("lib.py"), "old_string": "int", "new_string": "str" },
+    }));
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let answer: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.starts_with("sightline: the check of this edit did not finish within 0.3 s"),
+        "{context}"
+    );
+    assert_eq!(context.trim_end().lines().count(), 1, "{context}");
+    // A tool sightline has nothing to add to: nothing printed, status 0.
+    let out = hook(json!({
+        "session_id": "cold", "cwd": p.root(), "hook_event_name": "PostToolUse", "tool_name": "Read",
+        "tool_input": { "file_path": p.path("lib.py") },
+    }));
+    assert_eq!((out.status.code(), out.stdout.len()), (Some(0), 0));
+}
