@@ -1,7 +1,8 @@
 //! A scripted model server on loopback, for driving real agent CLIs
-//! (Claude Code's Anthropic Messages API) without a model: it records every
-//! request body and answers each from the test's script, as server-sent
-//! events. One thread, plain HTTP/1.1, one request per connection.
+//! without a model: Claude Code's Anthropic Messages API and Gemini CLI's
+//! Gemini API. It records every conversation request and answers each from
+//! the test's script, as server-sent events. One thread, plain HTTP/1.1,
+//! one request per connection.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -109,6 +110,32 @@ fn serve(
     reader.read_exact(&mut body)?;
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let mut out = stream;
+    if path.contains(":streamGenerateContent") {
+        seen.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((path, body.clone()));
+        let events = gemini_events(&script(&body));
+        return write!(
+            out,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{events}",
+            events.len()
+        );
+    }
+    if path.contains(":generateContent") || path.contains(":countTokens") {
+        // Gemini CLI's routing and token counts: a small model's choice.
+        let reply = if path.contains(":countTokens") {
+            json!({ "totalTokens": 1 })
+        } else {
+            json!({ "candidates": [{ "content": { "role": "model", "parts": [{ "text": "{\"reasoning\": \"scripted\", \"model_choice\": \"flash\"}" }] }, "finishReason": "STOP", "index": 0 }],
+                    "usageMetadata": { "promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2 } })
+        }
+        .to_string();
+        return write!(
+            out,
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+            reply.len()
+        );
+    }
     if !path.starts_with("/v1/messages") || path.contains("count_tokens") {
         let reply = json!({ "input_tokens": 1 }).to_string();
         return write!(
@@ -174,10 +201,33 @@ fn anthropic_events(turn: &Turn) -> String {
         .collect()
 }
 
+/// A turn as the Gemini API streams it: one event.
+fn gemini_events(turn: &Turn) -> String {
+    let part = match turn {
+        Turn::Tool(name, args) => json!({ "functionCall": { "name": name, "args": args } }),
+        Turn::Text(text) => json!({ "text": text }),
+    };
+    let event = json!({
+        "candidates": [{ "content": { "role": "model", "parts": [part] }, "finishReason": "STOP", "index": 0 }],
+        "usageMetadata": { "promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2 },
+    });
+    format!("data: {event}\r\n\r\n")
+}
+
 /// Whether a Messages request reports a tool's result back: a message
 /// after the model's last turn carries one (Claude Code puts a hook's added
 /// context after it, as a message of its own).
 pub fn after_tool(body: &Value) -> bool {
+    // The Gemini API's conversation: a function response after the model's
+    // last turn.
+    if let Some(contents) = body["contents"].as_array() {
+        return contents
+            .iter()
+            .rev()
+            .take_while(|c| c["role"] != "model")
+            .filter_map(|c| c["parts"].as_array())
+            .any(|p| p.iter().any(|part| part.get("functionResponse").is_some()));
+    }
     let Some(messages) = body["messages"].as_array() else {
         return false;
     };

@@ -130,9 +130,17 @@ impl Engine {
 
     /// After an agent's tool changed `files` in session `session`: their
     /// errors and those of the users of what changed, as the edit tools
-    /// answer them, compared with the baseline the before-edit call kept
-    /// (without one, each file's errors are listed as not compared).
-    pub async fn after_agent_edit(&self, session: &str, files: &[PathBuf]) -> EditAnswer {
+    /// answer them, compared with the baseline the before-edit call kept.
+    /// Without one (the before-edit call did not finish in time), each
+    /// file's errors are listed as not compared, and the users of what
+    /// changed are looked for from `originals` (each file's text before the
+    /// edit, where the agent said it or it could be undone).
+    pub async fn after_agent_edit(
+        &self,
+        session: &str,
+        files: &[PathBuf],
+        originals: &[(PathBuf, String)],
+    ) -> EditAnswer {
         let key = sorted(files);
         let baseline = {
             let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
@@ -141,9 +149,16 @@ impl Engine {
                 .position(|w| w.session == session && w.files == key)
                 .map(|i| waiting.remove(i).baseline)
         };
+        let baseline = baseline.unwrap_or_else(|| Baseline {
+            unfollowed: originals
+                .iter()
+                .map(|(p, t)| (sightline_lsp::uri::normalize(p), t.clone()))
+                .collect(),
+            ..Baseline::default()
+        });
         let mut answer = EditAnswer {
             root: self.workspace_root().map(Path::to_owned),
-            baseline: baseline.unwrap_or_default(),
+            baseline,
             ..EditAnswer::default()
         };
         let written: Vec<PathBuf> = key.into_iter().filter(|p| p.is_file()).collect();

@@ -286,3 +286,185 @@ fn a_hook_on_a_cold_project_answers_within_its_budget_in_one_line() {
     }));
     assert_eq!((out.status.code(), out.stdout.len()), (Some(0), 0));
 }
+
+/// A Python project the scripted model edits, set up for Gemini CLI.
+fn gemini_project() -> Project {
+    let p = Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)]);
+    let out = Command::new(sightline_bin())
+        .args(["setup", "gemini", "--project"])
+        .current_dir(p.root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    p
+}
+
+/// Runs `gemini -p` in `project` against a Gemini API that makes `calls` in
+/// turn, then ends the turn; every conversation request, as text.
+fn gemini_turn(project: &Project, calls: Vec<Turn>) -> Vec<String> {
+    require("gemini");
+    let _one = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let marker = "SIGHTLINE-SCRIPTED-TASK";
+    let server = ModelServer::start(Box::new(move |body: &Value| {
+        let text = body.to_string();
+        let made = text.matches("\"functionResponse\"").count();
+        if text.contains(marker) && (made == 0 || after_tool(body)) {
+            calls
+                .get(made)
+                .cloned()
+                .unwrap_or_else(|| Turn::Text("done".into()))
+        } else {
+            Turn::Text("ok".into())
+        }
+    }));
+    let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
+    // API-key auth, and no folder trust (which would have --yolo ask).
+    std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
+    std::fs::write(
+        home.path().join(".gemini/settings.json"),
+        json!({ "security": { "auth": { "selectedType": "gemini-api-key" }, "folderTrust": { "enabled": false } } }).to_string(),
+    )
+    .unwrap();
+    let mut child = Command::new(repo_root().join("tools/node_modules/.bin/gemini"))
+        .args(["-p", &format!("{marker}: do the scripted step"), "--yolo"])
+        .current_dir(project.root())
+        .env("HOME", home.path())
+        .env("PATH", path_with_tools())
+        .env("GOOGLE_GEMINI_BASE_URL", &server.url)
+        .env("GEMINI_API_KEY", "scripted")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "gemini did not finish within 180 s; the model was asked {} times",
+                server.requests().len()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let requests: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|(_, b)| b.to_string())
+        .collect();
+    assert!(
+        out.status.success(),
+        "gemini failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    requests
+}
+
+/// What the last request that reported a function's result added after the
+/// model's call, as JSON text.
+fn after_the_function(requests: &[String]) -> String {
+    let body = requests
+        .iter()
+        .rev()
+        .find(|r| r.contains("\"functionResponse\""))
+        .unwrap_or_else(|| {
+            panic!(
+                "no request carried a function's result ({} requests)",
+                requests.len()
+            )
+        });
+    let body: Value = serde_json::from_str(body).unwrap();
+    let contents = body["contents"].as_array().unwrap();
+    let last_call = contents
+        .iter()
+        .rposition(|c| c["role"] == "model")
+        .unwrap_or(0);
+    Value::Array(contents[last_call..].to_vec()).to_string()
+}
+
+fn replace(file: &Path, old: &str, new: &str) -> Turn {
+    Turn::Tool(
+        "replace".into(),
+        json!({ "file_path": file, "old_string": old, "new_string": new, "instruction": "the scripted edit" }),
+    )
+}
+
+#[test]
+fn gemini_cli_hears_the_errors_its_own_edit_brought_in_the_file_and_its_caller() {
+    let p = gemini_project();
+    let requests = gemini_turn(
+        &p,
+        vec![replace(
+            &p.path("lib.py"),
+            "def total(n: int) -> int:",
+            "def total(n: int) -> str:",
+        )],
+    );
+    let next = after_the_function(&requests);
+    assert!(next.contains("found errors after this edit"), "{next}");
+    assert!(
+        next.contains("lib.py:2:12"),
+        "the edited file's error: {next}"
+    );
+    assert!(next.contains("app.py:3:14"), "the caller's error: {next}");
+}
+
+#[test]
+fn gemini_cli_hears_nothing_after_an_edit_that_brings_no_error() {
+    let p = gemini_project();
+    let requests = gemini_turn(
+        &p,
+        vec![replace(
+            &p.path("lib.py"),
+            "    return n\n",
+            "    return n  # unchanged\n",
+        )],
+    );
+    let next = after_the_function(&requests);
+    assert!(!next.contains("found errors after this edit"), "{next}");
+    assert!(!next.contains("did not finish within"), "{next}");
+}
+
+#[test]
+fn gemini_cli_s_search_for_an_identifier_brings_its_exact_uses() {
+    let p = gemini_project();
+    let requests = gemini_turn(
+        &p,
+        vec![Turn::Tool(
+            "grep_search".into(),
+            json!({ "pattern": "total" }),
+        )],
+    );
+    let next = after_the_function(&requests);
+    assert!(next.contains("the exact uses of `total`"), "{next}");
+    assert!(next.contains("app.py:3:14"), "{next}");
+}
+
+#[test]
+fn sightline_s_mcp_tools_answer_from_gemini_cli() {
+    let p = gemini_project();
+    std::fs::write(
+        p.path("app.py"),
+        "from lib import total\n\nvalue: str = total(1)\n",
+    )
+    .unwrap();
+    let requests = gemini_turn(
+        &p,
+        vec![Turn::Tool(
+            "mcp_sightline_lsp_diagnostics".into(),
+            json!({ "file": p.path("app.py") }),
+        )],
+    );
+    let next = after_the_function(&requests);
+    assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+}

@@ -269,3 +269,36 @@ fn the_readme_install_lines_name_the_packages_built() {
     assert!(readme.contains(&format!("uvx --from {wheel_name} sightline mcp")));
     assert!(readme.contains(&format!("npx -y {npm_name} mcp")));
 }
+
+/// The Claude Code plugin `scripts/package` makes: its manifest, the MCP
+/// entry and the hooks, each running `sightline` from PATH.
+#[test]
+fn the_claude_code_plugin_holds_the_mcp_entry_and_the_hooks() {
+    let dir = repo_root().join("target/package/claude-plugin");
+    let read = |rel: &str| -> serde_json::Value {
+        let path = dir.join(rel);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|_| panic!("{} is missing; run `scripts/package`", path.display()));
+        serde_json::from_str(&text).unwrap()
+    };
+    let manifest = read(".claude-plugin/plugin.json");
+    assert_eq!(
+        (manifest["name"].as_str(), manifest["version"].as_str()),
+        (Some("sightline"), Some(VERSION))
+    );
+    assert_eq!(
+        read(".mcp.json")["mcpServers"]["sightline"],
+        json!({ "command": "sightline", "args": ["mcp"] })
+    );
+    let hooks = read("hooks/hooks.json");
+    for event in ["SessionStart", "PreToolUse", "PostToolUse"] {
+        assert_eq!(
+            hooks["hooks"][event][0]["hooks"][0]["command"], "sightline hook --agent claude-code",
+            "{event}: {hooks}"
+        );
+    }
+    assert_eq!(
+        hooks["hooks"]["PostToolUse"][0]["matcher"],
+        "Edit|MultiEdit|Write"
+    );
+}

@@ -256,6 +256,11 @@ pub enum Command {
         /// Take out what setup added, and nothing else.
         #[arg(long)]
         remove: bool,
+        /// Make a Claude Code plugin in this directory instead
+        /// (`.claude-plugin/plugin.json`, `.mcp.json`, `hooks/hooks.json`),
+        /// running `sightline` from PATH.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["user", "project"])]
+        plugin: Option<PathBuf>,
     },
     /// Answer an agent's tool hook: reads the hook's JSON on stdin (Claude
     /// Code's, Codex's or Gemini CLI's), and prints only that agent's JSON:

@@ -31,12 +31,20 @@ pub(super) fn trust(dir: Option<&Path>, revoke: bool, workdir: Option<PathBuf>) 
 }
 
 /// `sightline setup AGENT [--project|--user] [--remove]`.
-pub(super) fn setup(agent: &str, user: bool, remove: bool, workdir: Option<PathBuf>) -> i32 {
+pub(super) fn setup(
+    agent: &str,
+    user: bool,
+    plugin: Option<&Path>,
+    remove: bool,
+    workdir: Option<PathBuf>,
+) -> i32 {
     use crate::frontends::setup::{Scope, SetupAgent, program, run};
     let Some(agent) = SetupAgent::named(agent) else {
         return print_out(&format!("error: no agent `{agent}`\n"), EXIT_FAILED);
     };
-    let scope = if user {
+    let scope = if let Some(dir) = plugin {
+        Scope::Plugin(absolute(dir))
+    } else if user {
         match dirs::home_dir() {
             Some(home) => Scope::User {
                 home,
@@ -47,7 +55,13 @@ pub(super) fn setup(agent: &str, user: bool, remove: bool, workdir: Option<PathB
     } else {
         Scope::Project(workdir.unwrap_or_default())
     };
-    match run(agent, &scope, &program(), remove) {
+    // A plugin is installed anywhere: it runs `sightline` from PATH.
+    let program = if plugin.is_some() {
+        "sightline".to_owned()
+    } else {
+        program()
+    };
+    match run(agent, &scope, &program, remove) {
         Ok(lines) => print_out(&format!("{}\n", lines.join("\n")), EXIT_OK),
         Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
     }

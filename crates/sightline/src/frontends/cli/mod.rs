@@ -142,8 +142,9 @@ pub async fn run(cli: Cli) -> i32 {
             agent,
             user,
             remove,
+            plugin,
             ..
-        } => local::setup(agent, *user, *remove, workdir),
+        } => local::setup(agent, *user, plugin.as_deref(), *remove, workdir),
         Command::Hook { agent, budget_ms } => {
             hook_command::run(&cli, agent.as_deref(), *budget_ms).await
         }

@@ -83,6 +83,10 @@ pub enum Request {
         session: String,
         /// The files.
         files: Vec<PathBuf>,
+        /// Each file's text before the edit, where the agent said it
+        /// (Claude Code's `originalFile`) or the replacement can be undone.
+        #[serde(default)]
+        originals: Vec<(PathBuf, String)>,
     },
     /// The agent is about to search for `name`.
     BeforeSearch {
@@ -124,14 +128,24 @@ pub fn read(payload: &Value, agent: Option<Agent>) -> Hook {
             Some(edits) if !edits.is_empty() => Some(Request::BeforeEdit { session, edits }),
             _ => searched_name(tool, input).map(|name| Request::BeforeSearch { name, cwd }),
         },
-        "PostToolUse" | "AfterTool" => edits_of(tool, input, &cwd)
-            .map(|edits| {
+        "PostToolUse" | "AfterTool" => match edits_of(tool, input, &cwd) {
+            Some(edits) => {
                 let mut files: Vec<PathBuf> = edits.iter().flat_map(AgentEdit::files).collect();
                 files.dedup();
-                files
-            })
-            .filter(|f| !f.is_empty())
-            .map(|files| Request::AfterEdit { session, files }),
+                let originals = originals(&edits, &payload["tool_response"]);
+                (!files.is_empty()).then_some(Request::AfterEdit {
+                    session,
+                    files,
+                    originals,
+                })
+            }
+            // Gemini CLI adds context only after a tool: a search's uses
+            // come then.
+            None if event == "AfterTool" => {
+                searched_name(tool, input).map(|name| Request::BeforeSearch { name, cwd })
+            }
+            None => None,
+        },
         _ => None,
     };
     Hook {
@@ -139,6 +153,43 @@ pub fn read(payload: &Value, agent: Option<Agent>) -> Hook {
         event,
         request,
     }
+}
+
+/// Each edited file's text before the edit: Claude Code's `originalFile`,
+/// or the file as it is now with the replacements undone.
+fn originals(edits: &[AgentEdit], response: &Value) -> Vec<(PathBuf, String)> {
+    let mut out: Vec<(PathBuf, String)> = Vec::new();
+    for edit in edits.iter().rev() {
+        let AgentEdit::Replace {
+            file,
+            old,
+            new,
+            all,
+        } = edit
+        else {
+            continue;
+        };
+        if let Some(original) = response["originalFile"].as_str() {
+            if !out.iter().any(|(p, _)| p == file) {
+                out.push((file.clone(), original.to_owned()));
+            }
+            continue;
+        }
+        let now = match out.iter().position(|(p, _)| p == file) {
+            Some(i) => out.remove(i).1,
+            None => match std::fs::read_to_string(file) {
+                Ok(t) => t,
+                Err(_) => continue,
+            },
+        };
+        let undone = if *all {
+            now.replace(new, old)
+        } else {
+            now.replacen(new, old, 1)
+        };
+        out.push((file.clone(), undone));
+    }
+    out
 }
 
 /// `path` under `cwd` when it is relative.
@@ -263,8 +314,12 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String
             }
             String::new()
         }
-        Request::AfterEdit { session, files } => {
-            let answer = engine.after_agent_edit(&session, &files).await;
+        Request::AfterEdit {
+            session,
+            files,
+            originals,
+        } => {
+            let answer = engine.after_agent_edit(&session, &files, &originals).await;
             if !answer.brought_errors() {
                 return String::new();
             }

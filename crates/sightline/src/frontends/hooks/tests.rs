@@ -16,7 +16,8 @@ fn claude_code_gemini_and_codex_payloads_are_read() {
         h.request,
         Some(Request::AfterEdit {
             session: "s1".into(),
-            files: vec![PathBuf::from("/p/a.py")]
+            files: vec![PathBuf::from("/p/a.py")],
+            originals: Vec::new(),
         })
     );
     let gemini = json!({
@@ -45,7 +46,8 @@ fn claude_code_gemini_and_codex_payloads_are_read() {
         h.request,
         Some(Request::AfterEdit {
             session: "c".into(),
-            files: vec![PathBuf::from("/p/m.py")]
+            files: vec![PathBuf::from("/p/m.py")],
+            originals: Vec::new(),
         })
     );
 }

@@ -106,6 +106,7 @@ pub(super) fn hooks(
     text: &mut String,
     events: &[(&str, Option<&str>)],
     command: &str,
+    timeout: u64,
     remove: bool,
 ) -> Result<Vec<String>, String> {
     let root = parse(text)?;
@@ -146,7 +147,7 @@ pub(super) fn hooks(
     let by_event: CstObject = obj.object_value_or_set("hooks");
     for (event, matcher) in events {
         let mut wanted =
-            json!({ "hooks": [{ "type": "command", "command": command, "timeout": 30 }] });
+            json!({ "hooks": [{ "type": "command", "command": command, "timeout": timeout }] });
         if let Some(m) = matcher {
             wanted["matcher"] = json!(m);
         }
@@ -215,4 +216,45 @@ pub(super) fn in_list(
     array.append(CstInputValue::String(value.to_owned()));
     *text = root.to_string();
     Ok(vec![name])
+}
+
+/// A Claude Code plugin's manifest (`.claude-plugin/plugin.json`): its
+/// name, version and description; what changed.
+pub(super) fn plugin_manifest(text: &mut String, remove: bool) -> Result<Vec<String>, String> {
+    let root = parse(text)?;
+    let obj = root.object_value_or_set();
+    let fields = [
+        ("name", json!("sightline")),
+        ("version", json!(env!("CARGO_PKG_VERSION"))),
+        (
+            "description",
+            json!(
+                "The errors of Claude's own edits and the exact uses of a symbol, from the project's real language servers (sightline)"
+            ),
+        ),
+    ];
+    let mut changed = Vec::new();
+    for (key, value) in fields {
+        match (obj.get(key), remove) {
+            (Some(p), true) => {
+                p.remove();
+                changed.push(key.to_owned());
+            }
+            (None, true) => {}
+            (Some(p), false)
+                if p.value().and_then(|v| v.to_serde_value()) == Some(value.clone()) => {}
+            (Some(p), false) => {
+                p.set_value(input(&value));
+                changed.push(key.to_owned());
+            }
+            (None, false) => {
+                obj.append(key, input(&value));
+                changed.push(key.to_owned());
+            }
+        }
+    }
+    if !changed.is_empty() {
+        *text = root.to_string();
+    }
+    Ok(changed)
 }

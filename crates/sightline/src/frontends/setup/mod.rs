@@ -45,6 +45,9 @@ impl SetupAgent {
 pub enum Scope {
     /// Under this project directory.
     Project(PathBuf),
+    /// A Claude Code plugin directory made here (`scripts/package`):
+    /// `.claude-plugin/plugin.json`, `.mcp.json` and `hooks/hooks.json`.
+    Plugin(PathBuf),
     /// Under this home directory (and Codex's `CODEX_HOME`, when set).
     User {
         /// The home directory.
@@ -64,10 +67,14 @@ enum Entry {
         /// OpenCode's entry shape (`type`, `command` as a list, `enabled`).
         opencode: bool,
     },
-    /// Hooks in Claude Code's shape: event → matcher.
-    Hooks(&'static [(&'static str, Option<&'static str>)]),
+    /// Hooks in Claude Code's shape: event → matcher, and the timeout in
+    /// the agent's unit (Claude Code and Codex: seconds; Gemini CLI:
+    /// milliseconds).
+    Hooks(&'static [(&'static str, Option<&'static str>)], u64),
     /// Codex's `[mcp_servers.sightline]` table.
     McpToml,
+    /// A Claude Code plugin's manifest.
+    PluginManifest,
     /// Claude Code's approval of the project's `.mcp.json` server
     /// (`enabledMcpjsonServers`), which it otherwise asks for first.
     ApproveMcpJson,
@@ -91,11 +98,13 @@ const CODEX_HOOKS: &[(&str, Option<&str>)] = &[
 ];
 const GEMINI_HOOKS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
+    ("BeforeTool", Some("replace|write_file")),
+    // Gemini CLI takes added context only after a tool: a search's uses
+    // come then.
     (
-        "BeforeTool",
-        Some("replace|write_file|search_file_content|run_shell_command"),
+        "AfterTool",
+        Some("replace|write_file|grep_search|search_file_content|run_shell_command"),
     ),
-    ("AfterTool", Some("replace|write_file")),
 ];
 
 fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
@@ -109,41 +118,52 @@ fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
             t(p.join(".mcp.json"), vec![mcp]),
             t(
                 p.join(".claude/settings.json"),
-                vec![Entry::ApproveMcpJson, Entry::Hooks(CLAUDE_HOOKS)],
+                vec![Entry::ApproveMcpJson, Entry::Hooks(CLAUDE_HOOKS, 30)],
+            ),
+        ],
+        (_, Scope::Plugin(dir)) => vec![
+            t(
+                dir.join(".claude-plugin/plugin.json"),
+                vec![Entry::PluginManifest],
+            ),
+            t(dir.join(".mcp.json"), vec![mcp]),
+            t(
+                dir.join("hooks/hooks.json"),
+                vec![Entry::Hooks(CLAUDE_HOOKS, 30)],
             ),
         ],
         (SetupAgent::ClaudeCode, Scope::User { home, .. }) => vec![
             t(home.join(".claude.json"), vec![mcp]),
             t(
                 home.join(".claude/settings.json"),
-                vec![Entry::Hooks(CLAUDE_HOOKS)],
+                vec![Entry::Hooks(CLAUDE_HOOKS, 30)],
             ),
         ],
         (SetupAgent::Codex, scope) => {
             let dir = match scope {
-                Scope::Project(p) => p.join(".codex"),
+                Scope::Project(p) | Scope::Plugin(p) => p.join(".codex"),
                 Scope::User { home, codex_home } => {
                     codex_home.clone().unwrap_or_else(|| home.join(".codex"))
                 }
             };
             vec![
                 t(dir.join("config.toml"), vec![Entry::McpToml]),
-                t(dir.join("hooks.json"), vec![Entry::Hooks(CODEX_HOOKS)]),
+                t(dir.join("hooks.json"), vec![Entry::Hooks(CODEX_HOOKS, 30)]),
             ]
         }
         (SetupAgent::Gemini, scope) => {
             let dir = match scope {
-                Scope::Project(p) => p.join(".gemini"),
+                Scope::Project(p) | Scope::Plugin(p) => p.join(".gemini"),
                 Scope::User { home, .. } => home.join(".gemini"),
             };
             vec![t(
                 dir.join("settings.json"),
-                vec![mcp, Entry::Hooks(GEMINI_HOOKS)],
+                vec![mcp, Entry::Hooks(GEMINI_HOOKS, 30_000)],
             )]
         }
         (SetupAgent::OpenCode, scope) => {
             let path = match scope {
-                Scope::Project(p) => p.join("opencode.json"),
+                Scope::Project(p) | Scope::Plugin(p) => p.join("opencode.json"),
                 Scope::User { home, .. } => home.join(".config/opencode/opencode.json"),
             };
             vec![t(
@@ -156,7 +176,7 @@ fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
         }
         (SetupAgent::Cursor, scope) => {
             let dir = match scope {
-                Scope::Project(p) => p.join(".cursor"),
+                Scope::Project(p) | Scope::Plugin(p) => p.join(".cursor"),
                 Scope::User { home, .. } => home.join(".cursor"),
             };
             vec![t(dir.join("mcp.json"), vec![mcp])]
@@ -212,8 +232,11 @@ pub fn run(
                 Entry::McpJson { key, opencode } => {
                     jsonc::mcp_server(&mut text, key, *opencode, program, remove)
                 }
-                Entry::Hooks(events) => jsonc::hooks(&mut text, events, &hook_command, remove),
+                Entry::Hooks(events, timeout) => {
+                    jsonc::hooks(&mut text, events, &hook_command, *timeout, remove)
+                }
                 Entry::McpToml => Ok(toml::mcp_server(&mut text, program, remove)),
+                Entry::PluginManifest => jsonc::plugin_manifest(&mut text, remove),
                 Entry::ApproveMcpJson => {
                     jsonc::in_list(&mut text, "enabledMcpjsonServers", "sightline", remove)
                 }
