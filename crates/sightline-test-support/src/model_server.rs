@@ -1,6 +1,6 @@
 //! A scripted model server on loopback, for driving real agent CLIs
-//! without a model: Claude Code's Anthropic Messages API and Gemini CLI's
-//! Gemini API. It records every conversation request and answers each from
+//! without a model: Claude Code's Anthropic Messages API, Gemini CLI's
+//! Gemini API and Codex's Responses API. It records every conversation request and answers each from
 //! the test's script, as server-sent events. One thread, plain HTTP/1.1,
 //! one request per connection.
 
@@ -110,6 +110,17 @@ fn serve(
     reader.read_exact(&mut body)?;
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let mut out = stream;
+    if path.ends_with("/responses") {
+        seen.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((path, body.clone()));
+        let events = responses_events(&script(&body));
+        return write!(
+            out,
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{events}",
+            events.len()
+        );
+    }
     if path.contains(":streamGenerateContent") {
         seen.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -201,6 +212,42 @@ fn anthropic_events(turn: &Turn) -> String {
         .collect()
 }
 
+/// A turn as the Responses API streams it: the output item, whole. A tool
+/// whose input is a string is a freeform (custom) tool, as Codex's
+/// `apply_patch` is.
+fn responses_events(turn: &Turn) -> String {
+    let n = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let item = match turn {
+        Turn::Tool(name, Value::String(input)) => json!({
+            "type": "custom_tool_call", "id": format!("ctc_{n}"), "call_id": format!("call_{n}"), "name": name, "input": input,
+        }),
+        // `NAMESPACE::NAME`: a tool of a namespace (Codex's MCP servers).
+        Turn::Tool(name, args) => {
+            let mut call = json!({
+                "type": "function_call", "id": format!("fc_{n}"), "call_id": format!("call_{n}"), "name": name, "arguments": args.to_string(),
+            });
+            if let Some((namespace, tool)) = name.split_once("::") {
+                call["namespace"] = json!(namespace);
+                call["name"] = json!(tool);
+            }
+            call
+        }
+        Turn::Text(text) => json!({
+            "type": "message", "id": format!("msg_{n}"), "role": "assistant",
+            "content": [{ "type": "output_text", "text": text }],
+        }),
+    };
+    let usage = json!({ "input_tokens": 1, "output_tokens": 1, "total_tokens": 2 });
+    [
+        ("response.created", json!({ "type": "response.created", "response": { "id": format!("resp_{n}") } })),
+        ("response.output_item.done", json!({ "type": "response.output_item.done", "output_index": 0, "item": item })),
+        ("response.completed", json!({ "type": "response.completed", "response": { "id": format!("resp_{n}"), "usage": usage } })),
+    ]
+    .iter()
+    .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
+    .collect()
+}
+
 /// A turn as the Gemini API streams it: one event.
 fn gemini_events(turn: &Turn) -> String {
     let part = match turn {
@@ -218,6 +265,25 @@ fn gemini_events(turn: &Turn) -> String {
 /// after the model's last turn carries one (Claude Code puts a hook's added
 /// context after it, as a message of its own).
 pub fn after_tool(body: &Value) -> bool {
+    // The Responses API's conversation: a tool's output after the model's
+    // last call.
+    if let Some(input) = body["input"].as_array() {
+        return input
+            .iter()
+            .rev()
+            .take_while(|i| {
+                !matches!(
+                    i["type"].as_str(),
+                    Some("function_call" | "custom_tool_call")
+                )
+            })
+            .any(|i| {
+                matches!(
+                    i["type"].as_str(),
+                    Some("function_call_output" | "custom_tool_call_output")
+                )
+            });
+    }
     // The Gemini API's conversation: a function response after the model's
     // last turn.
     if let Some(contents) = body["contents"].as_array() {

@@ -24,7 +24,7 @@ function binary() {
   const platform = `${process.platform} ${process.arch}`;
   const pkg = PACKAGES[platform];
   if (!pkg) {
-    fail(`sightline has no npm build for ${platform}; install it with \`cargo install sightline\``);
+    fail(`sightline has no npm build for ${platform}; install it with \`cargo install sightline-mcp\``);
   }
   const exe = process.platform === "win32" ? "sightline.exe" : "sightline";
   try {

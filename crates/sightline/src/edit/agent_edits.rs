@@ -76,6 +76,50 @@ impl AgentEdit {
     }
 }
 
+impl AgentEdit {
+    /// For a patch already applied: each updated file's text before it,
+    /// its hunks undone on the file as it is now (a file the patch moved,
+    /// added or deleted is left out).
+    pub fn undone(&self) -> Vec<(PathBuf, String)> {
+        let AgentEdit::Patch { text, base } = self else {
+            return Vec::new();
+        };
+        let Ok(ops) = patch::parse(text, base) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for op in ops {
+            let patch::Op::Update {
+                path,
+                move_to: None,
+                hunks,
+            } = op
+            else {
+                continue;
+            };
+            let Ok(now) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let back: Vec<patch::Hunk> = hunks
+                .into_iter()
+                .map(|h| patch::Hunk {
+                    old: h.new,
+                    new: h.old,
+                    ..h
+                })
+                .collect();
+            let lines: Vec<String> = now.lines().map(str::to_owned).collect();
+            if let Ok(mut before) = patch::apply(&path, &lines, &back).map(|l| l.join("\n")) {
+                if now.ends_with('\n') {
+                    before.push('\n');
+                }
+                out.push((path, before));
+            }
+        }
+        out
+    }
+}
+
 /// A baseline waiting for its after-edit call.
 struct Waiting {
     session: String,
@@ -87,11 +131,21 @@ struct Waiting {
 /// The baselines of this process, oldest first.
 static WAITING: Mutex<Vec<Waiting>> = Mutex::new(Vec::new());
 
+/// `path` as the after-edit call will name it: a file that does not exist
+/// yet (the edit creates it) by its normalised directory, so that a path
+/// through a symlink (`/tmp` on macOS) is the same before and after.
+fn normalized(path: &Path) -> PathBuf {
+    if path.exists() {
+        return sightline_lsp::uri::normalize(path);
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => sightline_lsp::uri::normalize(dir).join(name),
+        _ => path.to_owned(),
+    }
+}
+
 fn sorted(files: &[PathBuf]) -> Vec<PathBuf> {
-    let mut f: Vec<PathBuf> = files
-        .iter()
-        .map(|p| sightline_lsp::uri::normalize(p))
-        .collect();
+    let mut f: Vec<PathBuf> = files.iter().map(|p| normalized(p)).collect();
     f.sort();
     f.dedup();
     f
@@ -110,6 +164,10 @@ impl Engine {
         for edit in edits {
             staged.extend(stage(self, edit, &staged)?);
         }
+        let staged: Vec<(PathBuf, Option<Text>)> = staged
+            .into_iter()
+            .map(|(p, t)| (normalized(&p), t))
+            .collect();
         let files: Vec<PathBuf> = staged.iter().map(|(p, _)| p.clone()).collect();
         let baseline = self.baseline(&staged).await?;
         let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
@@ -144,6 +202,7 @@ impl Engine {
         let key = sorted(files);
         let baseline = {
             let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
+            waiting.retain(|w| w.at.elapsed() < KEPT_FOR);
             waiting
                 .iter()
                 .position(|w| w.session == session && w.files == key)
@@ -152,7 +211,7 @@ impl Engine {
         let baseline = baseline.unwrap_or_else(|| Baseline {
             unfollowed: originals
                 .iter()
-                .map(|(p, t)| (sightline_lsp::uri::normalize(p), t.clone()))
+                .map(|(p, t)| (normalized(p), t.clone()))
                 .collect(),
             ..Baseline::default()
         });
@@ -190,7 +249,7 @@ fn stage(
             new,
             all,
         } => {
-            let file = sightline_lsp::uri::normalize(file);
+            let file = normalized(file);
             let Some(mut text) = current(&file)? else {
                 return Ok(vec![(file, None)]);
             };
@@ -201,7 +260,7 @@ fn stage(
             Ok(vec![(file, Some(text))])
         }
         AgentEdit::Write { file, content } => {
-            let file = sightline_lsp::uri::normalize(file);
+            let file = normalized(file);
             Ok(vec![(
                 file.clone(),
                 Some(Text::decode(content.as_bytes(), &file)?),

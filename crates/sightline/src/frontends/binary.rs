@@ -15,7 +15,17 @@ pub fn main() -> ! {
     if args.first().map(String::as_str) == Some("__sandbox") {
         crate::sandbox::launch(&args[1..]);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A hook must never fail the agent's tool call (Claude Code and
+        // Gemini CLI block the call on status 2): a `hook` command line that
+        // does not parse says why on stderr and exits 0.
+        Err(e) if args.first().map(String::as_str) == Some("hook") => {
+            let _ = e.print();
+            std::process::exit(0);
+        }
+        Err(e) => e.exit(),
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     // A daemon a client started writes its log file itself, which it keeps

@@ -14,13 +14,40 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use sightline_test_support::model_server::{ModelServer, Turn, after_tool};
-use sightline_test_support::{Project, path_with_tools, repo_root, require, sightline_bin};
+use sightline_test_support::{
+    DaemonDirs, Project, path_with_tools, repo_root, require, sightline_bin,
+};
 
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
 
 const LIB: &str = "def total(n: int) -> int:\n    return n\n";
 const APP: &str = "from lib import total\n\nvalue: int = total(1)\n";
+
+/// A file with an error of its own before any edit: an edit that leaves
+/// it must not list it (the before-edit answer is what tells).
+const LIB_WITH_ERROR: &str = "def total(n: int) -> int:\n    return n\n\nbad: int = \"x\"\n";
+
+/// Starts the project's server in the daemon the hooks will ask (the same
+/// home, so the same settings) and waits for its first answer, so that the
+/// before-edit answer comes within the hook's budget.
+fn warm(project: &Project, dirs: &DaemonDirs) {
+    let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
+    let out = Command::new(sightline_bin())
+        .args(["diagnostics"])
+        .arg(project.path("lib.py"))
+        .current_dir(project.root())
+        .env("HOME", home.path())
+        .env("PATH", path_with_tools())
+        .envs(dirs.env())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
 
 /// A Python project the scripted model edits, set up for Claude Code.
 fn claude_project() -> Project {
@@ -45,7 +72,12 @@ fn claude_project() -> Project {
 
 /// Runs `claude -p` in `project` against a model that makes `call` first,
 /// then ends the turn; every request the model server got, as text.
-fn claude_turn(project: &Project, calls: Vec<Turn>, extra: &[&str]) -> Vec<String> {
+fn claude_turn(
+    project: &Project,
+    dirs: &DaemonDirs,
+    calls: Vec<Turn>,
+    extra: &[&str],
+) -> Vec<String> {
     require("claude");
     // One at a time, under one home: the hooks' before and after calls meet
     // in one daemon, which serves one set of settings (`HOME` among them).
@@ -81,6 +113,9 @@ fn claude_turn(project: &Project, calls: Vec<Turn>, extra: &[&str]) -> Vec<Strin
         .current_dir(project.root())
         .env("HOME", home.path())
         .env("PATH", path_with_tools())
+        // A daemon of this test's own: the hooks' before and after calls
+        // meet there, whatever other tests' daemons serve.
+        .envs(dirs.env())
         .env("ANTHROPIC_BASE_URL", &server.url)
         .env("ANTHROPIC_API_KEY", "sk-ant-scripted")
         .env("DISABLE_TELEMETRY", "1")
@@ -162,8 +197,11 @@ fn edit(file: &Path, old: &str, new: &str) -> Turn {
 #[test]
 fn claude_code_hears_the_errors_its_own_edit_brought_in_the_file_and_its_caller() {
     let p = claude_project();
+    let dirs = DaemonDirs::new();
+    warm(&p, &dirs);
     let requests = claude_turn(
         &p,
+        &dirs,
         vec![edit(
             &p.path("lib.py"),
             "def total(n: int) -> int:",
@@ -173,6 +211,9 @@ fn claude_code_hears_the_errors_its_own_edit_brought_in_the_file_and_its_caller(
     );
     let next = after_the_tool(&requests);
     assert!(next.contains("found errors after this edit"), "{next}");
+    // Compared with the before-edit answer: new, not merely listed.
+    assert!(next.contains("lib.py: 1 new error"), "{next}");
+    assert!(next.contains("app.py: 1 new error"), "{next}");
     assert!(
         next.contains("lib.py:2:12"),
         "the edited file's error: {next}"
@@ -187,8 +228,12 @@ fn claude_code_hears_the_errors_its_own_edit_brought_in_the_file_and_its_caller(
 #[test]
 fn claude_code_hears_nothing_after_an_edit_that_brings_no_error() {
     let p = claude_project();
+    let dirs = DaemonDirs::new();
+    std::fs::write(p.path("lib.py"), LIB_WITH_ERROR).unwrap();
+    warm(&p, &dirs);
     let requests = claude_turn(
         &p,
+        &dirs,
         vec![edit(
             &p.path("lib.py"),
             "    return n\n",
@@ -199,15 +244,19 @@ fn claude_code_hears_nothing_after_an_edit_that_brings_no_error() {
     let next = after_the_tool(&requests);
     assert!(!next.contains("found errors after this edit"), "{next}");
     assert!(!next.contains("did not finish within"), "{next}");
+    // The error lib.py had before is not news; the edit did reach it.
+    assert!(!next.contains("not compared"), "{next}");
 }
 
 #[test]
 fn claude_code_s_grep_for_an_identifier_brings_its_exact_uses() {
     let p = claude_project();
+    let dirs = DaemonDirs::new();
     // This Claude Code offers no Grep tool without its bundled ripgrep: the
     // search runs as `grep` in its shell, which the hook reads the same way.
     let requests = claude_turn(
         &p,
+        &dirs,
         vec![Turn::Tool(
             "Bash".into(),
             json!({ "command": "grep -rn total .", "description": "search" }),
@@ -222,6 +271,7 @@ fn claude_code_s_grep_for_an_identifier_brings_its_exact_uses() {
 #[test]
 fn sightline_s_mcp_tools_answer_from_claude_code() {
     let p = claude_project();
+    let dirs = DaemonDirs::new();
     std::fs::write(
         p.path("app.py"),
         "from lib import total\n\nvalue: str = total(1)\n",
@@ -229,6 +279,7 @@ fn sightline_s_mcp_tools_answer_from_claude_code() {
     .unwrap();
     let requests = claude_turn(
         &p,
+        &dirs,
         vec![Turn::Tool(
             "mcp__sightline__lsp_diagnostics".into(),
             json!({ "file": p.path("app.py") }),
@@ -246,11 +297,13 @@ fn sightline_s_mcp_tools_answer_from_claude_code() {
 #[test]
 fn a_hook_on_a_cold_project_answers_within_its_budget_in_one_line() {
     let p = Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)]);
+    let dirs = DaemonDirs::new();
     let hook = |payload: Value| {
         let mut child = Command::new(sightline_bin())
             .args(["hook", "--budget-ms", "300"])
             .current_dir(p.root())
             .env("PATH", path_with_tools())
+            .envs(dirs.env())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -305,7 +358,7 @@ fn gemini_project() -> Project {
 
 /// Runs `gemini -p` in `project` against a Gemini API that makes `calls` in
 /// turn, then ends the turn; every conversation request, as text.
-fn gemini_turn(project: &Project, calls: Vec<Turn>) -> Vec<String> {
+fn gemini_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>) -> Vec<String> {
     require("gemini");
     let _one = ONE_AT_A_TIME
         .lock()
@@ -336,6 +389,9 @@ fn gemini_turn(project: &Project, calls: Vec<Turn>) -> Vec<String> {
         .current_dir(project.root())
         .env("HOME", home.path())
         .env("PATH", path_with_tools())
+        // A daemon of this test's own: the hooks' before and after calls
+        // meet there, whatever other tests' daemons serve.
+        .envs(dirs.env())
         .env("GOOGLE_GEMINI_BASE_URL", &server.url)
         .env("GEMINI_API_KEY", "scripted")
         .stdin(Stdio::null())
@@ -402,8 +458,11 @@ fn replace(file: &Path, old: &str, new: &str) -> Turn {
 #[test]
 fn gemini_cli_hears_the_errors_its_own_edit_brought_in_the_file_and_its_caller() {
     let p = gemini_project();
+    let dirs = DaemonDirs::new();
+    warm(&p, &dirs);
     let requests = gemini_turn(
         &p,
+        &dirs,
         vec![replace(
             &p.path("lib.py"),
             "def total(n: int) -> int:",
@@ -412,6 +471,9 @@ fn gemini_cli_hears_the_errors_its_own_edit_brought_in_the_file_and_its_caller()
     );
     let next = after_the_function(&requests);
     assert!(next.contains("found errors after this edit"), "{next}");
+    // Compared with the before-edit answer: new, not merely listed.
+    assert!(next.contains("lib.py: 1 new error"), "{next}");
+    assert!(next.contains("app.py: 1 new error"), "{next}");
     assert!(
         next.contains("lib.py:2:12"),
         "the edited file's error: {next}"
@@ -422,8 +484,12 @@ fn gemini_cli_hears_the_errors_its_own_edit_brought_in_the_file_and_its_caller()
 #[test]
 fn gemini_cli_hears_nothing_after_an_edit_that_brings_no_error() {
     let p = gemini_project();
+    let dirs = DaemonDirs::new();
+    std::fs::write(p.path("lib.py"), LIB_WITH_ERROR).unwrap();
+    warm(&p, &dirs);
     let requests = gemini_turn(
         &p,
+        &dirs,
         vec![replace(
             &p.path("lib.py"),
             "    return n\n",
@@ -433,13 +499,17 @@ fn gemini_cli_hears_nothing_after_an_edit_that_brings_no_error() {
     let next = after_the_function(&requests);
     assert!(!next.contains("found errors after this edit"), "{next}");
     assert!(!next.contains("did not finish within"), "{next}");
+    // The error lib.py had before is not news; the edit did reach it.
+    assert!(!next.contains("not compared"), "{next}");
 }
 
 #[test]
 fn gemini_cli_s_search_for_an_identifier_brings_its_exact_uses() {
     let p = gemini_project();
+    let dirs = DaemonDirs::new();
     let requests = gemini_turn(
         &p,
+        &dirs,
         vec![Turn::Tool(
             "grep_search".into(),
             json!({ "pattern": "total" }),
@@ -453,6 +523,7 @@ fn gemini_cli_s_search_for_an_identifier_brings_its_exact_uses() {
 #[test]
 fn sightline_s_mcp_tools_answer_from_gemini_cli() {
     let p = gemini_project();
+    let dirs = DaemonDirs::new();
     std::fs::write(
         p.path("app.py"),
         "from lib import total\n\nvalue: str = total(1)\n",
@@ -460,11 +531,243 @@ fn sightline_s_mcp_tools_answer_from_gemini_cli() {
     .unwrap();
     let requests = gemini_turn(
         &p,
+        &dirs,
         vec![Turn::Tool(
             "mcp_sightline_lsp_diagnostics".into(),
             json!({ "file": p.path("app.py") }),
         )],
     );
     let next = after_the_function(&requests);
+    assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+}
+
+/// A Python project the scripted model edits, set up for Codex with
+/// `sightline setup codex --project`, and a Codex home that trusts it (a
+/// project's `.codex/` is read only then) and names the scripted provider.
+fn codex_project() -> Project {
+    let p = Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)]);
+    let out = Command::new(sightline_bin())
+        .args(["setup", "codex", "--project"])
+        .current_dir(p.root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("config.toml: added mcp_servers.sightline"),
+        "{said}"
+    );
+    p
+}
+
+/// Runs `codex exec` in `project` against a Responses API that makes
+/// `calls` in turn, then ends the turn; every conversation request, as text.
+fn codex_turn(project: &Project, dirs: &DaemonDirs, model: &str, calls: Vec<Turn>) -> Vec<String> {
+    require("codex");
+    let _one = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let marker = "SIGHTLINE-SCRIPTED-TASK";
+    let server = ModelServer::start(Box::new(move |body: &Value| {
+        let text = body.to_string();
+        let made = text.matches("_call_output\"").count();
+        if text.contains(marker) && (made == 0 || after_tool(body)) {
+            calls
+                .get(made)
+                .cloned()
+                .unwrap_or_else(|| Turn::Text("done".into()))
+        } else {
+            Turn::Text("ok".into())
+        }
+    }));
+    let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
+    let codex_home = home.path().join("codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "model = \"{model}\"\nmodel_provider = \"scripted\"\n\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\nenv_key = \"SCRIPTED_KEY\"\n\n[projects.{}]\ntrust_level = \"trusted\"\n",
+            server.url,
+            serde_json::to_string(&project.root().display().to_string()).unwrap()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(repo_root().join("tools/node_modules/.bin/codex"))
+        .args(["exec", &format!("{marker}: do the scripted step")])
+        .args([
+            "--skip-git-repo-check",
+            "--dangerously-bypass-approvals-and-sandbox",
+            "--dangerously-bypass-hook-trust",
+        ])
+        .current_dir(project.root())
+        .env("HOME", home.path())
+        .env("CODEX_HOME", &codex_home)
+        .env("PATH", path_with_tools())
+        // A daemon of this test's own: the hooks' before and after calls
+        // meet there, whatever other tests' daemons serve.
+        .envs(dirs.env())
+        .env("SCRIPTED_KEY", "scripted")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "codex did not finish within 180 s; the model was asked {} times",
+                server.requests().len()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let requests: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|(_, b)| b.to_string())
+        .collect();
+    assert!(
+        out.status.success(),
+        "codex failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    requests
+}
+
+/// What the last request that reported a tool's output added after the
+/// model's call, as JSON text.
+fn after_the_output(requests: &[String]) -> String {
+    let body = requests
+        .iter()
+        .rev()
+        .find(|r| r.contains("_call_output\""))
+        .unwrap_or_else(|| {
+            panic!(
+                "no request carried a tool's output ({} requests)",
+                requests.len()
+            )
+        });
+    let body: Value = serde_json::from_str(body).unwrap();
+    let input = body["input"].as_array().unwrap();
+    let last_call = input
+        .iter()
+        .rposition(|i| {
+            matches!(
+                i["type"].as_str(),
+                Some("function_call" | "custom_tool_call")
+            )
+        })
+        .unwrap_or(0);
+    Value::Array(input[last_call..].to_vec()).to_string()
+}
+
+/// Codex's `apply_patch` (the freeform tool, which Codex offers `gpt-5.5`).
+fn patch(file: &str, old: &str, new: &str) -> Turn {
+    Turn::Tool(
+        "apply_patch".into(),
+        Value::String(format!(
+            "*** Begin Patch\n*** Update File: {file}\n@@\n-{old}\n+{new}\n*** End Patch\n"
+        )),
+    )
+}
+
+#[test]
+fn codex_hears_the_errors_its_own_patch_brought_in_the_file_and_its_caller() {
+    let p = codex_project();
+    let dirs = DaemonDirs::new();
+    warm(&p, &dirs);
+    let requests = codex_turn(
+        &p,
+        &dirs,
+        "gpt-5.5",
+        vec![patch(
+            "lib.py",
+            "def total(n: int) -> int:",
+            "def total(n: int) -> str:",
+        )],
+    );
+    let next = after_the_output(&requests);
+    assert!(next.contains("found errors after this edit"), "{next}");
+    // Compared with the before-edit answer: new, not merely listed.
+    assert!(next.contains("lib.py: 1 new error"), "{next}");
+    assert!(next.contains("app.py: 1 new error"), "{next}");
+    assert!(
+        next.contains("lib.py:2:12"),
+        "the edited file's error: {next}"
+    );
+    assert!(next.contains("app.py:3:14"), "the caller's error: {next}");
+    assert_eq!(
+        std::fs::read_to_string(p.path("lib.py")).unwrap(),
+        LIB.replace("-> int", "-> str")
+    );
+}
+
+#[test]
+fn codex_hears_nothing_after_a_patch_that_brings_no_error() {
+    let p = codex_project();
+    let dirs = DaemonDirs::new();
+    std::fs::write(p.path("lib.py"), LIB_WITH_ERROR).unwrap();
+    warm(&p, &dirs);
+    let requests = codex_turn(
+        &p,
+        &dirs,
+        "gpt-5.5",
+        vec![patch("lib.py", "    return n", "    return n  # unchanged")],
+    );
+    let next = after_the_output(&requests);
+    assert!(!next.contains("found errors after this edit"), "{next}");
+    assert!(!next.contains("did not finish within"), "{next}");
+    // The error lib.py had before is not news; the edit did reach it.
+    assert!(!next.contains("not compared"), "{next}");
+}
+
+#[test]
+fn codex_s_grep_for_an_identifier_brings_its_exact_uses() {
+    let p = codex_project();
+    let dirs = DaemonDirs::new();
+    let requests = codex_turn(
+        &p,
+        &dirs,
+        "gpt-5.5",
+        vec![Turn::Tool(
+            "exec_command".into(),
+            json!({ "cmd": "grep -rn total ." }),
+        )],
+    );
+    let next = after_the_output(&requests);
+    assert!(next.contains("the exact uses of `total`"), "{next}");
+    assert!(next.contains("app.py:3:14"), "{next}");
+}
+
+#[test]
+fn sightline_s_mcp_tools_answer_from_codex() {
+    let p = codex_project();
+    let dirs = DaemonDirs::new();
+    std::fs::write(
+        p.path("app.py"),
+        "from lib import total\n\nvalue: str = total(1)\n",
+    )
+    .unwrap();
+    // A model Codex offers its MCP tools to directly, as the namespace
+    // `mcp__sightline` (gpt-5.5 defers them behind its tool search).
+    let requests = codex_turn(
+        &p,
+        &dirs,
+        "gpt-5.1-codex",
+        vec![Turn::Tool(
+            "mcp__sightline::lsp_diagnostics".into(),
+            json!({ "file": p.path("app.py") }),
+        )],
+    );
+    let next = after_the_output(&requests);
     assert!(next.contains("app.py: 1 diagnostic"), "{next}");
 }

@@ -274,11 +274,11 @@ pub enum Command {
         /// The agent whose hook this is; detected from the payload without it.
         #[arg(long, value_parser = ["claude-code", "codex", "gemini"])]
         agent: Option<String>,
-        /// How long the hook may take, in milliseconds (also
+        /// How long the hook may take, in milliseconds (default 8000, or
         /// `SIGHTLINE_HOOK_MS`); on a cold or busy server it says so in one
         /// line instead.
-        #[arg(long, env = "SIGHTLINE_HOOK_MS", default_value_t = 8000)]
-        budget_ms: u64,
+        #[arg(long)]
+        budget_ms: Option<u64>,
     },
     /// Run the shared daemon in the foreground (`sightline mcp --daemon`
     /// starts it when none runs), or ask the running one for its status or

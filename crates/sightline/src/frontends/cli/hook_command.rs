@@ -87,6 +87,10 @@ async fn ask(cli: &Cli, request: &Request) -> Option<String> {
             }
         }
     }
+    // Servers started in this process stop with it: nothing to warm.
+    if matches!(request, Request::SessionStart { .. }) {
+        return None;
+    }
     let config = crate::config::Config::load(None).ok()?;
     let engine = std::sync::Arc::new(crate::engine::Engine::new(crate::engine::Options {
         config,

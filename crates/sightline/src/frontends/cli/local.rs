@@ -56,12 +56,12 @@ pub(super) fn setup(
         Scope::Project(workdir.unwrap_or_default())
     };
     // A plugin is installed anywhere: it runs `sightline` from PATH.
-    let program = if plugin.is_some() {
-        "sightline".to_owned()
+    let argv = if plugin.is_some() {
+        vec!["sightline".to_owned()]
     } else {
         program()
     };
-    match run(agent, &scope, &program, remove) {
+    match run(agent, &scope, &argv, remove) {
         Ok(lines) => print_out(&format!("{}\n", lines.join("\n")), EXIT_OK),
         Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
     }

@@ -146,7 +146,12 @@ pub async fn run(cli: Cli) -> i32 {
             ..
         } => local::setup(agent, *user, plugin.as_deref(), *remove, workdir),
         Command::Hook { agent, budget_ms } => {
-            hook_command::run(&cli, agent.as_deref(), *budget_ms).await
+            // The variable is read here, not by clap: a value that is not
+            // a number must not fail the hook.
+            let budget = budget_ms
+                .or_else(|| std::env::var("SIGHTLINE_HOOK_MS").ok()?.trim().parse().ok())
+                .unwrap_or(8000);
+            hook_command::run(&cli, agent.as_deref(), budget).await
         }
         _ => one_command::run(&cli, workdir).await,
     }

@@ -54,6 +54,9 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
     let mut pending: HashMap<String, (Value, String)> = HashMap::new();
     // The session's `initialize`, with the hello, to send again.
     let mut init: Option<Value> = None;
+    // The client's messages held while the bridge's own `initialize` is
+    // unanswered (a draining daemon would lose them).
+    let mut held: Option<Vec<Value>> = None;
     let mut stdin_closed = false;
     let mut last_restart: Option<Instant> = None;
     let drain_deadline = tokio::time::sleep(Duration::from_secs(3600));
@@ -92,9 +95,14 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                     let done = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
                     let _ = w.write_all(format!("{own}\n{done}\n").as_bytes()).await;
                     init = Some(own);
+                    held = Some(Vec::new());
                 }
                 if let (Some(id), Some(m)) = (msg.get("id"), method) {
                     pending.insert(id.to_string(), (id.clone(), m));
+                }
+                if let Some(h) = &mut held {
+                    h.push(msg);
+                    continue;
                 }
                 // A failed write shows as the daemon's end on the read side.
                 let _ = w.write_all(format!("{msg}\n").as_bytes()).await;
@@ -108,6 +116,11 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                         if is_response && let Some(id) = msg.get("id") {
                             let reinit = id == &json!(REINIT_ID);
                             if reinit && !draining(&msg) {
+                                // The session is the bridge's: now the
+                                // client's messages go on.
+                                for m in held.take().unwrap_or_default() {
+                                    let _ = w.write_all(format!("{m}\n").as_bytes()).await;
+                                }
                                 continue;
                             }
                             if draining(&msg) && let Some(i) = &init && (reinit || i.get("id") == Some(id)) {
@@ -139,6 +152,11 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                     }
                     _ => {
                         tracing::warn!("the sightline daemon went away; starting a new one");
+                        // What was held is answered below, with the rest in
+                        // flight; the new daemon's session starts over.
+                        if held.is_some() {
+                            held = Some(Vec::new());
+                        }
                         for (_, (id, method)) in pending.drain() {
                             let answer = gone_answer(&id, &method);
                             let _ = stdout.write_all(format!("{answer}\n").as_bytes()).await;

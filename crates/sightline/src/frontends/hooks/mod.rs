@@ -139,12 +139,9 @@ pub fn read(payload: &Value, agent: Option<Agent>) -> Hook {
                     originals,
                 })
             }
-            // Gemini CLI adds context only after a tool: a search's uses
-            // come then.
-            None if event == "AfterTool" => {
-                searched_name(tool, input).map(|name| Request::BeforeSearch { name, cwd })
-            }
-            None => None,
+            // Gemini CLI and Codex add context only after a tool: a
+            // search's uses come then (Claude Code's set-up asks before).
+            None => searched_name(tool, input).map(|name| Request::BeforeSearch { name, cwd }),
         },
         _ => None,
     };
@@ -156,7 +153,8 @@ pub fn read(payload: &Value, agent: Option<Agent>) -> Hook {
 }
 
 /// Each edited file's text before the edit: Claude Code's `originalFile`,
-/// or the file as it is now with the replacements undone.
+/// or the file as it is now with the replacements (or a patch's hunks)
+/// undone.
 fn originals(edits: &[AgentEdit], response: &Value) -> Vec<(PathBuf, String)> {
     let mut out: Vec<(PathBuf, String)> = Vec::new();
     for edit in edits.iter().rev() {
@@ -167,6 +165,7 @@ fn originals(edits: &[AgentEdit], response: &Value) -> Vec<(PathBuf, String)> {
             all,
         } = edit
         else {
+            out.extend(edit.undone());
             continue;
         };
         if let Some(original) = response["originalFile"].as_str() {
@@ -182,6 +181,11 @@ fn originals(edits: &[AgentEdit], response: &Value) -> Vec<(PathBuf, String)> {
                 Err(_) => continue,
             },
         };
+        // A deletion cannot be undone by replacing: where the text was is
+        // not known.
+        if new.is_empty() {
+            continue;
+        }
         let undone = if *all {
             now.replace(new, old)
         } else {

@@ -98,3 +98,43 @@ fn the_answer_is_the_agent_s_json_or_nothing() {
         json!({ "hookSpecificOutput": { "hookEventName": "PostToolUse", "additionalContext": "a.py:1:1 bad" } })
     );
 }
+
+#[test]
+fn the_text_before_an_edit_is_recovered_for_the_after_edit_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.py");
+    // As the files are after the edits.
+    std::fs::write(&file, "def total(n: int) -> str:\n    return n\n").unwrap();
+    let patch = "*** Begin Patch\n*** Update File: m.py\n@@\n-def total(n: int) -> int:\n+def total(n: int) -> str:\n*** End Patch\n";
+    let codex = json!({
+        "session_id": "c", "cwd": dir.path(), "hook_event_name": "PostToolUse", "tool_name": "apply_patch",
+        "tool_input": { "command": patch },
+    });
+    let Some(Request::AfterEdit { originals, .. }) = read(&codex, None).request else {
+        panic!("not an after-edit request");
+    };
+    assert_eq!(
+        originals,
+        vec![(
+            file.clone(),
+            "def total(n: int) -> int:\n    return n\n".to_owned()
+        )]
+    );
+    let gemini = json!({
+        "session_id": "g", "cwd": dir.path(), "hook_event_name": "AfterTool", "timestamp": "t", "tool_name": "replace",
+        "tool_input": { "file_path": file, "old_string": "-> int", "new_string": "-> str" },
+    });
+    let Some(Request::AfterEdit { originals, .. }) = read(&gemini, None).request else {
+        panic!("not an after-edit request");
+    };
+    assert_eq!(originals[0].1, "def total(n: int) -> int:\n    return n\n");
+    let claude = json!({
+        "session_id": "s", "cwd": dir.path(), "hook_event_name": "PostToolUse", "tool_name": "Edit",
+        "tool_input": { "file_path": file, "old_string": "a", "new_string": "b" },
+        "tool_response": { "originalFile": "the text before\n" },
+    });
+    let Some(Request::AfterEdit { originals, .. }) = read(&claude, None).request else {
+        panic!("not an after-edit request");
+    };
+    assert_eq!(originals[0].1, "the text before\n");
+}

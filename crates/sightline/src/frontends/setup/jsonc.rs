@@ -1,6 +1,10 @@
 //! The JSON (and JSONC) edits of `setup`, on the file's syntax tree
 //! (jsonc-parser's CST), so that every comment and all the formatting the
-//! user wrote stay as they were.
+//! user wrote stay as they were. An add records each container it had to
+//! make (`made`); a remove drops a container only when it is empty and was
+//! made by setup, so that `--remove` leaves the file as it was.
+
+use std::collections::BTreeSet;
 
 use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
@@ -32,14 +36,35 @@ pub(super) fn is_empty(text: &str) -> bool {
     t.is_empty() || t == "{}"
 }
 
+/// Whether `program` (a command line's first word) is a sightline: an
+/// entry setup wrote, with this program or an older install's path.
+fn is_sightline(program: &str) -> bool {
+    let program = program.trim_matches('"');
+    std::path::Path::new(program)
+        .file_stem()
+        .is_some_and(|s| s == "sightline")
+}
+
+/// Whether an MCP entry is one setup writes (a sightline program run with
+/// `mcp`), not one the user wrote (`uvx --from sightline-mcp ...`).
+fn ours(entry: &Value) -> bool {
+    let command = match &entry["command"] {
+        Value::String(c) => Some(c.as_str()),
+        Value::Array(a) => a.first().and_then(Value::as_str),
+        _ => None,
+    };
+    command.is_some_and(is_sightline)
+}
+
 /// Adds (or with `remove`, takes out) the `sightline` server under `key`;
-/// what changed.
+/// what changed. A `sightline` entry the user wrote is left alone.
 pub(super) fn mcp_server(
     text: &mut String,
     key: &str,
     opencode: bool,
-    program: &str,
+    argv: &[String],
     remove: bool,
+    made: &mut BTreeSet<String>,
 ) -> Result<Vec<String>, String> {
     let root = parse(text)?;
     let obj = root.object_value_or_set();
@@ -51,27 +76,44 @@ pub(super) fn mcp_server(
         let Some(list) = servers.value().and_then(|v| v.as_object()) else {
             return Ok(Vec::new());
         };
-        let Some(ours) = list.get("sightline") else {
+        let Some(entry) = list.get("sightline") else {
             return Ok(Vec::new());
         };
-        ours.remove();
-        if list.properties().is_empty() {
+        if !entry
+            .value()
+            .and_then(|v| v.to_serde_value())
+            .is_some_and(|v| ours(&v))
+        {
+            return Ok(Vec::new());
+        }
+        entry.remove();
+        if list.properties().is_empty() && made.contains(key) {
             servers.remove();
         }
         *text = root.to_string();
         return Ok(vec![name]);
     }
+    let (program, rest) = argv.split_first().ok_or("no program")?;
+    let mut args: Vec<Value> = rest.iter().map(|a| json!(a)).collect();
+    args.push(json!("mcp"));
     let wanted = if opencode {
-        json!({ "type": "local", "command": [program, "mcp"], "enabled": true })
+        let mut command = vec![json!(program)];
+        command.extend(args);
+        json!({ "type": "local", "command": command, "enabled": true })
     } else {
-        json!({ "command": program, "args": ["mcp"] })
+        json!({ "command": program, "args": args })
     };
+    if obj.get(key).is_none() {
+        made.insert(key.to_owned());
+    }
     let list = obj.object_value_or_set(key);
     match list.get("sightline") {
-        Some(p) if p.value().and_then(|v| v.to_serde_value()) == Some(wanted.clone()) => {
-            return Ok(Vec::new());
-        }
-        Some(p) => p.set_value(input(&wanted)),
+        Some(p) => match p.value().and_then(|v| v.to_serde_value()) {
+            Some(v) if v == wanted => return Ok(Vec::new()),
+            // The user's own entry for sightline stays as they wrote it.
+            Some(v) if !ours(&v) => return Ok(Vec::new()),
+            _ => p.set_value(input(&wanted)),
+        },
         None => {
             list.append("sightline", input(&wanted));
         }
@@ -80,38 +122,58 @@ pub(super) fn mcp_server(
     Ok(vec![name])
 }
 
-/// Whether an entry of an event's hook list runs `command`, or the same
-/// hook of another sightline program (an older install's path).
-fn runs(entry: &Value, command: &str) -> bool {
-    let (_, args) = command.split_once(' ').unwrap_or((command, ""));
-    let same = |c: &str| {
-        c == command
-            || c.split_once(' ').is_some_and(|(program, rest)| {
-                rest == args
-                    && std::path::Path::new(program)
-                        .file_stem()
-                        .is_some_and(|s| s == "sightline")
-            })
-    };
-    entry["hooks"].as_array().is_some_and(|hooks| {
-        hooks
-            .iter()
-            .any(|h| h["command"].as_str().is_some_and(same))
-    })
+/// Whether `c` runs the hook `command`, or the same hook of another
+/// sightline program (an older install's path).
+fn same_hook(c: &str, command: &str) -> bool {
+    let tail = |s: &str| s.rsplit_once(" hook ").map(|(_, t)| t.to_owned());
+    c == command
+        || (c.rsplit_once(" hook ").is_some_and(|(program, _)| {
+            is_sightline(program.rsplit(' ').next().unwrap_or(program))
+        }) && tail(c) == tail(command))
 }
 
 /// Adds (or with `remove`, takes out) a hook running `command` for each
-/// event (with its tool matcher) under `hooks`; what changed.
+/// event (with its tool matcher) under `hooks`; what changed. Only
+/// setup's own hook is touched: a group holding the user's hooks too keeps
+/// them.
 pub(super) fn hooks(
     text: &mut String,
     events: &[(&str, Option<&str>)],
     command: &str,
     timeout: u64,
     remove: bool,
+    made: &mut BTreeSet<String>,
 ) -> Result<Vec<String>, String> {
     let root = parse(text)?;
     let obj = root.object_value_or_set();
     let mut changed = Vec::new();
+    // Setup's hooks out of each group; a group left with none goes.
+    let take_out = |array: &jsonc_parser::cst::CstArray| -> bool {
+        let mut took = false;
+        for group in array.elements() {
+            let Some(list) = group
+                .as_object()
+                .and_then(|g| g.get("hooks"))
+                .and_then(|h| h.value())
+                .and_then(|v| v.as_array())
+            else {
+                continue;
+            };
+            for hook in list.elements() {
+                let runs = hook
+                    .to_serde_value()
+                    .is_some_and(|h| h["command"].as_str().is_some_and(|c| same_hook(c, command)));
+                if runs {
+                    hook.remove();
+                    took = true;
+                }
+            }
+            if list.elements().is_empty() {
+                group.remove();
+            }
+        }
+        took
+    };
     if remove {
         let Some(hooks) = obj.get("hooks") else {
             return Ok(changed);
@@ -126,17 +188,14 @@ pub(super) fn hooks(
             let Some(array) = list.value().and_then(|v| v.as_array()) else {
                 continue;
             };
-            for element in array.elements() {
-                if element.to_serde_value().is_some_and(|v| runs(&v, command)) {
-                    element.remove();
-                    changed.push(format!("hooks.{event}"));
-                }
+            if take_out(&array) {
+                changed.push(format!("hooks.{event}"));
             }
-            if array.elements().is_empty() {
+            if array.elements().is_empty() && made.contains(&format!("hooks.{event}")) {
                 list.remove();
             }
         }
-        if by_event.properties().is_empty() {
+        if by_event.properties().is_empty() && made.contains("hooks") {
             hooks.remove();
         }
         if !changed.is_empty() {
@@ -144,12 +203,18 @@ pub(super) fn hooks(
         }
         return Ok(changed);
     }
+    if obj.get("hooks").is_none() {
+        made.insert("hooks".to_owned());
+    }
     let by_event: CstObject = obj.object_value_or_set("hooks");
     for (event, matcher) in events {
         let mut wanted =
             json!({ "hooks": [{ "type": "command", "command": command, "timeout": timeout }] });
         if let Some(m) = matcher {
             wanted["matcher"] = json!(m);
+        }
+        if by_event.get(event).is_none() {
+            made.insert(format!("hooks.{event}"));
         }
         let array = by_event.array_value_or_set(event);
         let present: Vec<Value> = array
@@ -160,12 +225,8 @@ pub(super) fn hooks(
         if present.contains(&wanted) {
             continue;
         }
-        // An older entry of ours (another matcher) is replaced.
-        for element in array.elements() {
-            if element.to_serde_value().is_some_and(|v| runs(&v, command)) {
-                element.remove();
-            }
-        }
+        // An older hook of ours (another matcher or program) is replaced.
+        take_out(&array);
         array.append(input(&wanted));
         changed.push(format!("hooks.{event}"));
     }
@@ -182,6 +243,7 @@ pub(super) fn in_list(
     key: &str,
     value: &str,
     remove: bool,
+    made: &mut BTreeSet<String>,
 ) -> Result<Vec<String>, String> {
     let root = parse(text)?;
     let obj = root.object_value_or_set();
@@ -203,11 +265,14 @@ pub(super) fn in_list(
             return Ok(Vec::new());
         };
         element.remove();
-        if array.elements().is_empty() {
+        if array.elements().is_empty() && made.contains(key) {
             prop.remove();
         }
         *text = root.to_string();
         return Ok(vec![name]);
+    }
+    if obj.get(key).is_none() {
+        made.insert(key.to_owned());
     }
     let array = obj.array_value_or_set(key);
     if has(&array).is_some() {

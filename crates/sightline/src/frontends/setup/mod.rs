@@ -91,10 +91,12 @@ const CLAUDE_HOOKS: &[(&str, Option<&str>)] = &[
     ("PreToolUse", Some("Edit|MultiEdit|Write|Grep|Bash")),
     ("PostToolUse", Some("Edit|MultiEdit|Write")),
 ];
+// Codex calls its shell `Bash` in hooks, and takes added context only
+// after a tool: a search's uses come then.
 const CODEX_HOOKS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
-    ("PreToolUse", Some("apply_patch|shell|exec_command")),
-    ("PostToolUse", Some("apply_patch")),
+    ("PreToolUse", Some("apply_patch")),
+    ("PostToolUse", Some("apply_patch|Bash")),
 ];
 const GEMINI_HOOKS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
@@ -184,15 +186,28 @@ fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
     }
 }
 
-/// The command the entries run: `sightline` when that is this program on
-/// PATH, else this program's absolute path.
-pub fn program() -> String {
+/// The command line the entries run (the program, then its first
+/// arguments): `sightline` when that is this program on PATH;
+/// `uvx --from sightline-mcp sightline` or `npx -y sightline-mcp` when this
+/// program runs from uv's or npx's cache (a path that goes away); else
+/// this program's absolute path.
+pub fn program() -> Vec<String> {
     let me = std::env::current_exe().ok();
     let on_path = which::which("sightline").ok();
+    let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect();
     match (me, on_path) {
-        (Some(me), Some(p)) if same_file(&me, &p) => "sightline".to_owned(),
-        (Some(me), _) => me.display().to_string(),
-        (None, _) => "sightline".to_owned(),
+        (Some(me), Some(p)) if same_file(&me, &p) => words(&["sightline"]),
+        (Some(me), _) => {
+            let shown = me.display().to_string().replace('\\', "/");
+            if shown.contains("/uv/") || shown.contains("/.cache/uv") {
+                words(&["uvx", "--from", "sightline-mcp", "sightline"])
+            } else if shown.contains("/_npx/") {
+                words(&["npx", "-y", "sightline-mcp"])
+            } else {
+                vec![me.display().to_string()]
+            }
+        }
+        (None, _) => words(&["sightline"]),
     }
 }
 
@@ -203,12 +218,78 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// `argv` as one shell command line, each word quoted when it must be.
+fn command_line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|w| {
+            if w.chars()
+                .any(|c| c.is_whitespace() || c == '"' || c == '\'')
+            {
+                format!("\"{}\"", w.replace('"', "\\\""))
+            } else {
+                w.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What setup made, by file, so that `--remove` takes out exactly that: the
+/// containers it had to create, and whether it created the file. Kept in
+/// sightline's data directory, never in the agent's files.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Made {
+    #[serde(default)]
+    files: std::collections::BTreeMap<String, MadeIn>,
+}
+
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+struct MadeIn {
+    /// Setup created the file.
+    file: bool,
+    /// The containers setup created in it (`mcpServers`, `hooks`,
+    /// `hooks.PreToolUse`, ...).
+    containers: std::collections::BTreeSet<String>,
+    /// The file's text before setup first changed it, and the text setup
+    /// last wrote: while the file is still that, `--remove` puts the first
+    /// back byte for byte (the syntax tree's edits may reflow a line).
+    #[serde(default)]
+    original: Option<String>,
+    #[serde(default)]
+    written: Option<String>,
+}
+
+/// One `setup` at a time in this process: the record is read, changed and
+/// written whole.
+static RECORD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn made_path() -> PathBuf {
+    crate::files::data_dir().join("setup-made.json")
+}
+
+fn load_made() -> Made {
+    std::fs::read_to_string(made_path())
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+fn save_made(made: &Made) {
+    let path = made_path();
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if let Ok(text) = serde_json::to_string_pretty(made) {
+        let _ = crate::files::atomic_write(&path, text.as_bytes());
+    }
+}
+
 /// Sets up (or, with `remove`, takes out) `agent` in `scope`, running
-/// `program`; one line per file about what changed.
+/// `argv`; one line per file about what changed.
 pub fn run(
     agent: SetupAgent,
     scope: &Scope,
-    program: &str,
+    argv: &[String],
     remove: bool,
 ) -> Result<Vec<String>, String> {
     let agent_flag = match agent {
@@ -217,40 +298,81 @@ pub fn run(
         SetupAgent::Gemini => "gemini",
         SetupAgent::OpenCode | SetupAgent::Cursor => "",
     };
-    let hook_command = format!("{program} hook --agent {agent_flag}");
+    let hook_command = format!("{} hook --agent {agent_flag}", command_line(argv));
+    let _one = RECORD
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut record = load_made();
     let mut lines = Vec::new();
     for target in targets(agent, scope) {
+        let key = target.path.display().to_string();
         let before = match std::fs::read_to_string(&target.path) {
             Ok(t) => Some(t),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(format!("cannot read {}: {e}", target.path.display())),
         };
+        let mut made = record.files.get(&key).cloned().unwrap_or_default();
+        if before.is_none() && !remove {
+            made.file = true;
+        }
         let mut text = before.clone().unwrap_or_default();
+        // Untouched since setup wrote it: put back what was there.
+        if remove && made.written.is_some() && made.written == before {
+            record.files.remove(&key);
+            let shown = target.path.display();
+            match &made.original {
+                Some(original) if !made.file => {
+                    crate::files::atomic_write(&target.path, original.as_bytes())
+                        .map_err(|e| format!("cannot write {shown}: {e}"))?;
+                    lines.push(format!("{shown}: removed what setup added"));
+                }
+                _ => {
+                    std::fs::remove_file(&target.path)
+                        .map_err(|e| format!("cannot remove {shown}: {e}"))?;
+                    if let Some(dir) = target.path.parent() {
+                        let _ = std::fs::remove_dir(dir);
+                    }
+                    lines.push(format!(
+                        "{shown}: removed what setup added (the file is gone)"
+                    ));
+                }
+            }
+            continue;
+        }
+        if made.original.is_none() && !remove {
+            made.original = before.clone();
+        }
         let mut what = Vec::new();
         for entry in &target.entries {
+            let c = &mut made.containers;
             let changed = match entry {
                 Entry::McpJson { key, opencode } => {
-                    jsonc::mcp_server(&mut text, key, *opencode, program, remove)
+                    jsonc::mcp_server(&mut text, key, *opencode, argv, remove, c)
                 }
                 Entry::Hooks(events, timeout) => {
-                    jsonc::hooks(&mut text, events, &hook_command, *timeout, remove)
+                    jsonc::hooks(&mut text, events, &hook_command, *timeout, remove, c)
                 }
-                Entry::McpToml => Ok(toml::mcp_server(&mut text, program, remove)),
+                Entry::McpToml => Ok(toml::mcp_server(&mut text, argv, remove)),
                 Entry::PluginManifest => jsonc::plugin_manifest(&mut text, remove),
                 Entry::ApproveMcpJson => {
-                    jsonc::in_list(&mut text, "enabledMcpjsonServers", "sightline", remove)
+                    jsonc::in_list(&mut text, "enabledMcpjsonServers", "sightline", remove, c)
                 }
             }
             .map_err(|e| format!("{}: {e}", target.path.display()))?;
             what.extend(changed);
         }
         let shown = target.path.display();
+        if remove {
+            record.files.remove(&key);
+        } else if !what.is_empty() || record.files.contains_key(&key) {
+            record.files.insert(key.clone(), made.clone());
+        }
         if what.is_empty() {
             lines.push(format!("{shown}: unchanged"));
             continue;
         }
         let verb = if remove { "removed" } else { "added" };
-        if remove && jsonc::is_empty(&text) && before.as_deref() != Some(text.as_str()) {
+        if remove && made.file && jsonc::is_empty(&text) {
             // Setup made the file: taking out what it added leaves none.
             std::fs::remove_file(&target.path)
                 .map_err(|e| format!("cannot remove {shown}: {e}"))?;
@@ -269,8 +391,12 @@ pub fn run(
         }
         crate::files::atomic_write(&target.path, text.as_bytes())
             .map_err(|e| format!("cannot write {shown}: {e}"))?;
+        if !remove && let Some(m) = record.files.get_mut(&key) {
+            m.written = Some(text.clone());
+        }
         lines.push(format!("{shown}: {verb} {}", what.join(", ")));
     }
+    save_made(&record);
     Ok(lines)
 }
 

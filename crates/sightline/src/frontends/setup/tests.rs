@@ -61,13 +61,13 @@ fn setup_twice_changes_nothing_and_remove_restores_every_file() {
     let before = tree(p);
     let scope = Scope::Project(p.to_owned());
     for agent in AGENTS {
-        let first = run(agent, &scope, "sightline", false).unwrap();
+        let first = run(agent, &scope, &["sightline".to_owned()], false).unwrap();
         assert!(
             first.iter().all(|l| l.contains(": added ")),
             "{agent:?}: {first:?}"
         );
         let set_up = tree(p);
-        let second = run(agent, &scope, "sightline", false).unwrap();
+        let second = run(agent, &scope, &["sightline".to_owned()], false).unwrap();
         assert!(
             second.iter().all(|l| l.ends_with(": unchanged")),
             "{agent:?}: {second:?}"
@@ -95,7 +95,7 @@ fn setup_twice_changes_nothing_and_remove_restores_every_file() {
         "{toml}"
     );
     for agent in AGENTS {
-        let removed = run(agent, &scope, "sightline", true).unwrap();
+        let removed = run(agent, &scope, &["sightline".to_owned()], true).unwrap();
         assert!(
             removed.iter().all(|l| l.contains(": removed ")),
             "{agent:?}: {removed:?}"
@@ -103,7 +103,7 @@ fn setup_twice_changes_nothing_and_remove_restores_every_file() {
     }
     assert_eq!(tree(p), before, "--remove left the files otherwise");
     for agent in AGENTS {
-        let again = run(agent, &scope, "sightline", true).unwrap();
+        let again = run(agent, &scope, &["sightline".to_owned()], true).unwrap();
         assert!(
             again.iter().all(|l| l.ends_with(": unchanged")),
             "{again:?}"
@@ -115,8 +115,14 @@ fn setup_twice_changes_nothing_and_remove_restores_every_file() {
 fn an_entry_of_another_program_is_replaced_not_doubled() {
     let dir = tempfile::tempdir().unwrap();
     let scope = Scope::Project(dir.path().to_owned());
-    run(SetupAgent::Gemini, &scope, "/old/sightline", false).unwrap();
-    run(SetupAgent::Gemini, &scope, "sightline", false).unwrap();
+    run(
+        SetupAgent::Gemini,
+        &scope,
+        &["/old/sightline".to_owned()],
+        false,
+    )
+    .unwrap();
+    run(SetupAgent::Gemini, &scope, &["sightline".to_owned()], false).unwrap();
     let text = std::fs::read_to_string(dir.path().join(".gemini/settings.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
@@ -127,5 +133,81 @@ fn an_entry_of_another_program_is_replaced_not_doubled() {
         v["hooks"]["AfterTool"].as_array().unwrap().len(),
         1,
         "{text}"
+    );
+}
+
+#[test]
+fn remove_undoes_exactly_what_setup_did_and_the_user_s_own_entries_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let me = ["sightline".to_owned()];
+    // Cursor's default file: an empty server list, which must survive.
+    std::fs::create_dir_all(p.join(".cursor")).unwrap();
+    std::fs::write(p.join(".cursor/mcp.json"), "{\"mcpServers\": {}}").unwrap();
+    // The user's own sightline entry (the README's uvx form) and a hook
+    // group that holds a hook of theirs.
+    std::fs::create_dir_all(p.join(".gemini")).unwrap();
+    std::fs::write(
+        p.join(".gemini/settings.json"),
+        "{\n  \"mcpServers\": { \"sightline\": { \"command\": \"uvx\", \"args\": [\"--from\", \"sightline-mcp\", \"sightline\", \"mcp\"] } },\n  \"hooks\": { \"AfterTool\": [] }\n}\n",
+    )
+    .unwrap();
+    // Codex: a file without a final newline, and one with the user's table.
+    std::fs::create_dir_all(p.join(".codex")).unwrap();
+    std::fs::write(p.join(".codex/config.toml"), "model = \"x\"").unwrap();
+    let before = tree(p);
+    let scope = Scope::Project(p.to_owned());
+    for agent in [SetupAgent::Cursor, SetupAgent::Gemini, SetupAgent::Codex] {
+        run(agent, &scope, &me, false).unwrap();
+    }
+    let gemini: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p.join(".gemini/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        gemini["mcpServers"]["sightline"]["command"], "uvx",
+        "the user's entry was replaced"
+    );
+    for agent in [SetupAgent::Cursor, SetupAgent::Gemini, SetupAgent::Codex] {
+        run(agent, &scope, &me, true).unwrap();
+    }
+    assert_eq!(tree(p), before, "--remove left the files otherwise");
+    // A server table the user wrote in config.toml is not doubled.
+    std::fs::write(
+        p.join(".codex/config.toml"),
+        "[mcp_servers]\nsightline = { command = \"sightline\", args = [\"mcp\"] }\n",
+    )
+    .unwrap();
+    let said = run(SetupAgent::Codex, &scope, &me, false).unwrap();
+    assert!(said[0].ends_with(": unchanged"), "{said:?}");
+}
+
+#[test]
+fn a_program_path_with_spaces_is_quoted_in_the_hook_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let scope = Scope::Project(dir.path().to_owned());
+    let me = ["/Users/a b/bin/sightline".to_owned()];
+    run(SetupAgent::ClaudeCode, &scope, &me, false).unwrap();
+    let text = std::fs::read_to_string(dir.path().join(".claude/settings.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "\"/Users/a b/bin/sightline\" hook --agent claude-code"
+    );
+    // Setting up again with another program replaces, not doubles.
+    run(
+        SetupAgent::ClaudeCode,
+        &scope,
+        &["sightline".to_owned()],
+        false,
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        v["hooks"]["PostToolUse"].as_array().unwrap().len(),
+        1,
+        "{v}"
     );
 }

@@ -1,34 +1,79 @@
 //! Codex's `config.toml` edit of `setup`: one delimited block holding the
 //! `[mcp_servers.sightline]` table, appended as it is and taken out exactly,
 //! so that the rest of the file (comments, order, formatting) is untouched.
+//! A `sightline` server the user wrote (as a table, an inline table or
+//! dotted keys) is left alone.
 
 /// The first line of the block, which marks it as `setup`'s.
 const MARK: &str = "# sightline's MCP server (`sightline setup codex`; `--remove` takes it out)";
 
-/// The block for `program`.
-fn block(program: &str) -> String {
-    let quoted = serde_json::to_string(program).unwrap_or_else(|_| "\"sightline\"".into());
-    format!("{MARK}\n[mcp_servers.sightline]\ncommand = {quoted}\nargs = [\"mcp\"]\n")
+/// A TOML string.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// Where `setup`'s block is in `text`: its start (with the blank line
+/// The block for `argv` (the program and its first arguments).
+fn block(argv: &[String]) -> String {
+    let (program, rest) = argv
+        .split_first()
+        .map_or(("sightline", &[][..]), |(p, r)| (p.as_str(), r));
+    let mut args: Vec<String> = rest.iter().map(|a| quoted(a)).collect();
+    args.push(quoted("mcp"));
+    format!(
+        "{MARK}\n[mcp_servers.sightline]\ncommand = {}\nargs = [{}]\n",
+        quoted(program),
+        args.join(", ")
+    )
+}
+
+/// Where `setup`'s block is in `text`: its start (with the line break
 /// before it that `setup` added) and its end.
 fn find(text: &str) -> Option<(usize, usize)> {
     let at = text.find(MARK)?;
-    let start = if text[..at].ends_with("\n\n") {
+    let start = if text[..at].ends_with('\n') {
         at - 1
     } else {
         at
     };
-    let rest = &text[at..];
-    // The block is its four lines.
-    let len: usize = rest.split_inclusive('\n').take(4).map(str::len).sum();
+    let len: usize = text[at..].split_inclusive('\n').take(4).map(str::len).sum();
     Some((start, at + len))
 }
 
-/// Adds (or with `remove`, takes out) the block; what changed. A table of
-/// that name the user wrote is left alone.
-pub(super) fn mcp_server(text: &mut String, program: &str, remove: bool) -> Vec<String> {
+/// Whether the user's own lines (outside setup's block) define a
+/// `sightline` MCP server: `[mcp_servers.sightline]` (or a subtable), a
+/// `sightline = ...` key under `[mcp_servers]`, or dotted keys.
+fn users_own(text: &str) -> bool {
+    let mut section = String::new();
+    for line in text.lines() {
+        let l = line.trim();
+        if l.starts_with('#') || l.is_empty() {
+            continue;
+        }
+        if let Some(name) = l.strip_prefix('[') {
+            section = name
+                .trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_owned();
+            if section == "mcp_servers.sightline" || section.starts_with("mcp_servers.sightline.") {
+                return true;
+            }
+            continue;
+        }
+        let key = l.split('=').next().unwrap_or("").trim();
+        if (section == "mcp_servers" && (key == "sightline" || key.starts_with("sightline.")))
+            || (section.is_empty() && key.starts_with("mcp_servers.sightline"))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Adds (or with `remove`, takes out) the block; what changed.
+pub(super) fn mcp_server(text: &mut String, argv: &[String], remove: bool) -> Vec<String> {
     let name = "mcp_servers.sightline".to_owned();
     match (find(text), remove) {
         (Some((start, end)), true) => {
@@ -37,7 +82,7 @@ pub(super) fn mcp_server(text: &mut String, program: &str, remove: bool) -> Vec<
         }
         (None, true) => Vec::new(),
         (Some((start, end)), false) => {
-            let wanted = block(program);
+            let wanted = block(argv);
             let at = text[start..].find(MARK).map_or(start, |i| start + i);
             if text[at..end] == wanted {
                 return Vec::new();
@@ -45,15 +90,15 @@ pub(super) fn mcp_server(text: &mut String, program: &str, remove: bool) -> Vec<
             text.replace_range(at..end, &wanted);
             vec![name]
         }
-        (None, false) if text.contains("[mcp_servers.sightline]") => Vec::new(),
+        (None, false) if users_own(text) => Vec::new(),
         (None, false) => {
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
+            // One line break before the block, which `remove` takes back:
+            // a blank line after a file that ends with one, the end of the
+            // last line after one that does not.
             if !text.is_empty() {
                 text.push('\n');
             }
-            text.push_str(&block(program));
+            text.push_str(&block(argv));
             vec![name]
         }
     }
