@@ -166,7 +166,17 @@ impl Fake {
                 }
                 Ok(json!({ "kind": "full", "resultId": result_id, "items": items }))
             }
-            "textDocument/definition" | "textDocument/references" | "textDocument/hover" => {
+            "textDocument/definition"
+            | "textDocument/declaration"
+            | "textDocument/references"
+            | "textDocument/hover" => {
+                if self.script.only_open && !self.docs.contains_key(&uri) {
+                    return Err(ResponseError {
+                        code: -32602,
+                        message: "trying to get AST for non-added document".into(),
+                        data: None,
+                    });
+                }
                 let Some(word) = self.word_at(&uri, params) else {
                     return Ok(Value::Null);
                 };
@@ -175,7 +185,9 @@ impl Fake {
                     .and_then(Value::as_bool)
                     .unwrap_or(true);
                 let found = match method {
-                    "textDocument/definition" => self.occurrences(&word, Some(true)),
+                    "textDocument/definition" | "textDocument/declaration" => {
+                        self.occurrences(&word, Some(true))
+                    }
                     "textDocument/references" => {
                         self.occurrences(&word, if declaration { None } else { Some(false) })
                     }

@@ -13,6 +13,10 @@ pub struct Script {
     pub capabilities: Value,
     /// How diagnostics are pushed after `didOpen`/`didChange`.
     pub push: PushMode,
+    /// Answers a document-scoped request only about a document it was told
+    /// of (`didOpen`), as clangd does: about any other, the error clangd
+    /// gives (`-32602`, "trying to get AST for non-added document").
+    pub only_open: bool,
     pub rules: Vec<Rule>,
 }
 

@@ -220,7 +220,7 @@ impl LspServer {
             let of_definitions = declarations
                 .iter()
                 .take(4)
-                .map(|d| self.declaration(d.uri.as_str(), d.range.start));
+                .map(|d| self.declaration_opened(d.uri.as_str(), d.range.start));
             for r in futures_util::future::join_all(of_definitions).await {
                 more.extend(r?);
             }
@@ -275,6 +275,27 @@ pub fn without_declarations(mut found: Vec<Location>, declarations: &[Location])
 }
 
 impl LspServer {
+    /// `declaration` at `at` in `uri`, that document opened first (with the
+    /// disk's text) when the server was not told of it: clangd answers a
+    /// document it never opened with an error ("trying to get AST for
+    /// non-added document"), and a definition's file is often such a one.
+    async fn declaration_opened(
+        &self,
+        uri: &str,
+        at: Position,
+    ) -> Result<Vec<Location>, ToolError> {
+        if let Ok(path) = sightline_lsp::uri::uri_to_path(uri)
+            && self.docs().get(&path).is_none()
+            && let Ok(text) = std::fs::read_to_string(&path)
+        {
+            self.sync(
+                &path,
+                &std::sync::Arc::new(sightline_lsp::LineIndex::new(text)),
+            )?;
+        }
+        self.declaration(uri, at).await
+    }
+
     /// `textDocument/declaration` at `at` in the document `uri`.
     async fn declaration(&self, uri: &str, at: Position) -> Result<Vec<Location>, ToolError> {
         let params = json!({ "textDocument": { "uri": uri }, "position": at });

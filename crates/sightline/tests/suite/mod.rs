@@ -23,6 +23,7 @@ mod isolation;
 mod layout;
 mod lifecycle;
 mod mcp;
+mod open_before_asking;
 mod organize_imports;
 mod package;
 mod project_config;
