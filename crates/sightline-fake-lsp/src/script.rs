@@ -132,6 +132,8 @@ pub enum Action {
 pub enum Which {
     Current,
     Previous,
+    /// The text before the last change, stamped with the current version.
+    PreviousAsCurrent,
 }
 
 impl Script {

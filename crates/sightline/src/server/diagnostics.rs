@@ -105,9 +105,15 @@ impl LspServer {
                         format!("{} could not load the project: {failing}", self.spec.id)
                     });
                 } else if !checked {
-                    note.get_or_insert_with(|| self.check_note());
+                    // The check's findings come as pushes, and rust-analyzer
+                    // publishes the last check's again, stamped with each new
+                    // version, until the next check ends: after a revert they
+                    // are errors the change removed. They are not shown.
+                    note = Some(self.check_note(path));
                 }
-                if let PushState::Fresh(mut pushed) = self.push_state(path, doc, confirmed) {
+                if checked
+                    && let PushState::Fresh(mut pushed) = self.push_state(path, doc, confirmed)
+                {
                     items.append(&mut pushed);
                 }
                 return Ok((self.findings(&items, &doc.index), note));
@@ -335,9 +341,13 @@ impl LspServer {
             })
     }
 
-    fn check_note(&self) -> String {
+    fn check_note(&self, path: &Path) -> String {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
         format!(
-            "{} was still running cargo check after {:.1} s; errors only rustc reports may be missing",
+            "{} has not re-checked {name} since the change within {:.1} s; its last check's errors are not shown",
             self.spec.id,
             self.budgets.document.as_secs_f64()
         )

@@ -126,3 +126,55 @@ fn of_two_publishes_for_a_version_the_second_counts() {
     assert_eq!(ask(true), A_DIAGS);
     assert_eq!(ask(false), "a.fake: no diagnostics\n");
 }
+
+/// After a change whose check does not end within the budget, the last
+/// check's findings, which rust-analyzer publishes again stamped with the
+/// new version, are not shown as current: a revert that removed an error
+/// answered that error for 5 s (issue 31). The note says why.
+#[test]
+fn the_last_check_s_errors_are_not_shown_after_a_change_it_has_not_checked() {
+    let p = project(json!({
+        "push": "none",
+        "capabilities": { "diagnosticProvider": { "interFileDependencies": false, "workspaceDiagnostics": false } },
+        "rules": [
+            // The first save's check ends, with its findings.
+            { "method": "textDocument/didSave", "nth": 1, "actions": [
+                { "progress_titled": { "token": "check-1", "title": "cargo check" } },
+                { "publish": { "which": "current", "versioned": true } },
+                { "progress_end": { "token": "check-1", "after_ms": 50 } },
+            ] },
+            // The change is published with the last check's findings.
+            { "method": "textDocument/didChange", "actions": [
+                { "publish": { "which": "previous_as_current", "versioned": true } },
+            ] },
+            // The second check never ends.
+            { "method": "textDocument/didSave", "nth": 2, "actions": [
+                { "progress_titled": { "token": "check-2", "title": "cargo check" } },
+            ] },
+        ],
+    }));
+    runtime().block_on(async {
+        let ws = Engine::new(Options {
+            servers: vec![checking(0)],
+            search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
+            downloads: Some(false),
+            budgets: budgets(),
+            ..Options::default()
+        });
+        let first = diags(&ws, &p.path("a.fake")).await;
+        assert!(first.contains("found ERR"), "{first}\n{}", fake::log(&p));
+        // The error is reverted.
+        p.write("a.fake", "def alpha\nalpha fine\n");
+        let after = diags(&ws, &p.path("a.fake")).await;
+        assert!(
+            !after.contains("found ERR"),
+            "the removed error was shown: {after}\n{}",
+            fake::log(&p)
+        );
+        assert!(
+            after.contains("has not re-checked a.fake since the change"),
+            "{after}"
+        );
+        ws.shutdown().await;
+    });
+}
