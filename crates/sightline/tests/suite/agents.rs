@@ -49,11 +49,62 @@ fn warm(project: &Project, dirs: &DaemonDirs) {
     );
 }
 
-/// A Python project the scripted model edits, set up for Claude Code.
-fn claude_project() -> Project {
+/// Waits for an agent's run (180 s at most: then it is killed and the test
+/// fails with what the model was last asked), and fails unless it
+/// succeeded.
+fn finish(agent: &str, mut child: std::process::Child, server: &ModelServer) {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let asked = server.requests();
+            let last = asked.last().map(|(_, b)| b.to_string()).unwrap_or_default();
+            panic!(
+                "{agent} did not finish within 180 s; the model was asked {} times, last with: {}",
+                asked.len(),
+                &last[last.len().saturating_sub(1500)..]
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{agent} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A scripted model that makes `calls` in turn once the conversation holds
+/// the task's marker (one more call for each tool result, `result` being
+/// how that agent's API spells one), then ends the turn; other requests
+/// (titles, routing) get a short text.
+fn scripted(calls: Vec<Turn>, result: &'static str) -> ModelServer {
+    ModelServer::start(Box::new(move |body: &Value| {
+        let text = body.to_string();
+        let made = text.matches(result).count();
+        if text.contains(MARKER) && (made == 0 || after_tool(body)) {
+            calls
+                .get(made)
+                .cloned()
+                .unwrap_or_else(|| Turn::Text("done".into()))
+        } else {
+            Turn::Text("ok".into())
+        }
+    }))
+}
+
+/// The words the scripted model looks for in the task.
+const MARKER: &str = "SIGHTLINE-SCRIPTED-TASK";
+
+/// A Python project set up for `agent` by `sightline setup AGENT --project`,
+/// which says `said` among what it added.
+fn set_up(agent: &str, said: &str) -> Project {
     let p = Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)]);
     let out = Command::new(sightline_bin())
-        .args(["setup", "claude-code", "--project"])
+        .args(["setup", agent, "--project"])
         .current_dir(p.root())
         .output()
         .unwrap();
@@ -62,12 +113,14 @@ fn claude_project() -> Project {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        said.contains(".mcp.json: added mcpServers.sightline"),
-        "{said}"
-    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(said), "{text}");
     p
+}
+
+/// A Python project the scripted model edits, set up for Claude Code.
+fn claude_project() -> Project {
+    set_up("claude-code", ".mcp.json: added mcpServers.sightline")
 }
 
 /// Runs `claude -p` in `project` against a model that makes `call` first,
@@ -84,26 +137,12 @@ fn claude_turn(
     let _one = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let marker = "SIGHTLINE-SCRIPTED-TASK";
-    let server = ModelServer::start(Box::new(move |body: &Value| {
-        let text = body.to_string();
-        // The model's calls so far in this conversation pick the next one.
-        let made = text.matches("\"type\":\"tool_result\"").count();
-        if text.contains(marker) && (made == 0 || after_tool(body)) {
-            calls
-                .get(made)
-                .cloned()
-                .unwrap_or_else(|| Turn::Text("done".into()))
-        } else {
-            // Side requests (a title, a summary) get a short text.
-            Turn::Text("ok".into())
-        }
-    }));
+    let server = scripted(calls, "\"type\":\"tool_result\"");
     let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
-    let mut child = Command::new(repo_root().join("tools/node_modules/.bin/claude"))
+    let child = Command::new(repo_root().join("tools/node_modules/.bin/claude"))
         .args([
             "-p",
-            &format!("{marker}: do the scripted step"),
+            &format!("{MARKER}: do the scripted step"),
             "--permission-mode",
             "acceptEdits",
             "--output-format",
@@ -131,37 +170,12 @@ fn claude_turn(
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            let asked = server.requests();
-            let last = asked
-                .last()
-                .map(|(_, b)| b["messages"].to_string())
-                .unwrap_or_default();
-            panic!(
-                "claude did not finish within 180 s; the model was asked {} times, last with: {}",
-                asked.len(),
-                &last[last.len().saturating_sub(1500)..]
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().unwrap();
-    let requests: Vec<String> = server
+    finish("claude", child, &server);
+    server
         .requests()
         .iter()
         .map(|(_, b)| b.to_string())
-        .collect();
-    assert!(
-        out.status.success(),
-        "claude failed: {}\n{}\nrequests: {requests:#?}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    requests
+        .collect()
 }
 
 /// What the request that reported the tool's result back to the model
@@ -342,18 +356,7 @@ fn a_hook_on_a_cold_project_answers_within_its_budget_in_one_line() {
 
 /// A Python project the scripted model edits, set up for Gemini CLI.
 fn gemini_project() -> Project {
-    let p = Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)]);
-    let out = Command::new(sightline_bin())
-        .args(["setup", "gemini", "--project"])
-        .current_dir(p.root())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    p
+    set_up("gemini", "settings.json: added mcpServers.sightline")
 }
 
 /// Runs `gemini -p` in `project` against a Gemini API that makes `calls` in
@@ -363,19 +366,7 @@ fn gemini_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>) -> Vec<St
     let _one = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let marker = "SIGHTLINE-SCRIPTED-TASK";
-    let server = ModelServer::start(Box::new(move |body: &Value| {
-        let text = body.to_string();
-        let made = text.matches("\"functionResponse\"").count();
-        if text.contains(marker) && (made == 0 || after_tool(body)) {
-            calls
-                .get(made)
-                .cloned()
-                .unwrap_or_else(|| Turn::Text("done".into()))
-        } else {
-            Turn::Text("ok".into())
-        }
-    }));
+    let server = scripted(calls, "\"functionResponse\"");
     let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
     // API-key auth, and no folder trust (which would have --yolo ask).
     std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
@@ -384,8 +375,8 @@ fn gemini_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>) -> Vec<St
         json!({ "security": { "auth": { "selectedType": "gemini-api-key" }, "folderTrust": { "enabled": false } } }).to_string(),
     )
     .unwrap();
-    let mut child = Command::new(repo_root().join("tools/node_modules/.bin/gemini"))
-        .args(["-p", &format!("{marker}: do the scripted step"), "--yolo"])
+    let child = Command::new(repo_root().join("tools/node_modules/.bin/gemini"))
+        .args(["-p", &format!("{MARKER}: do the scripted step"), "--yolo"])
         .current_dir(project.root())
         .env("HOME", home.path())
         .env("PATH", path_with_tools())
@@ -399,31 +390,12 @@ fn gemini_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>) -> Vec<St
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "gemini did not finish within 180 s; the model was asked {} times",
-                server.requests().len()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().unwrap();
-    let requests: Vec<String> = server
+    finish("gemini", child, &server);
+    server
         .requests()
         .iter()
         .map(|(_, b)| b.to_string())
-        .collect();
-    assert!(
-        out.status.success(),
-        "gemini failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    requests
+        .collect()
 }
 
 /// What the last request that reported a function's result added after the
@@ -542,26 +514,10 @@ fn sightline_s_mcp_tools_answer_from_gemini_cli() {
 }
 
 /// A Python project the scripted model edits, set up for Codex with
-/// `sightline setup codex --project`, and a Codex home that trusts it (a
-/// project's `.codex/` is read only then) and names the scripted provider.
+/// `sightline setup codex --project` (its `.codex/` is read once the project
+/// is trusted, which `codex_turn` records in the Codex home).
 fn codex_project() -> Project {
-    let p = Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)]);
-    let out = Command::new(sightline_bin())
-        .args(["setup", "codex", "--project"])
-        .current_dir(p.root())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        said.contains("config.toml: added mcp_servers.sightline"),
-        "{said}"
-    );
-    p
+    set_up("codex", "config.toml: added mcp_servers.sightline")
 }
 
 /// Runs `codex exec` in `project` against a Responses API that makes
@@ -571,19 +527,7 @@ fn codex_turn(project: &Project, dirs: &DaemonDirs, model: &str, calls: Vec<Turn
     let _one = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let marker = "SIGHTLINE-SCRIPTED-TASK";
-    let server = ModelServer::start(Box::new(move |body: &Value| {
-        let text = body.to_string();
-        let made = text.matches("_call_output\"").count();
-        if text.contains(marker) && (made == 0 || after_tool(body)) {
-            calls
-                .get(made)
-                .cloned()
-                .unwrap_or_else(|| Turn::Text("done".into()))
-        } else {
-            Turn::Text("ok".into())
-        }
-    }));
+    let server = scripted(calls, "_call_output\"");
     let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
     let codex_home = home.path().join("codex");
     std::fs::create_dir_all(&codex_home).unwrap();
@@ -596,8 +540,8 @@ fn codex_turn(project: &Project, dirs: &DaemonDirs, model: &str, calls: Vec<Turn
         ),
     )
     .unwrap();
-    let mut child = Command::new(repo_root().join("tools/node_modules/.bin/codex"))
-        .args(["exec", &format!("{marker}: do the scripted step")])
+    let child = Command::new(repo_root().join("tools/node_modules/.bin/codex"))
+        .args(["exec", &format!("{MARKER}: do the scripted step")])
         .args([
             "--skip-git-repo-check",
             "--dangerously-bypass-approvals-and-sandbox",
@@ -616,31 +560,12 @@ fn codex_turn(project: &Project, dirs: &DaemonDirs, model: &str, calls: Vec<Turn
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "codex did not finish within 180 s; the model was asked {} times",
-                server.requests().len()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().unwrap();
-    let requests: Vec<String> = server
+    finish("codex", child, &server);
+    server
         .requests()
         .iter()
         .map(|(_, b)| b.to_string())
-        .collect();
-    assert!(
-        out.status.success(),
-        "codex failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    requests
+        .collect()
 }
 
 /// What the last request that reported a tool's output added after the
