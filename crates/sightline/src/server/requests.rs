@@ -85,6 +85,13 @@ impl LspServer {
     /// change it was told of) is asked again once the server has settled,
     /// as the protocol says a client should, at most three times.
     pub(super) async fn ask(&self, method: &str, mut params: Value) -> Result<Value, ToolError> {
+        // A document-scoped request only about a document the server was
+        // told of: clangd answers one it never opened with an error
+        // ("trying to get AST for non-added document"), and sightline asks
+        // of files on its own (a definition's file, for its declaration).
+        if let Some(uri) = params.pointer("/textDocument/uri").and_then(Value::as_str) {
+            self.open_if_untold(uri)?;
+        }
         self.state.own_token(&mut params);
         let mut tries = 0;
         loop {
@@ -113,6 +120,27 @@ impl LspServer {
                 }
                 r => return Ok(r?),
             }
+        }
+    }
+
+    /// Opens the document `uri` with the disk's text when the server holds
+    /// no copy of it.
+    fn open_if_untold(&self, uri: &str) -> Result<(), ToolError> {
+        let Ok(path) = sightline_lsp::uri::uri_to_path(uri) else {
+            return Ok(());
+        };
+        if self.docs().get(&path).is_some() {
+            return Ok(());
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(text) => self
+                .sync(
+                    &path,
+                    &std::sync::Arc::new(sightline_lsp::LineIndex::new(text)),
+                )
+                .map(|_| ()),
+            // Not a file sightline can read: the server answers as it will.
+            Err(_) => Ok(()),
         }
     }
 
@@ -220,7 +248,7 @@ impl LspServer {
             let of_definitions = declarations
                 .iter()
                 .take(4)
-                .map(|d| self.declaration_opened(d.uri.as_str(), d.range.start));
+                .map(|d| self.declaration(d.uri.as_str(), d.range.start));
             for r in futures_util::future::join_all(of_definitions).await {
                 more.extend(r?);
             }
@@ -275,27 +303,6 @@ pub fn without_declarations(mut found: Vec<Location>, declarations: &[Location])
 }
 
 impl LspServer {
-    /// `declaration` at `at` in `uri`, that document opened first (with the
-    /// disk's text) when the server was not told of it: clangd answers a
-    /// document it never opened with an error ("trying to get AST for
-    /// non-added document"), and a definition's file is often such a one.
-    async fn declaration_opened(
-        &self,
-        uri: &str,
-        at: Position,
-    ) -> Result<Vec<Location>, ToolError> {
-        if let Ok(path) = sightline_lsp::uri::uri_to_path(uri)
-            && self.docs().get(&path).is_none()
-            && let Ok(text) = std::fs::read_to_string(&path)
-        {
-            self.sync(
-                &path,
-                &std::sync::Arc::new(sightline_lsp::LineIndex::new(text)),
-            )?;
-        }
-        self.declaration(uri, at).await
-    }
-
     /// `textDocument/declaration` at `at` in the document `uri`.
     async fn declaration(&self, uri: &str, at: Position) -> Result<Vec<Location>, ToolError> {
         let params = json!({ "textDocument": { "uri": uri }, "position": at });
