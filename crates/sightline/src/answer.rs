@@ -157,6 +157,8 @@ pub struct Locations {
     pub root: PathBuf,
     /// The places, workspace first, each once.
     pub locations: Vec<Loc>,
+    /// What the caller should know about how complete the places are.
+    pub notes: Vec<String>,
 }
 
 /// A named thing in the code: a symbol of an outline or a search, or a call

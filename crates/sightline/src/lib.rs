@@ -81,9 +81,9 @@ pub use render::{
 
 // The servers: the built-in table, and what a spec of one's own is made of.
 pub use catalog::{
-    BUILTIN, Budgets, DiagnosticsQuirks, ImportAliases, LaunchQuirks, LifecycleQuirks,
-    LinterQuirks, OnInstall, OutsideProject, Publishes, Quirks, Readiness, ReferencesQuirks, Role,
-    Runtime, SaveCheck, ServerSpec,
+    BUILTIN, BackgroundIndex, Budgets, DiagnosticsQuirks, ImportAliases, LaunchQuirks,
+    LifecycleQuirks, LinterQuirks, OnInstall, OutsideProject, Publishes, Quirks, Readiness,
+    ReferencesQuirks, Role, Runtime, SaveCheck, ServerSpec,
 };
 pub use config::Config;
 pub use sandbox::{Mode as SandboxMode, Sandbox, explain_denial};

@@ -72,6 +72,9 @@ pub fn locations_text(l: &Locations) -> String {
         LocKind::Implementations => ("implementation", "implementations"),
     };
     let mut out = format!("{}\n", plural(l.locations.len(), one, many));
+    for note in &l.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
     push_capped(&mut out, &l.locations, |loc| {
         format!(
             "{}:{}:{} {}",
@@ -178,7 +181,7 @@ pub fn locations_json(l: &Locations) -> Value {
         .iter()
         .map(|loc| json!({ "path": shown(&l.root, &loc.path), "file": loc.path, "line": loc.line, "column": loc.column, "text": loc.text }))
         .collect();
-    json!({ "kind": l.kind, "root": l.root, "count": l.locations.len(), "locations": locations })
+    json!({ "kind": l.kind, "root": l.root, "count": l.locations.len(), "locations": locations, "notes": l.notes })
 }
 
 /// The JSON of a failure: its kind and message.
@@ -288,6 +291,7 @@ mod tests {
             kind: LocKind::References,
             root: root.clone(),
             locations,
+            notes: vec![],
         };
         let text = locations_text(&l);
         let lines: Vec<&str> = text.lines().collect();
@@ -304,10 +308,25 @@ mod tests {
                 column: 5,
                 text: "def f(): ...".into(),
             }],
+            notes: vec![],
         };
         assert_eq!(
             locations_text(&outside),
             "1 definition\n/usr/lib/x.pyi:3:5 def f(): ...\n"
+        );
+        let noted = Locations {
+            notes: vec![
+                "clangd is still indexing the project; references may be incomplete".into(),
+            ],
+            ..outside
+        };
+        assert_eq!(
+            locations_text(&noted),
+            "1 definition\nnote: clangd is still indexing the project; references may be incomplete\n/usr/lib/x.pyi:3:5 def f(): ...\n"
+        );
+        assert_eq!(
+            locations_json(&noted)["notes"][0],
+            "clangd is still indexing the project; references may be incomplete"
         );
     }
 }

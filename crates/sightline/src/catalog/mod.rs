@@ -14,8 +14,8 @@ pub mod table;
 
 pub use budgets::Budgets;
 pub use quirks::{
-    DiagnosticsQuirks, ImportAliases, LaunchQuirks, LifecycleQuirks, LinterQuirks, OnInstall,
-    OutsideProject, Publishes, Quirks, Readiness, ReferencesQuirks, Runtime, SaveCheck,
+    BackgroundIndex, DiagnosticsQuirks, ImportAliases, LaunchQuirks, LifecycleQuirks, LinterQuirks,
+    OnInstall, OutsideProject, Publishes, Quirks, Readiness, ReferencesQuirks, Runtime, SaveCheck,
 };
 pub use spec::{BASE, Install, Role, ServerSpec};
 pub use table::languages::language_id;

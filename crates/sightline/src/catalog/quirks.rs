@@ -20,6 +20,9 @@ pub struct Quirks {
     /// Work-done progress (by exact title) that is background work no
     /// question waits for: it is not taken for indexing.
     pub background_progress: &'static [&'static str],
+    /// A project index it builds in the background after it starts, during
+    /// which its cross-file answers may be partial.
+    pub index: Option<BackgroundIndex>,
     /// How its diagnostics arrive, and when a publish is final.
     pub diagnostics: DiagnosticsQuirks,
     /// What its references and definitions leave out, and what changes them.
@@ -93,6 +96,23 @@ impl Readiness {
     }
 }
 
+/// A project index a server builds in the background (see `Quirks::index`).
+/// Until its progress has ended once, a references answer waits for it
+/// within the ready budget and says it may be incomplete when it runs out.
+#[derive(Debug, Clone, Copy)]
+pub struct BackgroundIndex {
+    /// The title of the work-done progress it reports while it indexes.
+    pub title: &'static str,
+    /// Files at the root (relative paths) whose presence makes it index the
+    /// project; empty: it always does.
+    pub when: &'static [&'static str],
+    /// Until the index is done a definition may answer a declaration (a
+    /// prototype in a header) where the index would give the body: such an
+    /// answer waits for the index, within the ready budget, and is asked
+    /// again.
+    pub definition_may_be_declaration: bool,
+}
+
 /// How a server's diagnostics arrive.
 #[derive(Debug, Clone, Copy)]
 pub struct DiagnosticsQuirks {
@@ -161,6 +181,10 @@ pub struct ReferencesQuirks {
     /// references and incoming calls are asked with the files that mention
     /// the name open (see `engine::outside_project`).
     pub outside_project: Option<OutsideProject>,
+    /// The server finds a macro's uses in a header only while that header
+    /// is open: references at a macro open the file of its `#define`, and
+    /// wait until the server has built it, before they are asked.
+    pub macro_uses_need_open: bool,
 }
 
 /// What a server needs to start.
@@ -329,6 +353,7 @@ impl Quirks {
     pub const NONE: Quirks = Quirks {
         readiness: Readiness::AtOnce,
         background_progress: &[],
+        index: None,
         diagnostics: DiagnosticsQuirks::NONE,
         references: ReferencesQuirks::NONE,
         launch: LaunchQuirks::NONE,
@@ -354,6 +379,7 @@ impl ReferencesQuirks {
         declaration_of_definition: false,
         open_changes_answers: true,
         outside_project: None,
+        macro_uses_need_open: false,
     };
 }
 

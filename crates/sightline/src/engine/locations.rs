@@ -21,6 +21,10 @@ pub(crate) enum Wait {
     Loaded,
     /// The whole workspace indexed, for questions across files.
     Indexed,
+    /// As `Indexed`, but a server whose background index (`Quirks::index`)
+    /// is all that still runs when the budget ends is asked anyway, and the
+    /// answer says it may be incomplete.
+    IndexedOrPartial,
     /// Nothing: the caller asks through [`LspServer::while_loading`], which
     /// takes the first non-empty answer.
     Answer,
@@ -40,12 +44,19 @@ impl Engine {
         let found = server
             .while_loading(|| server.definition(&checked.path, pos))
             .await?;
+        // clangd answers the header's prototype until its index has the
+        // file with the body.
+        let (found, note) = server
+            .past_declarations(found, || server.definition(&checked.path, pos))
+            .await?;
         let mut texts = HashMap::new();
-        Ok(self.finish(
+        let mut answer = self.finish(
             &server,
             LocKind::Definitions,
             server.to_locs(&found, &mut texts),
-        ))
+        );
+        answer.notes.extend(note);
+        Ok(answer)
     }
 
     /// Every use of the symbol at `line`:`column`, across the workspace.
@@ -111,7 +122,7 @@ impl Engine {
         include_declaration: bool,
     ) -> Result<Locations, ToolError> {
         let (server, checked, pos) = self
-            .prepare(file, Pos::new(line, column), Wait::Indexed)
+            .prepare(file, Pos::new(line, column), Wait::IndexedOrPartial)
             .await?;
         let loose_name = outside_project::name_to_open(&server, &checked, Pos::new(line, column));
         // Every server is asked with the declaration included; the
@@ -120,6 +131,9 @@ impl Engine {
         // For a file outside every project they are asked last, once the
         // files that mention the name are open: clangd fails a declaration
         // asked in a file it has not been given.
+        if loose_name.is_none() {
+            open_macro_definition(&server, &checked.path, pos).await?;
+        }
         let early = !include_declaration && loose_name.is_none();
         let declarations = async {
             if early {
@@ -137,7 +151,7 @@ impl Engine {
         // wait for the index and ask again, the declarations too.
         if server.indexing() {
             server.sync(&checked.path, &checked.index)?;
-            server.wait_ready(true).await?;
+            server.wait_ready_or_partial().await?;
             found = server.references(&checked.path, pos).await?;
             declarations = None;
         }
@@ -166,11 +180,13 @@ impl Engine {
             declarations.extend(other);
             found = without_declarations(found, &declarations);
         }
-        Ok(self.finish(
+        let mut answer = self.finish(
             &server,
             LocKind::References,
             server.to_locs(&found, &mut texts),
-        ))
+        );
+        answer.notes.extend(server.index_note("these references"));
+        Ok(answer)
     }
 
     /// Gets a position question ready: the file read and the position
@@ -190,6 +206,7 @@ impl Engine {
         match wait {
             Wait::Loaded => server.wait_ready(false).await?,
             Wait::Indexed => server.wait_ready(true).await?,
+            Wait::IndexedOrPartial => server.wait_ready_or_partial().await?,
             Wait::Answer => {}
         }
         let pos = server.position(&doc, at).ok_or_else(|| {
@@ -214,6 +231,7 @@ impl Engine {
             kind,
             root: server.root.clone(),
             locations,
+            notes: Vec::new(),
         }
     }
 
@@ -236,4 +254,34 @@ impl Engine {
             server.to_locs(&found, &mut texts),
         ))
     }
+}
+
+/// For a server that finds a macro's uses in a header only while it is
+/// open (`ReferencesQuirks::macro_uses_need_open`): when the definition at
+/// `pos` is a `#define` in a file the server does not hold, that file is
+/// opened with the disk's text, and built, before references are asked.
+async fn open_macro_definition(
+    server: &LspServer,
+    path: &Path,
+    pos: sightline_lsp::protocol::Position,
+) -> Result<(), ToolError> {
+    if !server.spec.quirks.references.macro_uses_need_open {
+        return Ok(());
+    }
+    let uri = sightline_lsp::uri::path_to_uri_string(path).unwrap_or_default();
+    let definitions = server
+        .remembered("definition", &uri, pos, server.definition(path, pos))
+        .await?;
+    let mut texts = HashMap::new();
+    for loc in server.to_locs(&definitions, &mut texts) {
+        if !loc.text.starts_with('#') || server.held(&loc.path).is_some() {
+            continue;
+        }
+        let Ok(header) = Snapshot::read(&loc.path) else {
+            continue;
+        };
+        let doc = server.sync(&header.path, &header.index)?;
+        server.wait_built(&header.path, &doc).await?;
+    }
+    Ok(())
 }

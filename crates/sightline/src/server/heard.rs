@@ -70,6 +70,9 @@ pub struct LoadSignals {
     pub failing: Option<String>,
     /// Bumped by `workspace/diagnostic/refresh`.
     pub refreshes: u64,
+    /// The progress of the server's background index (`Quirks::index`) has
+    /// ended at least once.
+    pub index_done: bool,
 }
 
 /// A server's work-done progress, apart from its checks on save.

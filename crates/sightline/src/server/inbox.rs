@@ -332,6 +332,9 @@ impl Handler for ServerState {
                                 {
                                     s.load.loaded = true;
                                 }
+                                Some(title) if quirks.index.is_some_and(|i| title == i.title) => {
+                                    s.load.index_done = true;
+                                }
                                 Some(_) => {}
                                 None if !known && !token.starts_with(OWN_TOKEN_PREFIX) => {
                                     if s.progress.ended_early.len() >= ENDED_EARLY_KEPT {

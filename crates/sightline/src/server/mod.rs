@@ -19,6 +19,7 @@ use crate::server::inbox::ServerState;
 use crate::server::pull::PullCache;
 
 mod answer_cache;
+mod background_index;
 pub mod diagnostics;
 mod disk;
 pub mod documents;

@@ -209,15 +209,42 @@ impl LspServer {
     /// the whole workspace indexed: no work-done progress running, no busy
     /// status, and (pyright) the workspace enumerated.
     pub async fn wait_ready(&self, cross_file: bool) -> Result<(), ToolError> {
-        let quirks = self.spec.quirks;
         self.wait_loaded().await?;
         if !cross_file {
             return Ok(());
         }
+        self.wait_indexed(false).await
+    }
+
+    /// [`Self::wait_ready`] for a cross-file question whose answer may be
+    /// given partial, with a note (`index_note`): when the budget runs out
+    /// while only the server's background index (`Quirks::index`) is still
+    /// to come or running, the question is asked anyway.
+    pub async fn wait_ready_or_partial(&self) -> Result<(), ToolError> {
+        self.wait_loaded().await?;
+        self.wait_indexed(true).await
+    }
+
+    async fn wait_indexed(&self, partial_ok: bool) -> Result<(), ToolError> {
+        let quirks = self.spec.quirks;
+        // clangd begins its index only after the first `didOpen`: a
+        // question asked at once must not find it not yet begun and take
+        // the answer for complete.
+        let index_pending = self.index_pending();
+        let index_title = quirks.index.map(|i| i.title);
+        let only_index_left = |s: &crate::server::heard::Heard| {
+            s.load.busy.is_none()
+                && (quirks.readiness.log_text().is_none() || s.load.indexed)
+                && s.progress
+                    .running
+                    .values()
+                    .all(|t| Some(t.as_str()) == index_title)
+        };
         let indexed = |s: &crate::server::heard::Heard| {
             s.progress.running.is_empty()
                 && s.load.busy.is_none()
                 && (quirks.readiness.log_text().is_none() || s.load.indexed)
+                && (!index_pending || s.load.index_done)
         };
         // Tell the caller why this takes a while, when it does.
         let waiting = (!self.state.with(|s| indexed(s)))
@@ -233,6 +260,10 @@ impl LspServer {
         let ready = self.wait_until(self.budgets.ready, indexed).await;
         if let Some(p) = &waiting {
             p.end(&key, if ready { "indexed" } else { "still indexing" });
+        }
+        if !ready && partial_ok && index_title.is_some() && self.state.with(|s| only_index_left(s))
+        {
+            return Ok(());
         }
         if !ready {
             let what = self.state.with(|s| {

@@ -2,8 +2,8 @@
 //! C and C++, Java, Kotlin, Dart, OCaml, Haskell and Gleam.
 
 use crate::catalog::quirks::{
-    DiagnosticsQuirks, ImportAliases, LaunchQuirks, LifecycleQuirks, OutsideProject, Publishes,
-    Quirks, Readiness, ReferencesQuirks, Runtime, SaveCheck,
+    BackgroundIndex, DiagnosticsQuirks, ImportAliases, LaunchQuirks, LifecycleQuirks,
+    OutsideProject, Publishes, Quirks, Readiness, ReferencesQuirks, Runtime, SaveCheck,
 };
 use crate::catalog::spec::{BASE, Install, RootRule, ServerSpec};
 use crate::sandbox::Cache;
@@ -211,6 +211,20 @@ pub static CLANGD: ServerSpec = ServerSpec {
     // lists (it looks in the file's directories and their `build/`); with
     // `compile_flags.txt` or nothing it knows the open files alone.
     quirks: Quirks {
+        // clangd's background index (progress "indexing", begun just after
+        // the first `didOpen`, ended within 0.3 s for zlib's 16 files) is
+        // where it finds what lies in files not opened: until it ends, a
+        // definition asked at a call or a prototype answers the header's
+        // prototype (zlib.h:363 for `deflateEnd`, whose body is in
+        // deflate.c), and references leave out the files not yet indexed.
+        // It indexes only what a compilation database lists. A start with
+        // the index on disk (`.cache/clangd/index`) still reports the
+        // progress, ending once the shards are loaded.
+        index: Some(BackgroundIndex {
+            title: "indexing",
+            when: &["compile_commands.json", "build/compile_commands.json"],
+            definition_may_be_declaration: true,
+        }),
         references: ReferencesQuirks {
             // clangd takes in an opened file only once it has built it, which
             // its first `publishDiagnostics` for the file marks; its index of
@@ -224,6 +238,11 @@ pub static CLANGD: ServerSpec = ServerSpec {
             // clangd answers `declaration` at a definition with the header's
             // prototype (and at the prototype with the definition).
             declaration_of_definition: true,
+            // clangd collects a macro's uses only in the files it parses as
+            // a main file: its background index parses each listed `.c`
+            // file so, never a header, so `ZFREE`'s use inside zutil.h's
+            // `TRY_FREE` is listed only once zutil.h is open.
+            macro_uses_need_open: true,
             ..ReferencesQuirks::NONE
         },
         launch: LaunchQuirks {
