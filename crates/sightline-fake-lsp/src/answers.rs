@@ -26,6 +26,9 @@ impl Fake {
                     .and_then(Value::as_str)
                     .unwrap_or("")
                     .to_owned();
+                if let Ok(mut open) = self.open.lock() {
+                    open.insert(uri.clone());
+                }
                 self.docs.insert(
                     uri,
                     Doc {
@@ -48,6 +51,9 @@ impl Fake {
                 }
             }
             "textDocument/didClose" => {
+                if let Ok(mut open) = self.open.lock() {
+                    open.remove(&uri);
+                }
                 self.docs.remove(&uri);
             }
             _ => {}

@@ -70,6 +70,9 @@ pub(crate) struct Fake {
     pub(crate) run: u32,
     pub(crate) seen: HashMap<String, u32>,
     pub(crate) docs: HashMap<String, Doc>,
+    /// The URIs of the open documents, for an answer given later
+    /// (`DelayMs`) to see whether its document is still open then.
+    pub(crate) open: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
     pub(crate) out: mpsc::UnboundedSender<Vec<u8>>,
     /// Actions scheduled by `Later`, with the method and URI they ran for.
     pub(crate) later: mpsc::UnboundedSender<(Vec<Action>, String, String)>,
@@ -118,6 +121,7 @@ pub async fn serve(
         run,
         seen: HashMap::new(),
         docs: HashMap::new(),
+        open: Default::default(),
         out: tx,
         later,
         next_request: 0,
@@ -254,8 +258,27 @@ impl Fake {
                 match delay {
                     Some(ms) => {
                         let out = self.out.clone();
+                        // As clangd: a document closed while its request
+                        // waits fails the request.
+                        let closed_fails =
+                            self.script.only_open && params.pointer("/textDocument/uri").is_some();
+                        let open = self.open.clone();
                         tokio::spawn(async move {
                             tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                            let closed =
+                                closed_fails && !open.lock().is_ok_and(|o| o.contains(&uri));
+                            let bytes = if closed {
+                                frame(&response(
+                                    &id,
+                                    Err(ResponseError {
+                                        code: -32602,
+                                        message: "trying to get AST for non-added document".into(),
+                                        data: None,
+                                    }),
+                                ))
+                            } else {
+                                bytes
+                            };
                             let _ = out.send(bytes);
                         });
                     }

@@ -56,6 +56,10 @@ pub struct Documents {
     /// next asked about, though the question that saw the change was about
     /// another file.
     pub stale: std::collections::HashSet<PathBuf>,
+    /// Documents with a request in flight, and how many: the open-document
+    /// limit never closes one (clangd fails a request whose document is
+    /// closed before it answers).
+    asked: HashMap<PathBuf, usize>,
 }
 
 /// What a sync did.
@@ -203,11 +207,15 @@ impl Documents {
         Ok(())
     }
 
+    /// Closes the least recently used documents until at most `keep` are
+    /// open, passing over those being asked about: while every one is,
+    /// the limit is exceeded until their answers are in.
     fn evict(&mut self, client: &Client, keep: usize) -> Result<(), sightline_lsp::ClientError> {
         while self.docs.len() > keep {
             let Some(oldest) = self
                 .docs
                 .iter()
+                .filter(|(p, _)| !self.asked.contains_key(*p))
                 .min_by_key(|(_, d)| d.last_used)
                 .map(|(p, _)| p.clone())
             else {
@@ -216,6 +224,29 @@ impl Documents {
             self.close_as(client, &oldest, false)?;
         }
         Ok(())
+    }
+}
+
+/// A request in flight about a document (`LspServer::asking`): until it
+/// is dropped, the open-document limit does not close the document.
+pub(crate) struct Asking<'a> {
+    server: &'a LspServer,
+    path: PathBuf,
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        let limit = self.server.open_limit();
+        let mut docs = self.server.docs();
+        if let Some(n) = docs.asked.get_mut(&self.path) {
+            *n -= 1;
+            if *n == 0 {
+                docs.asked.remove(&self.path);
+            }
+        }
+        // Back under the limit once nothing passed over is being asked
+        // about; a server gone meanwhile has nothing to close.
+        let _ = docs.evict(&self.server.client, limit);
     }
 }
 
@@ -246,6 +277,15 @@ fn change(
 }
 
 impl LspServer {
+    /// Marks `path` as asked about until the guard is dropped.
+    pub(crate) fn asking(&self, path: &Path) -> Asking<'_> {
+        *self.docs().asked.entry(path.to_owned()).or_default() += 1;
+        Asking {
+            server: self,
+            path: path.to_owned(),
+        }
+    }
+
     /// How many documents this server keeps open at once.
     pub fn open_limit(&self) -> usize {
         // Three at least: a loose file's references open other files in

@@ -89,9 +89,11 @@ impl LspServer {
         // told of: clangd answers one it never opened with an error
         // ("trying to get AST for non-added document"), and sightline asks
         // of files on its own (a definition's file, for its declaration).
-        if let Some(uri) = params.pointer("/textDocument/uri").and_then(Value::as_str) {
-            self.open_if_untold(uri)?;
-        }
+        // It stays open until answered, whatever else is opened meanwhile.
+        let _asking = match params.pointer("/textDocument/uri").and_then(Value::as_str) {
+            Some(uri) => self.open_if_untold(uri)?.map(|path| self.asking(&path)),
+            None => None,
+        };
         self.state.own_token(&mut params);
         let mut tries = 0;
         loop {
@@ -124,24 +126,22 @@ impl LspServer {
     }
 
     /// Opens the document `uri` with the disk's text when the server holds
-    /// no copy of it.
-    fn open_if_untold(&self, uri: &str) -> Result<(), ToolError> {
+    /// no copy of it; its path, when it is a file.
+    fn open_if_untold(&self, uri: &str) -> Result<Option<std::path::PathBuf>, ToolError> {
         let Ok(path) = sightline_lsp::uri::uri_to_path(uri) else {
-            return Ok(());
+            return Ok(None);
         };
         if self.docs().get(&path).is_some() {
-            return Ok(());
+            return Ok(Some(path));
         }
-        match std::fs::read_to_string(&path) {
-            Ok(text) => self
-                .sync(
-                    &path,
-                    &std::sync::Arc::new(sightline_lsp::LineIndex::new(text)),
-                )
-                .map(|_| ()),
-            // Not a file sightline can read: the server answers as it will.
-            Err(_) => Ok(()),
+        // Not a file sightline can read: the server answers as it will.
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            self.sync(
+                &path,
+                &std::sync::Arc::new(sightline_lsp::LineIndex::new(text)),
+            )?;
         }
+        Ok(Some(path))
     }
 
     /// [`Self::ask`], decoding the answer into `R`.

@@ -61,3 +61,54 @@ fn references_open_the_definition_s_file_before_asking_its_declaration() {
         ws.shutdown().await;
     });
 }
+
+/// The open-document limit closes the least recently used document, never
+/// one a request waits on: clangd fails a request whose document is closed
+/// before it answers. Here `alpha` has four definitions; opening the last
+/// for its declaration would close `b.fake`, asked about and not answered
+/// yet, under a limit of three.
+#[test]
+fn the_open_document_limit_never_closes_a_document_being_asked_about() {
+    let p = project(json!({
+        "only_open": true,
+        "capabilities": { "declarationProvider": true },
+        "rules": [
+            { "method": "textDocument/references", "actions": [{ "delay_ms": 400 }] },
+            { "method": "textDocument/declaration", "actions": [{ "delay_ms": 400 }] },
+        ],
+    }));
+    for name in ["c.fake", "d.fake", "e.fake"] {
+        p.write(name, "def alpha\n");
+    }
+    runtime().block_on(async {
+        let ws = Engine::new(Options {
+            servers: vec![clangd_like()],
+            search_path: vec![fake::fake_bin().parent().unwrap().to_path_buf()],
+            downloads: Some(false),
+            budgets: sightline::Budgets {
+                open_documents: Some(3),
+                ..budgets()
+            },
+            ..Options::default()
+        });
+        let text = refs(&ws, &p.path("b.fake"), 1, 1).await;
+        assert_eq!(
+            text,
+            "2 references\na.fake:2:1 alpha ERR\nb.fake:1:1 alpha again\n",
+            "{}",
+            fake::log(&p)
+        );
+        // The limit still holds once the answers are in: the next file
+        // opened closes the least recently used ones.
+        let text = refs(&ws, &p.path("a.fake"), 2, 1).await;
+        assert!(text.contains("a.fake:2:1"), "{text}");
+        let log = fake::log(&p);
+        let opens = log.matches("<- textDocument/didOpen").count();
+        let closes = log.matches("<- textDocument/didClose").count();
+        assert!(
+            opens - closes <= 3,
+            "{opens} opened, {closes} closed:\n{log}"
+        );
+        ws.shutdown().await;
+    });
+}
