@@ -1,7 +1,9 @@
 //! The pinned real third-party projects the soak test and the replay
 //! benchmark read, and how each is made to build offline: mobx's `src/`
 //! (npm, in `tools/node_modules`) and memchr 2.8.3 (crates.io, a dependency
-//! of this workspace). click is read straight from `tools/.venv`.
+//! of this workspace). click is read straight from `tools/.venv`; zlib
+//! 1.3.1's C sources from `tools/sources` (the libz-sys 1.1.22 crate, which
+//! `tools/install` fetches from crates.io).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -99,3 +101,47 @@ use_std = ["std"]
 
 [workspace]
 "#;
+
+/// zlib's C sources, as `tools/install` unpacked them from the libz-sys
+/// crate.
+pub fn zlib_source() -> PathBuf {
+    let dir = repo_root().join("tools/sources/libz-sys-1.1.22/src/zlib");
+    assert!(
+        dir.join("zlib.h").is_file(),
+        "zlib's sources are not at {}; run `tools/install`",
+        dir.display()
+    );
+    dir
+}
+
+/// A copy of zlib's `.c` and `.h` files in `dir`, with the compilation
+/// database clangd indexes the project from (every `.c` file, as zlib's
+/// own build compiles it on Linux).
+pub fn zlib_project(dir: &Path) {
+    let mut commands = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(zlib_source())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        if !(name.ends_with(".c") || name.ends_with(".h")) {
+            continue;
+        }
+        std::fs::copy(&path, dir.join(&name)).unwrap();
+        if name.ends_with(".c") {
+            commands.push(serde_json::json!({
+                "directory": dir,
+                "file": name,
+                "arguments": ["cc", "-c", "-I.", "-DHAVE_UNISTD_H", "-DHAVE_STDARG_H", &name],
+            }));
+        }
+    }
+    std::fs::write(
+        dir.join("compile_commands.json"),
+        serde_json::to_string_pretty(&commands).unwrap(),
+    )
+    .unwrap();
+}

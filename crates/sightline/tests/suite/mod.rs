@@ -3,6 +3,8 @@
 
 mod agents;
 mod answer_cache;
+mod background_index;
+mod c_library;
 mod changes;
 mod check;
 mod check_on_save;
