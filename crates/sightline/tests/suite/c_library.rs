@@ -42,10 +42,16 @@ fn shown(dir: &Path, place: &str) -> String {
 fn ask(args: &[&str], dirs: Option<&DaemonDirs>) -> String {
     let env: Vec<(&str, String)> = dirs
         .map(|d| {
-            d.env()
+            let mut env: Vec<_> = d
+                .env()
                 .into_iter()
                 .map(|(k, v)| (k, v.display().to_string()))
-                .collect()
+                .collect();
+            // One data directory for every command: the daemon serves only
+            // commands of its own settings, and restarts for others.
+            let data = d.runtime().join("data");
+            env.push(("SIGHTLINE_DATA_DIR", data.display().to_string()));
+            env
         })
         .unwrap_or_default();
     let mut env = env;

@@ -12,6 +12,7 @@ mod cli;
 mod cold_edit;
 mod config;
 mod confine;
+mod crate_revert;
 mod daemon;
 mod declarations;
 mod edit;
