@@ -17,12 +17,14 @@ impl LspServer {
     /// has not finished doing so once: its table entry says it indexes, a
     /// file that makes it index this root is there, and its indexing
     /// progress has not ended since it started (it may not have begun yet:
-    /// clangd begins only once the first file is open).
+    /// clangd begins only once the first file is open, so before that
+    /// nothing is pending: a restart's wait for readiness opens no file).
     pub(crate) fn index_pending(&self) -> bool {
         let Some(index) = self.spec.quirks.index else {
             return false;
         };
-        if self.state.with(|s| s.load.index_done) || !self.is_alive() {
+        if self.state.with(|s| s.load.index_done) || !self.is_alive() || !self.docs().ever_opened()
+        {
             return false;
         }
         index.when.is_empty() || index.when.iter().any(|f| self.root.join(f).is_file())

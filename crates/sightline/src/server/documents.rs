@@ -79,6 +79,11 @@ impl Documents {
         self.docs.get(path)
     }
 
+    /// Whether any document has been opened since the server started.
+    pub fn ever_opened(&self) -> bool {
+        !self.versions.is_empty()
+    }
+
     /// The paths of the open documents.
     pub fn open_paths(&self) -> Vec<PathBuf> {
         self.docs.keys().cloned().collect()

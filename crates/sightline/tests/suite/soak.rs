@@ -716,3 +716,237 @@ fn soak_memchr_with_rust_analyzer() {
     )
     .run(&plan);
 }
+
+/// Identifier positions in C source worth asking about: each name right
+/// before `(` (calls, definitions, prototypes, function-like macros) and
+/// each all-capitals name (macros, constants), outside comments, strings
+/// and preprocessor lines but for the name a `#define` defines. 1-based
+/// (line, column).
+fn c_spots(text: &str) -> Vec<(usize, usize, String)> {
+    // Comments and literals blanked, positions kept.
+    let mut clean = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                clean.push_str("  ");
+                let mut last = ' ';
+                for c in chars.by_ref() {
+                    clean.push(if c == '\n' { '\n' } else { ' ' });
+                    if last == '*' && c == '/' {
+                        break;
+                    }
+                    last = c;
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                clean.push(' ');
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        clean.push('\n');
+                        break;
+                    }
+                    clean.push(' ');
+                }
+            }
+            '"' | '\'' => {
+                clean.push(' ');
+                let mut escaped = false;
+                for d in chars.by_ref() {
+                    clean.push(if d == '\n' { '\n' } else { ' ' });
+                    if !escaped && d == c {
+                        break;
+                    }
+                    escaped = !escaped && d == '\\';
+                }
+            }
+            c => clean.push(c),
+        }
+    }
+    let keywords = "if while for switch return sizeof defined do else case goto";
+    let mut out = Vec::new();
+    for (n, line) in clean.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('#') {
+            if let Some(rest) = trimmed
+                .strip_prefix("#define ")
+                .or(trimmed.strip_prefix("#  define "))
+            {
+                let name: String = rest
+                    .trim_start()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    let col = line[..line.find(&name).unwrap()].chars().count() + 1;
+                    out.push((n + 1, col, name));
+                }
+            }
+            continue;
+        }
+        let chars: Vec<char> = line.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            if chars[i].is_alphabetic() || chars[i] == '_' {
+                let start = i;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                let name: String = chars[start..i].iter().collect();
+                let call = chars.get(i) == Some(&'(');
+                let caps = name.len() >= 3
+                    && name.chars().any(char::is_alphabetic)
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                if (call || caps) && !keywords.split(' ').any(|k| k == name) {
+                    out.push((n + 1, start + 1, name));
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// zlib 1.3.1 with clangd: hundreds of questions (definitions, references,
+/// hovers) asked from no index on disk, then the same questions in the same
+/// order once clangd has restarted on the index it wrote. The answers must
+/// be equal one by one: no answer from a cold index differs from the warm
+/// one (a prototype where the body is, a use not yet indexed), and none is
+/// an error.
+#[test]
+fn soak_zlib_with_clangd_cold_and_warm() {
+    let _turn = turn();
+    let clangd = repo_root().join("tools/.venv/bin/clangd");
+    assert!(
+        clangd.is_file(),
+        "clangd is not installed at {}; run `tools/install`",
+        clangd.display()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("zlib");
+    std::fs::create_dir_all(&root).unwrap();
+    sightline_test_support::pinned::zlib_project(&root);
+    let mut files: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_str().unwrap().to_owned())
+        .filter(|f| f.ends_with(".c") || f.ends_with(".h"))
+        .collect();
+    files.sort();
+    let mut all = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(root.join(f)).unwrap();
+        all.extend(
+            c_spots(&text)
+                .into_iter()
+                .map(|(l, c, n)| (f.clone(), l, c, n)),
+        );
+    }
+    // 120 positions spread over the files, in an order that mixes them.
+    let step = (all.len() / 120).max(1);
+    let mut spots: Vec<_> = all.into_iter().step_by(step).take(120).collect();
+    Rng(0x5eed_c0de).shuffle(&mut spots);
+    let mut questions = Vec::new();
+    for (i, (file, line, column, name)) in spots.iter().enumerate() {
+        let file = root.join(file);
+        let at = json!({ "file": file, "line": line, "column": column });
+        let what = format!("{}:{line}:{column} ({name})", file.display());
+        questions.push((
+            format!("definition at {what}"),
+            "lsp_definition",
+            at.clone(),
+        ));
+        let mut refs = at.clone();
+        refs["include_declaration"] = json!(i % 2 == 0);
+        questions.push((format!("references at {what}"), "lsp_references", refs));
+        if i % 3 == 0 {
+            let mut hover = at.clone();
+            hover["operation"] = json!("hover");
+            questions.push((format!("hover at {what}"), "lsp", hover));
+        }
+    }
+    let path = format!(
+        "{}:{}",
+        repo_root().join("tools/.venv/bin").display(),
+        path_with_tools()
+    );
+    let mut d = McpDriver::start();
+    d.open_env("s", &root, &path, &["mcp"], &[]);
+    let restart = |d: &mut McpDriver| {
+        let restarted = d.call("s", "lsp_restart", json!({}));
+        assert!(!restarted.is_error, "{}", restarted.text);
+    };
+    // Cold: every tenth question is the first a new clangd is asked, with
+    // no index on disk, so that each group is asked while the index is
+    // being built (zlib's takes 0.3 s).
+    let t = Instant::now();
+    let mut cold = Vec::new();
+    for (n, (_, tool, args)) in questions.iter().enumerate() {
+        if n % 10 == 0 {
+            let _ = std::fs::remove_dir_all(root.join(".cache"));
+            if n > 0 {
+                restart(&mut d);
+            }
+        }
+        cold.push(d.call("s", tool, args.clone()));
+    }
+    let cold_s = t.elapsed().as_secs_f64();
+    assert!(
+        root.join(".cache/clangd/index").is_dir(),
+        "clangd wrote no index"
+    );
+    // Warm: the index written whole first; then the same groups, each
+    // asked of a new clangd that loads it from disk, after a first question
+    // that has it loaded (its answer left out). Each group so starts with
+    // the same files open as when it was asked cold: what clangd knows
+    // from its open files alone (a macro's uses in a header) is the same.
+    let _ = std::fs::remove_dir_all(root.join(".cache"));
+    restart(&mut d);
+    let (_, tool, args) = &questions[0];
+    d.call("s", tool, args.clone());
+    let t = Instant::now();
+    let mut warm = Vec::new();
+    for (n, (_, tool, args)) in questions.iter().enumerate() {
+        if n % 10 == 0 {
+            restart(&mut d);
+            let file = args["file"].clone();
+            d.call(
+                "s",
+                "lsp",
+                json!({ "operation": "documentSymbol", "file": file }),
+            );
+            d.call(
+                "s",
+                "lsp",
+                json!({ "operation": "documentSymbol", "file": file }),
+            );
+        }
+        warm.push(d.call("s", tool, args.clone()));
+    }
+    let warm_s = t.elapsed().as_secs_f64();
+    let mut differ = Vec::new();
+    let mut errors = Vec::new();
+    for (((what, _, _), c), w) in questions.iter().zip(&cold).zip(&warm) {
+        if c.is_error || w.is_error {
+            errors.push(format!("{what}:\n  cold: {}  warm: {}", c.text, w.text));
+        } else if c.text != w.text {
+            differ.push(format!("{what}: {}", line_diff(&c.text, &w.text)));
+        }
+    }
+    let noted = cold.iter().filter(|a| a.text.contains("\nnote: ")).count();
+    eprintln!(
+        "soak zlib: {} questions at {} positions in {} files, asked cold ({cold_s:.1} s) and warm ({warm_s:.1} s): {} answers differ, {} errors, {noted} cold answers with a note",
+        questions.len(),
+        spots.len(),
+        files.len(),
+        differ.len(),
+        errors.len(),
+    );
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+    d.close("s");
+}
