@@ -17,6 +17,12 @@ pub static GOPLS: ServerSpec = ServerSpec {
     root: RootRule::Go,
     install: Install::Toolchain(&["go", "install", "golang.org/x/tools/gopls@v0.20.0"]),
     quirks: Quirks {
+        // No `index`: gopls loads the workspace's packages before it answers
+        // anything (each request waits for that first load), and finds
+        // references from the package graph that load built, so no answer
+        // is given from a partial index. It reports the load as progress
+        // ("Setting up workspace"), which cross-file questions wait for as
+        // indexing. (Checked against gopls's design, not measured here.)
         launch: LaunchQuirks {
             caches: &[
                 Cache::User("gopls"),
@@ -151,6 +157,12 @@ pub static RUST: ServerSpec = ServerSpec {
         readiness: Readiness::AfterQuiescent {
             answers_while: &["Indexing", "cargo "],
         },
+        // No `index`: rust-analyzer's cache priming ("Indexing", after the
+        // first quiescent status) only computes ahead what any question
+        // computes on demand, so a definition asked during it is complete
+        // (the soak's memchr session asks from its first moment, and a
+        // question asked again later must get the same answer); references
+        // wait for it as for any indexing.
         diagnostics: DiagnosticsQuirks {
             // rust-analyzer runs `cargo check` (or `cargo clippy`, when so
             // configured) only when told a file was saved, and its own
@@ -269,6 +281,10 @@ pub static JDTLS: ServerSpec = ServerSpec {
     root: RootRule::Java,
     install: Install::Download("https://download.eclipse.org/jdtls/milestones/"),
     quirks: Quirks {
+        // No `index` yet: jdtls builds its workspace in the background
+        // ("Building workspace" progress, waited for as indexing by
+        // cross-file questions), but it cannot be run here to learn whether
+        // a definition asked meanwhile answers a declaration.
         launch: LaunchQuirks {
             // jdtls 1.40 and later run on Java 21 or newer; on an older Java
             // the launcher dies at start with a class version error.

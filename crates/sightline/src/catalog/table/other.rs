@@ -97,6 +97,9 @@ pub static PHP: ServerSpec = ServerSpec {
         // workspace, which it reports as work-done progress ("Intelephense
         // 1.18.5 indexing") begun once it has its configuration.
         readiness: Readiness::AfterProgress("Intelephense"),
+        // No `index` besides: no file is opened and no question asked
+        // before that indexing progress ends, so nothing is answered from
+        // a partial index.
         ..Quirks::NONE
     },
     ..BASE
