@@ -102,9 +102,14 @@ fn the_open_document_limit_never_closes_a_document_being_asked_about() {
         // opened closes the least recently used ones.
         let text = refs(&ws, &p.path("a.fake"), 2, 1).await;
         assert!(text.contains("a.fake:2:1"), "{text}");
+        // A question after those answers: the fake logs its request after
+        // every notification sent before it, the closes among them.
+        let text = sightline_test_support::defs(&ws, &p.path("b.fake"), 1, 1).await;
+        assert!(text.contains("definitions"), "{text}");
         let log = fake::log(&p);
-        let opens = log.matches("<- textDocument/didOpen").count();
-        let closes = log.matches("<- textDocument/didClose").count();
+        let before_last = &log[..log.rfind("<- textDocument/definition").unwrap()];
+        let opens = before_last.matches("<- textDocument/didOpen").count();
+        let closes = before_last.matches("<- textDocument/didClose").count();
         assert!(
             opens - closes <= 3,
             "{opens} opened, {closes} closed:\n{log}"
