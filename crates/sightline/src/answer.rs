@@ -64,6 +64,10 @@ pub struct Diagnostics {
     pub diagnostics: Vec<Finding>,
     /// Lines such as `pyright was still analysing after 5.0 s; ...`.
     pub notes: Vec<String>,
+    /// With `context: "symbol"`: the name path of the symbol each finding
+    /// sits in, one per finding; empty otherwise.
+    #[serde(skip)]
+    pub enclosing: Vec<Option<String>>,
 }
 
 impl Diagnostics {
@@ -159,6 +163,10 @@ pub struct Locations {
     pub locations: Vec<Loc>,
     /// What the caller should know about how complete the places are.
     pub notes: Vec<String>,
+    /// With `context: "symbol"`: the name path of the symbol each place
+    /// sits in, one per place (`Session.request`); empty otherwise.
+    #[serde(skip)]
+    pub enclosing: Vec<Option<String>>,
 }
 
 /// A named thing in the code: a symbol of an outline or a search, or a call
@@ -172,6 +180,11 @@ pub struct Item {
     pub kind: String,
     /// Where it is (for an incoming call, the call site).
     pub loc: Loc,
+    /// The first line of the item's range, where its header begins
+    /// (decorators and attributes included); outlines only, and not in the
+    /// JSON, whose shape predates it.
+    #[serde(skip)]
+    pub start_line: usize,
     /// The last line of the item's range (outlines only).
     pub end_line: usize,
     /// Nested symbols (outlines only).

@@ -89,6 +89,7 @@ pub use config::Config;
 pub use sandbox::{Mode as SandboxMode, Sandbox, explain_denial};
 
 // The edit tools' and formatters' types a caller passes or gets back.
+pub use edit::SymbolEdit;
 pub use edit::refactor::Pick;
 pub use format::{Formatters, Outcome as FormatOutcome};
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::answer::{
-    Diagnostics, Hover, Item, Items, ItemsKind, LocKind, Locations, ServerStatus, State,
+    Diagnostics, Hover, Item, Items, ItemsKind, Loc, LocKind, Locations, ServerStatus, State,
 };
 use crate::error::ToolError;
 
@@ -40,9 +40,16 @@ pub fn diagnostics_text(d: &Diagnostics) -> String {
     for note in &d.notes {
         out.push_str(&format!("note: {note}\n"));
     }
-    push_capped(&mut out, &d.diagnostics, |f| {
+    let findings: Vec<(&crate::answer::Finding, Option<&String>)> = d
+        .diagnostics
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f, d.enclosing.get(i).and_then(Option::as_ref)))
+        .collect();
+    push_capped(&mut out, &findings, |(f, enclosing)| {
+        let within = enclosing.map(|e| format!("[{e}] ")).unwrap_or_default();
         format!(
-            "{}:{} {}: {} [{}]",
+            "{}:{} {within}{}: {} [{}]",
             f.line,
             f.column,
             f.severity.as_str(),
@@ -75,9 +82,16 @@ pub fn locations_text(l: &Locations) -> String {
     for note in &l.notes {
         out.push_str(&format!("note: {note}\n"));
     }
-    push_capped(&mut out, &l.locations, |loc| {
+    let places: Vec<(&Loc, Option<&String>)> = l
+        .locations
+        .iter()
+        .enumerate()
+        .map(|(i, loc)| (loc, l.enclosing.get(i).and_then(Option::as_ref)))
+        .collect();
+    push_capped(&mut out, &places, |(loc, enclosing)| {
+        let within = enclosing.map(|e| format!("[{e}] ")).unwrap_or_default();
         format!(
-            "{}:{}:{} {}",
+            "{}:{}:{} {within}{}",
             shown(&l.root, &loc.path),
             loc.line,
             loc.column,
@@ -179,7 +193,14 @@ pub fn locations_json(l: &Locations) -> Value {
     let locations: Vec<Value> = l
         .locations
         .iter()
-        .map(|loc| json!({ "path": shown(&l.root, &loc.path), "file": loc.path, "line": loc.line, "column": loc.column, "text": loc.text }))
+        .enumerate()
+        .map(|(i, loc)| {
+            let mut v = json!({ "path": shown(&l.root, &loc.path), "file": loc.path, "line": loc.line, "column": loc.column, "text": loc.text });
+            if let Some(Some(e)) = l.enclosing.get(i) {
+                v["symbol"] = json!(e);
+            }
+            v
+        })
         .collect();
     json!({ "kind": l.kind, "root": l.root, "count": l.locations.len(), "locations": locations, "notes": l.notes })
 }
@@ -257,6 +278,7 @@ mod tests {
                 finding(27, Severity::Error, "\"widget\" is not defined"),
             ],
             notes: vec![],
+            enclosing: Vec::new(),
         };
         insta::assert_snapshot!(diagnostics_text(&d), @r#"
         src/runner.py: 2 diagnostics
@@ -292,6 +314,7 @@ mod tests {
             root: root.clone(),
             locations,
             notes: vec![],
+            enclosing: vec![],
         };
         let text = locations_text(&l);
         let lines: Vec<&str> = text.lines().collect();
@@ -309,6 +332,7 @@ mod tests {
                 text: "def f(): ...".into(),
             }],
             notes: vec![],
+            enclosing: vec![],
         };
         assert_eq!(
             locations_text(&outside),

@@ -112,6 +112,7 @@ mod tests {
                 column: 5,
                 text: String::new(),
             },
+            start_line: line,
             end_line,
             children,
         }

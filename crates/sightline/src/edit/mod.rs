@@ -14,6 +14,7 @@ use crate::answer::Finding;
 use crate::format::{Outcome, Report};
 
 pub mod agent_edits;
+mod by_symbol;
 pub mod checkpoint;
 pub mod commit;
 mod declared;
@@ -28,6 +29,7 @@ pub mod text;
 mod tools;
 pub mod workspace;
 
+pub use by_symbol::SymbolEdit;
 pub use text::Text;
 
 /// At most this many errors are listed per file.

@@ -57,6 +57,7 @@ impl Engine {
             root,
             diagnostics: findings,
             notes,
+            enclosing: Vec::new(),
         })
     }
 
@@ -80,6 +81,7 @@ impl Engine {
                     root: server.root.clone(),
                     diagnostics: findings,
                     notes: Vec::new(),
+                    enclosing: Vec::new(),
                 }
             })
             .collect())

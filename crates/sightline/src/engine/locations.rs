@@ -232,6 +232,7 @@ impl Engine {
             root: server.root.clone(),
             locations,
             notes: Vec::new(),
+            enclosing: Vec::new(),
         }
     }
 

@@ -23,6 +23,7 @@ pub mod aliases;
 mod config_reload;
 mod diagnostics;
 pub(crate) mod locations;
+pub(crate) mod name_path;
 pub mod outside_project;
 pub mod project_errors;
 mod projects;

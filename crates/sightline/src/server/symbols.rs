@@ -99,6 +99,7 @@ impl LspServer {
             }
         };
         let end = range.get("end").and_then(position).unwrap_or(start);
+        let first = range.get("start").and_then(position).unwrap_or(start);
         let children = s
             .get("children")
             .and_then(Value::as_array)
@@ -112,6 +113,7 @@ impl LspServer {
             name: s.get("name")?.as_str()?.to_owned(),
             kind: kind_name(s.get("kind").and_then(Value::as_u64)).to_owned(),
             loc: self.loc_at(&file, start, texts)?,
+            start_line: self.line_of(&file, first, texts),
             end_line: self.line_of(&file, end, texts),
             children,
         })
@@ -154,6 +156,7 @@ impl LspServer {
             out.push(Item {
                 name: name.to_owned(),
                 kind: kind_name(s.get("kind").and_then(Value::as_u64)).to_owned(),
+                start_line: loc.line,
                 end_line: loc.line,
                 loc,
                 children: Vec::new(),
@@ -184,6 +187,7 @@ impl LspServer {
         Some(Item {
             name: item.get("name")?.as_str()?.to_owned(),
             kind: kind_name(item.get("kind").and_then(Value::as_u64)).to_owned(),
+            start_line: loc.line,
             end_line: loc.line,
             loc,
             children: Vec::new(),

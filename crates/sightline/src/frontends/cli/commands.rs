@@ -12,35 +12,56 @@ pub enum Command {
     Diagnostics {
         /// The file to check.
         file: PathBuf,
+        /// `symbol`: each finding also names the symbol it sits in.
+        #[arg(long, value_parser = ["symbol"])]
+        context: Option<String>,
     },
     /// Print where the symbol at FILE:LINE:COL is defined (1-based line and character column).
     Definition {
         /// The position, as FILE:LINE:COL with the column on the symbol itself
-        /// (or FILE:LINE with --symbol).
+        /// (or FILE:LINE or FILE with --symbol).
         position: String,
-        /// The symbol's name on the line, in place of the column.
+        /// The symbol's name on the line, in place of the column; with FILE
+        /// alone, its name path in the outline (`Session/request`).
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
+        /// With --symbol: only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND", requires = "symbol")]
+        kind: Option<String>,
+        /// `symbol`: each place also names the symbol it sits in.
+        #[arg(long, value_parser = ["symbol"])]
+        context: Option<String>,
     },
     /// Print every use of the symbol at FILE:LINE:COL across the workspace.
     References {
         /// The position, as FILE:LINE:COL with the column on the symbol itself
-        /// (or FILE:LINE with --symbol).
+        /// (or FILE:LINE or FILE with --symbol).
         position: String,
         /// Also list the declaration itself.
         #[arg(long)]
         include_declaration: bool,
-        /// The symbol's name on the line, in place of the column.
+        /// The symbol's name on the line, in place of the column; with FILE
+        /// alone, its name path in the outline (`Session/request`).
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
+        /// With --symbol: only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND", requires = "symbol")]
+        kind: Option<String>,
+        /// `symbol`: each place also names the symbol it sits in.
+        #[arg(long, value_parser = ["symbol"])]
+        context: Option<String>,
     },
     /// Print the type and documentation of the symbol at FILE:LINE:COL.
     Hover {
-        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        /// The position, as FILE:LINE:COL (or FILE:LINE or FILE with --symbol).
         position: String,
-        /// The symbol's name on the line, in place of the column.
+        /// The symbol's name on the line, in place of the column; with FILE
+        /// alone, its name path in the outline (`Session/request`).
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
+        /// With --symbol: only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND", requires = "symbol")]
+        kind: Option<String>,
     },
     /// Print the outline of FILE: its symbols, nested, with line ranges.
     Symbols {
@@ -59,11 +80,15 @@ pub enum Command {
     /// Print where the symbol at FILE:LINE:COL is implemented (an interface's
     /// or an abstract method's concrete versions).
     Implementation {
-        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        /// The position, as FILE:LINE:COL (or FILE:LINE or FILE with --symbol).
         position: String,
-        /// The symbol's name on the line, in place of the column.
+        /// The symbol's name on the line, in place of the column; with FILE
+        /// alone, its name path in the outline (`Session/request`).
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
+        /// With --symbol: only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND", requires = "symbol")]
+        kind: Option<String>,
     },
     /// Print the calls into (`in`) or out of (`out`) the function at
     /// FILE:LINE:COL.
@@ -71,11 +96,15 @@ pub enum Command {
         /// `in`: who calls it; `out`: what it calls.
         #[arg(value_parser = ["in", "out"])]
         direction: String,
-        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        /// The position, as FILE:LINE:COL (or FILE:LINE or FILE with --symbol).
         position: String,
-        /// The symbol's name on the line, in place of the column.
+        /// The symbol's name on the line, in place of the column; with FILE
+        /// alone, its name path in the outline (`Session/request`).
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
+        /// With --symbol: only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND", requires = "symbol")]
+        kind: Option<String>,
     },
     /// Print the errors of every file under DIR (default: --root, or the
     /// current directory) that a server handles: `N errors in M files`
@@ -143,6 +172,62 @@ pub enum Command {
         /// How many lines to print (default 2000).
         #[arg(long)]
         limit: Option<usize>,
+        /// Only this symbol's lines, by its name path in the outline
+        /// (`Session/request`, or a bare name).
+        #[arg(long, value_name = "NAME_PATH")]
+        symbol: Option<String>,
+        /// With --symbol: only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND", requires = "symbol")]
+        kind: Option<String>,
+    },
+    /// Replace the whole lines of the symbol NAME_PATH in FILE (from the
+    /// first line of its header to its last, as `read --symbol` shows them)
+    /// with the text on stdin, format it, and print the errors it brought.
+    ReplaceSymbolBody {
+        /// The file.
+        file: PathBuf,
+        /// The symbol's name path in the outline (`Session/request`).
+        symbol: String,
+        /// Only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND")]
+        kind: Option<String>,
+    },
+    /// Put the text on stdin, as whole lines, right before the symbol
+    /// NAME_PATH in FILE; format it, and print the errors it brought.
+    InsertBeforeSymbol {
+        /// The file.
+        file: PathBuf,
+        /// The symbol's name path in the outline (`Session/request`).
+        symbol: String,
+        /// Only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND")]
+        kind: Option<String>,
+    },
+    /// Put the text on stdin, as whole lines, right after the symbol
+    /// NAME_PATH in FILE; format it, and print the errors it brought.
+    InsertAfterSymbol {
+        /// The file.
+        file: PathBuf,
+        /// The symbol's name path in the outline (`Session/request`).
+        symbol: String,
+        /// Only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND")]
+        kind: Option<String>,
+    },
+    /// Delete the symbol NAME_PATH from FILE when nothing outside it uses
+    /// it; otherwise print its uses and write nothing (exit 2). With
+    /// --force, delete it anyway and print the errors that broke.
+    SafeDelete {
+        /// The file.
+        file: PathBuf,
+        /// The symbol's name path in the outline (`Session/request`).
+        symbol: String,
+        /// Only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND")]
+        kind: Option<String>,
+        /// Delete it even while it is used.
+        #[arg(long)]
+        force: bool,
     },
     /// Replace (or create) FILE with the text on stdin, format it, and print
     /// the errors it now has.
@@ -171,13 +256,17 @@ pub enum Command {
     /// server knows uses it (all files or none), format them, and print the
     /// errors they now have; --dry-run prints the changed lines instead.
     Rename {
-        /// The position, as FILE:LINE:COL (or FILE:LINE with --symbol).
+        /// The position, as FILE:LINE:COL (or FILE:LINE or FILE with --symbol).
         position: String,
         /// The new name.
         new_name: String,
-        /// The symbol's name on the line, in place of the column.
+        /// The symbol's name on the line, in place of the column; with FILE
+        /// alone, its name path in the outline (`Session/request`).
         #[arg(long, value_name = "NAME")]
         symbol: Option<String>,
+        /// With --symbol: only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND", requires = "symbol")]
+        kind: Option<String>,
         /// Only print what would change.
         #[arg(long)]
         dry_run: bool,
@@ -317,14 +406,20 @@ impl Command {
                 .map(|(f, _, _)| f)
                 .ok()
                 .or_else(|| spec.rsplit_once(':').map(|(f, _)| PathBuf::from(f)))
+                // FILE alone, with a name path.
+                .or_else(|| Some(PathBuf::from(spec)))
         };
         let path = match self {
-            Command::Diagnostics { file }
+            Command::Diagnostics { file, .. }
             | Command::Symbols { file }
             | Command::Formatters { file }
             | Command::Read { file, .. }
             | Command::Write { file, .. }
             | Command::Edit { file, .. }
+            | Command::ReplaceSymbolBody { file, .. }
+            | Command::InsertBeforeSymbol { file, .. }
+            | Command::InsertAfterSymbol { file, .. }
+            | Command::SafeDelete { file, .. }
             | Command::OrganizeImports { file, .. } => Some(file.clone()),
             Command::WorkspaceSymbols { file, .. } => file.clone(),
             Command::Definition { position, .. }

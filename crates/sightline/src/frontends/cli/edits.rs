@@ -1,9 +1,12 @@
 //! The edit tools on the command line: `read`, `write`, `edit`,
-//! `apply-patch`, `rename`, `code-actions`, `apply-code-action` and
-//! `organize-imports`, each answered with the errors the change left.
+//! `apply-patch`, `rename`, `code-actions`, `apply-code-action`,
+//! `organize-imports` and the symbol edits (`replace-symbol-body`,
+//! `insert-before-symbol`, `insert-after-symbol`, `safe-delete`), each
+//! answered with the errors the change left.
 
 use std::path::Path;
 
+use crate::edit::SymbolEdit;
 use crate::engine::Engine;
 use crate::frontends::cli::questions::position_args;
 use crate::frontends::cli::{Command, EXIT_FAILED, EXIT_OK, abs};
@@ -16,10 +19,50 @@ pub(super) async fn run(engine: &Engine, command: &Command, here: &Path) -> (Str
             file,
             offset,
             limit,
-        } => match engine.read(&abs(here, file), *offset, *limit) {
-            Ok(t) => (t, EXIT_OK),
-            Err(e) => (render::error_text(&e), EXIT_FAILED),
-        },
+            symbol,
+            kind,
+        } => {
+            let read = match symbol {
+                Some(name_path) => {
+                    engine
+                        .read_symbol(&abs(here, file), name_path, kind.as_deref())
+                        .await
+                }
+                None => engine.read(&abs(here, file), *offset, *limit),
+            };
+            match read {
+                Ok(t) => (t, EXIT_OK),
+                Err(e) => (render::error_text(&e), EXIT_FAILED),
+            }
+        }
+        Command::ReplaceSymbolBody { file, symbol, kind }
+        | Command::InsertBeforeSymbol { file, symbol, kind }
+        | Command::InsertAfterSymbol { file, symbol, kind } => {
+            let mut text = String::new();
+            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+                return (format!("error: cannot read stdin: {e}\n"), EXIT_FAILED);
+            }
+            let how = match command {
+                Command::ReplaceSymbolBody { .. } => SymbolEdit::Replace,
+                Command::InsertBeforeSymbol { .. } => SymbolEdit::Before,
+                _ => SymbolEdit::After,
+            };
+            edited(
+                engine
+                    .edit_symbol(&abs(here, file), symbol, kind.as_deref(), how, &text)
+                    .await,
+            )
+        }
+        Command::SafeDelete {
+            file,
+            symbol,
+            kind,
+            force,
+        } => edited(
+            engine
+                .safe_delete(&abs(here, file), symbol, kind.as_deref(), *force)
+                .await,
+        ),
         Command::Write { file } => {
             let mut content = String::new();
             if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut content) {
@@ -52,17 +95,23 @@ pub(super) async fn run(engine: &Engine, command: &Command, here: &Path) -> (Str
             position,
             new_name,
             symbol,
+            kind,
             dry_run,
             confirm,
         } => {
             let r = async {
-                let a = position_args(position, symbol.as_ref())?;
+                let a = position_args(position, symbol.as_ref(), kind.as_ref())?;
                 let file = std::path::PathBuf::from(a["file"].as_str().unwrap_or_default());
-                let line = a["line"].as_u64().unwrap_or(0) as usize;
-                let column = match a.get("column").and_then(serde_json::Value::as_u64) {
-                    Some(c) => c as usize,
-                    None => {
-                        engine.symbol_column(&file, line, symbol.as_deref().unwrap_or_default())?
+                let name = symbol.as_deref().unwrap_or_default();
+                let (line, column) = match (
+                    a.get("line").and_then(serde_json::Value::as_u64),
+                    a.get("column").and_then(serde_json::Value::as_u64),
+                ) {
+                    (Some(l), Some(c)) => (l as usize, c as usize),
+                    (Some(l), None) => (l as usize, engine.symbol_column(&file, l as usize, name)?),
+                    (None, _) => {
+                        let found = engine.find_symbol(&file, name, kind.as_deref()).await?;
+                        (found.item.loc.line, found.item.loc.column)
                     }
                 };
                 engine

@@ -96,6 +96,10 @@ async fn in_process(
         Command::Read { .. }
         | Command::Write { .. }
         | Command::Edit { .. }
+        | Command::ReplaceSymbolBody { .. }
+        | Command::InsertBeforeSymbol { .. }
+        | Command::InsertAfterSymbol { .. }
+        | Command::SafeDelete { .. }
         | Command::Rename { .. }
         | Command::CodeActions { .. }
         | Command::ApplyCodeAction { .. }

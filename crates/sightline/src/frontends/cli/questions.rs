@@ -56,6 +56,10 @@ pub(super) fn command_name(command: &Command) -> &'static str {
         Command::Read { .. } => "read",
         Command::Write { .. } => "write",
         Command::Edit { .. } => "edit",
+        Command::ReplaceSymbolBody { .. } => "replace-symbol-body",
+        Command::InsertBeforeSymbol { .. } => "insert-before-symbol",
+        Command::InsertAfterSymbol { .. } => "insert-after-symbol",
+        Command::SafeDelete { .. } => "safe-delete",
         Command::ApplyPatch => "apply-patch",
         Command::Rename { .. } => "rename",
         Command::CodeActions { .. } => "code-actions",
@@ -81,7 +85,7 @@ pub async fn answer(engine: &Engine, command: &Command, json: bool) -> Rendered 
 async fn answer_inner(engine: &Engine, command: &Command, json: bool) -> Rendered {
     let fail = |e: ToolError| failed(&e, json);
     match command {
-        Command::Diagnostics { file } => match engine.diagnostics(&absolute(file)).await {
+        Command::Diagnostics { file, .. } => match engine.diagnostics(&absolute(file)).await {
             Ok(d) => Rendered {
                 text: if json {
                     format!("{}\n", render::diagnostics_json(&d))
@@ -131,11 +135,13 @@ async fn answer_inner(engine: &Engine, command: &Command, json: bool) -> Rendere
     }
 }
 
-/// The `file`, `line` and `column` (or `symbol`) arguments of a position:
-/// `FILE:LINE:COL`, or `FILE:LINE` with `--symbol`.
+/// The `file`, `line` and `column` (or `symbol`, and `kind`) arguments of
+/// a position: `FILE:LINE:COL`, or with `--symbol` `FILE:LINE` (its name
+/// on the line) or `FILE` (its name path in the outline).
 pub(super) fn position_args(
     position: &str,
     symbol: Option<&String>,
+    kind: Option<&String>,
 ) -> Result<serde_json::Map<String, serde_json::Value>, ToolError> {
     use serde_json::json;
     let mut args = serde_json::Map::new();
@@ -143,19 +149,29 @@ pub(super) fn position_args(
         Some(name) => {
             let bad = || {
                 ToolError::bad_input(format!(
-                    "expected FILE:LINE with --symbol, got `{position}`"
+                    "expected FILE:LINE or FILE with --symbol, got `{position}`"
                 ))
             };
-            let (file, line) = position.rsplit_once(':').ok_or_else(bad)?;
+            let (file, line) = match position.rsplit_once(':') {
+                Some((file, line)) if line.trim().chars().all(|c| c.is_ascii_digit()) => {
+                    let line: usize = line.trim().parse().map_err(|_| {
+                        ToolError::bad_input(format!("line must be a number, got `{line}`"))
+                    })?;
+                    (file, Some(line))
+                }
+                _ => (position, None),
+            };
             if file.is_empty() {
                 return Err(bad());
             }
-            let line: usize = line.trim().parse().map_err(|_| {
-                ToolError::bad_input(format!("line must be a number, got `{line}`"))
-            })?;
             args.insert("file".into(), json!(absolute(std::path::Path::new(file))));
-            args.insert("line".into(), json!(line));
+            if let Some(line) = line {
+                args.insert("line".into(), json!(line));
+            }
             args.insert("symbol".into(), json!(name));
+            if let Some(kind) = kind {
+                args.insert("kind".into(), json!(kind));
+            }
         }
         None => {
             let (file, line, column) = parse_position(position)?;
@@ -173,35 +189,57 @@ pub(super) fn as_tool_call(
     command: &Command,
 ) -> Option<Result<(&'static str, serde_json::Value), ToolError>> {
     use serde_json::{Value, json};
-    let lsp = |operation: &str, position: &str, symbol: Option<&String>| {
-        position_args(position, symbol).map(|mut a| {
+    let lsp = |operation: &str, position: &str, symbol: Option<&String>, kind: Option<&String>| {
+        position_args(position, symbol, kind).map(|mut a| {
             a.insert("operation".into(), json!(operation));
             (ToolName::Lsp.name(), Value::Object(a))
         })
     };
     Some(match command {
-        Command::Diagnostics { file } => Ok((
+        Command::Diagnostics { file, context } => Ok((
             ToolName::Diagnostics.name(),
-            json!({ "file": absolute(file) }),
+            json!({ "file": absolute(file), "context": context }),
         )),
-        Command::Definition { position, symbol } => position_args(position, symbol.as_ref())
-            .map(|a| (ToolName::Definition.name(), Value::Object(a))),
+        Command::Definition {
+            position,
+            symbol,
+            kind,
+            context,
+        } => position_args(position, symbol.as_ref(), kind.as_ref()).map(|mut a| {
+            a.insert("context".into(), json!(context));
+            (ToolName::Definition.name(), Value::Object(a))
+        }),
         Command::References {
             position,
             include_declaration,
             symbol,
-        } => position_args(position, symbol.as_ref()).map(|mut a| {
+            kind,
+            context,
+        } => position_args(position, symbol.as_ref(), kind.as_ref()).map(|mut a| {
             a.insert("include_declaration".into(), json!(include_declaration));
+            a.insert("context".into(), json!(context));
             (ToolName::References.name(), Value::Object(a))
         }),
-        Command::Hover { position, symbol } => lsp("hover", position, symbol.as_ref()),
-        Command::Implementation { position, symbol } => {
-            lsp("goToImplementation", position, symbol.as_ref())
-        }
+        Command::Hover {
+            position,
+            symbol,
+            kind,
+        } => lsp("hover", position, symbol.as_ref(), kind.as_ref()),
+        Command::Implementation {
+            position,
+            symbol,
+            kind,
+        } => lsp(
+            "goToImplementation",
+            position,
+            symbol.as_ref(),
+            kind.as_ref(),
+        ),
         Command::Calls {
             direction,
             position,
             symbol,
+            kind,
         } => lsp(
             if direction == "in" {
                 "incomingCalls"
@@ -210,6 +248,7 @@ pub(super) fn as_tool_call(
             },
             position,
             symbol.as_ref(),
+            kind.as_ref(),
         ),
         Command::Symbols { file } => Ok((
             ToolName::Lsp.name(),
@@ -236,8 +275,13 @@ pub(super) fn as_tool_call(
 /// their own JSON, which take this path only with `--symbol`.
 pub(super) fn through_face(command: &Command) -> bool {
     match command {
-        Command::Diagnostics { .. } => false,
-        Command::Definition { symbol, .. } | Command::References { symbol, .. } => symbol.is_some(),
+        Command::Diagnostics { context, .. } => context.is_some(),
+        Command::Definition {
+            symbol, context, ..
+        }
+        | Command::References {
+            symbol, context, ..
+        } => symbol.is_some() || context.is_some(),
         other => as_tool_call(other).is_some(),
     }
 }
@@ -289,15 +333,20 @@ pub async fn batch(engine: &std::sync::Arc<Engine>, json: bool) -> i32 {
         let command = match verb {
             "diagnostics" => Some(Command::Diagnostics {
                 file: PathBuf::from(rest),
+                context: None,
             }),
             "definition" => Some(Command::Definition {
                 position: rest,
                 symbol: None,
+                kind: None,
+                context: None,
             }),
             "references" => Some(Command::References {
                 position: rest,
                 include_declaration: false,
                 symbol: None,
+                kind: None,
+                context: None,
             }),
             "servers" => Some(Command::Servers),
             _ => None,

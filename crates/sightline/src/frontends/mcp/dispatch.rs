@@ -1,6 +1,6 @@
 //! Running one well-formed tool call against the engine and rendering its
 //! text: the arguments are parsed by their schema type, a `symbol` becomes
-//! its column, and `lsp` picks its question by `operation`.
+//! its position (`by_symbol`), and `lsp` asks by `operation` (`lsp_operation`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,18 +9,17 @@ use rmcp::ErrorData;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use crate::answer::ItemsKind;
 use crate::error::ToolError;
 use crate::frontends::mcp::McpServer;
-use crate::frontends::mcp::tool_name::ToolName;
-use crate::frontends::mcp::tools::{
+use crate::frontends::mcp::tool_args::{
     ApplyActionArgs, CheckArgs, CheckpointArgs, CodeActionsArgs, DiagnosticsArgs, EditArgs,
-    LspArgs, Operation, OrganizeArgs, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs,
-    RenameArgs, RestartArgs, WriteArgs,
+    LspArgs, OrganizeArgs, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs, RenameArgs,
+    RestartArgs, WriteArgs,
 };
+use crate::frontends::mcp::tool_name::ToolName;
 use crate::render;
 
-fn parse<T: serde::de::DeserializeOwned>(
+pub(super) fn parse<T: serde::de::DeserializeOwned>(
     tool: &str,
     args: Option<JsonObject>,
 ) -> Result<T, ErrorData> {
@@ -48,7 +47,7 @@ impl Answered {
         }
     }
 
-    fn locations(l: &crate::answer::Locations, json: bool) -> Answered {
+    pub(super) fn locations(l: &crate::answer::Locations, json: bool) -> Answered {
         Answered {
             text: render::locations_text(l),
             json: json.then(|| render::locations_json(l)),
@@ -58,23 +57,6 @@ impl Answered {
 }
 
 impl McpServer {
-    /// The position of a call: `column`, or the column of `symbol` on the line.
-    fn column(
-        &self,
-        file: &std::path::Path,
-        line: usize,
-        column: Option<usize>,
-        symbol: Option<&str>,
-    ) -> Result<usize, ToolError> {
-        match (column, symbol) {
-            (Some(c), _) => Ok(c),
-            (None, Some(s)) => self.engine.symbol_column(file, line, s),
-            (None, None) => Err(ToolError::bad_input(
-                "give `column` (1-based, on the symbol) or `symbol` (its name on the line)",
-            )),
-        }
-    }
-
     /// Runs one well-formed call and renders its text (and with `json`,
     /// its JSON), with the engine of the project configuration of the file
     /// or directory it names (`Engine::for_path`).
@@ -136,11 +118,7 @@ impl McpServer {
                 let a: DiagnosticsArgs = parse(tool, args)?;
                 match (a.file.map(PathBuf::from), a.since) {
                     (file, Some(name)) => self.since(&name, file.as_deref(), json).await,
-                    (Some(file), None) => engine.diagnostics(&file).await.map(|d| Answered {
-                        text: render::diagnostics_text(&d),
-                        json: json.then(|| render::diagnostics_json(&d)),
-                        errors: d.has_errors(),
-                    }),
+                    (Some(file), None) => self.diagnostics(&file, a.context, json).await,
                     (None, None) => Err(ToolError::bad_input(
                         "give `file` (an absolute path), or `since` (a checkpoint)",
                     )),
@@ -165,22 +143,43 @@ impl McpServer {
             Some(ToolName::Definition) => {
                 let a: PositionArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
-                match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
-                    Ok(col) => engine
-                        .definition(&file, a.line, col)
-                        .await
-                        .map(|l| Answered::locations(&l, json)),
+                let at = self
+                    .position(
+                        &file,
+                        a.line,
+                        a.column,
+                        a.symbol.as_deref(),
+                        a.kind.as_deref(),
+                    )
+                    .await;
+                match at {
+                    Ok((line, col)) => match engine.definition(&file, line, col).await {
+                        Ok(l) => Ok(self.with_context(l, a.context, json).await),
+                        Err(e) => Err(e),
+                    },
                     Err(e) => Err(e),
                 }
             }
             Some(ToolName::References) => {
                 let a: ReferencesArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
-                match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
-                    Ok(col) => engine
-                        .references(&file, a.line, col, a.include_declaration.unwrap_or(false))
+                let at = self
+                    .position(
+                        &file,
+                        a.line,
+                        a.column,
+                        a.symbol.as_deref(),
+                        a.kind.as_deref(),
+                    )
+                    .await;
+                match at {
+                    Ok((line, col)) => match engine
+                        .references(&file, line, col, a.include_declaration.unwrap_or(false))
                         .await
-                        .map(|l| Answered::locations(&l, json)),
+                    {
+                        Ok(l) => Ok(self.with_context(l, a.context, json).await),
+                        Err(e) => Err(e),
+                    },
                     Err(e) => Err(e),
                 }
             }
@@ -216,6 +215,13 @@ impl McpServer {
             Some(ToolName::Read) if self.edit_tools => {
                 let a: ReadArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
+                if let Some(name_path) = &a.symbol {
+                    return Ok(text(
+                        engine
+                            .read_symbol(&file, name_path, a.kind.as_deref())
+                            .await,
+                    ));
+                }
                 let read = engine.read(&file, a.offset, a.limit);
                 if read.is_ok() {
                     let engine = self.engine.clone();
@@ -251,12 +257,21 @@ impl McpServer {
             Some(ToolName::Rename) if self.edit_tools => {
                 let a: RenameArgs = parse(tool, args)?;
                 let file = PathBuf::from(a.file);
-                match self.column(&file, a.line, a.column, a.symbol.as_deref()) {
-                    Ok(col) => self.refactored(
+                let at = self
+                    .position(
+                        &file,
+                        a.line,
+                        a.column,
+                        a.symbol.as_deref(),
+                        a.kind.as_deref(),
+                    )
+                    .await;
+                match at {
+                    Ok((line, col)) => self.refactored(
                         engine
                             .rename(
                                 &file,
-                                a.line,
+                                line,
                                 col,
                                 &a.new_name,
                                 a.dry_run.unwrap_or(false),
@@ -308,6 +323,16 @@ impl McpServer {
                     Err(e) => Err(e),
                 }
             }
+            Some(
+                t @ (ToolName::ReplaceSymbolBody
+                | ToolName::InsertBeforeSymbol
+                | ToolName::InsertAfterSymbol
+                | ToolName::SafeDelete),
+            ) if self.edit_tools => text(
+                self.symbol_edit(t, tool, args)
+                    .await?
+                    .map(|r| self.edited(r)),
+            ),
             Some(ToolName::OrganizeImports) if self.edit_tools => {
                 let a: OrganizeArgs = parse(tool, args)?;
                 self.refactored(
@@ -344,82 +369,5 @@ impl McpServer {
                 ));
             }
         })
-    }
-
-    async fn lsp(&self, a: LspArgs) -> Result<String, ToolError> {
-        let engine = &self.engine;
-        let need_file = || {
-            a.file.as_ref().map(PathBuf::from).ok_or_else(|| {
-                ToolError::bad_input(
-                    format!("{:?} needs `file` (an absolute path)", a.operation).replace('"', ""),
-                )
-            })
-        };
-        let position = || -> Result<(PathBuf, usize, usize), ToolError> {
-            let file = need_file()?;
-            let line = a
-                .line
-                .ok_or_else(|| ToolError::bad_input("this operation needs `line` (1-based)"))?;
-            let col = self.column(&file, line, a.column, a.symbol.as_deref())?;
-            Ok((file, line, col))
-        };
-        match a.operation {
-            Operation::GoToDefinition => {
-                let (f, l, c) = position()?;
-                engine
-                    .definition(&f, l, c)
-                    .await
-                    .map(|r| render::locations_text(&r))
-            }
-            Operation::FindReferences => {
-                let (f, l, c) = position()?;
-                engine
-                    .references(&f, l, c, false)
-                    .await
-                    .map(|r| render::locations_text(&r))
-            }
-            Operation::GoToImplementation => {
-                let (f, l, c) = position()?;
-                engine
-                    .implementation(&f, l, c)
-                    .await
-                    .map(|r| render::locations_text(&r))
-            }
-            Operation::Hover => {
-                let (f, l, c) = position()?;
-                engine.hover(&f, l, c).await.map(|h| render::hover_text(&h))
-            }
-            Operation::DocumentSymbol => {
-                let f = need_file()?;
-                engine
-                    .document_symbols(&f)
-                    .await
-                    .map(|i| render::items_text(&i))
-            }
-            Operation::WorkspaceSymbol => {
-                let query = a.query.clone().ok_or_else(|| {
-                    ToolError::bad_input("workspaceSymbol needs `query` (a name or part of one)")
-                })?;
-                let file = a.file.as_ref().map(PathBuf::from);
-                engine
-                    .workspace_symbols(&query, file.as_deref())
-                    .await
-                    .map(|i| render::items_text(&i))
-            }
-            op @ (Operation::PrepareCallHierarchy
-            | Operation::IncomingCalls
-            | Operation::OutgoingCalls) => {
-                let (f, l, c) = position()?;
-                let kind = match op {
-                    Operation::IncomingCalls => ItemsKind::IncomingCalls,
-                    Operation::OutgoingCalls => ItemsKind::OutgoingCalls,
-                    _ => ItemsKind::CallItems,
-                };
-                engine
-                    .call_hierarchy(&f, l, c, kind)
-                    .await
-                    .map(|i| render::items_text(&i))
-            }
-        }
     }
 }

@@ -27,8 +27,11 @@ use crate::error::ToolError;
 use crate::progress::Progress;
 use crate::render;
 
+mod by_symbol;
 mod dispatch;
 mod edit_answers;
+mod lsp_operation;
+pub mod tool_args;
 pub mod tool_name;
 mod tools;
 

@@ -35,6 +35,14 @@ pub enum ToolName {
     ApplyCodeAction,
     /// `organize_imports` (an edit tool).
     OrganizeImports,
+    /// `replace_symbol_body` (an edit tool).
+    ReplaceSymbolBody,
+    /// `insert_before_symbol` (an edit tool).
+    InsertBeforeSymbol,
+    /// `insert_after_symbol` (an edit tool).
+    InsertAfterSymbol,
+    /// `safe_delete` (an edit tool).
+    SafeDelete,
     /// `sightline_hook`: an agent's tool hook (`sightline hook`), not in
     /// the tool list.
     Hook,
@@ -59,6 +67,10 @@ impl ToolName {
         ToolName::CodeActions,
         ToolName::ApplyCodeAction,
         ToolName::OrganizeImports,
+        ToolName::ReplaceSymbolBody,
+        ToolName::InsertBeforeSymbol,
+        ToolName::InsertAfterSymbol,
+        ToolName::SafeDelete,
     ];
 
     /// The name a client calls it by.
@@ -79,6 +91,10 @@ impl ToolName {
             ToolName::CodeActions => "code_actions",
             ToolName::ApplyCodeAction => "apply_code_action",
             ToolName::OrganizeImports => "organize_imports",
+            ToolName::ReplaceSymbolBody => "replace_symbol_body",
+            ToolName::InsertBeforeSymbol => "insert_before_symbol",
+            ToolName::InsertAfterSymbol => "insert_after_symbol",
+            ToolName::SafeDelete => "safe_delete",
             ToolName::Hook => "sightline_hook",
         }
     }
@@ -108,6 +124,10 @@ impl ToolName {
                 | ToolName::CodeActions
                 | ToolName::ApplyCodeAction
                 | ToolName::OrganizeImports
+                | ToolName::ReplaceSymbolBody
+                | ToolName::InsertBeforeSymbol
+                | ToolName::InsertAfterSymbol
+                | ToolName::SafeDelete
         )
     }
 

@@ -3,262 +3,15 @@
 
 use std::sync::Arc;
 
+use crate::frontends::mcp::tool_args::{
+    ApplyActionArgs, CheckArgs, CheckpointArgs, CodeActionsArgs, DiagnosticsArgs, EditArgs,
+    LspArgs, OrganizeArgs, PatchArgs, PositionArgs, ReadArgs, ReferencesArgs, RenameArgs,
+    RestartArgs, SafeDeleteArgs, SymbolEditArgs, WriteArgs,
+};
 use crate::frontends::mcp::tool_name::ToolName;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::Value;
-
-/// `lsp_diagnostics` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct DiagnosticsArgs {
-    /// Absolute path of the file, e.g. /repo/src/app.py. The file is read from
-    /// disk as it is now; save edits before asking. Needed unless `since`
-    /// is given.
-    pub(super) file: Option<String>,
-    /// A checkpoint (`cp3`) from an edit answer or the `checkpoint` tool:
-    /// answer only what changed since, for `file`, or without it for every
-    /// file the checkpoint holds.
-    pub(super) since: Option<String>,
-}
-
-/// `checkpoint` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct CheckpointArgs {
-    /// Absolute path of a file, or of a directory to check whole; default:
-    /// the workspace.
-    pub(super) path: Option<String>,
-}
-
-/// `lsp_definition` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct PositionArgs {
-    /// Absolute path of the file holding the symbol.
-    pub(super) file: String,
-    /// 1-based line number, as a `read` tool or a traceback shows it.
-    #[schemars(range(min = 1))]
-    pub(super) line: usize,
-    /// 1-based column in characters, pointing at the symbol itself (not the
-    /// start of the line). Give either `column` or `symbol`.
-    #[schemars(range(min = 1))]
-    pub(super) column: Option<usize>,
-    /// The symbol's name on that line, instead of `column`; if it is not there
-    /// or appears more than once, the answer lists the columns that hold
-    /// symbols.
-    pub(super) symbol: Option<String>,
-}
-
-/// `lsp_references` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ReferencesArgs {
-    /// Absolute path of the file holding the symbol.
-    pub(super) file: String,
-    /// 1-based line number, as a `read` tool or a traceback shows it.
-    #[schemars(range(min = 1))]
-    pub(super) line: usize,
-    /// 1-based column in characters, pointing at the symbol itself (not the
-    /// start of the line). Give either `column` or `symbol`.
-    #[schemars(range(min = 1))]
-    pub(super) column: Option<usize>,
-    /// The symbol's name on that line, instead of `column`.
-    pub(super) symbol: Option<String>,
-    /// Also list the declaration itself. Default false: only uses.
-    pub(super) include_declaration: Option<bool>,
-}
-
-/// The question the `lsp` tool asks.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub(super) enum Operation {
-    GoToDefinition,
-    FindReferences,
-    Hover,
-    DocumentSymbol,
-    WorkspaceSymbol,
-    GoToImplementation,
-    PrepareCallHierarchy,
-    IncomingCalls,
-    OutgoingCalls,
-}
-
-/// `lsp` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct LspArgs {
-    /// goToDefinition, findReferences, hover (type and docs), goToImplementation,
-    /// prepareCallHierarchy, incomingCalls (who calls it) and outgoingCalls
-    /// (what it calls) take `file`, `line` and `column` (or `symbol`);
-    /// documentSymbol (the outline of a file) takes `file`; workspaceSymbol
-    /// takes `query` and optionally `file` to choose the language and project.
-    pub(super) operation: Operation,
-    /// Absolute path of the file.
-    pub(super) file: Option<String>,
-    /// 1-based line number, as a `read` tool or a traceback shows it.
-    #[schemars(range(min = 1))]
-    pub(super) line: Option<usize>,
-    /// 1-based column in characters, pointing at the symbol itself (not the
-    /// start of the line). Give either `column` or `symbol`.
-    #[schemars(range(min = 1))]
-    pub(super) column: Option<usize>,
-    /// The symbol's name on that line, instead of `column`.
-    pub(super) symbol: Option<String>,
-    /// For workspaceSymbol: the name, or part of it, to search for.
-    pub(super) query: Option<String>,
-}
-
-/// `lsp_check` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct CheckArgs {
-    /// Absolute path of a directory to check; default: the workspace.
-    pub(super) path: Option<String>,
-    /// A checkpoint (`cp3`): answer only the errors new since it, and count
-    /// those fixed and those already there.
-    pub(super) since: Option<String>,
-}
-
-/// `lsp_restart` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RestartArgs {
-    /// The server id (pyright, typescript, rust, clangd, ...); default: every
-    /// running server.
-    pub(super) server: Option<String>,
-    /// Only servers of projects at or below this absolute directory;
-    /// default: the session's workspace.
-    pub(super) root: Option<String>,
-}
-
-/// `rename` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RenameArgs {
-    /// Absolute path of the file holding the symbol.
-    pub(super) file: String,
-    /// 1-based line number.
-    #[schemars(range(min = 1))]
-    pub(super) line: usize,
-    /// 1-based column in characters, on the symbol. Give either `column` or
-    /// `symbol`.
-    #[schemars(range(min = 1))]
-    pub(super) column: Option<usize>,
-    /// The symbol's name on that line, instead of `column`.
-    pub(super) symbol: Option<String>,
-    /// The new name.
-    pub(super) new_name: String,
-    /// Only show what would change: each file with its changed lines, old
-    /// and new. Nothing is written.
-    pub(super) dry_run: Option<bool>,
-    /// Apply changes the server marks as needing confirmation (shown by
-    /// `dry_run`).
-    pub(super) confirm: Option<bool>,
-}
-
-/// `code_actions` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct CodeActionsArgs {
-    /// Absolute path of the file.
-    pub(super) file: String,
-    /// The first line (1-based).
-    #[schemars(range(min = 1))]
-    pub(super) line: usize,
-    /// The last line (default: `line`).
-    #[schemars(range(min = 1))]
-    pub(super) end_line: Option<usize>,
-    /// Only actions of this kind: quickfix, refactor, refactor.extract,
-    /// source.organizeImports, ...
-    pub(super) kind: Option<String>,
-}
-
-/// `apply_code_action` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ApplyActionArgs {
-    /// Absolute path of the file.
-    pub(super) file: String,
-    /// The first line (1-based), as given to `code_actions`.
-    #[schemars(range(min = 1))]
-    pub(super) line: usize,
-    /// The last line, as given to `code_actions`.
-    #[schemars(range(min = 1))]
-    pub(super) end_line: Option<usize>,
-    /// The action's number in the `code_actions` list. Give `index` or
-    /// `title`.
-    #[schemars(range(min = 1))]
-    pub(super) index: Option<usize>,
-    /// The action's title, exactly as listed.
-    pub(super) title: Option<String>,
-    /// Only show what would change.
-    pub(super) dry_run: Option<bool>,
-    /// Apply changes the server marks as needing confirmation.
-    pub(super) confirm: Option<bool>,
-}
-
-/// `organize_imports` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct OrganizeArgs {
-    /// Absolute path of the file.
-    pub(super) file: String,
-    /// Only show what would change.
-    pub(super) dry_run: Option<bool>,
-}
-
-/// `read` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ReadArgs {
-    /// Absolute path of the file.
-    pub(super) file: String,
-    /// The first line to show, 1-based (default 1).
-    #[schemars(range(min = 1))]
-    pub(super) offset: Option<usize>,
-    /// How many lines to show (default 2000).
-    #[schemars(range(min = 1))]
-    pub(super) limit: Option<usize>,
-}
-
-/// `write` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct WriteArgs {
-    /// Absolute path of the file to create or replace.
-    pub(super) file: String,
-    /// The whole new content of the file.
-    pub(super) content: String,
-}
-
-/// `edit` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct EditArgs {
-    /// Absolute path of the file to change.
-    pub(super) file: String,
-    /// The exact text to replace; it must occur once unless `replace_all`.
-    pub(super) old: String,
-    /// The text to put in its place.
-    pub(super) new: String,
-    /// Replace every occurrence of `old`.
-    pub(super) replace_all: Option<bool>,
-    /// Format only the lines the edit touched (instead of the whole file),
-    /// where the server or a formatter can.
-    pub(super) format_range: Option<bool>,
-}
-
-/// `apply_patch` arguments.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct PatchArgs {
-    /// A patch from `*** Begin Patch` to `*** End Patch` with `*** Add File:`,
-    /// `*** Delete File:`, `*** Update File:` (with `*** Move to:` and `@@`
-    /// hunks of ` `, `-`, `+` lines). Relative paths start at the workspace.
-    pub(super) patch: String,
-}
 
 const DIAGNOSTICS: &str = "Errors and warnings that the project's real type checker (pyright, the TypeScript server, ...) reports for one file as it is on disk now. Use it right after editing a file, instead of running the build or the tests, to learn what the edit broke. Answers `PATH: N diagnostics`, then one `LINE:COL SEVERITY: MESSAGE [SOURCE]` line each; a `note:` line says when the server could not confirm fresh results in time. With `since` (a checkpoint), answers only what changed since it: `since cp3: N new errors in M files; F fixed; K were already there`.";
 const CHECKPOINT: &str = "Remember the errors of a file, or of a whole project (default: the workspace), so that lsp_diagnostics or lsp_check with `since` later answer only what changed. Use it before a series of edits, to learn at the end what they broke and fixed in all. Every edit answer also names a checkpoint of the files as they were before it. Answers `checkpoint cpN: ...` with the errors it holds. A session keeps its last 32.";
@@ -271,7 +24,11 @@ const RENAME: &str = "Rename a symbol everywhere the language server knows it is
 const CODE_ACTIONS: &str = "List the fixes and refactorings the language server offers for a range of lines and the diagnostics on them: quick fixes (add a missing import, ...), refactorings (extract, inline, fill match arms, ...) and source actions (organize imports). Answers a numbered list `N. TITLE [KIND]`; apply one with apply_code_action.";
 const APPLY_CODE_ACTION: &str = "Apply one code action from the code_actions list (by its number or title) for the same lines: the server's edit, and the edits of the command it runs, written all or nothing and formatted. Answers what changed and the errors the changed files now have; with dry_run, the changed lines only.";
 const ORGANIZE_IMPORTS: &str = "Sort the imports of a file and drop the unused ones, as the language server does it (its source.removeUnusedImports where it has one, then source.organizeImports). Answers what changed and the errors the file now has.";
-const READ: &str = "Print a file with numbered lines (1-based: the numbers the lsp tools take), and start its language server in the background so that the next question is fast.";
+const READ: &str = "Print a file with numbered lines (1-based: the numbers the lsp tools take), and start its language server in the background so that the next question is fast. With `symbol` (a name path such as `Session/request`), only that symbol's lines.";
+const REPLACE_SYMBOL_BODY: &str = "Replace a symbol's whole lines (found by its name path, such as `Session/request`, in the file's outline: from the first line of its header, decorators included, to its last) with `text`, written atomically and formatted. Refused when the file changed on disk since its outline was read. Answers the errors the change introduced, as edit does.";
+const INSERT_BEFORE_SYMBOL: &str = "Put `text` as whole lines right before a symbol (found by its name path, such as `Session/request`), written atomically and formatted. Answers the errors the change introduced, as edit does.";
+const INSERT_AFTER_SYMBOL: &str = "Put `text` as whole lines right after a symbol (found by its name path, such as `Session/request`), written atomically and formatted. Answers the errors the change introduced, as edit does.";
+const SAFE_DELETE: &str = "Delete a symbol (found by its name path) only when nothing outside it uses it: otherwise nothing is written and the answer lists the uses. With force, delete it anyway and answer the errors that broke.";
 const WRITE: &str = "Create or replace a file with the given content, written atomically (permissions, byte-order mark and line endings kept), then formatted. Answers what was done and the errors the write introduced: in the file, and in the files that use what it changed (a signature, a name, a type), opened or not; errors already there are only counted. Ends with a checkpoint (for lsp_diagnostics `since`) of the files as they were.";
 const EDIT: &str = "Replace an exact piece of text in a file (once, or every occurrence with replace_all), written atomically and formatted. Refused when the file changed on disk since you last read it. Answers the errors the edit introduced, in the file and in the files that use what it changed; errors already there are only counted.";
 const APPLY_PATCH: &str = "Apply a multi-file patch (add, delete, update with context hunks, move) all at once: if any part does not apply, no file changes. Changed files are formatted, and the answer lists the errors the patch introduced, in them and in the files that use what it changed.";
@@ -372,6 +129,26 @@ fn listed(tool: ToolName) -> Tool {
             ORGANIZE_IMPORTS,
             schema::<OrganizeArgs>(),
             writes("Organize imports", true),
+        ),
+        ToolName::ReplaceSymbolBody => (
+            REPLACE_SYMBOL_BODY,
+            schema::<SymbolEditArgs>(),
+            writes("Replace a symbol", true),
+        ),
+        ToolName::InsertBeforeSymbol => (
+            INSERT_BEFORE_SYMBOL,
+            schema::<SymbolEditArgs>(),
+            writes("Insert before a symbol", false),
+        ),
+        ToolName::InsertAfterSymbol => (
+            INSERT_AFTER_SYMBOL,
+            schema::<SymbolEditArgs>(),
+            writes("Insert after a symbol", false),
+        ),
+        ToolName::SafeDelete => (
+            SAFE_DELETE,
+            schema::<SafeDeleteArgs>(),
+            writes("Delete a symbol", false),
         ),
         // Not in the list (`ToolName::UNLISTED`); described for a client
         // that lists it anyway.
