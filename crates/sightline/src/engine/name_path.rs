@@ -58,9 +58,30 @@ impl Engine {
     }
 }
 
+/// Kinds of outline items that hold no code of their own: a place on a
+/// variable's line sits in the function around it (pyright outlines a
+/// function's locals).
+const NOT_ENCLOSING: &[&str] = &[
+    "variable",
+    "constant",
+    "field",
+    "property",
+    "key",
+    "string",
+    "number",
+    "boolean",
+    "array",
+    "null",
+    "enum member",
+    "type parameter",
+];
+
 /// The names of the symbols around `line`, outermost first.
 fn enclosing(items: &[Item], line: usize) -> Vec<&str> {
     for item in items {
+        if NOT_ENCLOSING.contains(&item.kind.as_str()) {
+            continue;
+        }
         let first = item.start_line.min(item.loc.line);
         if (first..=item.end_line.max(item.loc.line)).contains(&line) {
             let mut chain = vec![item.name.as_str()];

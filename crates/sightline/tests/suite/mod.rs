@@ -4,6 +4,7 @@
 mod agents;
 mod answer_cache;
 mod background_index;
+mod by_symbol;
 mod c_library;
 mod changes;
 mod check;
