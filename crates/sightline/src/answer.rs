@@ -204,6 +204,10 @@ pub enum ItemsKind {
     CallItems,
     /// `incomingCalls`: the callers, one entry per call site.
     IncomingCalls,
+    /// `supertypes`: the types a type extends or implements.
+    Supertypes,
+    /// `subtypes`: the types that extend or implement a type.
+    Subtypes,
     /// `outgoingCalls`: what the item calls.
     OutgoingCalls,
 }
@@ -220,6 +224,11 @@ pub struct Items {
     pub file: Option<PathBuf>,
     /// The items, by position.
     pub items: Vec<Item>,
+    /// How the items were found, when not by the obvious request (a type
+    /// hierarchy from `implementation`, or from the bases a declaration
+    /// names).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The answer to a hover question: the server's markdown.

@@ -109,6 +109,8 @@ pub fn items_text(i: &Items) -> String {
         ItemsKind::CallItems => ("call hierarchy item", "call hierarchy items"),
         ItemsKind::IncomingCalls => ("incoming call", "incoming calls"),
         ItemsKind::OutgoingCalls => ("outgoing call", "outgoing calls"),
+        ItemsKind::Supertypes => ("supertype", "supertypes"),
+        ItemsKind::Subtypes => ("subtype", "subtypes"),
     };
     if i.kind == ItemsKind::Outline {
         let mut lines = Vec::new();
@@ -123,6 +125,9 @@ pub fn items_text(i: &Items) -> String {
         return out;
     }
     let mut out = format!("{}\n", plural(i.items.len(), one, many));
+    for note in &i.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
     push_capped(&mut out, &i.items, |item| {
         let at = format!(
             "{}:{}:{}",

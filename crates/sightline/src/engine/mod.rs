@@ -31,6 +31,7 @@ mod restart;
 mod route;
 pub mod status;
 mod symbols;
+mod type_hierarchy;
 pub mod validate;
 
 pub use projects::ShareByConfig;

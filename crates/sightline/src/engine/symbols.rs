@@ -40,6 +40,7 @@ impl Engine {
             root: server.root.clone(),
             file: Some(checked.path.into_path_buf()),
             items,
+            notes: Vec::new(),
         })
     }
 
@@ -102,6 +103,7 @@ impl Engine {
             root,
             file: None,
             items,
+            notes: Vec::new(),
         })
     }
 
@@ -179,6 +181,7 @@ impl Engine {
             root: server.root.clone(),
             file: None,
             items,
+            notes: Vec::new(),
         })
     }
 

@@ -36,6 +36,7 @@ mod requests;
 mod settings;
 mod start;
 mod symbols;
+mod type_hierarchy;
 mod typescript_ext;
 pub(crate) mod watchers;
 

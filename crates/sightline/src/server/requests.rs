@@ -26,6 +26,7 @@ const PROVIDER_METHODS: &[(&str, &str)] = &[
     ("documentSymbolProvider", "textDocument/documentSymbol"),
     ("workspaceSymbolProvider", "workspace/symbol"),
     ("callHierarchyProvider", "textDocument/prepareCallHierarchy"),
+    ("typeHierarchyProvider", "textDocument/prepareTypeHierarchy"),
     ("documentFormattingProvider", "textDocument/formatting"),
     (
         "documentRangeFormattingProvider",

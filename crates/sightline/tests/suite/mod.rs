@@ -38,5 +38,6 @@ mod references;
 mod sandbox;
 mod server_lifetime;
 mod servers;
+mod type_hierarchy;
 mod typescript;
 mod vue_from_path;

@@ -90,6 +90,22 @@ pub enum Command {
         #[arg(long, value_name = "KIND", requires = "symbol")]
         kind: Option<String>,
     },
+    /// Print the supertypes (`up`: what the type at FILE:LINE:COL extends
+    /// or implements) or subtypes (`down`: what extends or implements it).
+    Types {
+        /// `up`: supertypes; `down`: subtypes.
+        #[arg(value_parser = ["up", "down"])]
+        direction: String,
+        /// The position, as FILE:LINE:COL (or FILE:LINE or FILE with --symbol).
+        position: String,
+        /// The symbol's name on the line, in place of the column; with FILE
+        /// alone, its name path in the outline (`Session/request`).
+        #[arg(long, value_name = "NAME")]
+        symbol: Option<String>,
+        /// With --symbol: only symbols of this kind (function, method, class, ...).
+        #[arg(long, value_name = "KIND", requires = "symbol")]
+        kind: Option<String>,
+    },
     /// Print the calls into (`in`) or out of (`out`) the function at
     /// FILE:LINE:COL.
     Calls {
@@ -427,6 +443,7 @@ impl Command {
             | Command::Hover { position, .. }
             | Command::Implementation { position, .. }
             | Command::Calls { position, .. }
+            | Command::Types { position, .. }
             | Command::Rename { position, .. } => of_position(position),
             Command::CodeActions { lines, .. } | Command::ApplyCodeAction { lines, .. } => {
                 of_position(lines)

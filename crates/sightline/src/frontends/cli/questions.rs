@@ -43,6 +43,7 @@ pub(super) fn command_name(command: &Command) -> &'static str {
         Command::WorkspaceSymbols { .. } => "workspace-symbols",
         Command::Implementation { .. } => "implementation",
         Command::Calls { .. } => "calls",
+        Command::Types { .. } => "types",
         Command::Restart { .. } => "restart",
         Command::Check { .. } => "check",
         Command::Batch => "batch",
@@ -245,6 +246,21 @@ pub(super) fn as_tool_call(
                 "incomingCalls"
             } else {
                 "outgoingCalls"
+            },
+            position,
+            symbol.as_ref(),
+            kind.as_ref(),
+        ),
+        Command::Types {
+            direction,
+            position,
+            symbol,
+            kind,
+        } => lsp(
+            if direction == "up" {
+                "supertypes"
+            } else {
+                "subtypes"
             },
             position,
             symbol.as_ref(),

@@ -90,6 +90,13 @@ impl McpServer {
                     .await
                     .map(|i| render::items_text(&i))
             }
+            op @ (Operation::Supertypes | Operation::Subtypes) => {
+                let (f, l, c) = position().await?;
+                engine
+                    .type_hierarchy(&f, l, c, matches!(op, Operation::Supertypes))
+                    .await
+                    .map(|i| render::items_text(&i))
+            }
         }
     }
 }

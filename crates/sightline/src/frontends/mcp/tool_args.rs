@@ -104,6 +104,8 @@ pub(super) enum Operation {
     PrepareCallHierarchy,
     IncomingCalls,
     OutgoingCalls,
+    Supertypes,
+    Subtypes,
 }
 
 /// `lsp` arguments.
@@ -111,8 +113,10 @@ pub(super) enum Operation {
 #[serde(deny_unknown_fields)]
 pub(super) struct LspArgs {
     /// goToDefinition, findReferences, hover (type and docs), goToImplementation,
-    /// prepareCallHierarchy, incomingCalls (who calls it) and outgoingCalls
-    /// (what it calls) take `file`, `line` and `column` (or `symbol`);
+    /// prepareCallHierarchy, incomingCalls (who calls it), outgoingCalls
+    /// (what it calls), supertypes (what a type extends or implements) and
+    /// subtypes (what extends or implements it) take `file`, `line` and
+    /// `column` (or `symbol`);
     /// documentSymbol (the outline of a file) takes `file`; workspaceSymbol
     /// takes `query` and optionally `file` to choose the language and project.
     pub(super) operation: Operation,
