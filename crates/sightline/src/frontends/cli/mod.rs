@@ -12,6 +12,7 @@ use clap::Parser;
 
 use crate::error::ToolError;
 
+mod command_path;
 mod commands;
 mod daemon_command;
 mod edits;
