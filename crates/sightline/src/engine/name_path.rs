@@ -138,6 +138,30 @@ fn readings(name_path: &str) -> Vec<(bool, Vec<&str>)> {
     out
 }
 
+/// The segments of a name path that has more than one (`Session/request`,
+/// `Foo::new`, `Session.request`), else the whole text as one.
+pub(crate) fn segments(name_path: &str) -> Vec<&str> {
+    readings(name_path.trim())
+        .pop()
+        .map(|(_, s)| s)
+        .unwrap_or_default()
+}
+
+/// Whether the outline item at `loc`'s place has a chain of names that
+/// ends with `segments`.
+pub(crate) fn names_at(items: &[Item], loc: &crate::answer::Loc, segments: &[&str]) -> bool {
+    let mut all = Vec::new();
+    flatten(items, &mut Vec::new(), &mut all);
+    all.iter().any(|(chain, item)| {
+        item.loc.line == loc.line
+            && chain.len() >= segments.len()
+            && chain[chain.len() - segments.len()..]
+                .iter()
+                .zip(segments)
+                .all(|(name, segment)| names(segment, name))
+    })
+}
+
 /// See [`Engine::find_symbol`]; `file` names the file in errors.
 pub(crate) fn find(
     items: &[Item],

@@ -95,27 +95,12 @@ pub(crate) fn push_errors(out: &mut String, errors: &[Finding]) {
 }
 
 impl Engine {
-    /// The errors of every file under `dir` (default: the workspace, else
-    /// the current directory) that a server handles.
-    pub async fn check(&self, dir: Option<&Path>) -> Result<Checked, ToolError> {
-        let dir = match dir {
-            Some(d) => d.to_owned(),
-            None => match self.workspace_root() {
-                Some(r) => r.to_owned(),
-                None => std::env::current_dir()
-                    .map_err(|e| ToolError::bad_input(format!("no directory to check: {e}")))?,
-            },
-        };
-        if !dir.is_dir() {
-            return Err(ToolError::bad_input(format!(
-                "{} is not a directory",
-                dir.display()
-            )));
-        }
-        let dir = sightline_lsp::uri::normalize(&dir);
+    /// The files under `dir` that a server handles, as `.gitignore` (and
+    /// the watch's skip list) leaves them, sorted, at most `max`; and
+    /// whether there were more.
+    pub(crate) fn served_files(&self, dir: &Path, max: usize) -> (Vec<PathBuf>, bool) {
         let mut files = Vec::new();
-        let mut more = false;
-        let walker = ignore::WalkBuilder::new(&dir)
+        let walker = ignore::WalkBuilder::new(dir)
             .hidden(false)
             .require_git(false)
             .sort_by_file_name(std::ffi::OsStr::cmp)
@@ -134,12 +119,33 @@ impl Engine {
             if crate::catalog::servers_for(path, &self.servers).is_empty() {
                 continue;
             }
-            if files.len() == MAX_FILES {
-                more = true;
-                break;
+            if files.len() == max {
+                return (files, true);
             }
             files.push(path.to_owned());
         }
+        (files, false)
+    }
+
+    /// The errors of every file under `dir` (default: the workspace, else
+    /// the current directory) that a server handles.
+    pub async fn check(&self, dir: Option<&Path>) -> Result<Checked, ToolError> {
+        let dir = match dir {
+            Some(d) => d.to_owned(),
+            None => match self.workspace_root() {
+                Some(r) => r.to_owned(),
+                None => std::env::current_dir()
+                    .map_err(|e| ToolError::bad_input(format!("no directory to check: {e}")))?,
+            },
+        };
+        if !dir.is_dir() {
+            return Err(ToolError::bad_input(format!(
+                "{} is not a directory",
+                dir.display()
+            )));
+        }
+        let dir = sightline_lsp::uri::normalize(&dir);
+        let (files, more) = self.served_files(&dir, MAX_FILES);
         let mut answer = Checked {
             dir: dir.clone(),
             ..Checked::default()

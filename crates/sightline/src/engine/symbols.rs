@@ -13,6 +13,9 @@ use crate::engine::{Engine, outside_project, validate};
 use crate::error::ToolError;
 use crate::sync::Snapshot;
 
+/// At most this many files are outlined by a directory's `documentSymbol`.
+pub const DIRECTORY_OUTLINES: usize = 40;
+
 impl Engine {
     /// The server's hover text (its markdown) for the symbol at a position.
     pub async fn hover(&self, file: &Path, line: usize, column: usize) -> Result<Hover, ToolError> {
@@ -44,10 +47,63 @@ impl Engine {
         })
     }
 
+    /// The outline of each file under `dir` that a server handles (what
+    /// `.gitignore` leaves), one after another, at most
+    /// [`DIRECTORY_OUTLINES`] files; a file whose outline cannot be had
+    /// says why on its line.
+    pub async fn directory_symbols(&self, dir: &Path) -> Result<String, ToolError> {
+        let (files, more) = self.served_files(dir, DIRECTORY_OUTLINES);
+        if files.is_empty() {
+            return Err(ToolError::bad_input(format!(
+                "no file under {} is one a language server handles",
+                dir.display()
+            )));
+        }
+        let mut out = String::new();
+        for file in &files {
+            match self.document_symbols(file).await {
+                Ok(items) => out.push_str(&crate::render::items_text(&items)),
+                Err(e) => out.push_str(&format!("{}: {e}\n", file.display())),
+            }
+        }
+        if more {
+            out.push_str(&format!(
+                "note: only the first {DIRECTORY_OUTLINES} files are outlined; ask of a subdirectory for the rest\n"
+            ));
+        }
+        Ok(out)
+    }
+
     /// Symbols matching `query` across a workspace. With `file`, its servers
     /// answer; without, every server for the kinds of files in the workspace
     /// directory is started (not just the running ones) and asked.
     pub async fn workspace_symbols(
+        &self,
+        query: &str,
+        file: Option<&Path>,
+    ) -> Result<Items, ToolError> {
+        // A name path (`Session/request`): the servers are asked for its
+        // last name, and the symbols kept are those whose place in their
+        // file's outline the whole path names.
+        let segments = crate::engine::name_path::segments(query);
+        let query = segments.last().copied().unwrap_or(query);
+        let mut found = self.workspace_symbols_named(query, file).await?;
+        if segments.len() > 1 {
+            let mut kept = Vec::new();
+            for item in std::mem::take(&mut found.items) {
+                let outline = self.document_symbols(&item.loc.path).await;
+                if outline.is_ok_and(|o| {
+                    crate::engine::name_path::names_at(&o.items, &item.loc, &segments)
+                }) {
+                    kept.push(item);
+                }
+            }
+            found.items = kept;
+        }
+        Ok(found)
+    }
+
+    async fn workspace_symbols_named(
         &self,
         query: &str,
         file: Option<&Path>,

@@ -61,6 +61,9 @@ impl McpServer {
             }
             Operation::DocumentSymbol => {
                 let f = need_file()?;
+                if f.is_dir() {
+                    return engine.directory_symbols(&f).await;
+                }
                 engine
                     .document_symbols(&f)
                     .await

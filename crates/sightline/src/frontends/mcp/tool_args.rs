@@ -117,7 +117,8 @@ pub(super) struct LspArgs {
     /// (what it calls), supertypes (what a type extends or implements) and
     /// subtypes (what extends or implements it) take `file`, `line` and
     /// `column` (or `symbol`);
-    /// documentSymbol (the outline of a file) takes `file`; workspaceSymbol
+    /// documentSymbol (the outline of a file, or of each file of a
+    /// directory) takes `file`; workspaceSymbol
     /// takes `query` and optionally `file` to choose the language and project.
     pub(super) operation: Operation,
     /// Absolute path of the file.
