@@ -31,7 +31,24 @@ impl Engine {
         kind: Option<&str>,
     ) -> Result<Found, ToolError> {
         let outline = self.document_symbols(file).await?;
-        find(&outline.items, name_path, kind, file)
+        let mut found = find(&outline.items, name_path, kind, file)?;
+        // pyright's selection range for `*args` starts at the `*`: the
+        // position of a symbol is where its name is written on the line.
+        let loc = &mut found.item.loc;
+        if let Ok(snapshot) = crate::sync::Snapshot::read(&loc.path)
+            && let Some(text) = snapshot.index.line(loc.line - 1)
+        {
+            let from: usize = text
+                .char_indices()
+                .nth(loc.column - 1)
+                .map_or(text.len(), |(b, _)| b);
+            if !text[from..].starts_with(found.item.name.as_str())
+                && let Some(at) = text[from..].find(found.item.name.as_str())
+            {
+                loc.column = text[..from + at].chars().count() + 1;
+            }
+        }
+        Ok(found)
     }
 }
 

@@ -51,8 +51,9 @@ impl LspServer {
             .with(|s| s.progress.running.values().any(|t| t == index.title))
     }
 
-    /// A definition answer as the index would give it. When every place
-    /// `found` is only a declaration (a prototype, an `extern`) and the
+    /// A definition answer as the index would give it. When `found` is
+    /// empty, or every place in it is only a declaration (a prototype, an
+    /// `extern`), and the
     /// server's index is not done, it waits for the index within the ready
     /// budget and asks `ask` again; when the budget runs out first, the
     /// answer stands with a note saying what it is.
@@ -70,9 +71,12 @@ impl LspServer {
             .quirks
             .index
             .is_some_and(|i| i.definition_may_be_declaration);
-        if !may_be_declaration || found.is_empty() || !self.index_pending() {
+        if !may_be_declaration || !self.index_pending() {
             return Ok((found, None));
         }
+        // clangd finds a name it cannot resolve in the file (in code an
+        // `#if` leaves out) by looking it up in its index: before the index
+        // is done that is no definition at all (`puts` in zlib's inflate.c).
         let mut texts = HashMap::new();
         let all_declarations = found.iter().all(|l| {
             let Ok(path) = uri_to_path(l.uri.as_str()) else {
@@ -103,6 +107,15 @@ impl LspServer {
         }
         if done {
             return Ok((ask().await?, None));
+        }
+        if found.is_empty() {
+            return Ok((
+                found,
+                Some(format!(
+                    "{} is still indexing the project; a definition in a file not indexed yet is not shown",
+                    self.spec.id
+                )),
+            ));
         }
         Ok((
             found,

@@ -383,6 +383,62 @@ impl Soak {
         }
     }
 
+    /// `n` symbols of the project's outlines, each asked for by its name
+    /// path (`Outer/name`, no line): its references (declaration included)
+    /// must list the line the outline gives. A name path that names more than one symbol
+    /// must say so, and is counted apart. Returns how many were asked,
+    /// how many were ambiguous, and the wrong targets.
+    fn name_paths(&mut self, n: usize) -> (usize, usize, Vec<String>) {
+        let mut symbols = Vec::new();
+        // The files positions were scanned in (memchr's other
+        // architectures are left out: rust-analyzer analyses none of them).
+        let mut files: Vec<usize> = self.spots.iter().map(|s| s.file).collect();
+        files.dedup();
+        for f in spread(&files, 40) {
+            let Some(outline) = self.ask(Question::Outline(f)) else {
+                continue;
+            };
+            for (path, line) in outline_paths(&outline) {
+                symbols.push((f, path, line));
+            }
+        }
+        let mut asked = 0;
+        let mut ambiguous = 0;
+        let mut wrong = Vec::new();
+        for (f, path, line) in spread(&symbols, n + n / 2) {
+            if asked >= n {
+                break;
+            }
+            let rel = self.project.files[f].clone();
+            let file = self.project.root.join(&rel);
+            // The symbol the name path found is the outline's when its
+            // references, declaration included, list the outline's line
+            // (its definition may be elsewhere: a shorthand property's is
+            // the variable).
+            let a = self.d.call(
+                "s",
+                "lsp_references",
+                json!({ "file": file, "symbol": path, "include_declaration": true }),
+            );
+            self.asked += 1;
+            if a.is_error
+                && a.text.contains(" symbols in ")
+                && a.text.contains(&format!("\n{path} "))
+            {
+                ambiguous += 1;
+                continue;
+            }
+            asked += 1;
+            let at = format!("{rel}:{line}:");
+            let listed = a.text.lines().any(|l| l.starts_with(&at))
+                || maybe_cut(&a.text, &rel, line, usize::MAX);
+            if a.is_error || !listed {
+                wrong.push(format!("{rel} {path} (line {line}):\n{}", a.text));
+            }
+        }
+        (asked, ambiguous, wrong)
+    }
+
     /// Diagnostics of every file when the plan says so; outlines and
     /// definitions file by file; then references and hovers, shuffled, with
     /// edit cycles spread among them; then a quarter of the answers asked
@@ -484,7 +540,12 @@ impl Soak {
                 ));
             }
         }
+        let (by_name, ambiguous, wrong) = self.name_paths(NAME_PATHS);
         let rss_end = rss_kib_of(self.pid).expect("sightline mcp is running");
+        eprintln!(
+            "  name paths: {by_name} symbols asked for by name path (references), {ambiguous} ambiguous (listed, not asked), {} wrong targets",
+            wrong.len()
+        );
         eprintln!(
             "soak {}: {} questions in {:.1} s ({} positions: {} declarations, {} calls; {} edit cycles; {} answers asked again)",
             self.name,
@@ -544,6 +605,12 @@ impl Soak {
             &self.stale,
         );
         report("diagnostics answers carry a note", &self.notes);
+        report("name paths found another symbol than the outline's", &wrong);
+        assert!(
+            by_name >= NAME_PATHS,
+            "{}: only {by_name} name-path questions",
+            self.name
+        );
         report("questions were answered with an error", &self.errors);
         let limit = (rss_start as f64 * RSS_FACTOR) as u64 + RSS_SLACK_KIB;
         assert!(
@@ -553,6 +620,72 @@ impl Soak {
         );
         self.d.close("s");
     }
+}
+
+/// Symbols asked for by name path per project.
+const NAME_PATHS: usize = 100;
+
+/// The symbols of an outline answer (`FILE: N symbols`, then `KIND NAME
+/// LINES` indented by nesting) as (name path, line).
+fn outline_paths(outline: &str) -> Vec<(String, usize)> {
+    // Kinds of more than one word first.
+    const KINDS: &[&str] = &[
+        "enum member",
+        "type parameter",
+        "file",
+        "module",
+        "namespace",
+        "package",
+        "class",
+        "method",
+        "property",
+        "field",
+        "constructor",
+        "enum",
+        "interface",
+        "function",
+        "variable",
+        "constant",
+        "string",
+        "number",
+        "boolean",
+        "array",
+        "object",
+        "key",
+        "null",
+        "struct",
+        "event",
+        "operator",
+        "symbol",
+    ];
+    let mut chain: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for line in outline.lines().skip(1) {
+        let depth = (line.len() - line.trim_start().len()) / 2;
+        let line = line.trim_start();
+        let Some(kind) = KINDS.iter().find(|k| line.starts_with(&format!("{k} "))) else {
+            continue;
+        };
+        let rest = &line[kind.len() + 1..];
+        let Some((name, lines)) = rest.rsplit_once(' ') else {
+            continue;
+        };
+        let Ok(first) = lines.split('-').next().unwrap_or("").parse::<usize>() else {
+            continue;
+        };
+        chain.truncate(depth);
+        chain.push(name.to_owned());
+        // Names a declaration writes: not tsserver's `r.track() callback`
+        // for an anonymous function.
+        let written = name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == ' ')
+            && !name.contains(" callback");
+        if written && !name.trim().is_empty() {
+            out.push((chain.join("/"), first));
+        }
+    }
+    out
 }
 
 /// What one project's soak asks.
