@@ -5,7 +5,8 @@
 //! each change introduced (`delta` matches them before and after,
 //! `declared` picks the declarations whose users are checked too,
 //! `checkpoint` keeps states for `since`), and `range` formats only the
-//! lines an edit touched. An edit of a file that changed on disk since it
+//! lines an edit touched; `dry_run` previews an edit's errors without
+//! writing it. An edit of a file that changed on disk since it
 //! was last read through these tools is refused (`crate::sync::LastRead`).
 
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ pub mod checkpoint;
 pub mod commit;
 mod declared;
 pub mod delta;
+mod dry_run;
 mod finish;
 pub mod new_errors;
 pub mod patch;
@@ -84,6 +86,8 @@ pub struct EditAnswer {
     pub not_checked: Vec<PathBuf>,
     /// Lines about what could not be followed or checked.
     pub notes: Vec<String>,
+    /// A dry run: nothing was written (`Engine::preview`).
+    pub preview: bool,
 }
 
 impl EditAnswer {
@@ -106,6 +110,9 @@ impl EditAnswer {
         let root = self.root.clone().unwrap_or_default();
         let show = |p: &Path| crate::render::shown(&root, p);
         let mut out = String::new();
+        if self.preview {
+            out.push_str("preview: nothing was written\n");
+        }
         for c in &self.changes {
             out.push_str(c);
             out.push('\n');

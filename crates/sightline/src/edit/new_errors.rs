@@ -415,8 +415,12 @@ fn still_as_read(
     Ok(base)
 }
 
-/// A file's text as the diagnostics were computed for it.
+/// A file's text as the diagnostics were computed for it: a dry run's
+/// staged text, or the disk's.
 fn read_text(path: &Path) -> String {
+    if let Some(staged) = crate::sync::preview::staged(path) {
+        return staged.map(|i| i.text().to_owned()).unwrap_or_default();
+    }
     std::fs::read(path)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default()

@@ -288,12 +288,24 @@ impl Engine {
         // again here (as resolved for writing), before the first write.
         self.confine(staged.iter().map(|(p, _)| p.as_path()))?;
         let baseline = self.baseline(&staged).await?;
-        write_all(&staged)?;
         let mut answer = EditAnswer {
             root: self.workspace_root().map(Path::to_owned),
             baseline,
             ..EditAnswer::default()
         };
+        // A dry run holds the files in memory instead (`Engine::preview`):
+        // its checks see them there, and nothing is formatted or written.
+        if crate::sync::preview::active() {
+            for (path, text) in &staged {
+                let text = text
+                    .as_ref()
+                    .map(|t| String::from_utf8_lossy(&t.encode()).into_owned());
+                crate::sync::preview::stage(path, text);
+            }
+            answer.preview = true;
+            return Ok(answer);
+        }
+        write_all(&staged)?;
         for (path, text) in &staged {
             let Some(t) = text else {
                 self.last_read().forget(path);

@@ -103,7 +103,12 @@ impl LspServer {
                 // check's end before the publish of its findings (both come
                 // out of one turn of its main loop), but it answers the pull
                 // in a later turn, after that publish.
-                let checked = !self.check_on_save || self.wait_check(path, deadline).await;
+                // A dry run's text is in memory only, and a check on save
+                // (rust-analyzer's `cargo check`) reads the disk: none is
+                // started or waited for, and its findings are not shown.
+                let previewing = self.check_on_save && crate::sync::preview::active();
+                let checked =
+                    !self.check_on_save || (!previewing && self.wait_check(path, deadline).await);
                 let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
                 // A server that failed to load the project runs no check, and
                 // its answers are empty for want of a project, not of errors.
@@ -111,6 +116,8 @@ impl LspServer {
                     note.get_or_insert_with(|| {
                         format!("{} could not load the project: {failing}", self.spec.id)
                     });
+                } else if previewing {
+                    note = Some(self.preview_check_note());
                 } else if !checked {
                     // The check's findings come as pushes, and rust-analyzer
                     // publishes the last check's again, stamped with each new
@@ -357,6 +364,13 @@ impl LspServer {
             "{} has not re-checked {name} since the change within {:.1} s; its last check's errors are not shown",
             self.spec.id,
             self.budgets.document.as_secs_f64()
+        )
+    }
+
+    fn preview_check_note(&self) -> String {
+        format!(
+            "{} checks on save, which reads the disk: a dry run shows its own analysis, not the check's errors",
+            self.spec.id
         )
     }
 

@@ -351,6 +351,18 @@ impl LspServer {
             self.open_limit(),
             || self.opening_counts(path),
         )?;
+        // Another open document's last publish came before this change,
+        // which may alter its findings too (pyright checks open files
+        // against the open text of what they import): only a publish after
+        // it counts. A change on disk is marked above; this is one made in
+        // memory (a dry run's, or the disk's text told again after it).
+        if how == Synced::Changed && push_only {
+            for other in docs.open_paths() {
+                if other != path {
+                    docs.stale.insert(other);
+                }
+            }
+        }
         // Opened with text the watch could not have seen change (a path it
         // does not cover): what the server sees may have changed, so no
         // kept definition counts (`answer_cache`), even where opening alone would
@@ -406,7 +418,9 @@ impl LspServer {
     /// Sends `didSave` for `path` to a server that checks on save (see
     /// `DiagnosticsQuirks::save_check`); nothing to others.
     pub(crate) fn save(&self, path: &Path) -> Result<(), ToolError> {
-        if !self.check_on_save {
+        // A dry run's text is not on disk, where the check would read it:
+        // the save comes when the disk's text is told again.
+        if !self.check_on_save || crate::sync::preview::active() {
             return Ok(());
         }
         let uri = path_to_uri_string(path).unwrap_or_default();
@@ -418,6 +432,13 @@ impl LspServer {
             "textDocument/didSave",
             json!({ "textDocument": { "uri": uri } }),
         )?;
+        Ok(())
+    }
+
+    /// Closes `path`, a file no longer on disk (or never written, after a
+    /// dry run that created it).
+    pub(crate) fn close(&self, path: &Path) -> Result<(), ToolError> {
+        self.docs().close(&self.client, path)?;
         Ok(())
     }
 

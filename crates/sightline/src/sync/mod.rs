@@ -1,9 +1,11 @@
 //! sightline's view of the disk: snapshots of the files a question reads
 //! (`Snapshot`), the watch that reports what anything else changed
 //! (`watch`), the bounded walk of a workspace (`walk`), and what the edit
-//! tools last saw of each file (`LastRead`).
+//! tools last saw of each file (`LastRead`); and a dry run's staged text,
+//! which its own reads see in place of the disk's (`preview`).
 
 pub mod last_read;
+pub mod preview;
 pub mod snapshot;
 pub mod walk;
 pub mod watch;

@@ -153,6 +153,16 @@ impl Snapshot {
     pub fn read(file: &Path) -> Result<Snapshot, ToolError> {
         let given = AbsPath::new(file)?;
         let shown = file.display();
+        // A dry run's staged text, in the task that previews it.
+        if let Some(staged) = crate::sync::preview::staged(given.canonical().as_path()) {
+            return match staged {
+                Some(index) => Ok(Snapshot {
+                    path: given.canonical(),
+                    index,
+                }),
+                None => Err(ToolError::bad_input(format!("file not found: {shown}"))),
+            };
+        }
         let statted = SystemTime::now();
         let meta = std::fs::metadata(file).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => {

@@ -16,6 +16,7 @@ mod confine;
 mod crate_revert;
 mod daemon;
 mod declarations;
+mod dry_run;
 mod edit;
 mod fake;
 mod faults;

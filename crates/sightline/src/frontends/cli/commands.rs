@@ -207,6 +207,9 @@ pub enum Command {
         /// Only symbols of this kind (function, method, class, ...).
         #[arg(long, value_name = "KIND")]
         kind: Option<String>,
+        /// Only print the errors it would bring; write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Put the text on stdin, as whole lines, right before the symbol
     /// NAME_PATH in FILE; format it, and print the errors it brought.
@@ -218,6 +221,9 @@ pub enum Command {
         /// Only symbols of this kind (function, method, class, ...).
         #[arg(long, value_name = "KIND")]
         kind: Option<String>,
+        /// Only print the errors it would bring; write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Put the text on stdin, as whole lines, right after the symbol
     /// NAME_PATH in FILE; format it, and print the errors it brought.
@@ -229,6 +235,9 @@ pub enum Command {
         /// Only symbols of this kind (function, method, class, ...).
         #[arg(long, value_name = "KIND")]
         kind: Option<String>,
+        /// Only print the errors it would bring; write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Delete the symbol NAME_PATH from FILE when nothing outside it uses
     /// it; otherwise print its uses and write nothing (exit 2). With
@@ -244,12 +253,18 @@ pub enum Command {
         /// Delete it even while it is used.
         #[arg(long)]
         force: bool,
+        /// Only print the errors it would bring; write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Replace (or create) FILE with the text on stdin, format it, and print
     /// the errors it now has.
     Write {
         /// The file to write.
         file: PathBuf,
+        /// Only print the errors it would bring; write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Replace OLD with NEW in FILE, format it, and print the errors it now has.
     Edit {
@@ -267,6 +282,9 @@ pub enum Command {
         /// Format only the lines the edit touched.
         #[arg(long)]
         format_range: bool,
+        /// Only print the errors it would bring; write nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Rename the symbol at FILE:LINE:COL to NEW_NAME in every file the
     /// server knows uses it (all files or none), format them, and print the
@@ -328,7 +346,11 @@ pub enum Command {
     },
     /// Apply the `*** Begin Patch` patch on stdin (all of it or nothing), format
     /// the changed files, and print their errors.
-    ApplyPatch,
+    ApplyPatch {
+        /// Only print the errors it would bring; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Serve the tools over the Model Context Protocol on stdin/stdout
     /// (lsp_diagnostics, lsp_definition, lsp_references, lsp, lsp_check and lsp_restart). The workspace
     /// is --root, or else the current directory; files under other project

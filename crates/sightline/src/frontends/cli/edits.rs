@@ -35,9 +35,24 @@ pub(super) async fn run(engine: &Engine, command: &Command, here: &Path) -> (Str
                 Err(e) => (render::error_text(&e), EXIT_FAILED),
             }
         }
-        Command::ReplaceSymbolBody { file, symbol, kind }
-        | Command::InsertBeforeSymbol { file, symbol, kind }
-        | Command::InsertAfterSymbol { file, symbol, kind } => {
+        Command::ReplaceSymbolBody {
+            file,
+            symbol,
+            kind,
+            dry_run,
+        }
+        | Command::InsertBeforeSymbol {
+            file,
+            symbol,
+            kind,
+            dry_run,
+        }
+        | Command::InsertAfterSymbol {
+            file,
+            symbol,
+            kind,
+            dry_run,
+        } => {
             let mut text = String::new();
             if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
                 return (format!("error: cannot read stdin: {e}\n"), EXIT_FAILED);
@@ -47,28 +62,32 @@ pub(super) async fn run(engine: &Engine, command: &Command, here: &Path) -> (Str
                 Command::InsertBeforeSymbol { .. } => SymbolEdit::Before,
                 _ => SymbolEdit::After,
             };
-            edited(
-                engine
-                    .edit_symbol(&abs(here, file), symbol, kind.as_deref(), how, &text)
-                    .await,
-            )
+            let file = abs(here, file);
+            let edit = engine.edit_symbol(&file, symbol, kind.as_deref(), how, &text);
+            edited(engine.edit_or_preview(*dry_run, Box::pin(edit)).await)
         }
         Command::SafeDelete {
             file,
             symbol,
             kind,
             force,
-        } => edited(
-            engine
-                .safe_delete(&abs(here, file), symbol, kind.as_deref(), *force)
-                .await,
-        ),
-        Command::Write { file } => {
+            dry_run,
+        } => {
+            let file = abs(here, file);
+            let delete = engine.safe_delete(&file, symbol, kind.as_deref(), *force);
+            edited(engine.edit_or_preview(*dry_run, Box::pin(delete)).await)
+        }
+        Command::Write { file, dry_run } => {
             let mut content = String::new();
             if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut content) {
                 return (format!("error: cannot read stdin: {e}\n"), EXIT_FAILED);
             }
-            edited(engine.write(&abs(here, file), &content).await)
+            let file = abs(here, file);
+            edited(
+                engine
+                    .edit_or_preview(*dry_run, Box::pin(engine.write(&file, &content)))
+                    .await,
+            )
         }
         Command::Edit {
             file,
@@ -76,20 +95,23 @@ pub(super) async fn run(engine: &Engine, command: &Command, here: &Path) -> (Str
             new,
             replace_all,
             format_range,
+            dry_run,
         } => {
             let range = *format_range || engine.config().format_range;
-            edited(
-                engine
-                    .edit_with(&abs(here, file), old, new, *replace_all, range)
-                    .await,
-            )
+            let file = abs(here, file);
+            let edit = engine.edit_with(&file, old, new, *replace_all, range);
+            edited(engine.edit_or_preview(*dry_run, Box::pin(edit)).await)
         }
-        Command::ApplyPatch => {
+        Command::ApplyPatch { dry_run } => {
             let mut patch = String::new();
             if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut patch) {
                 return (format!("error: cannot read stdin: {e}\n"), EXIT_FAILED);
             }
-            edited(engine.apply_patch(&patch).await)
+            edited(
+                engine
+                    .edit_or_preview(*dry_run, Box::pin(engine.apply_patch(&patch)))
+                    .await,
+            )
         }
         Command::Rename {
             position,

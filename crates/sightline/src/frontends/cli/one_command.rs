@@ -104,7 +104,7 @@ async fn in_process(
         | Command::CodeActions { .. }
         | Command::ApplyCodeAction { .. }
         | Command::OrganizeImports { .. }
-        | Command::ApplyPatch => Some(Group::Edits),
+        | Command::ApplyPatch { .. } => Some(Group::Edits),
         _ => None,
     };
     if let Some(group) = group {

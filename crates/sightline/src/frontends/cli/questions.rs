@@ -61,7 +61,7 @@ pub(super) fn command_name(command: &Command) -> &'static str {
         Command::InsertBeforeSymbol { .. } => "insert-before-symbol",
         Command::InsertAfterSymbol { .. } => "insert-after-symbol",
         Command::SafeDelete { .. } => "safe-delete",
-        Command::ApplyPatch => "apply-patch",
+        Command::ApplyPatch { .. } => "apply-patch",
         Command::Rename { .. } => "rename",
         Command::CodeActions { .. } => "code-actions",
         Command::ApplyCodeAction { .. } => "apply-code-action",

@@ -108,14 +108,15 @@ impl McpServer {
     ) -> Result<Result<EditAnswer, ToolError>, ErrorData> {
         if t == ToolName::SafeDelete {
             let a: SafeDeleteArgs = parse(tool, args)?;
+            let delete = self.engine.safe_delete(
+                std::path::Path::new(&a.file),
+                &a.symbol,
+                a.kind.as_deref(),
+                a.force.unwrap_or(false),
+            );
             return Ok(self
                 .engine
-                .safe_delete(
-                    std::path::Path::new(&a.file),
-                    &a.symbol,
-                    a.kind.as_deref(),
-                    a.force.unwrap_or(false),
-                )
+                .edit_or_preview(a.dry_run.unwrap_or(false), Box::pin(delete))
                 .await);
         }
         let a: SymbolEditArgs = parse(tool, args)?;
@@ -124,15 +125,16 @@ impl McpServer {
             ToolName::InsertBeforeSymbol => SymbolEdit::Before,
             _ => SymbolEdit::After,
         };
+        let edit = self.engine.edit_symbol(
+            std::path::Path::new(&a.file),
+            &a.symbol,
+            a.kind.as_deref(),
+            how,
+            &a.text,
+        );
         Ok(self
             .engine
-            .edit_symbol(
-                std::path::Path::new(&a.file),
-                &a.symbol,
-                a.kind.as_deref(),
-                how,
-                &a.text,
-            )
+            .edit_or_preview(a.dry_run.unwrap_or(false), Box::pin(edit))
             .await)
     }
 }

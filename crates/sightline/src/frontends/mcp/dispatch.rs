@@ -231,9 +231,11 @@ impl McpServer {
             }
             Some(ToolName::Write) if self.edit_tools => {
                 let a: WriteArgs = parse(tool, args)?;
+                let file = PathBuf::from(a.file);
+                let write = engine.write(&file, &a.content);
                 text(
                     engine
-                        .write(&PathBuf::from(a.file), &a.content)
+                        .edit_or_preview(a.dry_run.unwrap_or(false), Box::pin(write))
                         .await
                         .map(|r| self.edited(r)),
                 )
@@ -241,15 +243,12 @@ impl McpServer {
             Some(ToolName::Edit) if self.edit_tools => {
                 let a: EditArgs = parse(tool, args)?;
                 let range = a.format_range.unwrap_or(engine.config().format_range);
+                let file = PathBuf::from(a.file);
+                let edit =
+                    engine.edit_with(&file, &a.old, &a.new, a.replace_all.unwrap_or(false), range);
                 text(
                     engine
-                        .edit_with(
-                            &PathBuf::from(a.file),
-                            &a.old,
-                            &a.new,
-                            a.replace_all.unwrap_or(false),
-                            range,
-                        )
+                        .edit_or_preview(a.dry_run.unwrap_or(false), Box::pin(edit))
                         .await
                         .map(|r| self.edited(r)),
                 )
@@ -351,7 +350,13 @@ impl McpServer {
             }
             Some(ToolName::ApplyPatch) if self.edit_tools => {
                 let a: PatchArgs = parse(tool, args)?;
-                text(engine.apply_patch(&a.patch).await.map(|r| self.edited(r)))
+                let patch = engine.apply_patch(&a.patch);
+                text(
+                    engine
+                        .edit_or_preview(a.dry_run.unwrap_or(false), Box::pin(patch))
+                        .await
+                        .map(|r| self.edited(r)),
+                )
             }
             _ => {
                 let served: Vec<&str> = ToolName::ALL

@@ -41,7 +41,7 @@ impl McpServer {
     /// were before it.
     pub(super) fn edited(&self, answer: crate::edit::EditAnswer) -> String {
         let mut text = answer.text();
-        if !answer.baseline.states.is_empty() {
+        if !answer.preview && !answer.baseline.states.is_empty() {
             let name = self.keep(crate::edit::checkpoint::Checkpoint {
                 dir: None,
                 files: answer.baseline.states,

@@ -268,6 +268,9 @@ pub(super) struct WriteArgs {
     pub(super) file: String,
     /// The whole new content of the file.
     pub(super) content: String,
+    /// Only compute the errors the change would bring: the servers are
+    /// told the new text in memory and asked, and nothing is written.
+    pub(super) dry_run: Option<bool>,
 }
 
 /// `edit` arguments.
@@ -285,6 +288,9 @@ pub(super) struct EditArgs {
     /// Format only the lines the edit touched (instead of the whole file),
     /// where the server or a formatter can.
     pub(super) format_range: Option<bool>,
+    /// Only compute the errors the change would bring: the servers are
+    /// told the new text in memory and asked, and nothing is written.
+    pub(super) dry_run: Option<bool>,
 }
 
 /// `replace_symbol_body`, `insert_before_symbol` and
@@ -305,6 +311,9 @@ pub(super) struct SymbolEditArgs {
     /// without the numbers; for the inserts, whole lines to put before or
     /// after it.
     pub(super) text: String,
+    /// Only compute the errors the change would bring: the servers are
+    /// told the new text in memory and asked, and nothing is written.
+    pub(super) dry_run: Option<bool>,
 }
 
 /// `safe_delete` arguments.
@@ -319,6 +328,9 @@ pub(super) struct SafeDeleteArgs {
     pub(super) kind: Option<String>,
     /// Delete it even while it is used; the answer then lists what broke.
     pub(super) force: Option<bool>,
+    /// Only compute the errors the change would bring: the servers are
+    /// told the new text in memory and asked, and nothing is written.
+    pub(super) dry_run: Option<bool>,
 }
 
 /// `apply_patch` arguments.
@@ -329,4 +341,7 @@ pub(super) struct PatchArgs {
     /// `*** Delete File:`, `*** Update File:` (with `*** Move to:` and `@@`
     /// hunks of ` `, `-`, `+` lines). Relative paths start at the workspace.
     pub(super) patch: String,
+    /// Only compute the errors the change would bring: the servers are
+    /// told the new text in memory and asked, and nothing is written.
+    pub(super) dry_run: Option<bool>,
 }

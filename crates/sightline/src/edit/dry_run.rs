@@ -1,0 +1,91 @@
+//! An edit's impact without writing it (`dry_run`): the edit runs as it
+//! would, but its files are held in memory (`sync::preview`), the servers
+//! are told their new text with `didChange` and asked for the errors, and
+//! then told the disk's text again. The answer is the delta the real edit
+//! would give, headed `preview: nothing was written`.
+
+use std::future::Future;
+use std::path::PathBuf;
+
+use crate::edit::EditAnswer;
+use crate::engine::Engine;
+use crate::error::ToolError;
+
+/// Puts every server's copy of the previewed files back to the disk's when
+/// dropped: after the preview, or when it is dropped half-way (a cancelled
+/// call).
+struct Restore<'a> {
+    engine: &'a Engine,
+    held: crate::sync::preview::Held,
+}
+
+impl Drop for Restore<'_> {
+    fn drop(&mut self) {
+        self.engine.restore_disk_text(&self.held.paths());
+    }
+}
+
+/// An edit's work, boxed ([`Engine::edit_or_preview`]).
+pub type BoxedEdit<'a> =
+    std::pin::Pin<Box<dyn Future<Output = Result<EditAnswer, ToolError>> + Send + 'a>>;
+
+impl Engine {
+    /// Runs `edit` (one of `write`, `edit`, `apply_patch` or the symbol
+    /// edits) as a dry run: the same checks, refusals and error delta,
+    /// nothing written, and the servers left holding the disk's text.
+    pub async fn preview(
+        &self,
+        edit: impl Future<Output = Result<EditAnswer, ToolError>>,
+    ) -> Result<EditAnswer, ToolError> {
+        let restore = Restore {
+            engine: self,
+            held: crate::sync::preview::Held::default(),
+        };
+        let answer = crate::sync::preview::scope(&restore.held, edit).await;
+        drop(restore);
+        let mut answer = answer?;
+        answer.preview = true;
+        Ok(answer)
+    }
+
+    /// `edit`, or with `dry_run` its preview ([`Engine::preview`]).
+    ///
+    /// The edit comes boxed: an edit's future is large, and the MCP
+    /// dispatch's, holding it beside its preview, overflowed a worker
+    /// thread's stack.
+    pub async fn edit_or_preview(
+        &self,
+        dry_run: bool,
+        edit: BoxedEdit<'_>,
+    ) -> Result<EditAnswer, ToolError> {
+        if dry_run {
+            self.preview(edit).await
+        } else {
+            edit.await
+        }
+    }
+
+    /// Tells every running server that holds one of `paths` open its text on
+    /// disk again (or closes it, for a file that is not there): a later
+    /// question, about that file or any other, is answered for the disk.
+    pub(crate) fn restore_disk_text(&self, paths: &[PathBuf]) {
+        for server in self.running_servers() {
+            for path in paths {
+                if server.held(path).is_none() {
+                    continue;
+                }
+                let restored = match crate::sync::Snapshot::read(path) {
+                    Ok(disk) => server.sync(path, &disk.index).map(drop),
+                    Err(_) => server.close(path),
+                };
+                if let Err(e) = restored {
+                    tracing::warn!(
+                        "{}: could not restore {} after a dry run: {e}",
+                        server.spec.id,
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! What a dry run's edit would write, held in memory for the task that
+//! previews it: while [`scope`] runs, every read of a question's file in that
+//! task ([`crate::sync::Snapshot::read`], the edit check's own reads) sees
+//! the staged text instead of the disk's, so the servers are told it with
+//! `didChange` and answer for it. Other tasks (another session's
+//! questions) read the disk as always. Nothing here writes a file.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use sightline_lsp::LineIndex;
+
+/// The staged files of one dry run: a text, or `None` for a file the edit
+/// deletes.
+type Staged = HashMap<PathBuf, Option<Arc<LineIndex>>>;
+
+/// One dry run's staged files, shared between the task that previews and
+/// the caller that puts the servers back afterwards (also when the preview
+/// is dropped half-way).
+#[derive(Clone, Default)]
+pub struct Held(Arc<Mutex<Staged>>);
+
+impl Held {
+    /// The paths staged so far.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        lock(&self.0).keys().cloned().collect()
+    }
+}
+
+tokio::task_local! {
+    static PREVIEW: Held;
+}
+
+/// Runs `work` as a dry run: [`stage`] inside it holds text in `held`
+/// instead of writing it.
+pub async fn scope<T>(held: &Held, work: impl Future<Output = T>) -> T {
+    PREVIEW.scope(held.clone(), work).await
+}
+
+fn lock(p: &Mutex<Staged>) -> std::sync::MutexGuard<'_, Staged> {
+    p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Whether this task runs a dry run.
+pub fn active() -> bool {
+    PREVIEW.try_with(|_| ()).is_ok()
+}
+
+/// Holds `text` (or a deletion) for `path` in this task's dry run; false
+/// when no dry run runs here (the caller writes the disk then).
+pub fn stage(path: &Path, text: Option<String>) -> bool {
+    PREVIEW
+        .try_with(|p| {
+            lock(&p.0).insert(path.to_owned(), text.map(|t| Arc::new(LineIndex::new(t))));
+        })
+        .is_ok()
+}
+
+/// The staged text of `path` in this task's dry run: `Some(Some(text))`,
+/// `Some(None)` for a file it deletes, `None` when it stages nothing there
+/// (the disk answers).
+pub fn staged(path: &Path) -> Option<Option<Arc<LineIndex>>> {
+    PREVIEW
+        .try_with(|p| lock(&p.0).get(path).cloned())
+        .ok()
+        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[tokio::test]
+    async fn staged_text_is_seen_only_inside_the_dry_run() {
+        let path = Path::new("/p/a.py");
+        assert!(!stage(path, Some("x".into())), "no dry run outside a scope");
+        let held = Held::default();
+        scope(&held, async {
+            assert!(active());
+            assert!(stage(path, Some("new\n".into())));
+            assert!(stage(Path::new("/p/gone.py"), None));
+            assert_eq!(staged(path).unwrap().unwrap().text(), "new\n");
+            assert!(staged(Path::new("/p/gone.py")).unwrap().is_none());
+            assert!(staged(Path::new("/p/other.py")).is_none());
+            // Another task does not see it.
+            let other = tokio::spawn(async { staged(Path::new("/p/a.py")).is_none() && !active() });
+            assert!(other.await.unwrap());
+        })
+        .await;
+        let mut paths = held.paths();
+        paths.sort();
+        assert_eq!(
+            paths,
+            [PathBuf::from("/p/a.py"), PathBuf::from("/p/gone.py")]
+        );
+        assert!(!active());
+        assert!(staged(path).is_none());
+    }
+}

@@ -1,0 +1,219 @@
+//! `dry_run` on the edit tools, through the daemon (`sightline mcp
+//! --edit-tools`): the servers are told the new text in memory and asked,
+//! nothing is written, and a later question sees the disk. Each preview's
+//! delta is compared with that of the same edit made right after it, on
+//! pinned real projects: click 8.5.1 with pyright (each edit tool, the
+//! first of them on a cold server) and mobx 6.16.1's `src/` with
+//! typescript-language-server.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use sightline_test_support::mcp::McpDriver;
+use sightline_test_support::pinned::{MOBX_ENV, MOBX_TSCONFIG};
+use sightline_test_support::{path_with_tools, repo_root, require};
+
+use super::by_symbol::package;
+
+/// The answer of a real edit without the checkpoint line it ends with.
+fn without_checkpoint(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with("checkpoint: "))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Calls `tool` with `args` as a dry run, checks that no file under
+/// `root` changed, then makes the edit; returns both answers.
+fn preview_then_edit(d: &mut McpDriver, root: &Path, tool: &str, args: Value) -> (String, String) {
+    let before = tree(root);
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let preview = d.call("s", tool, dry);
+    assert!(!preview.is_error, "{}", preview.text);
+    assert!(
+        preview.text.starts_with("preview: nothing was written\n"),
+        "{}",
+        preview.text
+    );
+    assert!(
+        !preview.text.contains("checkpoint: "),
+        "a preview makes no checkpoint:\n{}",
+        preview.text
+    );
+    assert!(tree(root) == before, "the preview of {tool} changed a file");
+    let real = d.call("s", tool, args);
+    assert!(!real.is_error, "{}", real.text);
+    (preview.text, without_checkpoint(&real.text))
+}
+
+/// Every file under `root` with its bytes.
+fn tree(root: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_owned()];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn each_edit_tool_s_dry_run_answers_the_delta_of_the_edit_made_after_it() {
+    require("pyright-langserver");
+    let (_tmp, root) = package("click");
+    // The previews hold the text as given; the real edits are not
+    // formatted either, so that both are of the same text.
+    std::fs::write(root.join("sightline.json"), "{ \"formatter\": false }").unwrap();
+    let utils = root.join("click/utils.py");
+    let core = root.join("click/core.py");
+    let core_text = std::fs::read_to_string(&core).unwrap();
+    let call = core_text
+        .lines()
+        .position(|l| l.trim_start().starts_with("cmd_name = make_str(args[0])"))
+        .unwrap()
+        + 1;
+    let mut d = McpDriver::start();
+    d.open_args("s", &root, &path_with_tools(), &["mcp", "--edit-tools"]);
+
+    // The first call of the session, on a server that has answered
+    // nothing: a new required parameter, which breaks the call in core.py.
+    let body = "def make_str(value: t.Any, strict: bool) -> str:\n    \"\"\"Converts a value into a valid string.\"\"\"\n    return str(value)\n";
+    let args = json!({ "file": utils, "symbol": "make_str", "text": body });
+    let (preview, real) = preview_then_edit(&mut d, &root, "replace_symbol_body", args);
+    assert!(
+        preview.contains(&format!(
+            "\n{call}:20 error: Argument missing for parameter \"strict\""
+        )),
+        "the preview names the broken call:\n{preview}"
+    );
+    assert_eq!(preview, format!("preview: nothing was written\n{real}"));
+    insta::assert_snapshot!(
+        "dry_run_symbol_edit",
+        preview.replace(&root.display().to_string(), "[project]")
+    );
+
+    // The edit was written: core.py has the error now. The edit that
+    // undoes it brings no error, previewed or made.
+    let (preview, real) = preview_then_edit(
+        &mut d,
+        &root,
+        "edit",
+        json!({ "file": utils, "old": "value: t.Any, strict: bool", "new": "value: t.Any" }),
+    );
+    assert_eq!(preview, format!("preview: nothing was written\n{real}"));
+    assert!(real.ends_with("(1 replacement)\nno errors\n"), "{real}");
+
+    // A preview leaves every server with the disk's text: core.py's
+    // errors are those of the disk after the preview, not of the preview.
+    let after_edit = d.call("s", "lsp_diagnostics", json!({ "file": core }));
+    let patch = format!(
+        "*** Begin Patch\n*** Update File: {}\n@@\n-def make_str(value: t.Any) -> str:\n+def make_str(value: t.Any, strict: bool) -> str:\n*** End Patch\n",
+        utils.display()
+    );
+    let mut dry = json!({ "patch": patch, "dry_run": true });
+    let preview = d.call("s", "apply_patch", dry.clone());
+    assert!(
+        preview.text.contains(&format!("\n{call}:20 error: ")),
+        "{}",
+        preview.text
+    );
+    let disk = d.call("s", "lsp_diagnostics", json!({ "file": core }));
+    assert_eq!(
+        disk.text, after_edit.text,
+        "core.py after the patch's preview"
+    );
+    dry["dry_run"] = json!(false);
+    let real = d.call("s", "apply_patch", dry);
+    assert_eq!(
+        preview.text,
+        format!(
+            "preview: nothing was written\n{}",
+            without_checkpoint(&real.text)
+        )
+    );
+
+    // A new file: the preview creates nothing.
+    let extra = root.join("click/extra.py");
+    let (preview, real) = preview_then_edit(
+        &mut d,
+        &root,
+        "write",
+        json!({ "file": extra, "content": "from .utils import make_str\n\nname: int = make_str(1)\n" }),
+    );
+    assert_eq!(preview, format!("preview: nothing was written\n{real}"));
+    assert!(real.contains("click/extra.py: 1 new error"), "{real}");
+
+    // safe_delete forced, previewed: what the delete would break.
+    std::fs::remove_file(&extra).unwrap();
+    let (preview, real) = preview_then_edit(
+        &mut d,
+        &root,
+        "safe_delete",
+        json!({ "file": utils, "symbol": "make_str", "force": true }),
+    );
+    assert_eq!(preview, format!("preview: nothing was written\n{real}"));
+    assert!(real.contains("\nclick/core.py: "), "{real}");
+    d.close("s");
+}
+
+#[test]
+fn a_typescript_dry_run_answers_the_delta_of_the_edit_made_after_it() {
+    require("typescript-language-server");
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("mobx");
+    std::fs::create_dir_all(&root).unwrap();
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(repo_root().join("tools/node_modules/mobx/src"))
+        .arg(root.join("src"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::write(root.join("tsconfig.json"), MOBX_TSCONFIG).unwrap();
+    std::fs::write(root.join("env.d.ts"), MOBX_ENV).unwrap();
+    std::fs::write(root.join("sightline.json"), "{ \"formatter\": false }").unwrap();
+    let file = root.join("src/utils/utils.ts");
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("export function stringifyKey(key: any): string {"));
+    let mut d = McpDriver::start();
+    d.open_args("s", &root, &path_with_tools(), &["mcp", "--edit-tools"]);
+    // A second required parameter breaks the three calls of stringifyKey,
+    // in observableobject.ts and observablemap.ts.
+    let args = json!({
+        "file": file,
+        "old": "export function stringifyKey(key: any): string {",
+        "new": "export function stringifyKey(key: any, quoted: boolean): string {",
+    });
+    // Previewed alone first: a later question about a caller is answered
+    // for the disk, where the call is right.
+    let map = root.join("src/types/observablemap.ts");
+    let mut dry = args.clone();
+    dry["dry_run"] = json!(true);
+    let alone = d.call("s", "edit", dry);
+    assert!(
+        alone.text.contains("observablemap.ts: 2 new errors"),
+        "{}",
+        alone.text
+    );
+    let disk = d.call("s", "lsp_diagnostics", json!({ "file": map }));
+    assert!(!disk.text.contains("Expected 2 arguments"), "{}", disk.text);
+    let (preview, real) = preview_then_edit(&mut d, &root, "edit", args);
+    assert_eq!(preview, alone.text);
+    assert!(
+        preview.contains("src/types/observablemap.ts: 2 new errors")
+            && preview.contains("src/types/observableobject.ts: 1 new error"),
+        "{preview}"
+    );
+    assert_eq!(preview, format!("preview: nothing was written\n{real}"));
+    d.close("s");
+}
