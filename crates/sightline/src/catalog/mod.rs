@@ -1,5 +1,6 @@
 //! The language servers sightline knows, as data: the spec of each
-//! (`spec`), the table of built-ins (`table`), their quirks (`quirks`) and
+//! (`spec`), the table of built-ins (`table`), their quirks (`quirks`,
+//! `rename_aliases`) and
 //! budgets (`budgets`), the root each serves a file from (`roots`), and how a
 //! missing one is found or installed (`install`).
 
@@ -8,6 +9,7 @@ use std::path::Path;
 pub mod budgets;
 pub mod install;
 pub mod quirks;
+pub mod rename_aliases;
 pub mod roots;
 pub mod spec;
 pub mod table;
@@ -17,6 +19,7 @@ pub use quirks::{
     BackgroundIndex, DiagnosticsQuirks, ImportAliases, LaunchQuirks, LifecycleQuirks, LinterQuirks,
     OnInstall, OutsideProject, Publishes, Quirks, Readiness, ReferencesQuirks, Runtime, SaveCheck,
 };
+pub use rename_aliases::RenameAliases;
 pub use spec::{BASE, Install, Role, ServerSpec};
 pub use table::languages::language_id;
 pub use table::{BUILTIN, FAKE};

@@ -36,6 +36,8 @@ pub struct Quirks {
     /// Requests the server sends as notifications for another server of the
     /// same root to answer.
     pub relay: Option<Relay>,
+    /// Its rename keeps a re-exported name as an alias unless told not to.
+    pub rename_aliases: Option<crate::catalog::RenameAliases>,
 }
 
 /// When a server's answers are complete after it starts. The kinds never
@@ -360,6 +362,7 @@ impl Quirks {
         lifecycle: LifecycleQuirks::NONE,
         linter: LinterQuirks::NONE,
         relay: None,
+        rename_aliases: None,
     };
 }
 

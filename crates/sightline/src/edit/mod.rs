@@ -22,6 +22,7 @@ mod declared;
 pub mod delta;
 mod dry_run;
 mod finish;
+mod kept_aliases;
 pub mod new_errors;
 pub mod patch;
 mod preview;

@@ -205,7 +205,7 @@ impl Engine {
                 path.display()
             )
         };
-        let new = read_text(path);
+        let new = crate::sync::preview::read_text(path);
         // The hunks of the old text against the new one are in the new
         // text's lines, as the outline of the file now is.
         let hunks = delta::hunks(&new, old);
@@ -304,7 +304,7 @@ impl Engine {
                         ..FileErrors::default()
                     };
                     if let Some(before) = before {
-                        let text = read_text(file);
+                        let text = crate::sync::preview::read_text(file);
                         apply(&mut entry, before, &after, &text, |f| shown(f, true));
                     }
                     answer.files.push(entry);
@@ -376,9 +376,13 @@ impl Engine {
                 ..FileErrors::default()
             };
             if let Some(before) = before {
-                apply(&mut entry, before, &after, &read_text(user), |f| {
-                    shown(f, true)
-                });
+                apply(
+                    &mut entry,
+                    before,
+                    &after,
+                    &crate::sync::preview::read_text(user),
+                    |f| shown(f, true),
+                );
             }
             if entry.errors.is_empty() && entry.notes.is_empty() {
                 continue;
@@ -413,17 +417,6 @@ fn still_as_read(
         }
     }
     Ok(base)
-}
-
-/// A file's text as the diagnostics were computed for it: a dry run's
-/// staged text, or the disk's.
-fn read_text(path: &Path) -> String {
-    if let Some(staged) = crate::sync::preview::staged(path) {
-        return staged.map(|i| i.text().to_owned()).unwrap_or_default();
-    }
-    std::fs::read(path)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default()
 }
 
 /// Narrows `entry` to what changed against `before`.

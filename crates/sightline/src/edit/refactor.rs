@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::answer::Pos;
+use crate::edit::kept_aliases::kept_aliases;
 use crate::edit::workspace::Plan;
 use crate::engine::Engine;
 use crate::error::{ErrorKind, ToolError};
@@ -40,6 +41,18 @@ impl From<String> for Refactored {
 /// The code action kind that drops unused imports
 /// (typescript-language-server's `source.removeUnusedImports.ts`).
 const REMOVE_UNUSED: &str = "source.removeUnusedImports";
+
+/// What a rename does to a name that a module re-exports
+/// (`export { f } from "./util.js"`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PublicNames {
+    /// Rename it there and in every module importing it through it.
+    #[default]
+    Rename,
+    /// Keep it as an alias of the new name (`export { g as f }`): its
+    /// importers are unchanged.
+    Keep,
+}
 
 /// Which code action to apply.
 #[derive(Debug, Clone)]
@@ -79,13 +92,16 @@ impl Engine {
     /// Renames the symbol at `line`:`column` of `file` to `new_name`, as
     /// its server computes it; with `dry_run`, only the preview. Changes
     /// the server marks as needing confirmation are applied only with
-    /// `confirm`.
+    /// `confirm`. A name that a module re-exports is renamed everywhere,
+    /// importers included, unless `public_names` keeps it as an alias.
+    #[allow(clippy::too_many_arguments)]
     pub async fn rename(
         &self,
         file: &Path,
         line: usize,
         column: usize,
         new_name: &str,
+        public_names: PublicNames,
         dry_run: bool,
         confirm: bool,
     ) -> Result<Refactored, ToolError> {
@@ -103,14 +119,30 @@ impl Engine {
             .line(line - 1)
             .map(|l| word_at(l, column - 1))
             .unwrap_or_default();
-        let edit = server.rename(&checked.path, pos, new_name).await?;
+        let keep = public_names == PublicNames::Keep;
+        let (could_choose, edit) = server.rename(&checked.path, pos, new_name, keep).await?;
         let plan = Plan::stage(&server, &edit)?;
-        let files = plan.staged().len();
-        let what = format!(
+        let staged = plan.staged();
+        let files = staged.len();
+        let mut what = format!(
             "{old_name} → {new_name}: {} in {}",
             plural(plan.edits, "edit"),
             plural(files, "file")
         );
+        let root = self.workspace_root().unwrap_or(&server.root);
+        let aliases = kept_aliases(&edit, (&old_name, new_name), &staged, root);
+        if !aliases.is_empty() {
+            what.push_str(&format!(
+                "\nkept the public name `{old_name}` as an alias ({}; public_names: \"rename\" renames it for its importers too):\n{}",
+                plural(aliases.len(), "place"),
+                aliases.join("\n")
+            ));
+        } else if keep && !could_choose {
+            what.push_str(&format!(
+                "\nnote: {} renames every use; it keeps no public name as an alias",
+                server.spec.id
+            ));
+        }
         self.finish_plan(
             &server,
             plan,

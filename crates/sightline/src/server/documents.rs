@@ -415,26 +415,6 @@ impl LspServer {
             })
     }
 
-    /// Sends `didSave` for `path` to a server that checks on save (see
-    /// `DiagnosticsQuirks::save_check`); nothing to others.
-    pub(crate) fn save(&self, path: &Path) -> Result<(), ToolError> {
-        // A dry run's text is not on disk, where the check would read it:
-        // the save comes when the disk's text is told again.
-        if !self.check_on_save || crate::sync::preview::active() {
-            return Ok(());
-        }
-        let uri = path_to_uri_string(path).unwrap_or_default();
-        self.state.with(|s| {
-            s.save_check.saved_at = s.seq;
-            s.save_check.saved = true;
-        });
-        self.client.notify(
-            "textDocument/didSave",
-            json!({ "textDocument": { "uri": uri } }),
-        )?;
-        Ok(())
-    }
-
     /// Closes `path`, a file no longer on disk (or never written, after a
     /// dry run that created it).
     pub(crate) fn close(&self, path: &Path) -> Result<(), ToolError> {
@@ -447,14 +427,5 @@ impl LspServer {
         self.docs()
             .get(path)
             .map(|d| (d.version, d.index.text().to_owned()))
-    }
-
-    /// Saves `path` when nothing has been saved since the server started,
-    /// so that a diagnostics answer has a check to wait for.
-    pub(crate) fn save_once(&self, path: &Path) -> Result<(), ToolError> {
-        if self.state.with(|s| s.save_check.saved) {
-            return Ok(());
-        }
-        self.save(path)
     }
 }

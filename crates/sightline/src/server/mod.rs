@@ -33,6 +33,7 @@ mod readiness;
 mod refactor;
 pub mod relay;
 mod requests;
+mod save;
 mod settings;
 mod start;
 mod symbols;

@@ -45,22 +45,43 @@ impl LspServer {
         }
     }
 
-    /// The server's edit renaming the symbol at `pos` to `new_name`.
+    /// The server's edit renaming the symbol at `pos` to `new_name`; with
+    /// `keep_aliases`, a name a module re-exports keeps its public name as
+    /// an alias, where the server can do that (`Quirks::rename_aliases`).
+    /// Whether it could choose, and the edit.
     pub async fn rename(
         &self,
         path: &Path,
         pos: Position,
         new_name: &str,
-    ) -> Result<Value, ToolError> {
+        keep_aliases: bool,
+    ) -> Result<(bool, Value), ToolError> {
         self.require("renameProvider", "rename")?;
         let mut params = Self::at(path, pos);
         params["newName"] = json!(new_name);
-        match self.ask("textDocument/rename", params).await {
-            Ok(Value::Null) => Err(ToolError::refused(format!(
+        let aliases = self.spec.quirks.rename_aliases;
+        let set = aliases.filter(|a| a.keeps_by_default != keep_aliases);
+        if let Some(a) = set {
+            self.set_rename_preference(path, a, keep_aliases).await?;
+        }
+        let asked = self.ask("textDocument/rename", params).await;
+        if let Some(a) = set
+            && let Err(e) = self
+                .set_rename_preference(path, a, a.keeps_by_default)
+                .await
+        {
+            tracing::warn!(
+                "{}: the rename preference was not set back: {e}",
+                self.spec.id
+            );
+        }
+        let asked = asked.map(|edit| (aliases.is_some(), edit));
+        match asked {
+            Ok((_, Value::Null)) => Err(ToolError::refused(format!(
                 "{} has no rename for the symbol at this position",
                 self.spec.id
             ))),
-            Ok(edit) => Ok(edit),
+            Ok(answer) => Ok(answer),
             Err(ToolError {
                 kind: ErrorKind::Server,
                 message: why,
@@ -70,6 +91,30 @@ impl LspServer {
             ))),
             Err(e) => Err(e),
         }
+    }
+
+    /// Sets the server's rename preference for `path` (tsserver's
+    /// `configure` for one file, which typescript-language-server caches
+    /// without looking, so the value stays until set back).
+    async fn set_rename_preference(
+        &self,
+        path: &Path,
+        aliases: crate::catalog::RenameAliases,
+        keep: bool,
+    ) -> Result<(), ToolError> {
+        let mut preferences = serde_json::Map::new();
+        preferences.insert(aliases.preference.to_owned(), json!(keep));
+        // tsserver's `configure` of one file reads its format options
+        // without looking (an empty set keeps the file's), and merges the
+        // preferences given into the file's.
+        let params = json!({
+            "command": aliases.command,
+            "arguments": ["configure", { "file": path, "formatOptions": {}, "preferences": preferences }],
+        });
+        self.client
+            .request_value("workspace/executeCommand", params, self.budgets.document)
+            .await?;
+        Ok(())
     }
 
     /// The code actions for lines `start..end` (server positions) of

@@ -68,6 +68,17 @@ pub fn staged(path: &Path) -> Option<Option<Arc<LineIndex>>> {
         .flatten()
 }
 
+/// `path`'s text as this task's questions see it: a dry run's staged text,
+/// or the disk's (empty when unreadable).
+pub fn read_text(path: &Path) -> String {
+    if let Some(staged) = staged(path) {
+        return staged.map(|i| i.text().to_owned()).unwrap_or_default();
+    }
+    std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -36,6 +36,7 @@ mod python;
 mod readiness;
 mod refactor;
 mod references;
+mod rename_reexport;
 mod sandbox;
 mod server_lifetime;
 mod servers;

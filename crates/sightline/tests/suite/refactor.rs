@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use serde_json::json;
-use sightline::Pick;
 use sightline::{Engine, Options};
+use sightline::{Pick, PublicNames};
 use sightline_test_support::{Project, runtime};
 
 use crate::suite::servers::{require, tools};
@@ -63,7 +63,15 @@ fn pyright_renames_a_function_across_modules_and_aliases_but_not_a_comment() {
     runtime().block_on(async {
         let ws = engine(p.root());
         let r = ws
-            .rename(&p.path("lib.py"), 1, 5, "total", false, false)
+            .rename(
+                &p.path("lib.py"),
+                1,
+                5,
+                "total",
+                PublicNames::Rename,
+                false,
+                false,
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -99,7 +107,7 @@ fn pyright_class_rename_preview_is_what_is_applied() {
         let ws = engine(p.root());
         let before_lib = read(&p, "lib.py");
         let preview = ws
-            .rename(&p.path("lib.py"), 5, 7, "Figure", true, false)
+            .rename(&p.path("lib.py"), 5, 7, "Figure", PublicNames::Rename, true, false)
             .await
             .unwrap();
         assert_eq!(
@@ -111,7 +119,7 @@ fn pyright_class_rename_preview_is_what_is_applied() {
         // Nothing was written.
         assert_eq!(read(&p, "lib.py"), before_lib);
         let applied = ws
-            .rename(&p.path("lib.py"), 5, 7, "Figure", false, false)
+            .rename(&p.path("lib.py"), 5, 7, "Figure", PublicNames::Rename, false, false)
             .await
             .unwrap();
         assert_eq!(applied.text, "renamed Shape → Figure: 4 edits in 2 files\nno errors\n");
@@ -133,7 +141,7 @@ fn refusals_leave_every_file_as_it_was() {
         let lib = p.path("lib.py");
         // An invalid name.
         let e = ws
-            .rename(&lib, 1, 5, "1st", false, false)
+            .rename(&lib, 1, 5, "1st", PublicNames::Rename, false, false)
             .await
             .unwrap_err();
         assert!(
@@ -143,7 +151,15 @@ fn refusals_leave_every_file_as_it_was() {
         );
         // A builtin.
         let e = ws
-            .rename(&p.path("a.py"), 4, 1, "show", false, false)
+            .rename(
+                &p.path("a.py"),
+                4,
+                1,
+                "show",
+                PublicNames::Rename,
+                false,
+                false,
+            )
             .await
             .unwrap_err();
         assert_eq!(
@@ -152,10 +168,12 @@ fn refusals_leave_every_file_as_it_was() {
         );
         assert_eq!(snapshot(&p), before);
         // A file edited on disk between the preview and the apply.
-        ws.rename(&lib, 1, 5, "total", true, false).await.unwrap();
+        ws.rename(&lib, 1, 5, "total", PublicNames::Rename, true, false)
+            .await
+            .unwrap();
         p.write("b.py", "import lib as L\n\nprint(L.add(3, 4), 'edited')\n");
         let e = ws
-            .rename(&lib, 1, 5, "total", false, false)
+            .rename(&lib, 1, 5, "total", PublicNames::Rename, false, false)
             .await
             .unwrap_err();
         assert!(
@@ -171,9 +189,11 @@ fn refusals_leave_every_file_as_it_was() {
         let mut perms = std::fs::metadata(&c).unwrap().permissions();
         perms.set_readonly(true);
         std::fs::set_permissions(&c, perms).unwrap();
-        ws.rename(&lib, 1, 5, "total", true, false).await.unwrap();
+        ws.rename(&lib, 1, 5, "total", PublicNames::Rename, true, false)
+            .await
+            .unwrap();
         let e = ws
-            .rename(&lib, 1, 5, "total", false, false)
+            .rename(&lib, 1, 5, "total", PublicNames::Rename, false, false)
             .await
             .unwrap_err();
         assert!(
@@ -211,10 +231,15 @@ fn typescript_rename_through_a_reexport_and_a_renamed_import() {
     runtime().block_on(async {
         let ws = engine(p.root());
         let r = ws
-            .rename(&p.path("lib.ts"), 1, 17, "welcome", false, false)
+            .rename(&p.path("lib.ts"), 1, 17, "welcome", PublicNames::Keep, false, false)
             .await
             .unwrap();
         assert!(r.text.starts_with("renamed greet → welcome: "), "{}", r.text);
+        assert!(
+            r.text.contains("\nkept the public name `greet` as an alias (1 place; public_names: \"rename\" renames it for its importers too):\nindex.ts:1 export { welcome as greet } from \"./lib\";\n"),
+            "{}",
+            r.text
+        );
         assert!(r.text.ends_with("no errors\n"), "{}", r.text);
         assert!(read(&p, "lib.ts").starts_with("export function welcome("));
         // tsserver keeps what the re-export exports, so the module that
@@ -302,7 +327,15 @@ fn clangd_renames_a_function_across_files() {
             let _ = ws.diagnostics(&p.path(f)).await;
         }
         let r = ws
-            .rename(&p.path("lib.h"), 1, 5, "sum", false, false)
+            .rename(
+                &p.path("lib.h"),
+                1,
+                5,
+                "sum",
+                PublicNames::Rename,
+                false,
+                false,
+            )
             .await
             .unwrap();
         assert!(r.text.starts_with("renamed add → sum: "), "{}", r.text);
@@ -350,7 +383,15 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
         let uri = format!("file://{}", p.path("a.fake/inside.fake").display());
         scripted(&p, json!({ "kind": "create", "uri": uri }));
         let e = ws
-            .rename(&p.path("a.fake"), 1, 5, "omega", false, false)
+            .rename(
+                &p.path("a.fake"),
+                1,
+                5,
+                "omega",
+                PublicNames::Rename,
+                false,
+                false,
+            )
             .await
             .unwrap_err();
         assert!(e.to_string().starts_with("error: cannot write"), "{e}");
@@ -364,7 +405,15 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
         ws.shutdown().await;
         let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
         let r = ws
-            .rename(&p.path("a.fake"), 1, 5, "omega", false, false)
+            .rename(
+                &p.path("a.fake"),
+                1,
+                5,
+                "omega",
+                PublicNames::Rename,
+                false,
+                false,
+            )
             .await
             .unwrap();
         assert!(
@@ -425,7 +474,7 @@ fn rust_analyzer_renames_a_field_across_files_and_fills_match_arms() {
             ..Options::default()
         });
         let r = ws
-            .rename(&p.path("src/shape.rs"), 2, 9, "horizontal", false, false)
+            .rename(&p.path("src/shape.rs"), 2, 9, "horizontal", PublicNames::Rename, false, false)
             .await
             .unwrap();
         assert!(
@@ -477,7 +526,10 @@ fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed
         let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
         let a = p.path("a.fake");
         let before = read(&p, "a.fake");
-        let preview = ws.rename(&a, 1, 5, "omega", true, false).await.unwrap();
+        let preview = ws
+            .rename(&a, 1, 5, "omega", PublicNames::Rename, true, false)
+            .await
+            .unwrap();
         assert_eq!(
             preview.text,
             "rename alpha → omega: 1 edit in 1 file\n\
@@ -485,7 +537,7 @@ fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed
              a.fake:\n  1 - def alpha\n  1 + def omega\n"
         );
         let e = ws
-            .rename(&a, 1, 5, "omega", false, false)
+            .rename(&a, 1, 5, "omega", PublicNames::Rename, false, false)
             .await
             .unwrap_err();
         assert!(
@@ -494,7 +546,9 @@ fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed
             "{e}"
         );
         assert_eq!(read(&p, "a.fake"), before);
-        ws.rename(&a, 1, 5, "omega", false, true).await.unwrap();
+        ws.rename(&a, 1, 5, "omega", PublicNames::Rename, false, true)
+            .await
+            .unwrap();
         assert_eq!(read(&p, "a.fake"), before.replacen("alpha", "omega", 1));
         ws.shutdown().await;
     });

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::{DENO, JS_EXTS, JS_PROJECT, LOCKFILES, TS_CACHE, TS_LOOSE, VSCODE_EXTRACTED};
+use crate::catalog::RenameAliases;
 use crate::catalog::quirks::{
     DiagnosticsQuirks, LaunchQuirks, LifecycleQuirks, LinterQuirks, LinterUse, OnInstall,
     PluginExtensions, Publishes, Quirks, Readiness, ReferencesQuirks, Relay,
@@ -92,6 +93,16 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
             on_install: OnInstall::Restart(&["node_modules"]),
             ..LifecycleQuirks::NONE
         },
+        // tsserver's rename keeps a re-exported name as an alias by default
+        // (`export { g as f } from "./util.js"`), so that importers of `f`
+        // through the re-export are left as they are, and the name does not
+        // change for them. typescript-language-server turns the preference
+        // on for every file, and passes a `configure` through unchanged.
+        rename_aliases: Some(RenameAliases {
+            command: "typescript.tsserverRequest",
+            preference: "providePrefixAndSuffixTextForRename",
+            keeps_by_default: true,
+        }),
         ..Quirks::NONE
     },
     ..BASE

@@ -301,6 +301,10 @@ pub enum Command {
         /// With --symbol: only symbols of this kind (function, method, class, ...).
         #[arg(long, value_name = "KIND", requires = "symbol")]
         kind: Option<String>,
+        /// Keep a re-exported name as an alias of the new one (`export { g
+        /// as f }`) instead of renaming it for its importers too.
+        #[arg(long)]
+        keep_public_names: bool,
         /// Only print what would change.
         #[arg(long)]
         dry_run: bool,

@@ -118,9 +118,15 @@ pub(super) async fn run(engine: &Engine, command: &Command, here: &Path) -> (Str
             new_name,
             symbol,
             kind,
+            keep_public_names,
             dry_run,
             confirm,
         } => {
+            let public_names = if *keep_public_names {
+                crate::edit::refactor::PublicNames::Keep
+            } else {
+                crate::edit::refactor::PublicNames::Rename
+            };
             let r = async {
                 let a = position_args(position, symbol.as_ref(), kind.as_ref())?;
                 let file = std::path::PathBuf::from(a["file"].as_str().unwrap_or_default());
@@ -137,7 +143,15 @@ pub(super) async fn run(engine: &Engine, command: &Command, here: &Path) -> (Str
                     }
                 };
                 engine
-                    .rename(&file, line, column, new_name, *dry_run, *confirm)
+                    .rename(
+                        &file,
+                        line,
+                        column,
+                        new_name,
+                        public_names,
+                        *dry_run,
+                        *confirm,
+                    )
                     .await
             };
             refactored(r.await)

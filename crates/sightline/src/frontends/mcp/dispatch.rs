@@ -273,6 +273,7 @@ impl McpServer {
                                 line,
                                 col,
                                 &a.new_name,
+                                a.public_names.map(Into::into).unwrap_or_default(),
                                 a.dry_run.unwrap_or(false),
                                 a.confirm.unwrap_or(false),
                             )

@@ -29,6 +29,25 @@ pub(super) enum Context {
     Symbol,
 }
 
+/// What a rename does to a re-exported name (`public_names`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum PublicNamesArg {
+    /// Renamed everywhere, importers included.
+    Rename,
+    /// Kept as an alias of the new name.
+    Keep,
+}
+
+impl From<PublicNamesArg> for crate::edit::refactor::PublicNames {
+    fn from(a: PublicNamesArg) -> Self {
+        match a {
+            PublicNamesArg::Rename => Self::Rename,
+            PublicNamesArg::Keep => Self::Keep,
+        }
+    }
+}
+
 /// `checkpoint` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -182,6 +201,12 @@ pub(super) struct RenameArgs {
     pub(super) kind: Option<String>,
     /// The new name.
     pub(super) new_name: String,
+    /// A name that a module re-exports (`export { f } from "./util"`):
+    /// `rename` (the default) renames it there and in every module
+    /// importing it through it; `keep` keeps the old public name as an
+    /// alias there (`export { g as f }`), leaving those importers as they
+    /// are.
+    pub(super) public_names: Option<PublicNamesArg>,
     /// Only show what would change: each file with its changed lines, old
     /// and new. Nothing is written.
     pub(super) dry_run: Option<bool>,
