@@ -5,6 +5,7 @@ mod agents;
 mod answer_cache;
 mod background_index;
 mod by_symbol;
+mod by_symbol_servers;
 mod c_library;
 mod changes;
 mod check;
