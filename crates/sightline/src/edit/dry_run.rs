@@ -42,9 +42,28 @@ impl Engine {
             held: crate::sync::preview::Held::default(),
         };
         let answer = crate::sync::preview::scope(&restore.held, edit).await;
+        let staged = restore.held.paths();
+        let deletes = restore.held.deletes();
+        // The servers whose check on save was left out of the answer.
+        let on_save: Vec<&str> = self
+            .running_servers()
+            .iter()
+            .filter(|s| s.check_on_save && staged.iter().any(|p| s.held(p).is_some()))
+            .map(|s| s.spec.id)
+            .collect();
         drop(restore);
         let mut answer = answer?;
         answer.preview = true;
+        for id in on_save {
+            answer.notes.push(format!(
+                "{id} checks on save, which reads the disk: this preview holds {id}'s own analysis, not its check's errors"
+            ));
+        }
+        if deletes {
+            answer.notes.push(
+                "a file the edit deletes or moves is still on disk for the servers: what its removal breaks in the files importing it is not in this preview".to_owned(),
+            );
+        }
         Ok(answer)
     }
 
@@ -75,7 +94,9 @@ impl Engine {
                     continue;
                 }
                 let restored = match crate::sync::Snapshot::read(path) {
-                    Ok(disk) => server.sync(path, &disk.index).map(drop),
+                    Ok(disk) => crate::sync::preview::without_saves(|| {
+                        server.sync(path, &disk.index).map(drop)
+                    }),
                     Err(_) => server.close(path),
                 };
                 if let Err(e) = restored {

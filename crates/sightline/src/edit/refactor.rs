@@ -130,7 +130,14 @@ impl Engine {
             plural(files, "file")
         );
         let root = self.workspace_root().unwrap_or(&server.root);
-        let aliases = kept_aliases(&edit, (&old_name, new_name), &staged, root);
+        // Only a server that keeps aliases by choice writes them; another's
+        // edit naming both (rust-analyzer's `S { f: g }` for a shorthand
+        // field) is no public name kept.
+        let aliases = if could_choose {
+            kept_aliases(&edit, (&old_name, new_name), &staged, root)
+        } else {
+            Vec::new()
+        };
         if !aliases.is_empty() {
             what.push_str(&format!(
                 "\nkept the public name `{old_name}` as an alias ({}; public_names: \"rename\" renames it for its importers too):\n{}",

@@ -105,7 +105,8 @@ impl LspServer {
                 // in a later turn, after that publish.
                 // A dry run's text is in memory only, and a check on save
                 // (rust-analyzer's `cargo check`) reads the disk: none is
-                // started or waited for, and its findings are not shown.
+                // started or waited for, and its findings are not shown,
+                // before the change or after (`Engine::preview` says so).
                 let previewing = self.check_on_save && crate::sync::preview::active();
                 let checked =
                     !self.check_on_save || (!previewing && self.wait_check(path, deadline).await);
@@ -116,9 +117,7 @@ impl LspServer {
                     note.get_or_insert_with(|| {
                         format!("{} could not load the project: {failing}", self.spec.id)
                     });
-                } else if previewing {
-                    note = Some(self.preview_check_note());
-                } else if !checked {
+                } else if !checked && !previewing {
                     // The check's findings come as pushes, and rust-analyzer
                     // publishes the last check's again, stamped with each new
                     // version, until the next check ends: after a revert they
@@ -364,13 +363,6 @@ impl LspServer {
             "{} has not re-checked {name} since the change within {:.1} s; its last check's errors are not shown",
             self.spec.id,
             self.budgets.document.as_secs_f64()
-        )
-    }
-
-    fn preview_check_note(&self) -> String {
-        format!(
-            "{} checks on save, which reads the disk: a dry run shows its own analysis, not the check's errors",
-            self.spec.id
         )
     }
 

@@ -202,7 +202,9 @@ impl Documents {
         let stale: Vec<PathBuf> = self
             .docs
             .iter()
-            .filter(|(_, d)| d.last_used.elapsed() >= idle)
+            .filter(|(p, d)| {
+                d.last_used.elapsed() >= idle && crate::sync::preview::staged(p).is_none()
+            })
             .map(|(p, _)| p.clone())
             .collect();
         for path in stale {
@@ -220,7 +222,12 @@ impl Documents {
             let Some(oldest) = self
                 .docs
                 .iter()
-                .filter(|(p, _)| !self.asked.contains_key(*p))
+                // A dry run's staged file stays open until it ends: closed,
+                // the server would fall back to its disk text, and the
+                // files checked after would be answered for that.
+                .filter(|(p, _)| {
+                    !self.asked.contains_key(*p) && crate::sync::preview::staged(p).is_none()
+                })
                 .min_by_key(|(_, d)| d.last_used)
                 .map(|(p, _)| p.clone())
             else {

@@ -136,11 +136,8 @@ impl LspServer {
             return Ok(Some(path));
         }
         // Not a file sightline can read: the server answers as it will.
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            self.sync(
-                &path,
-                &std::sync::Arc::new(sightline_lsp::LineIndex::new(text)),
-            )?;
+        if let Ok(read) = crate::sync::Snapshot::read(&path) {
+            self.sync(&path, &read.index)?;
         }
         Ok(Some(path))
     }

@@ -27,6 +27,11 @@ impl Held {
     pub fn paths(&self) -> Vec<PathBuf> {
         lock(&self.0).keys().cloned().collect()
     }
+
+    /// Whether a file is staged as deleted.
+    pub fn deletes(&self) -> bool {
+        lock(&self.0).values().any(Option::is_none)
+    }
 }
 
 tokio::task_local! {
@@ -51,11 +56,21 @@ pub fn active() -> bool {
 /// Holds `text` (or a deletion) for `path` in this task's dry run; false
 /// when no dry run runs here (the caller writes the disk then).
 pub fn stage(path: &Path, text: Option<String>) -> bool {
+    // Keyed as `Snapshot::read` looks it up: a patch's path is as the
+    // agent wrote it (`..`, a link).
+    let path = sightline_lsp::uri::normalize(path);
     PREVIEW
         .try_with(|p| {
-            lock(&p.0).insert(path.to_owned(), text.map(|t| Arc::new(LineIndex::new(t))));
+            lock(&p.0).insert(path, text.map(|t| Arc::new(LineIndex::new(t))));
         })
         .is_ok()
+}
+
+/// Runs `f` as a dry run's task does, but staging nothing: no `didSave`
+/// is sent (the disk's text told again after a preview is what the last
+/// check on save already saw).
+pub fn without_saves<T>(f: impl FnOnce() -> T) -> T {
+    PREVIEW.sync_scope(Held::default(), f)
 }
 
 /// The staged text of `path` in this task's dry run: `Some(Some(text))`,
@@ -63,7 +78,16 @@ pub fn stage(path: &Path, text: Option<String>) -> bool {
 /// (the disk answers).
 pub fn staged(path: &Path) -> Option<Option<Arc<LineIndex>>> {
     PREVIEW
-        .try_with(|p| lock(&p.0).get(path).cloned())
+        .try_with(|p| {
+            let staged = lock(&p.0);
+            if staged.is_empty() {
+                return None;
+            }
+            staged
+                .get(path)
+                .or_else(|| staged.get(&sightline_lsp::uri::normalize(path)))
+                .cloned()
+        })
         .ok()
         .flatten()
 }

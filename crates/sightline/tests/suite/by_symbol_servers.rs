@@ -250,6 +250,27 @@ fn rust_symbols_by_name_path_on_memchr() {
             "(needle: &'n B) -> Finder<'n>",
             "(needle: &'n B, _strict: bool) -> Finder<'n>",
         );
+    // Previewed first: rust-analyzer's own analysis finds the broken calls
+    // in the text held in memory; its `cargo check` reads the disk, so it
+    // is left out, and the answer says so. Nothing is written.
+    let before = std::fs::read(&file).unwrap();
+    let preview = d.call(
+        "s",
+        "replace_symbol_body",
+        json!({ "file": file, "symbol": "Finder/new", "text": body, "dry_run": true }),
+    );
+    assert!(
+        preview.text.starts_with("preview: nothing was written\n")
+            && preview.text.contains("\nsrc/memmem/mod.rs: ")
+            && preview.text.contains(" new error")
+            && preview.text.contains(
+                "\nnote: rust checks on save, which reads the disk: this preview holds rust's own analysis, not its check's errors\n"
+            ),
+        "{}",
+        preview.text
+    );
+    assert!(!preview.text.contains("not compared"), "{}", preview.text);
+    assert_eq!(std::fs::read(&file).unwrap(), before);
     let replaced = d.call(
         "s",
         "replace_symbol_body",

@@ -215,5 +215,24 @@ fn a_typescript_dry_run_answers_the_delta_of_the_edit_made_after_it() {
         "{preview}"
     );
     assert_eq!(preview, format!("preview: nothing was written\n{real}"));
+
+    // isFunction is named in 16 files, more than typescript-language-
+    // server keeps open at once (8): the staged file stays open while the
+    // callers are opened and checked, so each is checked against it.
+    let callers = std::process::Command::new("grep")
+        .args(["-rlw", "isFunction"])
+        .arg(root.join("src"))
+        .output()
+        .unwrap();
+    let callers = String::from_utf8(callers.stdout).unwrap().lines().count();
+    assert!(callers > 9, "{callers} files name isFunction");
+    let args = json!({
+        "file": file,
+        "old": "export function isFunction(fn: any): fn is Function {",
+        "new": "export function isFunction(fn: any, strict: boolean): fn is Function {",
+    });
+    let (preview, real) = preview_then_edit(&mut d, &root, "edit", args);
+    assert!(preview.contains("(it uses what changed)"), "{preview}");
+    assert_eq!(preview, format!("preview: nothing was written\n{real}"));
     d.close("s");
 }
