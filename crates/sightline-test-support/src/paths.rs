@@ -26,6 +26,19 @@ pub fn require(command: &str) {
     );
 }
 
+/// Fails with the install hint unless rustup has rust-analyzer, which
+/// comes with the toolchain (`tools/install` adds the component).
+pub fn require_rust_analyzer() {
+    let found = std::process::Command::new("rustup")
+        .args(["which", "rust-analyzer"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
+    );
+}
+
 /// The pinned server `name` in `tools/`, which must be there.
 pub fn tool(name: &str) -> PathBuf {
     let p = tools_bin().join(name);

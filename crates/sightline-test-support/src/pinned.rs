@@ -102,6 +102,27 @@ use_std = ["std"]
 [workspace]
 "#;
 
+/// A copy of mobx's `src/` (from `tools/node_modules`) in `dir`, with
+/// [`MOBX_TSCONFIG`] and [`MOBX_ENV`].
+pub fn mobx_project(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let src = repo_root().join("tools/node_modules/mobx/src");
+    assert!(
+        src.is_dir(),
+        "mobx's sources are not at {}; run `tools/install`",
+        src.display()
+    );
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(&src)
+        .arg(dir.join("src"))
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    std::fs::write(dir.join("tsconfig.json"), MOBX_TSCONFIG).unwrap();
+    std::fs::write(dir.join("env.d.ts"), MOBX_ENV).unwrap();
+}
+
 /// zlib's C sources, as `tools/install` unpacked them from the libz-sys
 /// crate.
 pub fn zlib_source() -> PathBuf {

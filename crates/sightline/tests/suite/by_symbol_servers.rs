@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use sightline_test_support::mcp::McpDriver;
-use sightline_test_support::pinned::{MEMCHR_CARGO_TOML, MOBX_ENV, MOBX_TSCONFIG, memchr_source};
-use sightline_test_support::{path_with_tools, repo_root, require};
+use sightline_test_support::pinned::{MEMCHR_CARGO_TOML, memchr_source, mobx_project};
+use sightline_test_support::{path_with_tools, require};
 
 /// A copy of `from` as `dir/src`.
 fn copy_src(from: &Path, dir: &Path) {
@@ -47,9 +47,8 @@ fn typescript_symbols_by_name_path_on_mobx() {
     require("typescript-language-server");
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("mobx");
-    copy_src(&repo_root().join("tools/node_modules/mobx/src"), &root);
-    std::fs::write(root.join("tsconfig.json"), MOBX_TSCONFIG).unwrap();
-    std::fs::write(root.join("env.d.ts"), MOBX_ENV).unwrap();
+    mobx_project(&root);
+    std::fs::write(root.join("sightline.json"), "{ \"formatter\": false }").unwrap();
     let file: PathBuf = root.join("src/types/observablevalue.ts");
     let set_new = line_of(&file, "setNewValue_(newValue: T) {");
     let mut d = McpDriver::start();
@@ -175,14 +174,7 @@ fn typescript_symbols_by_name_path_on_mobx() {
 
 #[test]
 fn rust_symbols_by_name_path_on_memchr() {
-    let found = std::process::Command::new("rustup")
-        .args(["which", "rust-analyzer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
-    );
+    sightline_test_support::require_rust_analyzer();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("memchr");
     copy_src(&memchr_source().join("src"), &root);

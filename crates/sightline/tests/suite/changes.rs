@@ -221,14 +221,7 @@ fn clangd_takes_a_define_added_to_compile_commands_json() {
 
 #[test]
 fn rust_analyzer_resolves_a_use_once_its_path_dependency_is_added() {
-    let found = Command::new("rustup")
-        .args(["which", "rust-analyzer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
-    );
+    sightline_test_support::require_rust_analyzer();
     let manifest = |deps: &str| {
         format!(
             "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}\n[workspace]\n"

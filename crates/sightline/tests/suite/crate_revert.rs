@@ -31,14 +31,7 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
 
 #[test]
 fn a_reverted_cross_file_break_never_leaves_its_error_in_twenty_rounds() {
-    let found = std::process::Command::new("rustup")
-        .args(["which", "rust-analyzer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
-    );
+    sightline_test_support::require_rust_analyzer();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("memchr");
     copy_tree(&memchr_source().join("src"), &root.join("src"));

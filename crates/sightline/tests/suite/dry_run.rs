@@ -12,8 +12,8 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use sightline_test_support::mcp::McpDriver;
-use sightline_test_support::pinned::{MOBX_ENV, MOBX_TSCONFIG};
-use sightline_test_support::{path_with_tools, repo_root, require};
+use sightline_test_support::pinned::mobx_project;
+use sightline_test_support::{path_with_tools, require};
 
 use super::by_symbol::package;
 
@@ -171,16 +171,7 @@ fn a_typescript_dry_run_answers_the_delta_of_the_edit_made_after_it() {
     require("typescript-language-server");
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("mobx");
-    std::fs::create_dir_all(&root).unwrap();
-    let status = std::process::Command::new("cp")
-        .arg("-r")
-        .arg(repo_root().join("tools/node_modules/mobx/src"))
-        .arg(root.join("src"))
-        .status()
-        .unwrap();
-    assert!(status.success());
-    std::fs::write(root.join("tsconfig.json"), MOBX_TSCONFIG).unwrap();
-    std::fs::write(root.join("env.d.ts"), MOBX_ENV).unwrap();
+    mobx_project(&root);
     std::fs::write(root.join("sightline.json"), "{ \"formatter\": false }").unwrap();
     let file = root.join("src/utils/utils.ts");
     let text = std::fs::read_to_string(&file).unwrap();

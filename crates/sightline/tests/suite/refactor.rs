@@ -436,14 +436,7 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
 
 #[test]
 fn rust_analyzer_renames_a_field_across_files_and_fills_match_arms() {
-    let found = std::process::Command::new("rustup")
-        .args(["which", "rust-analyzer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
-    );
+    sightline_test_support::require_rust_analyzer();
     let p = Project::new(&[
         (
             "Cargo.toml",

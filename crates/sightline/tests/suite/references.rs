@@ -233,14 +233,7 @@ fn gopls() {
 
 #[test]
 fn rust_analyzer() {
-    let found = std::process::Command::new("rustup")
-        .args(["which", "rust-analyzer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
-    );
+    sightline_test_support::require_rust_analyzer();
     let m = Matrix {
         files: &[
             (

@@ -11,29 +11,21 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use sightline_test_support::mcp::McpDriver;
-use sightline_test_support::pinned::{MOBX_ENV, MOBX_TSCONFIG};
-use sightline_test_support::{path_with_tools, repo_root, require};
+use sightline_test_support::pinned::{MOBX_TSCONFIG, mobx_project};
+use sightline_test_support::{path_with_tools, require};
 
 const APP: &str = "import { isComputed } from \"./src/mobx\"\n\nexport const computed: boolean = isComputed({})\n";
 
 /// A copy of mobx's sources in `dir`, with a module that imports from its
 /// public entry point.
-fn mobx_project(dir: &Path) -> PathBuf {
-    std::fs::create_dir_all(dir).unwrap();
-    let status = std::process::Command::new("cp")
-        .arg("-r")
-        .arg(repo_root().join("tools/node_modules/mobx/src"))
-        .arg(dir.join("src"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+fn mobx_with_importer(dir: &Path) -> PathBuf {
+    mobx_project(dir);
     let tsconfig = MOBX_TSCONFIG.replace(
         r#""include": ["src", "env.d.ts"]"#,
         r#""include": ["src", "env.d.ts", "app.ts"]"#,
     );
     assert_ne!(tsconfig, MOBX_TSCONFIG);
     std::fs::write(dir.join("tsconfig.json"), tsconfig).unwrap();
-    std::fs::write(dir.join("env.d.ts"), MOBX_ENV).unwrap();
     std::fs::write(dir.join("app.ts"), APP).unwrap();
     std::fs::write(dir.join("sightline.json"), "{ \"formatter\": false }").unwrap();
     dir.join("src/api/iscomputed.ts")
@@ -57,8 +49,8 @@ fn a_rename_through_a_re_export_renames_importers_or_keeps_an_alias() {
     let tmp = tempfile::tempdir().unwrap();
     let kept = tmp.path().join("kept");
     let renamed = tmp.path().join("renamed");
-    let kept_file = mobx_project(&kept);
-    let renamed_file = mobx_project(&renamed);
+    let kept_file = mobx_with_importer(&kept);
+    let renamed_file = mobx_with_importer(&renamed);
     let mut d = McpDriver::start();
     d.open_args("k", &kept, &path_with_tools(), &["mcp", "--edit-tools"]);
     d.open_args("r", &renamed, &path_with_tools(), &["mcp", "--edit-tools"]);

@@ -13,7 +13,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stderr)]
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -807,14 +806,7 @@ const RUST_CONFIG: &str = r#"{ "lsp": { "rust": {
 #[test]
 fn soak_memchr_with_rust_analyzer() {
     let _turn = turn();
-    let found = Command::new("rustup")
-        .args(["which", "rust-analyzer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
-    );
+    sightline_test_support::require_rust_analyzer();
     let project = Tree::new(&memchr_source().join("src"), "src", "rs");
     std::fs::write(project.root.join("Cargo.toml"), MEMCHR_CARGO_TOML).unwrap();
     let config_dir = tempfile::tempdir().unwrap();

@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use sightline_test_support::pinned::{MEMCHR_CARGO_TOML, MOBX_ENV, MOBX_TSCONFIG, memchr_source};
+use sightline_test_support::pinned::{MEMCHR_CARGO_TOML, memchr_source, mobx_project};
 use sightline_test_support::{Project, repo_root, require};
 
 use super::by_symbol::{Daemon, package};
@@ -67,18 +67,7 @@ fn typescript_supertypes_and_subtypes_of_mobx_classes() {
     require("typescript-language-server");
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    let src = repo_root().join("tools/node_modules/mobx/src");
-    let copy = |from: &std::path::Path, to: &std::path::Path| {
-        std::process::Command::new("cp")
-            .arg("-r")
-            .arg(from)
-            .arg(to)
-            .status()
-            .unwrap()
-    };
-    assert!(copy(&src, &root.join("src")).success());
-    std::fs::write(root.join("tsconfig.json"), MOBX_TSCONFIG).unwrap();
-    std::fs::write(root.join("env.d.ts"), MOBX_ENV).unwrap();
+    mobx_project(root);
     let d = Daemon::new();
     let value = root
         .join("src/types/observablevalue.ts")

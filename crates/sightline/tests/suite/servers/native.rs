@@ -37,7 +37,7 @@ fn clangd() {
 /// does not see (rustc's lints run only once types check).
 #[test]
 fn rust_analyzer_with_cargo_check() {
-    require_rust_analyzer();
+    sightline_test_support::require_rust_analyzer();
     let lib = |ret: &str, value: &str| {
         format!(
             "mod util;\n\npub fn total() -> i32 {{\n    util::add(1, 2)\n}}\n\npub fn broken() -> {ret} {{\n    {value}\n}}\n"
@@ -95,17 +95,6 @@ fn rust_analyzer_with_cargo_check() {
     snapshot("rust_analyzer", &out);
 }
 
-fn require_rust_analyzer() {
-    let found = std::process::Command::new("rustup")
-        .args(["which", "rust-analyzer"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "rust-analyzer is not installed; run `tools/install` (it runs `rustup component add rust-analyzer rust-src`)"
-    );
-}
-
 /// `cargo check` publishes its findings for every file, also those not open
 /// yet; a file opened later, unchanged, gets no new check, so those
 /// publishes are its findings. sightline used to drop them as older than
@@ -113,7 +102,7 @@ fn require_rust_analyzer() {
 /// soak on memchr).
 #[test]
 fn rust_analyzer_check_findings_for_a_file_opened_after_the_check() {
-    require_rust_analyzer();
+    sightline_test_support::require_rust_analyzer();
     let p = Project::new(&[
         (
             "Cargo.toml",
