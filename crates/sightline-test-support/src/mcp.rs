@@ -235,6 +235,31 @@ impl McpDriver {
         }
     }
 
+    /// Several calls at once: each `(session, tool, args, after_ms)` is
+    /// started `after_ms` after the first; their answers, in order.
+    pub fn together(&mut self, calls: &[(&str, &str, Value, u64)]) -> Vec<Answer> {
+        let calls: Vec<Value> = calls
+            .iter()
+            .map(|(session, tool, args, after_ms)| {
+                json!({ "session": session, "tool": tool, "args": args, "after_ms": after_ms })
+            })
+            .collect();
+        let a = self.send(json!({ "cmd": "together", "calls": calls }));
+        a["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                assert!(r.get("protocol_error").is_none(), "{r}");
+                Answer {
+                    text: r["text"].as_str().unwrap().to_owned(),
+                    is_error: r["isError"].as_bool().unwrap(),
+                    progress: Vec::new(),
+                }
+            })
+            .collect()
+    }
+
     /// A call the server must reject as malformed; returns the JSON-RPC error.
     pub fn protocol_error(&mut self, session: &str, tool: &str, args: Value) -> Value {
         let a = self.send(json!({ "cmd": "call", "session": session, "tool": tool, "args": args }));

@@ -37,6 +37,9 @@ impl Engine {
         &self,
         edit: impl Future<Output = Result<EditAnswer, ToolError>>,
     ) -> Result<EditAnswer, ToolError> {
+        // Alone: another call's question would be answered for the staged
+        // text, or would tell a server the disk's text in the middle.
+        let _turn = crate::sync::preview::own_turn().await;
         let restore = Restore {
             engine: self,
             held: crate::sync::preview::Held::default(),

@@ -3,7 +3,8 @@
 //! task ([`crate::sync::Snapshot::read`], the edit check's own reads) sees
 //! the staged text instead of the disk's, so the servers are told it with
 //! `didChange` and answer for it. Other tasks (another session's
-//! questions) read the disk as always. Nothing here writes a file.
+//! questions) read the disk as always, and wait for a dry run's turn to end
+//! (`own_turn`), since the servers are shared. Nothing here writes a file.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -36,6 +37,22 @@ impl Held {
 
 tokio::task_local! {
     static PREVIEW: Held;
+}
+
+/// The order of dry runs and other calls in this process (the daemon's
+/// sessions share their servers): a dry run holds it alone, other calls
+/// together.
+static TURNS: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
+/// A call's turn beside the other calls, after any dry run asked before it.
+pub async fn shared_turn() -> tokio::sync::RwLockReadGuard<'static, ()> {
+    TURNS.read().await
+}
+
+/// A dry run's turn: once the calls before it have ended; those after it
+/// wait until it has.
+pub async fn own_turn() -> tokio::sync::RwLockWriteGuard<'static, ()> {
+    TURNS.write().await
 }
 
 /// Runs `work` as a dry run: [`stage`] inside it holds text in `held`

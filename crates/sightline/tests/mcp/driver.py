@@ -13,6 +13,10 @@ at once. Commands:
   {"cmd": "cancel", "session": S, "tool": T, "args": {...}, "file": F,
    "started": TEXT, "cancelled": TEXT}         -> {"cancelled": id}
   {"cmd": "close", "session": S}               -> {"closed": S}
+  {"cmd": "together", "calls": [{"session", "tool", "args", "after_ms"}, ...]}
+                                               -> {"results": [...]}: each call
+                                                  started after_ms after the first,
+                                                  all running at once; results in order
 """
 
 import json
@@ -135,6 +139,18 @@ class Driver:
         except McpError as e:
             return {"protocol_error": {"code": e.error.code, "message": e.error.message}}
         return {"text": texts(result), "isError": bool(result.isError), "progress": progress}
+
+    async def together(self, cmd):
+        results = [None] * len(cmd["calls"])
+
+        async def one(i, call):
+            await anyio.sleep(call.get("after_ms", 0) / 1000)
+            results[i] = await self.call(call)
+
+        async with anyio.create_task_group() as tg:
+            for i, call in enumerate(cmd["calls"]):
+                tg.start_soon(one, i, call)
+        return {"results": results}
 
     async def cancel(self, cmd):
         """Starts a call, waits until `started` shows in `file`, sends

@@ -227,3 +227,47 @@ fn a_typescript_dry_run_answers_the_delta_of_the_edit_made_after_it() {
     assert_eq!(preview, format!("preview: nothing was written\n{real}"));
     d.close("s");
 }
+
+#[test]
+fn another_session_s_questions_during_a_dry_run_are_answered_for_the_disk() {
+    require("pyright-langserver");
+    let (_tmp, root) = package("click");
+    std::fs::write(root.join("sightline.json"), "{ \"formatter\": false }").unwrap();
+    let utils = root.join("click/utils.py");
+    let core = root.join("click/core.py");
+    let mut d = McpDriver::start();
+    // Two sessions of one daemon, sharing its pyright.
+    d.open_args("a", &root, &path_with_tools(), &["mcp", "--edit-tools"]);
+    d.open_args("b", &root, &path_with_tools(), &["mcp"]);
+    let disk = d.call("b", "lsp_diagnostics", json!({ "file": core }));
+    assert!(
+        !disk.is_error && !disk.text.contains("strict"),
+        "{}",
+        disk.text
+    );
+    // a previews a change that breaks a call in core.py, while b asks for
+    // core.py's errors every 100 ms.
+    let body = "def make_str(value: t.Any, strict: bool) -> str:\n    \"\"\"Converts a value into a valid string.\"\"\"\n    return str(value)\n";
+    let mut calls = vec![(
+        "a",
+        "replace_symbol_body",
+        json!({ "file": utils, "symbol": "make_str", "text": body, "dry_run": true }),
+        0,
+    )];
+    for i in 1..=20 {
+        calls.push(("b", "lsp_diagnostics", json!({ "file": core }), 100 * i));
+    }
+    let answers = d.together(&calls);
+    assert!(
+        answers[0]
+            .text
+            .contains("error: Argument missing for parameter \"strict\""),
+        "{}",
+        answers[0].text
+    );
+    for (i, a) in answers.iter().enumerate().skip(1) {
+        assert_eq!(a.text, disk.text, "b's question {i} during the preview");
+    }
+    d.close("a");
+    d.close("b");
+}

@@ -27,6 +27,24 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(
         .map_err(|e| ErrorData::invalid_params(format!("{tool}: {e}"), None))
 }
 
+/// Whether the call is an edit tool's dry run (`Engine::preview`).
+fn previews(tool: &str, args: Option<&JsonObject>) -> bool {
+    let dry_run = args.and_then(|a| a.get("dry_run")) == Some(&Value::Bool(true));
+    dry_run
+        && matches!(
+            ToolName::from_name(tool),
+            Some(
+                ToolName::Edit
+                    | ToolName::Write
+                    | ToolName::ApplyPatch
+                    | ToolName::ReplaceSymbolBody
+                    | ToolName::InsertBeforeSymbol
+                    | ToolName::InsertAfterSymbol
+                    | ToolName::SafeDelete
+            )
+        )
+}
+
 /// A tool's answer: its text, and with `json` asked, the JSON the CLI's
 /// `--json` prints for it (the tool result's structured content).
 pub struct Answered {
@@ -66,6 +84,13 @@ impl McpServer {
         args: Option<JsonObject>,
         json: bool,
     ) -> Result<Result<Answered, ToolError>, ErrorData> {
+        // A dry run tells the shared servers text that is not on disk, so
+        // it runs alone (`Engine::preview` waits for the calls before it to
+        // end), and a call of any session waits for it to end.
+        let _turn = match previews(tool, args.as_ref()) {
+            true => None,
+            false => Some(crate::sync::preview::shared_turn().await),
+        };
         let Some(path) = args.as_ref().and_then(|a| self.path_of(a)) else {
             return self.run_in(tool, args, json).await;
         };
