@@ -314,3 +314,67 @@ fn each_symbol_edit_answers_its_delta_and_safe_delete_refuses_a_used_symbol() {
             .contains("def make_str")
     );
 }
+
+#[test]
+fn a_directory_s_outline_a_workspace_name_path_and_diagnostics_in_context() {
+    require("pyright-langserver");
+    let (_tmp, root) = package("click");
+    let dir = root.join("click");
+    let core = dir.join("core.py");
+    let source = std::fs::read_to_string(&core).unwrap();
+    let d = Daemon::new();
+
+    // The first question of a new daemon: the outline of each file of a
+    // directory, each headed by its path and symbol count.
+    let (out, code) = d.run(&["symbols", &dir.display().to_string()], "");
+    assert_eq!(code, 0, "{out}");
+    let headers: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("click/") && l.ends_with(" symbols"))
+        .collect();
+    let files = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "py"))
+        .count();
+    assert_eq!(headers.len(), files, "{out}");
+    insta::assert_snapshot!("directory_outline_headers", headers.join("\n"));
+
+    // A workspace symbol by name path: the method, not every `invoke`.
+    let (out, code) = d.run(
+        &[
+            "workspace-symbols",
+            "Context/invoke",
+            "--file",
+            &core.display().to_string(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{out}");
+    let class = line_of(&source, 1, "class Context");
+    // Its two overloads come first; the symbol is the implementation.
+    let overload = line_of(&source, class, "def invoke(self, callback: Command, /");
+    let invoke = line_of(&source, overload + 1, "def invoke(");
+    assert_eq!(
+        out,
+        format!("1 symbol\nclick/core.py:{invoke}:9 method invoke\n")
+    );
+    insta::assert_snapshot!("workspace_symbol_name_path", out);
+
+    // Each finding names the symbol it sits in.
+    let (out, _) = d.run(
+        &[
+            "diagnostics",
+            &core.display().to_string(),
+            "--context",
+            "symbol",
+        ],
+        "",
+    );
+    assert!(out.starts_with("click/core.py: "), "{out}");
+    assert!(
+        out.lines().skip(1).all(|l| l.contains(" [")),
+        "every finding names its symbol:\n{out}"
+    );
+    insta::assert_snapshot!("diagnostics_with_context", out);
+}
