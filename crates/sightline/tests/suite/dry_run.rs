@@ -239,9 +239,20 @@ fn another_session_s_questions_during_a_dry_run_are_answered_for_the_disk() {
     // Two sessions of one daemon, sharing its pyright.
     d.open_args("a", &root, &path_with_tools(), &["mcp", "--edit-tools"]);
     d.open_args("b", &root, &path_with_tools(), &["mcp"]);
-    let disk = d.call("b", "lsp_diagnostics", json!({ "file": core }));
+    // The disk's whole answer. On a slow machine a cold pyright can still
+    // be analysing click's 3,000-line core.py after the ready budget; that
+    // answer says so and shows only what was published for the file, so
+    // it is asked again until pyright has answered whole (CI saw "no
+    // diagnostics" with the note, where the whole answer has 13).
+    let mut disk = d.call("b", "lsp_diagnostics", json!({ "file": core }));
+    for _ in 0..10 {
+        if !disk.text.contains(STILL_ANALYSING) {
+            break;
+        }
+        disk = d.call("b", "lsp_diagnostics", json!({ "file": core }));
+    }
     assert!(
-        !disk.is_error && !disk.text.contains("strict"),
+        !disk.is_error && !disk.text.contains("strict") && !disk.text.contains("note: "),
         "{}",
         disk.text
     );
@@ -265,9 +276,40 @@ fn another_session_s_questions_during_a_dry_run_are_answered_for_the_disk() {
         "{}",
         answers[0].text
     );
+    // Each answer is the disk's: the whole answer, or, when pyright was
+    // re-checking core.py after the preview told it the disk's text again
+    // and had not ended within the budget, an answer that says so and
+    // shows some of the disk's findings. None holds the preview's error.
+    let whole = findings(&disk.text);
     for (i, a) in answers.iter().enumerate().skip(1) {
-        assert_eq!(a.text, disk.text, "b's question {i} during the preview");
+        assert!(
+            !a.is_error && !a.text.contains("strict"),
+            "b's question {i}: {}",
+            a.text
+        );
+        if a.text.contains(STILL_ANALYSING) {
+            let some = findings(&a.text);
+            assert!(
+                some[1..].iter().all(|f| whole.contains(f)),
+                "b's question {i} during the preview: {}",
+                a.text
+            );
+        } else {
+            assert_eq!(a.text, disk.text, "b's question {i} during the preview");
+        }
     }
     d.close("a");
     d.close("b");
+}
+
+/// The note of an answer given when the ready budget ran out.
+const STILL_ANALYSING: &str =
+    "note: pyright was still analysing after 5.0 s; results may be incomplete";
+
+/// An answer's lines without its notes: its header, then its findings.
+fn findings(answer: &str) -> Vec<&str> {
+    answer
+        .lines()
+        .filter(|l| !l.starts_with("note: "))
+        .collect()
 }
