@@ -15,6 +15,12 @@ use sightline_test_support::mcp::McpDriver;
 use sightline_test_support::pinned::{MEMCHR_CARGO_TOML, memchr_source, mobx_project};
 use sightline_test_support::{path_with_tools, require};
 
+/// The project's settings: no formatter (the bodies stay as written, so
+/// the snapshots are of the text given), and 30 s for the files
+/// using what changed, so that a loaded machine checks them all before and
+/// after each edit alike (the default is 5 s).
+const SETTINGS: &str = r#"{ "formatter": false, "dependents_ms": 30000 }"#;
+
 /// A copy of `from` as `dir/src`.
 fn copy_src(from: &Path, dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
@@ -25,7 +31,7 @@ fn copy_src(from: &Path, dir: &Path) {
         .status()
         .unwrap();
     assert!(status.success());
-    std::fs::write(dir.join("sightline.json"), "{ \"formatter\": false }").unwrap();
+    std::fs::write(dir.join("sightline.json"), SETTINGS).unwrap();
 }
 
 /// The 1-based line of `file` that starts (after indentation) with `start`.
@@ -48,7 +54,7 @@ fn typescript_symbols_by_name_path_on_mobx() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("mobx");
     mobx_project(&root);
-    std::fs::write(root.join("sightline.json"), "{ \"formatter\": false }").unwrap();
+    std::fs::write(root.join("sightline.json"), SETTINGS).unwrap();
     let file: PathBuf = root.join("src/types/observablevalue.ts");
     let set_new = line_of(&file, "setNewValue_(newValue: T) {");
     let mut d = McpDriver::start();

@@ -17,6 +17,15 @@ use sightline_test_support::{path_with_tools, require};
 
 use super::by_symbol::package;
 
+/// The project's settings: no formatter (a preview holds the text as given,
+/// so the real edits are not formatted either), and 30 s for the files
+/// using what changed and for pyright's diagnostics, so that a loaded
+/// machine checks them all before and after each edit alike (the defaults
+/// are 5 s; under load, pyright took longer to check click's core.py again
+/// after a change to utils.py).
+const SETTINGS: &str = r#"{ "formatter": false, "dependents_ms": 30000,
+    "lsp": { "pyright": { "diagnostics": { "document_ms": 30000 } } } }"#;
+
 /// The answer of a real edit without the checkpoint line it ends with.
 fn without_checkpoint(text: &str) -> String {
     text.lines()
@@ -73,7 +82,7 @@ fn each_edit_tool_s_dry_run_answers_the_delta_of_the_edit_made_after_it() {
     let (_tmp, root) = package("click");
     // The previews hold the text as given; the real edits are not
     // formatted either, so that both are of the same text.
-    std::fs::write(root.join("sightline.json"), "{ \"formatter\": false }").unwrap();
+    std::fs::write(root.join("sightline.json"), SETTINGS).unwrap();
     let utils = root.join("click/utils.py");
     let core = root.join("click/core.py");
     let core_text = std::fs::read_to_string(&core).unwrap();
@@ -172,7 +181,7 @@ fn a_typescript_dry_run_answers_the_delta_of_the_edit_made_after_it() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("mobx");
     mobx_project(&root);
-    std::fs::write(root.join("sightline.json"), "{ \"formatter\": false }").unwrap();
+    std::fs::write(root.join("sightline.json"), SETTINGS).unwrap();
     let file = root.join("src/utils/utils.ts");
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.contains("export function stringifyKey(key: any): string {"));
@@ -232,7 +241,7 @@ fn a_typescript_dry_run_answers_the_delta_of_the_edit_made_after_it() {
 fn another_session_s_questions_during_a_dry_run_are_answered_for_the_disk() {
     require("pyright-langserver");
     let (_tmp, root) = package("click");
-    std::fs::write(root.join("sightline.json"), "{ \"formatter\": false }").unwrap();
+    std::fs::write(root.join("sightline.json"), SETTINGS).unwrap();
     let utils = root.join("click/utils.py");
     let core = root.join("click/core.py");
     let mut d = McpDriver::start();
@@ -302,9 +311,8 @@ fn another_session_s_questions_during_a_dry_run_are_answered_for_the_disk() {
     d.close("b");
 }
 
-/// The note of an answer given when the ready budget ran out.
-const STILL_ANALYSING: &str =
-    "note: pyright was still analysing after 5.0 s; results may be incomplete";
+/// The note of an answer given when the budget ran out.
+const STILL_ANALYSING: &str = "note: pyright was still analysing after ";
 
 /// An answer's lines without its notes: its header, then its findings.
 fn findings(answer: &str) -> Vec<&str> {
@@ -312,4 +320,43 @@ fn findings(answer: &str) -> Vec<&str> {
         .lines()
         .filter(|l| !l.starts_with("note: "))
         .collect()
+}
+
+/// A preview cancelled by its client while it waits for the server (the
+/// fake server, scripted to publish nothing for the preview's change) ends
+/// as a finished one does: the server is told the disk's text again, the
+/// turn is given back, and the next question is answered for the disk.
+#[test]
+fn a_cancelled_dry_run_leaves_the_server_with_the_disk_s_text() {
+    let p = super::mcp::fake_pyright_project(json!({ "rules": [
+        { "method": "textDocument/didChange", "nth": 1, "actions": ["ignore"] },
+    ] }));
+    let a_py = p.path("a.py");
+    let disk = std::fs::read(&a_py).unwrap();
+    let mut d = McpDriver::start();
+    d.trust(p.root());
+    d.open_args("s", p.root(), &path_with_tools(), &["mcp", "--edit-tools"]);
+    // Opened with the disk's text first: the preview's text then comes as
+    // the first change, which the server is scripted to leave unanswered.
+    let before = d.call("s", "lsp_diagnostics", json!({ "file": a_py }));
+    assert_eq!(
+        before.text,
+        "a.py: 1 diagnostic\n2:7 error: found ERR [fake]\n"
+    );
+    let log = p.path("fake-lsp.log");
+    let answer = d.send(json!({
+        "cmd": "cancel", "session": "s", "tool": "edit",
+        "args": { "file": a_py, "old": "alpha ERR", "new": "alpha fine", "dry_run": true },
+        "file": log,
+        // Started: the preview's text is told. Then, once cancelled, the
+        // disk's text is told again (without the restore, this never shows
+        // and the driver says so).
+        "started": "<- textDocument/didChange",
+        "cancelled": "alpha ERR\\n\"}],\"textDocument\"",
+    }));
+    assert!(answer["cancelled"].is_number(), "{answer}");
+    assert_eq!(std::fs::read(&a_py).unwrap(), disk);
+    let after = d.call("s", "lsp_diagnostics", json!({ "file": a_py }));
+    assert_eq!((after.is_error, after.text), (false, before.text));
+    d.close("s");
 }

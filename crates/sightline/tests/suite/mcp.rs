@@ -435,7 +435,7 @@ fn bad_arguments_are_tool_errors_and_malformed_calls_protocol_errors() {
 
 /// A project whose `node_modules/.bin/pyright-langserver` is the scripted
 /// fake server (project-local servers come first), following `script`.
-fn fake_pyright_project(script: Value) -> Project {
+pub(super) fn fake_pyright_project(script: Value) -> Project {
     let p = Project::new(&[("pyproject.toml", ""), ("a.py", "def alpha\nalpha ERR\n")]);
     let fake = super::fake::fake_bin();
     p.write(

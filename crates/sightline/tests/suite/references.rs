@@ -249,7 +249,10 @@ fn rust_analyzer() {
                 "mod util;\nuse util::add as plus;\n\npub fn total() -> i32 {\n    let s = \"🙂 名前\"; let more = util::add(3, 4);\n    util::add(1, 2) + more + plus(5, 6) + s.len() as i32\n}\n\n// A cast is not an import alias: `usize`'s uses are not `add`'s.\npub fn address() -> usize {\n    util::add as usize\n}\n",
             ),
         ],
-        config: json!({}),
+        // rust-analyzer loads the workspace (cargo metadata, the sysroot)
+        // before it answers; on a loaded machine that outlasted the default
+        // 10 s and the first answer was "not ready".
+        config: json!({ "lsp": { "rust": { "diagnostics": { "ready_ms": 60000 } } } }),
         declaration: at("src/util.rs", 1, "add", 0),
         uses: vec![
             ("a use", at("src/lib.rs", 6, "add", 0)),
