@@ -322,13 +322,36 @@ impl LspServer {
             if !self.wait_until(left, done).await {
                 return false;
             }
-            // An end is final once no other check has begun in its place
-            // for the settle time (rust-analyzer ends a cancelled check as
-            // it ends a finished one).
-            let (began_at, settled_at) = self.state.with(|s| {
-                let at = s.save_check.ended_at.map(|t| t + settle);
-                (s.save_check.began, at.filter(|_| s.load.failing.is_none()))
+            // An end is final once the server is idle and no other check has
+            // begun in its place for the settle time, counted from the end
+            // or from when the server last became idle, whichever is later.
+            // rust-analyzer ends a cancelled check as it ends a finished one,
+            // and it cancels the check when a workspace reload begins (as
+            // when the first check writes `Cargo.lock`), then begins it
+            // again once it is quiescent: on CI's loaded machine the new
+            // check began more than the settle time after the cancelled one
+            // ended, and the answer after an edit was empty.
+            let (began_at, busy, settled_at) = self.state.with(|s| {
+                let from = s.save_check.ended_at.max(s.load.idle_at);
+                let ok = s.load.failing.is_none();
+                (
+                    s.save_check.began,
+                    ok && s.load.busy.is_some(),
+                    from.map(|t| t + settle).filter(|_| ok),
+                )
             });
+            if busy {
+                let restarted_or_idle = |s: &crate::server::heard::Heard| {
+                    s.save_check.began != began_at || s.load.busy.is_none()
+                };
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                if !self.wait_until(left, restarted_or_idle).await {
+                    // Still busy when the budget ran out: the ended check is
+                    // the best there is.
+                    return true;
+                }
+                continue;
+            }
             let Some(settled_at) = settled_at.filter(|t| *t > std::time::Instant::now()) else {
                 return true;
             };

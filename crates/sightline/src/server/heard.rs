@@ -61,6 +61,9 @@ pub struct LoadSignals {
     /// What a server's own status notification says it is busy with
     /// (rust-analyzer's `experimental/serverStatus`, jdtls's `language/status`).
     pub busy: Option<String>,
+    /// When that notification last said it was idle after being busy
+    /// (rust-analyzer restarts its check on save then).
+    pub idle_at: Option<std::time::Instant>,
     /// The server's status notification has said it is ready at least once
     /// (rust-analyzer quiescent, jdtls `ServiceReady`), or the progress of
     /// `Readiness::AfterProgress` ended.

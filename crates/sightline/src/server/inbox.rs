@@ -364,6 +364,9 @@ impl Handler for ServerState {
                     .then(|| message.lines().next().unwrap_or_default().to_owned());
                 self.with(|s| {
                     s.seq += 1;
+                    if quiescent && s.load.busy.is_some() {
+                        s.load.idle_at = Some(std::time::Instant::now());
+                    }
                     s.load.busy = (!quiescent).then_some(message);
                     s.load.loaded |= quiescent;
                     s.load.failing = failing;

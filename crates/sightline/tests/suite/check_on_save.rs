@@ -86,6 +86,44 @@ fn a_check_cancelled_and_begun_again_is_waited_for() {
     assert_eq!(ask(0), "a.fake: no diagnostics\n");
 }
 
+/// rust-analyzer cancels its check when a workspace reload begins (the
+/// first check wrote `Cargo.lock`), and begins it again only once it is
+/// quiescent, which can be long after the cancelled run ended. Here the
+/// reload takes 600 ms, well past the settle time: the end during the
+/// reload is not taken as the check's. Before, the answer after an edit
+/// was empty on CI's loaded machine (`servers::native::rust_analyzer`).
+#[test]
+fn a_check_cancelled_by_a_reload_is_waited_for_until_the_server_is_idle() {
+    let status = |quiescent: bool| {
+        json!({ "notify": {
+            "method": "experimental/serverStatus",
+            "params": { "health": "ok", "quiescent": quiescent },
+        } })
+    };
+    let check =
+        |token: &str| json!({ "progress_titled": { "token": token, "title": "cargo check" } });
+    let end = |token: &str| json!({ "progress_end": { "token": token, "after_ms": 0 } });
+    let script = json!({
+        "push": "none",
+        "capabilities": { "diagnosticProvider": {
+            "identifier": "native", "interFileDependencies": false, "workspaceDiagnostics": false,
+        } },
+        "rules": [
+            { "method": "textDocument/diagnostic", "actions": [{ "reply": { "kind": "full", "items": [] } }] },
+            { "method": "textDocument/didSave", "nth": 1, "actions": [
+                check("flycheck"),
+                { "later": { "ms": 10, "actions": [status(false), end("flycheck")] } },
+                { "later": { "ms": 600, "actions": [status(true)] } },
+                { "later": { "ms": 660, "actions": [check("flycheck")] } },
+                { "later": { "ms": 1400, "actions": [{ "publish": { "which": "current", "versioned": false } }] } },
+                { "later": { "ms": 1410, "actions": [end("flycheck")] } },
+            ] },
+        ],
+    });
+    let p = project(script);
+    assert_eq!(diagnose(&p, checking(250)), A_DIAGS, "{}", fake::log(&p));
+}
+
 /// A server that publishes each version twice (Volar: astro, vue), the
 /// first without its TypeScript findings: only the second counts.
 #[test]
