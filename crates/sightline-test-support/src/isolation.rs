@@ -83,6 +83,9 @@ pub fn isolate() {
         "SIGHTLINE_DAEMON_MEMORY_LIMIT_MB",
         "SIGHTLINE_BUILD_ID",
         "SIGHTLINE_PANIC_IN",
+        // uv's cache, which its formatter runs may write: without the
+        // variable it is the private `XDG_CACHE_HOME/uv`.
+        "UV_CACHE_DIR",
     ] {
         // SAFETY: as above.
         unsafe { std::env::remove_var(var) };

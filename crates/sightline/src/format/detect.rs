@@ -96,6 +96,12 @@ impl Formatters {
                 None => Err("a custom formatter needs a command".into()),
             },
         };
+        // A built-in's caches go with its own command, not with a
+        // configured one in its place.
+        let caches = match spec {
+            Some(spec) if entry.and_then(|e| e.command.as_ref()).is_none() => spec.caches,
+            _ => &[],
+        };
         match found {
             Ok((program, args, why)) => {
                 let mut argv = vec![program.display().to_string()];
@@ -114,6 +120,7 @@ impl Formatters {
                         cwd: top.clone(),
                         env,
                         timeout,
+                        caches,
                     }),
                 };
                 if let Ok(mut c) = self.cache.lock() {

@@ -70,6 +70,8 @@ struct Run {
     cwd: PathBuf,
     env: Vec<(String, String)>,
     timeout: Duration,
+    /// The cache directories it may write besides the workspace.
+    caches: &'static [crate::sandbox::Cache],
 }
 
 /// What running one formatter did.

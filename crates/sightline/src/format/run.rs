@@ -6,10 +6,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::format::{Formatters, Outcome, Run};
-use crate::sandbox::Cache;
-
-/// The caches every formatter run may write (ruff's).
-const CACHES: &[Cache] = &[Cache::User("ruff")];
 
 /// Whether `program args` exits 0 within 5 s and its first output line holds
 /// every word of `needles`.
@@ -65,11 +61,11 @@ fn wait_for_help(child: std::process::Child, needles: &[&str]) -> bool {
 impl Formatters {
     /// Runs one formatter in the sandbox: it may write the writable roots
     /// of the file (the ones the edit tools' write of it was judged by), its
-    /// cache, and a private TMPDIR.
+    /// caches, and a private TMPDIR; it opens no internet socket.
     pub(super) async fn run_one(&self, run: &Run, file: &Path) -> Outcome {
         let tmp = crate::sandbox::private_tmp("formatter");
         let mut writable = self.sandbox.writable_for_file(file);
-        writable.extend(crate::sandbox::cache_paths(CACHES, &[]));
+        writable.extend(crate::sandbox::cache_paths(run.caches, &[]));
         let (program, args) = match self.sandbox.command(
             Path::new(&run.argv[0]),
             &run.argv[1..],
@@ -90,9 +86,8 @@ impl Formatters {
         env.push(("TMPDIR".into(), tmp.display().to_string()));
         let outcome = run_argv(&Run {
             argv,
-            cwd: run.cwd.clone(),
             env,
-            timeout: run.timeout,
+            ..run.clone()
         })
         .await;
         let _ = std::fs::remove_dir_all(&tmp);

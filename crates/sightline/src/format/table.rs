@@ -1,7 +1,9 @@
 //! The built-in formatters, as data: 26 of them, each with the key the
 //! configuration's `formatter` object names it by, its extensions, the
-//! condition that enables it for a file, and its command (`$FILE` stands
-//! for the file).
+//! condition that enables it for a file, its command (`$FILE` stands for
+//! the file), and what it reaches besides the file's workspace.
+
+use crate::sandbox::Cache;
 
 /// When a formatter is on for a file. Conditions that look for files search
 /// from the file's directory up to the project top (the nearest `.git`).
@@ -40,6 +42,9 @@ pub struct FormatterSpec {
     /// Directories (relative to each ancestor) searched for the program
     /// before PATH: the project's own copy wins.
     pub local: &'static [&'static str],
+    /// The cache directories it writes besides the workspace (no
+    /// formatter opens internet sockets).
+    pub caches: &'static [Cache],
 }
 
 const PRETTIER_EXTS: &[&str] = &[
@@ -61,6 +66,7 @@ const fn bin(
         command,
         enable: Enable::Binary,
         local: &[],
+        caches: &[],
     }
 }
 
@@ -78,6 +84,7 @@ pub static FORMATTERS: &[FormatterSpec] = &[
         command: &["prettier", "--write", "$FILE"],
         enable: Enable::NpmDependency("prettier"),
         local: NODE,
+        caches: &[],
     },
     FormatterSpec {
         name: "oxfmt",
@@ -85,6 +92,7 @@ pub static FORMATTERS: &[FormatterSpec] = &[
         command: &["oxfmt", "$FILE"],
         enable: Enable::Configured,
         local: NODE,
+        caches: &[],
     },
     FormatterSpec {
         name: "biome",
@@ -92,6 +100,7 @@ pub static FORMATTERS: &[FormatterSpec] = &[
         command: &["biome", "format", "--write", "$FILE"],
         enable: Enable::ConfigFile(&["biome.json", "biome.jsonc"]),
         local: NODE,
+        caches: &[],
     },
     bin("zig", &[".zig", ".zon"], &["zig", "fmt", "$FILE"]),
     FormatterSpec {
@@ -102,6 +111,7 @@ pub static FORMATTERS: &[FormatterSpec] = &[
         command: &["clang-format", "-i", "$FILE"],
         enable: Enable::ConfigFile(&[".clang-format", "_clang-format"]),
         local: &[],
+        caches: &[],
     },
     bin("ktlint", &[".kt", ".kts"], &["ktlint", "-F", "$FILE"]),
     FormatterSpec {
@@ -110,6 +120,7 @@ pub static FORMATTERS: &[FormatterSpec] = &[
         command: &["ruff", "format", "$FILE"],
         enable: Enable::Ruff,
         local: &[".venv/bin", "venv/bin"],
+        caches: &[Cache::User("ruff")],
     },
     FormatterSpec {
         name: "air",
@@ -117,13 +128,27 @@ pub static FORMATTERS: &[FormatterSpec] = &[
         command: &["air", "format", "$FILE"],
         enable: Enable::Air,
         local: &[],
+        caches: &[],
     },
     FormatterSpec {
         name: "uv",
         extensions: &[".py", ".pyi"],
-        command: &["uv", "format", "--", "$FILE"],
+        // `--offline`: uv formats with a ruff it downloaded before, into its
+        // cache (its version list comes from GitHub); offline it says so at
+        // once ("Network connectivity is disabled, but the requested data
+        // wasn't found in the cache"), where a download without the network
+        // is retried for 9 s on every edit. `--no-config`: a cloned
+        // project's `[tool.uv]` (or `uv.toml`) does not choose what uv does;
+        // ruff still reads the project's ruff settings.
+        command: &["uv", "format", "--offline", "--no-config", "--", "$FILE"],
         enable: Enable::Uv,
         local: &[],
+        // uv takes a lock in its cache on every run, and fails without it:
+        // "Failed to initialize cache at `~/.cache/uv`" (uv 0.13).
+        caches: &[Cache::VarOr {
+            var: "UV_CACHE_DIR",
+            name: "uv",
+        }],
     },
     bin("rubocop", RUBY, &["rubocop", "--autocorrect", "$FILE"]),
     bin("standardrb", RUBY, &["standardrb", "--fix", "$FILE"]),
@@ -135,6 +160,7 @@ pub static FORMATTERS: &[FormatterSpec] = &[
         command: &["ocamlformat", "-i", "$FILE"],
         enable: Enable::ConfigFile(&[".ocamlformat"]),
         local: &[],
+        caches: &[],
     },
     bin(
         "terraform",
@@ -160,6 +186,7 @@ pub static FORMATTERS: &[FormatterSpec] = &[
         command: &["pint", "$FILE"],
         enable: Enable::ComposerDependency("laravel/pint"),
         local: &["vendor/bin"],
+        caches: &[],
     },
     bin("ormolu", &[".hs"], &["ormolu", "-i", "$FILE"]),
     bin(

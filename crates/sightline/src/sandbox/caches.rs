@@ -10,6 +10,12 @@ use std::path::PathBuf;
 pub enum Cache {
     /// A directory in the user's cache directory: `~/.cache/NAME`.
     User(&'static str),
+    /// The directory the variable `var` names, when it is set; else
+    /// `~/.cache/NAME`.
+    VarOr {
+        var: &'static str,
+        name: &'static str,
+    },
     /// A directory in the home directory: `~/NAME`.
     Home(&'static str),
     /// Cargo's home: `$CARGO_HOME`, else `~/.cargo`.
@@ -31,6 +37,14 @@ impl Cache {
             Cache::User(name) => dirs::cache_dir()
                 .unwrap_or_else(|| home.join(".cache"))
                 .join(name),
+            Cache::VarOr { var: v, name } => var(v).map_or_else(
+                || {
+                    dirs::cache_dir()
+                        .unwrap_or_else(|| home.join(".cache"))
+                        .join(name)
+                },
+                PathBuf::from,
+            ),
             Cache::Home(name) => home.join(name),
             Cache::CargoHome => {
                 var("CARGO_HOME").map_or_else(|| home.join(".cargo"), PathBuf::from)
@@ -63,5 +77,17 @@ mod tests {
         // process has.
         let unset = vec![("CARGO_HOME".to_owned(), None)];
         assert_eq!(Cache::CargoHome.path(&unset), Some(home.join(".cargo")));
+    }
+
+    #[test]
+    fn uv_s_cache_is_its_variable_s_when_set() {
+        let uv = Cache::VarOr {
+            var: "UV_CACHE_DIR",
+            name: "uv",
+        };
+        let set = vec![("UV_CACHE_DIR".to_owned(), Some("/opt/uv".to_owned()))];
+        assert_eq!(uv.path(&set), Some(PathBuf::from("/opt/uv")));
+        let unset = vec![("UV_CACHE_DIR".to_owned(), None)];
+        assert_eq!(uv.path(&unset), Some(dirs::cache_dir().unwrap().join("uv")));
     }
 }

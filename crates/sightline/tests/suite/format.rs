@@ -155,6 +155,43 @@ fn ruff_runs_when_the_project_uses_it_and_uv_otherwise() {
     );
 }
 
+/// uv formats with a ruff it downloaded before, kept in its cache, where
+/// it also takes a lock on every run: the run may write that cache (this
+/// test's private `XDG_CACHE_HOME/uv`). Without the network, which no
+/// formatter gets, a uv with no ruff there says so at once. Before, the
+/// sandbox denied the cache, and every run failed with "Failed to
+/// initialize cache".
+#[test]
+fn uv_writes_its_cache_and_says_when_it_has_no_ruff() {
+    let p = Project::new(&[
+        (".git/HEAD", ""),
+        (
+            "pyproject.toml",
+            "[project]\nname = \"a\"\nversion = \"0\"\n",
+        ),
+        ("a.py", "x=1\n"),
+    ]);
+    let f = formatters(json!({}));
+    let (outcome, text) = run(&f, &p, "a.py", "uv");
+    let cache = PathBuf::from(std::env::var_os("XDG_CACHE_HOME").unwrap()).join("uv");
+    assert!(cache.join("CACHEDIR.TAG").is_file(), "{outcome:?}");
+    // The cache is the test's own, fresh: there is no ruff in it yet.
+    let Outcome::Failed { message } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(
+        message.contains(
+            "Network connectivity is disabled, but the requested data wasn't found in the cache"
+        ),
+        "{message}"
+    );
+    assert!(
+        !message.contains("the sandbox may have denied"),
+        "{message}"
+    );
+    assert_eq!(text, "x=1\n");
+}
+
 #[test]
 fn disabling_ruff_or_uv_disables_both() {
     let p = Project::new(&[(".git/HEAD", ""), ("ruff.toml", ""), ("a.py", "x=1\n")]);
