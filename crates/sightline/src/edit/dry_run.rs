@@ -51,7 +51,7 @@ impl Engine {
         let on_save: Vec<&str> = self
             .running_servers()
             .iter()
-            .filter(|s| s.check_on_save && staged.iter().any(|p| s.held(p).is_some()))
+            .filter(|s| s.check_on_save && staged.iter().any(|p| s.holds(p)))
             .map(|s| s.spec.id)
             .collect();
         drop(restore);
@@ -93,7 +93,7 @@ impl Engine {
     pub(crate) fn restore_disk_text(&self, paths: &[PathBuf]) {
         for server in self.running_servers() {
             for path in paths {
-                if server.held(path).is_none() {
+                if !server.holds(path) {
                     continue;
                 }
                 let restored = match crate::sync::Snapshot::read(path) {

@@ -275,7 +275,7 @@ async fn open_macro_definition(
         .await?;
     let mut texts = HashMap::new();
     for loc in server.to_locs(&definitions, &mut texts) {
-        if !loc.text.starts_with('#') || server.held(&loc.path).is_some() {
+        if !loc.text.starts_with('#') || server.holds(&loc.path) {
             continue;
         }
         let Ok(header) = Snapshot::read(&loc.path) else {

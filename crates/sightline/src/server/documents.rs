@@ -429,6 +429,12 @@ impl LspServer {
         Ok(())
     }
 
+    /// Whether the server holds `path` open (without copying its text, as
+    /// [`Self::held`] does).
+    pub(crate) fn holds(&self, path: &Path) -> bool {
+        self.docs().get(path).is_some()
+    }
+
     /// The version and text of `path` as the server holds it, if open.
     pub(crate) fn held(&self, path: &Path) -> Option<(i32, String)> {
         self.docs()
