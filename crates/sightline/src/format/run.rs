@@ -65,7 +65,14 @@ impl Formatters {
     pub(super) async fn run_one(&self, run: &Run, file: &Path) -> Outcome {
         let tmp = crate::sandbox::private_tmp("formatter");
         let mut writable = self.sandbox.writable_for_file(file);
-        writable.extend(crate::sandbox::cache_paths(run.caches, &[]));
+        // The entry's own environment first (a user's `UV_CACHE_DIR` for
+        // uv), then this process's.
+        let env: Vec<(String, Option<String>)> = run
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), Some(v.clone())))
+            .collect();
+        writable.extend(crate::sandbox::cache_paths(run.caches, &env));
         let (program, args) = match self.sandbox.command(
             Path::new(&run.argv[0]),
             &run.argv[1..],

@@ -10,8 +10,9 @@ use std::path::PathBuf;
 pub enum Cache {
     /// A directory in the user's cache directory: `~/.cache/NAME`.
     User(&'static str),
-    /// The directory the variable `var` names, when it is set; else
-    /// `~/.cache/NAME`.
+    /// The directory the variable `var` names, when it is set and not
+    /// empty; else `$XDG_CACHE_HOME/NAME`, else `~/.cache/NAME`, on macOS
+    /// too (uv's, which does not use `~/Library/Caches`).
     VarOr {
         var: &'static str,
         name: &'static str,
@@ -37,14 +38,14 @@ impl Cache {
             Cache::User(name) => dirs::cache_dir()
                 .unwrap_or_else(|| home.join(".cache"))
                 .join(name),
-            Cache::VarOr { var: v, name } => var(v).map_or_else(
-                || {
-                    dirs::cache_dir()
+            Cache::VarOr { var: v, name } => {
+                let set = |k: &str| var(k).filter(|x| !x.is_empty()).map(PathBuf::from);
+                set(v).unwrap_or_else(|| {
+                    set("XDG_CACHE_HOME")
                         .unwrap_or_else(|| home.join(".cache"))
                         .join(name)
-                },
-                PathBuf::from,
-            ),
+                })
+            }
             Cache::Home(name) => home.join(name),
             Cache::CargoHome => {
                 var("CARGO_HOME").map_or_else(|| home.join(".cargo"), PathBuf::from)
@@ -80,14 +81,23 @@ mod tests {
     }
 
     #[test]
-    fn uv_s_cache_is_its_variable_s_when_set() {
+    fn uv_s_cache_is_its_variable_s_else_the_xdg_cache_s_else_home_s() {
         let uv = Cache::VarOr {
             var: "UV_CACHE_DIR",
             name: "uv",
         };
-        let set = vec![("UV_CACHE_DIR".to_owned(), Some("/opt/uv".to_owned()))];
-        assert_eq!(uv.path(&set), Some(PathBuf::from("/opt/uv")));
-        let unset = vec![("UV_CACHE_DIR".to_owned(), None)];
-        assert_eq!(uv.path(&unset), Some(dirs::cache_dir().unwrap().join("uv")));
+        let env = |uv: Option<&str>, xdg: Option<&str>| {
+            vec![
+                ("UV_CACHE_DIR".to_owned(), uv.map(str::to_owned)),
+                ("XDG_CACHE_HOME".to_owned(), xdg.map(str::to_owned)),
+            ]
+        };
+        let at = |p: &str| Some(PathBuf::from(p));
+        assert_eq!(uv.path(&env(Some("/opt/uv"), Some("/x"))), at("/opt/uv"));
+        // Empty is unset, as uv takes it.
+        assert_eq!(uv.path(&env(Some(""), Some("/x"))), at("/x/uv"));
+        assert_eq!(uv.path(&env(None, Some("/x"))), at("/x/uv"));
+        let home = dirs::home_dir().unwrap();
+        assert_eq!(uv.path(&env(None, None)), Some(home.join(".cache/uv")));
     }
 }

@@ -342,13 +342,16 @@ impl LspServer {
             });
             if busy {
                 let restarted_or_idle = |s: &crate::server::heard::Heard| {
-                    s.save_check.began != began_at || s.load.busy.is_none()
+                    s.save_check.began != began_at
+                        || s.load.busy.is_none()
+                        || s.load.failing.is_some()
                 };
                 let left = deadline.saturating_duration_since(tokio::time::Instant::now());
                 if !self.wait_until(left, restarted_or_idle).await {
-                    // Still busy when the budget ran out: the ended check is
-                    // the best there is.
-                    return true;
+                    // Still busy when the budget ran out: the check that
+                    // ended was most likely cancelled by the reload, so it
+                    // is not taken as the change's (the answer says so).
+                    return false;
                 }
                 continue;
             }
@@ -356,7 +359,11 @@ impl LspServer {
                 return true;
             };
             let wake = tokio::time::Instant::from_std(settled_at).min(deadline);
-            let restarted = |s: &crate::server::heard::Heard| s.save_check.began != began_at;
+            // A reload that begins within the settle time is waited out too.
+            let restarted = |s: &crate::server::heard::Heard| {
+                s.save_check.began != began_at
+                    || (s.load.busy.is_some() && s.load.failing.is_none())
+            };
             let left = wake.saturating_duration_since(tokio::time::Instant::now());
             if !self.wait_until(left, restarted).await {
                 // No check began again (or the budget ran out first, and

@@ -61,8 +61,8 @@ pub struct LoadSignals {
     /// What a server's own status notification says it is busy with
     /// (rust-analyzer's `experimental/serverStatus`, jdtls's `language/status`).
     pub busy: Option<String>,
-    /// When that notification last said it was idle after being busy
-    /// (rust-analyzer restarts its check on save then).
+    /// When rust-analyzer's `experimental/serverStatus` last said it was
+    /// quiescent after being busy (it restarts its check on save then).
     pub idle_at: Option<std::time::Instant>,
     /// The server's status notification has said it is ready at least once
     /// (rust-analyzer quiescent, jdtls `ServiceReady`), or the progress of

@@ -249,7 +249,7 @@ fn another_session_s_questions_during_a_dry_run_are_answered_for_the_disk() {
     d.open_args("a", &root, &path_with_tools(), &["mcp", "--edit-tools"]);
     d.open_args("b", &root, &path_with_tools(), &["mcp"]);
     // The disk's whole answer. On a slow machine a cold pyright can still
-    // be analysing click's 3,000-line core.py after the ready budget; that
+    // be analysing click's 3,000-line core.py after the document budget; that
     // answer says so and shows only what was published for the file, so
     // it is asked again until pyright has answered whole (CI saw "no
     // diagnostics" with the note, where the whole answer has 13).
@@ -331,6 +331,12 @@ fn a_cancelled_dry_run_leaves_the_server_with_the_disk_s_text() {
     let p = super::mcp::fake_pyright_project(json!({ "rules": [
         { "method": "textDocument/didChange", "nth": 1, "actions": ["ignore"] },
     ] }));
+    // A budget longer than the driver waits for the restore (30 s): only
+    // the cancel can end the preview in time.
+    p.write(
+        "sightline.json",
+        r#"{ "lsp": { "pyright": { "diagnostics": { "document_ms": 60000 } } } }"#,
+    );
     let a_py = p.path("a.py");
     let disk = std::fs::read(&a_py).unwrap();
     let mut d = McpDriver::start();
@@ -355,6 +361,11 @@ fn a_cancelled_dry_run_leaves_the_server_with_the_disk_s_text() {
         "cancelled": "alpha ERR\\n\"}],\"textDocument\"",
     }));
     assert!(answer["cancelled"].is_number(), "{answer}");
+    assert!(
+        d.log("s").contains("edit: cancelled by the client"),
+        "{}",
+        d.log("s")
+    );
     assert_eq!(std::fs::read(&a_py).unwrap(), disk);
     let after = d.call("s", "lsp_diagnostics", json!({ "file": a_py }));
     assert_eq!((after.is_error, after.text), (false, before.text));
