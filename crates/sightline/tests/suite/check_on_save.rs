@@ -35,9 +35,18 @@ fn checking(restart_ms: u64) -> &'static ServerSpec {
 /// does), begins again 60 ms after, and publishes and ends a second later
 /// (long after an answer that took the first end as final is given).
 fn script() -> Value {
-    let check =
-        |token: &str| json!({ "progress_titled": { "token": token, "title": "cargo check" } });
-    let end = |token: &str| json!({ "progress_end": { "token": token, "after_ms": 0 } });
+    on_first_save(vec![
+        check_begins(),
+        json!({ "later": { "ms": 10, "actions": [check_ends()] } }),
+        json!({ "later": { "ms": 70, "actions": [check_begins()] } }),
+        json!({ "later": { "ms": 1000, "actions": [publish()] } }),
+        json!({ "later": { "ms": 1010, "actions": [check_ends()] } }),
+    ])
+}
+
+/// A server whose pull answers are empty (rust-analyzer's own analysis of
+/// the fixture) and that does `actions` on the first save.
+fn on_first_save(actions: Vec<Value>) -> Value {
     json!({
         "push": "none",
         "capabilities": { "diagnosticProvider": {
@@ -45,15 +54,22 @@ fn script() -> Value {
         } },
         "rules": [
             { "method": "textDocument/diagnostic", "actions": [{ "reply": { "kind": "full", "items": [] } }] },
-            { "method": "textDocument/didSave", "nth": 1, "actions": [
-                check("flycheck"),
-                { "later": { "ms": 10, "actions": [end("flycheck")] } },
-                { "later": { "ms": 70, "actions": [check("flycheck")] } },
-                { "later": { "ms": 1000, "actions": [{ "publish": { "which": "current", "versioned": false } }] } },
-                { "later": { "ms": 1010, "actions": [end("flycheck")] } },
-            ] },
+            { "method": "textDocument/didSave", "nth": 1, "actions": actions },
         ],
     })
+}
+
+fn check_begins() -> Value {
+    json!({ "progress_titled": { "token": "flycheck", "title": "cargo check" } })
+}
+
+fn check_ends() -> Value {
+    json!({ "progress_end": { "token": "flycheck", "after_ms": 0 } })
+}
+
+/// The check's findings: the fake's for the file's current text.
+fn publish() -> Value {
+    json!({ "publish": { "which": "current", "versioned": false } })
 }
 
 fn ask(restart_ms: u64) -> String {
@@ -100,26 +116,14 @@ fn a_check_cancelled_by_a_reload_is_waited_for_until_the_server_is_idle() {
             "params": { "health": "ok", "quiescent": quiescent },
         } })
     };
-    let check =
-        |token: &str| json!({ "progress_titled": { "token": token, "title": "cargo check" } });
-    let end = |token: &str| json!({ "progress_end": { "token": token, "after_ms": 0 } });
-    let script = json!({
-        "push": "none",
-        "capabilities": { "diagnosticProvider": {
-            "identifier": "native", "interFileDependencies": false, "workspaceDiagnostics": false,
-        } },
-        "rules": [
-            { "method": "textDocument/diagnostic", "actions": [{ "reply": { "kind": "full", "items": [] } }] },
-            { "method": "textDocument/didSave", "nth": 1, "actions": [
-                check("flycheck"),
-                { "later": { "ms": 10, "actions": [status(false), end("flycheck")] } },
-                { "later": { "ms": 600, "actions": [status(true)] } },
-                { "later": { "ms": 660, "actions": [check("flycheck")] } },
-                { "later": { "ms": 1400, "actions": [{ "publish": { "which": "current", "versioned": false } }] } },
-                { "later": { "ms": 1410, "actions": [end("flycheck")] } },
-            ] },
-        ],
-    });
+    let script = on_first_save(vec![
+        check_begins(),
+        json!({ "later": { "ms": 10, "actions": [status(false), check_ends()] } }),
+        json!({ "later": { "ms": 600, "actions": [status(true)] } }),
+        json!({ "later": { "ms": 660, "actions": [check_begins()] } }),
+        json!({ "later": { "ms": 1400, "actions": [publish()] } }),
+        json!({ "later": { "ms": 1410, "actions": [check_ends()] } }),
+    ]);
     let p = project(script);
     assert_eq!(diagnose(&p, checking(250)), A_DIAGS, "{}", fake::log(&p));
 }

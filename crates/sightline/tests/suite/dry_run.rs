@@ -58,6 +58,13 @@ fn preview_then_edit(d: &mut McpDriver, root: &Path, tool: &str, args: Value) ->
     (preview.text, without_checkpoint(&real.text))
 }
 
+/// A copy of click 8.5.1 with [`SETTINGS`].
+fn click() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, root) = package("click");
+    std::fs::write(root.join("sightline.json"), SETTINGS).unwrap();
+    (tmp, root)
+}
+
 /// Every file under `root` with its bytes.
 fn tree(root: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
@@ -79,10 +86,7 @@ fn tree(root: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
 #[test]
 fn each_edit_tool_s_dry_run_answers_the_delta_of_the_edit_made_after_it() {
     require("pyright-langserver");
-    let (_tmp, root) = package("click");
-    // The previews hold the text as given; the real edits are not
-    // formatted either, so that both are of the same text.
-    std::fs::write(root.join("sightline.json"), SETTINGS).unwrap();
+    let (_tmp, root) = click();
     let utils = root.join("click/utils.py");
     let core = root.join("click/core.py");
     let core_text = std::fs::read_to_string(&core).unwrap();
@@ -240,8 +244,7 @@ fn a_typescript_dry_run_answers_the_delta_of_the_edit_made_after_it() {
 #[test]
 fn another_session_s_questions_during_a_dry_run_are_answered_for_the_disk() {
     require("pyright-langserver");
-    let (_tmp, root) = package("click");
-    std::fs::write(root.join("sightline.json"), SETTINGS).unwrap();
+    let (_tmp, root) = click();
     let utils = root.join("click/utils.py");
     let core = root.join("click/core.py");
     let mut d = McpDriver::start();
