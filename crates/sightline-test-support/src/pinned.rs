@@ -166,3 +166,82 @@ pub fn zlib_project(dir: &Path) {
     )
     .unwrap();
 }
+
+/// TanStack Query's packages, as `tools/install` unpacked them from npm
+/// (`tools/tanstack-query.sha256` pins each).
+pub fn tanstack_source() -> PathBuf {
+    let dir = repo_root().join("tools/sources/tanstack-query");
+    assert!(
+        dir.join(".complete").is_file(),
+        "TanStack Query's packages are not at {}; run `tools/install`",
+        dir.display()
+    );
+    dir
+}
+
+/// Each package's own `tsconfig.json`: its `src/`, resolving the other
+/// packages to their sources through the condition TanStack's own
+/// monorepo builds with (`@tanstack/custom-condition`).
+pub const TANSTACK_TSCONFIG: &str = r#"{
+  "compilerOptions": {
+    "target": "ES2022",
+    "lib": ["ES2022", "DOM", "DOM.Iterable"],
+    "module": "ESNext",
+    "moduleResolution": "Bundler",
+    "customConditions": ["@tanstack/custom-condition"],
+    "jsx": "react-jsx",
+    "strict": true,
+    "noEmit": true,
+    "skipLibCheck": true
+  },
+  "include": ["src"]
+}
+"#;
+
+/// TanStack Query as the npm workspace it is developed in: a root
+/// `package.json` whose `workspaces` names `packages/*` (and no root
+/// `tsconfig.json`), each package's `src/` and `package.json` with a
+/// `tsconfig.json` of its own, and `node_modules/@tanstack/NAME` linked to
+/// each package, as `npm install` links a workspace's packages. The built
+/// `build/` is left out, so an import of another package resolves to its
+/// sources. Returns the package names.
+pub fn tanstack_workspace(dir: &Path) -> Vec<String> {
+    let source = tanstack_source();
+    std::fs::write(
+        dir.join("package.json"),
+        r#"{ "name": "tanstack-query-workspace", "private": true, "workspaces": ["packages/*"] }"#,
+    )
+    .unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(&source)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("src").is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    std::fs::create_dir_all(dir.join("node_modules/@tanstack")).unwrap();
+    for name in &names {
+        let package = dir.join("packages").join(name);
+        std::fs::create_dir_all(&package).unwrap();
+        let copied = Command::new("cp")
+            .arg("-r")
+            .arg(source.join(name).join("src"))
+            .arg(package.join("src"))
+            .status()
+            .unwrap();
+        assert!(copied.success());
+        std::fs::copy(
+            source.join(name).join("package.json"),
+            package.join("package.json"),
+        )
+        .unwrap();
+        std::fs::write(package.join("tsconfig.json"), TANSTACK_TSCONFIG).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            Path::new("../../packages").join(name),
+            dir.join("node_modules/@tanstack").join(name),
+        )
+        .unwrap();
+    }
+    names
+}

@@ -46,6 +46,7 @@ mod render;
 mod sandbox;
 mod server;
 mod sync;
+mod workspaces;
 
 /// Before any unit test thread starts: this process's XDG and data
 /// directories are its own (`sightline_test_support::isolation`), so that

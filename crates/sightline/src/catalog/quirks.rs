@@ -187,6 +187,11 @@ pub struct ReferencesQuirks {
     /// is open: references at a macro open the file of its `#define`, and
     /// wait until the server has built it, before they are asked.
     pub macro_uses_need_open: bool,
+    /// Rooted at a workspace (`RootRule::Workspace`), the server holds a
+    /// package's project only once one of the package's files is open: a
+    /// question about a symbol first opens a file of each other package
+    /// that mentions the name (see `engine::packages`).
+    pub packages_need_open: bool,
 }
 
 /// What a server needs to start.
@@ -383,6 +388,7 @@ impl ReferencesQuirks {
         open_changes_answers: true,
         outside_project: None,
         macro_uses_need_open: false,
+        packages_need_open: false,
     };
 }
 

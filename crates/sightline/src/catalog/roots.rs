@@ -16,14 +16,19 @@ pub fn root_for_server(
     let default = || root_for(file, workspace);
     let found = match spec.root {
         RootRule::Default => return default(),
-        RootRule::Nearest { markers, exclude } => {
-            if !exclude.is_empty()
-                && find_root(file, exclude).is_some_and(|d| within(&d, file, workspace))
+        RootRule::Workspace {
+            ecosystem,
+            markers,
+            exclude,
+        } => {
+            if let Some(ws) = crate::workspaces::workspace_of(file, ecosystem)
+                && within(&ws.root, file, workspace)
             {
-                return None;
+                return Some(ws.root);
             }
-            find_root(file, markers)
+            return nearest(file, workspace, markers, exclude);
         }
+        RootRule::Nearest { markers, exclude } => return nearest(file, workspace, markers, exclude),
         RootRule::Strict { markers } => {
             return find_root(file, markers).map(|r| clamp(r, file, workspace));
         }
@@ -50,6 +55,25 @@ pub fn root_for_server(
     match found {
         Some(r) => Some(clamp(r, file, workspace)),
         None => default(),
+    }
+}
+
+/// The nearest directory holding one of `markers`, clamped to the
+/// workspace; none when an `exclude` marker is found first; the default
+/// root when no marker is found.
+fn nearest(
+    file: &Path,
+    workspace: Option<&Path>,
+    markers: &[&str],
+    exclude: &[&str],
+) -> Option<PathBuf> {
+    if !exclude.is_empty() && find_root(file, exclude).is_some_and(|d| within(&d, file, workspace))
+    {
+        return None;
+    }
+    match find_root(file, markers) {
+        Some(r) => Some(clamp(r, file, workspace)),
+        None => root_for(file, workspace),
     }
 }
 

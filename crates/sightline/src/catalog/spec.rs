@@ -29,6 +29,17 @@ pub enum RootRule {
         /// Markers that keep the server away when found first.
         exclude: &'static [&'static str],
     },
+    /// The root of the workspace (`crate::workspaces`) whose packages hold
+    /// the file, for a server that answers across the projects it holds;
+    /// outside a workspace, as `Nearest`.
+    Workspace {
+        /// The package managers whose workspaces count.
+        ecosystem: crate::workspaces::Ecosystem,
+        /// The markers, nearest first on the way up.
+        markers: &'static [&'static str],
+        /// Markers that keep the server away when found first.
+        exclude: &'static [&'static str],
+    },
     /// The nearest directory holding a marker; with none, do not attach.
     Strict {
         /// The markers.

@@ -111,6 +111,9 @@ pub struct Config {
     /// How long an edit that changes what a file exports may spend checking
     /// the files that use it; 0 turns that off.
     pub dependents_ms: u64,
+    /// How many packages of a monorepo a question may load into a server
+    /// at once (`workspace.max_packages`); the rest are named in a note.
+    pub max_packages: usize,
     /// Run children unsandboxed where Landlock is missing, instead of refusing.
     pub allow_unsandboxed: bool,
     /// The sandbox mode as written (`workspace-write`, `read-only`, `danger-full-access`).
@@ -149,6 +152,7 @@ impl Default for Config {
             edit_delta: true,
             edit_warnings: false,
             dependents_ms: 5000,
+            max_packages: 40,
             allow_unsandboxed: false,
             sandbox: None,
             writable_roots: Vec::new(),
@@ -188,6 +192,7 @@ const TOP_KEYS: &[&str] = &[
     "edit_delta",
     "edit_warnings",
     "dependents_ms",
+    "workspace",
     "allow_unsandboxed",
     "writable_roots",
 ];

@@ -45,6 +45,10 @@ mod shape {
         /// Milliseconds an edit that changes what a file exports may spend
         /// checking the files that use it (default 5000; 0 turns it off).
         dependents_ms: Option<u64>,
+        /// A monorepo's packages named by hand, for a layout no package
+        /// manager declares (Poetry, Hatch, PDM), and how many packages a
+        /// question may load into a server at once.
+        workspace: Option<Workspace>,
         /// (User file only.) Run children unsandboxed where Landlock is
         /// missing, instead of refusing to start them.
         allow_unsandboxed: Option<bool>,
@@ -52,6 +56,19 @@ mod shape {
         /// also lets sightline's edit tools and its children write, beside
         /// the workspace.
         writable_roots: Option<Vec<String>>,
+    }
+
+    /// `workspace`: the packages of a monorepo.
+    #[derive(JsonSchema)]
+    pub struct Workspace {
+        /// Globs of package directories, from the file's directory
+        /// (`packages/*`).
+        packages: Option<Vec<String>>,
+        /// Globs of directories that are not packages.
+        exclude: Option<Vec<String>>,
+        /// How many packages a question may load into one server at once
+        /// (default 40); the packages past it are named in a note.
+        max_packages: Option<u64>,
     }
 
     #[derive(JsonSchema)]

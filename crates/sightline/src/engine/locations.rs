@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::answer::{Loc, LocKind, Locations, Pos};
 use crate::catalog::ImportAliases;
-use crate::engine::{Engine, aliases, outside_project, validate};
+use crate::engine::{Engine, aliases, outside_project, packages, validate};
 use crate::error::{ErrorKind, ToolError};
 use crate::server::{LspServer, without_declarations};
 use crate::sync::Snapshot;
@@ -125,6 +125,14 @@ impl Engine {
             .prepare(file, Pos::new(line, column), Wait::IndexedOrPartial)
             .await?;
         let loose_name = outside_project::name_to_open(&server, &checked, Pos::new(line, column));
+        // The other packages of a monorepo that mention the name, open
+        // until the answer is in.
+        let packages = packages::load_users(
+            &server,
+            &checked.path,
+            &name_at(&checked, Pos::new(line, column)),
+            self.config().max_packages,
+        )?;
         // Every server is asked with the declaration included; the
         // declarations to take out (when they are not wanted) are asked at
         // the same time, ahead of the references in the server's queue.
@@ -186,6 +194,8 @@ impl Engine {
             server.to_locs(&found, &mut texts),
         );
         answer.notes.extend(server.index_note("these references"));
+        answer.notes.extend(packages.note.clone());
+        drop(packages);
         Ok(answer)
     }
 
@@ -285,4 +295,18 @@ async fn open_macro_definition(
         server.wait_built(&header.path, &doc).await?;
     }
     Ok(())
+}
+
+/// The name at a position (an identifier, or a dashed name where the
+/// file's language has them), or empty.
+pub(crate) fn name_at(file: &Snapshot, pos: Pos) -> String {
+    let Some((line, _)) = pos.zero_based() else {
+        return String::new();
+    };
+    file.index
+        .line(line)
+        .and_then(|text| {
+            validate::symbol_at(text, pos.column, validate::dashed_names(&file.path))
+        })
+        .unwrap_or_default()
 }

@@ -25,6 +25,7 @@ mod diagnostics;
 pub(crate) mod locations;
 pub(crate) mod name_path;
 pub mod outside_project;
+pub(crate) mod packages;
 pub mod project_errors;
 mod projects;
 mod restart;

@@ -41,6 +41,7 @@ mod type_hierarchy;
 mod typescript_ext;
 pub(crate) mod watchers;
 
+pub(crate) use documents::Asking;
 pub use requests::without_declarations;
 pub use start::{Launch, initialize_params};
 

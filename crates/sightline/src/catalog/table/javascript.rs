@@ -13,6 +13,7 @@ use crate::catalog::quirks::{
     DiagnosticsQuirks, LaunchQuirks, LifecycleQuirks, LinterQuirks, LinterUse, OnInstall,
     PluginExtensions, Publishes, Quirks, Readiness, ReferencesQuirks, Relay,
 };
+use crate::workspaces::Ecosystem;
 use crate::catalog::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
 /// TypeScript/JavaScript: `deno lsp`. npm ships Deno as the `deno` package,
 /// with the binary in a platform package beside it.
@@ -39,7 +40,11 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
     ],
     command: "typescript-language-server",
     args: &["--stdio"],
-    root: RootRule::Nearest {
+    // One tsserver for a whole npm, pnpm or yarn workspace: it holds each
+    // package's project, so a question about a symbol reaches the packages
+    // that import it (rooted at the package, it never loads them).
+    root: RootRule::Workspace {
+        ecosystem: Ecosystem::JavaScript,
         markers: JS_PROJECT,
         exclude: DENO,
     },
@@ -73,6 +78,11 @@ pub static TYPESCRIPT: ServerSpec = ServerSpec {
         references: ReferencesQuirks {
             // tsserver's project for a loose file depends on the files open.
             outside_project: Some(TS_LOOSE),
+            // tsserver builds the project of a workspace's package (its
+            // `tsconfig.json`) only when one of its files is opened, and
+            // searches only the projects it has built: the references of a
+            // core package's export stop at that package otherwise.
+            packages_need_open: true,
             ..ReferencesQuirks::NONE
         },
         launch: LaunchQuirks {

@@ -5,6 +5,15 @@ use super::{PYRIGHT_QUIRKS, PYTHON_PROJECT};
 use crate::catalog::quirks::{ImportAliases, LaunchQuirks, Quirks, ReferencesQuirks};
 use crate::catalog::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
 use crate::sandbox::Cache;
+use crate::workspaces::Ecosystem;
+
+/// pyright and basedpyright serve a uv workspace from its root: they
+/// analyse every package under it, and find the workspace's `.venv` there.
+const PYTHON_WORKSPACE: RootRule = RootRule::Workspace {
+    ecosystem: Ecosystem::Python,
+    markers: PYTHON_PROJECT,
+    exclude: &[],
+};
 
 /// Python: `ty server`, an alternative server.
 pub static TY: ServerSpec = ServerSpec {
@@ -53,10 +62,7 @@ pub static PYRIGHT: ServerSpec = ServerSpec {
     extensions: &[".py", ".pyi"],
     command: "pyright-langserver",
     args: &["--stdio"],
-    root: RootRule::Nearest {
-        markers: PYTHON_PROJECT,
-        exclude: &[],
-    },
+    root: PYTHON_WORKSPACE,
     install: Install::Npm(&[NpmPackage {
         name: "pyright",
         version: "1.1.414",
@@ -72,10 +78,7 @@ pub static BASEDPYRIGHT: ServerSpec = ServerSpec {
     extensions: &[".py", ".pyi"],
     command: "basedpyright-langserver",
     args: &["--stdio"],
-    root: RootRule::Nearest {
-        markers: PYTHON_PROJECT,
-        exclude: &[],
-    },
+    root: PYTHON_WORKSPACE,
     install: Install::Npm(&[NpmPackage {
         name: "basedpyright",
         version: "1.40.1",
