@@ -245,3 +245,79 @@ pub fn tanstack_workspace(dir: &Path) -> Vec<String> {
     }
     names
 }
+
+/// The Python distributions of the uv workspace the monorepo tests lay
+/// out, each with the import packages it ships: attrs, and three that
+/// depend on it or on each other (referencing on attrs, jsonschema on
+/// attrs and referencing, jsonschema-specifications on referencing).
+pub const SCHEMA_PACKAGES: &[(&str, &[&str])] = &[
+    ("attrs", &["attr", "attrs"]),
+    ("referencing", &["referencing"]),
+    ("jsonschema", &["jsonschema"]),
+    ("jsonschema-specifications", &["jsonschema_specifications"]),
+];
+
+/// The site-packages of `tools/.venv`, where `tools/install` put the
+/// pinned distributions (tools/requirements.txt).
+pub fn tools_site_packages() -> PathBuf {
+    let lib = repo_root().join("tools/.venv/lib");
+    std::fs::read_dir(&lib)
+        .unwrap_or_else(|e| panic!("{}: {e}; run `tools/install`", lib.display()))
+        .flatten()
+        .map(|e| e.path().join("site-packages"))
+        .find(|p| p.join("attrs").is_dir())
+        .unwrap_or_else(|| panic!("attrs is not in {}; run `tools/install`", lib.display()))
+}
+
+/// attrs 26.1.0, referencing 0.37.0, jsonschema 4.26.0 and
+/// jsonschema-specifications 2025.9.1 (pinned in tools/requirements.txt) as
+/// the uv workspace they would be developed in: a root `pyproject.toml`
+/// whose `[tool.uv.workspace]` names `packages/*`, each distribution's
+/// sources under `packages/NAME/src` with a `pyproject.toml` of its own,
+/// and one `.venv` at the root into which each is installed editable, as
+/// `uv sync` does (a `.pth` file naming each `src`).
+pub fn schemas_workspace(dir: &Path) {
+    let site = tools_site_packages();
+    std::fs::write(
+        dir.join("pyproject.toml"),
+        "[project]\nname = \"schemas\"\nversion = \"0\"\n\n[tool.uv.workspace]\nmembers = [\"packages/*\"]\n",
+    )
+    .unwrap();
+    let mut pth = String::new();
+    for (name, modules) in SCHEMA_PACKAGES {
+        let src = dir.join("packages").join(name).join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(
+            dir.join("packages").join(name).join("pyproject.toml"),
+            format!("[project]\nname = \"{name}\"\nversion = \"0\"\n"),
+        )
+        .unwrap();
+        for module in *modules {
+            let copied = Command::new("cp")
+                .arg("-r")
+                .arg(site.join(module))
+                .arg(&src)
+                .status()
+                .unwrap();
+            assert!(copied.success());
+        }
+        let _ = Command::new("find")
+            .arg(&src)
+            .args(["-name", "__pycache__", "-prune", "-exec", "rm", "-rf", "{}", "+"])
+            .status();
+        pth.push_str(&format!("{}\n", src.display()));
+    }
+    let venv = Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(dir.join(".venv"))
+        .status()
+        .unwrap();
+    assert!(venv.success());
+    let lib = std::fs::read_dir(dir.join(".venv/lib"))
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    std::fs::write(lib.join("site-packages/_schemas.pth"), pth).unwrap();
+}

@@ -27,6 +27,7 @@ pub mod new_errors;
 pub mod patch;
 mod preview;
 mod range;
+mod whole_rename;
 pub mod refactor;
 pub mod text;
 mod tools;

@@ -120,7 +120,37 @@ impl Engine {
             .map(|l| word_at(l, column - 1))
             .unwrap_or_default();
         let keep = public_names == PublicNames::Keep;
+        // In a monorepo, the server renames only in the packages it holds:
+        // the other packages that mention the name are loaded first, and a
+        // rename that cannot load them all is not done.
+        let packages = crate::engine::packages::load_users(
+            &server,
+            &checked.path,
+            &old_name,
+            self.config().max_packages,
+        )?;
+        if let Some(note) = &packages.note {
+            return Err(ToolError::refused(format!(
+                "rename not done: {note}; nothing was written"
+            )));
+        }
         let (could_choose, edit) = server.rename(&checked.path, pos, new_name, keep).await?;
+        // Whole or not at all: every use the references know of, written
+        // with the old name, must be in the edit (a kept public name's
+        // importers keep it by choice).
+        if !keep {
+            let uses = self.references(file, line, column, true).await?;
+            let missed = super::whole_rename::left_out(&edit, &uses.locations, &old_name);
+            if !missed.is_empty() {
+                let root = self.workspace_root().unwrap_or(&server.root);
+                return Err(super::whole_rename::refusal(
+                    server.spec.id,
+                    &old_name,
+                    &missed,
+                    root,
+                ));
+            }
+        }
         let plan = Plan::stage(&server, &edit)?;
         let staged = plan.staged();
         let files = staged.len();

@@ -257,13 +257,23 @@ impl Engine {
         let (server, checked, pos) = self
             .prepare(file, Pos::new(line, column), Wait::Indexed)
             .await?;
+        // In a monorepo, the implementations in the other packages that
+        // mention the name.
+        let packages = packages::load_users(
+            &server,
+            &checked.path,
+            &name_at(&checked, Pos::new(line, column)),
+            self.config().max_packages,
+        )?;
         let found = server.implementation(&checked.path, pos).await?;
         let mut texts = HashMap::new();
-        Ok(self.finish(
+        let mut answer = self.finish(
             &server,
             LocKind::Implementations,
             server.to_locs(&found, &mut texts),
-        ))
+        );
+        answer.notes.extend(packages.note.clone());
+        Ok(answer)
     }
 }
 

@@ -21,17 +21,15 @@ const MAX_FILE_BYTES: u64 = 1 << 20;
 /// the note naming those that were not.
 pub(crate) struct LoadedPackages<'a> {
     _open: Vec<Asking<'a>>,
-    /// How many other packages were loaded.
-    pub loaded: usize,
     /// One `note:` line when packages that mention the name were not loaded.
     pub note: Option<String>,
 }
 
 impl LoadedPackages<'_> {
-    fn none() -> Self {
+    /// Nothing loaded.
+    pub(crate) fn none() -> Self {
         LoadedPackages {
             _open: Vec::new(),
-            loaded: 0,
             note: None,
         }
     }
@@ -81,13 +79,15 @@ pub(crate) fn load_users<'a>(
     }
     let note = (!left_out.is_empty()).then(|| {
         format!(
-            "{} of the workspace's packages that mention `{name}` were not searched (over the {budget} a question loads; \"workspace\": {{\"max_packages\"}} in sightline.json raises it): {}",
+            "{} {} that {} `{name}` {} not searched, over the {budget} a question loads (sightline.json's \"workspace\": {{\"max_packages\": N}} raises it): {}",
             left_out.len(),
+            if left_out.len() == 1 { "package" } else { "packages" },
+            if left_out.len() == 1 { "mentions" } else { "mention" },
+            if left_out.len() == 1 { "was" } else { "were" },
             left_out.join(", ")
         )
     });
     Ok(LoadedPackages {
-        loaded: open.len(),
         _open: open,
         note,
     })

@@ -205,6 +205,18 @@ impl Engine {
         };
         let (server, checked, pos) = self.prepare(file, Pos::new(line, column), wait).await?;
         let prepared = server.prepare_call_hierarchy(&checked.path, pos).await?;
+        // In a monorepo, the callers in the other packages that mention
+        // the name.
+        let packages = if kind == ItemsKind::IncomingCalls {
+            crate::engine::packages::load_users(
+                &server,
+                &checked.path,
+                &crate::engine::locations::name_at(&checked, Pos::new(line, column)),
+                self.config().max_packages,
+            )?
+        } else {
+            crate::engine::packages::LoadedPackages::none()
+        };
         let mut texts = HashMap::new();
         let mut items = Vec::new();
         // Callers in other files of a loose file are found only while open.
@@ -237,7 +249,7 @@ impl Engine {
             root: server.root.clone(),
             file: None,
             items,
-            notes: Vec::new(),
+            notes: packages.note.clone().into_iter().collect(),
         })
     }
 

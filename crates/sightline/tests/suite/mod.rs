@@ -27,6 +27,7 @@ mod impact;
 mod internal;
 mod isolation;
 mod layout;
+mod monorepo;
 mod lifecycle;
 mod mcp;
 mod open_before_asking;

@@ -1,0 +1,135 @@
+//! A rename is whole or not at all: in a monorepo, a server's rename edit
+//! reaches only the packages it holds, so before anything is written the
+//! edit is checked against the symbol's references across the workspace
+//! (`engine::packages` loads the packages that mention the name for both).
+//! A use the edit leaves with the old name refuses the rename, naming it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::answer::Loc;
+use crate::error::ToolError;
+
+/// The lines (0-based, first and last) each file's text edits touch, from
+/// a `WorkspaceEdit`'s `changes` and `documentChanges`.
+fn edited_lines(edit: &Value) -> HashMap<PathBuf, Vec<(u64, u64)>> {
+    let mut lines: HashMap<PathBuf, Vec<(u64, u64)>> = HashMap::new();
+    let mut add = |uri: &str, edits: &Value| {
+        let Ok(path) = sightline_lsp::uri::uri_to_path(uri) else {
+            return;
+        };
+        let path = sightline_lsp::uri::normalize(&path);
+        for e in edits.as_array().into_iter().flatten() {
+            let line = |end: &str| e.pointer(&format!("/range/{end}/line")).and_then(Value::as_u64);
+            if let (Some(first), Some(last)) = (line("start"), line("end")) {
+                lines.entry(path.clone()).or_default().push((first, last));
+            }
+        }
+    };
+    if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
+        for (uri, edits) in changes {
+            add(uri, edits);
+        }
+    }
+    for change in edit
+        .get("documentChanges")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(uri) = change.pointer("/textDocument/uri").and_then(Value::as_str) {
+            add(uri, change.get("edits").unwrap_or(&Value::Null));
+        }
+    }
+    lines
+}
+
+/// Whether `loc` is a use written with `old_name` (an alias's own uses,
+/// `import {f as g}` then `g()`, keep their name in a rename).
+fn written_as(loc: &Loc, old_name: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(&loc.path) else {
+        return false;
+    };
+    let Some(line) = text.lines().nth(loc.line.saturating_sub(1)) else {
+        return false;
+    };
+    let rest: String = line.chars().skip(loc.column.saturating_sub(1)).collect();
+    rest.starts_with(old_name)
+}
+
+/// The uses of `old_name` among `references` that `edit` leaves unrenamed.
+pub(super) fn left_out(edit: &Value, references: &[Loc], old_name: &str) -> Vec<Loc> {
+    let lines = edited_lines(edit);
+    references
+        .iter()
+        .filter(|loc| {
+            let line = loc.line.saturating_sub(1) as u64;
+            let path = sightline_lsp::uri::normalize(&loc.path);
+            let covered = lines
+                .get(&path)
+                .is_some_and(|l| l.iter().any(|(a, b)| (*a..=*b).contains(&line)));
+            !covered && written_as(loc, old_name)
+        })
+        .cloned()
+        .collect()
+}
+
+/// The refusal when a rename would leave uses behind: the count, the files,
+/// and the first places, relative to `root`.
+pub(super) fn refusal(server: &str, old_name: &str, missed: &[Loc], root: &Path) -> ToolError {
+    let mut files: Vec<&Path> = missed.iter().map(|l| l.path.as_path()).collect();
+    files.sort();
+    files.dedup();
+    let rel = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    let places: Vec<String> = missed
+        .iter()
+        .take(10)
+        .map(|l| format!("{}:{}:{}", rel(&l.path), l.line, l.column))
+        .collect();
+    ToolError::refused(format!(
+        "rename not done: {server}'s edit would leave {} of `{old_name}` in {} unrenamed ({}{}); nothing was written",
+        if missed.len() == 1 { "1 use".to_owned() } else { format!("{} uses", missed.len()) },
+        if files.len() == 1 { "1 file".to_owned() } else { format!("{} files", files.len()) },
+        places.join(", "),
+        if missed.len() > 10 { ", ..." } else { "" },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_use_outside_every_edit_is_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.ts");
+        let b = dir.path().join("b.ts");
+        std::fs::write(&a, "export function f() {}\nf()\n").unwrap();
+        std::fs::write(&b, "import { f as g } from './a'\ng()\nf()\n").unwrap();
+        let uri = |p: &Path| sightline_lsp::uri::path_to_uri_string(p).unwrap();
+        let range = |l: u64| json!({"start": {"line": l, "character": 0}, "end": {"line": l, "character": 1}});
+        let edit = json!({
+            "changes": { uri(&a): [{"range": range(0), "newText": "h"}] },
+            "documentChanges": [{"textDocument": {"uri": uri(&b), "version": 1}, "edits": [{"range": range(0), "newText": "h"}]}],
+        });
+        let loc = |p: &Path, line: usize, column: usize| Loc {
+            path: p.to_owned(),
+            line,
+            column,
+            text: String::new(),
+        };
+        let refs = [loc(&a, 1, 17), loc(&a, 2, 1), loc(&b, 1, 10), loc(&b, 2, 1), loc(&b, 3, 1)];
+        let missed = left_out(&edit, &refs, "f");
+        // a.ts:2 is missed; b.ts:2 is the alias's own use, kept.
+        assert_eq!(missed, [loc(&a, 2, 1), loc(&b, 3, 1)]);
+        let e = refusal("tsserver", "f", &missed, dir.path());
+        assert_eq!(
+            e.message,
+            "rename not done: tsserver's edit would leave 2 uses of `f` in 2 files unrenamed (a.ts:2:1, b.ts:3:1); nothing was written"
+        );
+    }
+}

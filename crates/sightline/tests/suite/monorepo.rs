@@ -1,0 +1,483 @@
+//! Monorepos, through the daemon, cold (the first question of a new daemon)
+//! and warm: TanStack Query 5.90.2's packages from npm laid out as the npm
+//! workspace they are developed in (15 packages, no root `tsconfig.json`),
+//! with typescript-language-server; and attrs, referencing, jsonschema and
+//! jsonschema-specifications from PyPI laid out as a uv workspace with one
+//! `.venv` at its root and no `VIRTUAL_ENV`, with pyright. What each answer
+//! must hold is read from the sources (every use of the name, by a word
+//! search) and from the type checker itself (`tsc -p` on each package).
+
+#![allow(clippy::unwrap_used)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+use sightline_test_support::pinned::{schemas_workspace, tanstack_workspace};
+use sightline_test_support::{DaemonDirs, path_with_tools, require, run_cli, sightline_bin};
+
+use super::servers::tools;
+
+/// The exported function of `@tanstack/query-core` the tests ask about:
+/// react-query, solid-query and vue-query call it.
+const NAME: &str = "shouldThrowError";
+const CORE_UTILS: &str = "packages/query-core/src/utils.ts";
+const CONSUMERS: &[&str] = &["react-query", "solid-query", "vue-query"];
+
+/// A command's output and exit status, through the daemon of `dirs`, or
+/// through one of its own when `None` (cold: its first question).
+fn run(args: &[&str], dirs: Option<&DaemonDirs>) -> (String, i32) {
+    let mut env: Vec<(&str, String)> = Vec::new();
+    if let Some(d) = dirs {
+        env.extend(
+            d.env()
+                .into_iter()
+                .map(|(k, v)| (k, v.display().to_string())),
+        );
+        // One data directory for every command: the daemon serves only
+        // commands of its own settings.
+        env.push((
+            "SIGHTLINE_DATA_DIR",
+            d.runtime().join("data").display().to_string(),
+        ));
+    }
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    run_cli(args, &env)
+}
+
+fn ask(args: &[&str], dirs: Option<&DaemonDirs>) -> String {
+    let (out, code) = run(args, dirs);
+    assert_eq!(code, 0, "sightline {args:?} failed: {out}");
+    out
+}
+
+/// `FILE:LINE:COL` (absolute) of `name` on the first line of `file` that
+/// holds `needle`.
+fn at(dir: &Path, file: &str, needle: &str, name: &str) -> String {
+    let text = std::fs::read_to_string(dir.join(file)).unwrap();
+    let (n, line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(needle))
+        .unwrap_or_else(|| panic!("{file} has no line with {needle:?}"));
+    let col = line[..line.find(name).unwrap()].chars().count() + 1;
+    format!("{}:{}:{col}", dir.join(file).display(), n + 1)
+}
+
+fn relative(dir: &Path, place: &str) -> String {
+    place
+        .strip_prefix(&format!("{}/", dir.display()))
+        .unwrap_or(place)
+        .to_owned()
+}
+
+/// Every place (`PATH:LINE:COL`, from `dir`) where `name` stands as a
+/// whole word in the files under `dir/packages` ending in one of `exts`,
+/// with the line; `keep` picks the lines that count.
+fn word_uses(
+    dir: &Path,
+    name: &str,
+    exts: &[&str],
+    keep: impl Fn(&str, usize) -> bool,
+) -> BTreeSet<String> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut found = BTreeSet::new();
+    let mut stack = vec![dir.join("packages")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if !exts.iter().any(|x| p.to_string_lossy().ends_with(x)) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                for (byte, _) in line.match_indices(name) {
+                    let before = line[..byte].chars().next_back();
+                    let after = line[byte + name.len()..].chars().next();
+                    if before.is_some_and(ident) || after.is_some_and(ident) || !keep(line, byte)
+                    {
+                        continue;
+                    }
+                    let col = line[..byte].chars().count() + 1;
+                    found.insert(format!("{}:{}:{col}", relative(dir, &p.display().to_string()), n + 1));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The places an answer lists (`PATH:LINE:COL`), and its notes.
+fn places(answer: &str) -> (BTreeSet<String>, Vec<String>) {
+    let mut found = BTreeSet::new();
+    let mut notes = Vec::new();
+    for line in answer.lines().skip(1) {
+        if let Some(note) = line.strip_prefix("note: ") {
+            notes.push(note.to_owned());
+        } else if let Some(place) = line.split_whitespace().next() {
+            found.insert(place.to_owned());
+        }
+    }
+    (found, notes)
+}
+
+/// The package (`packages/NAME`) of a place.
+fn package(place: &str) -> String {
+    place.split('/').take(2).collect::<Vec<_>>().join("/")
+}
+
+/// The errors `tsc -p` reports for each of `packages`, each as
+/// `FILE(LINE): error TSNNNN: message` with `new` read as `old` (a column
+/// moves with a longer name; a line does not).
+fn tsc_errors(dir: &Path, packages: &[&str], old: &str, new: &str) -> BTreeMap<String, Vec<String>> {
+    packages
+        .iter()
+        .map(|p| {
+            let out = Command::new(tools("node_modules/.bin/tsc"))
+                .args(["-p", &format!("packages/{p}")])
+                .current_dir(dir)
+                .output()
+                .unwrap();
+            let mut errors: Vec<String> = String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter(|l| l.contains("error TS"))
+                .map(|l| {
+                    let l = l.replace(new, old);
+                    let (place, rest) = l.split_once("): ").unwrap();
+                    let place = place.rsplit_once(',').map_or(place, |(line, _)| line);
+                    format!("{place}): {rest}")
+                })
+                .collect();
+            errors.sort();
+            ((*p).to_owned(), errors)
+        })
+        .collect()
+}
+
+/// TanStack Query's workspace in `dir`, and the declaration of [`NAME`].
+fn tanstack_in(dir: &Path) -> String {
+    let packages = tanstack_workspace(dir);
+    assert!(packages.len() >= 14, "{packages:?}");
+    at(dir, CORE_UTILS, &format!("export function {NAME}"), NAME)
+}
+
+/// The uses of [`NAME`] outside its declaration, read from the sources.
+fn tanstack_uses(dir: &Path, declaration: &str) -> BTreeSet<String> {
+    let mut uses = word_uses(dir, NAME, &[".ts", ".tsx"], |_, _| true);
+    assert!(uses.remove(&relative(dir, declaration)));
+    let packages: BTreeSet<String> = uses.iter().map(|u| package(u)).collect();
+    let want: BTreeSet<String> = ["packages/query-core"]
+        .into_iter()
+        .chain(CONSUMERS.iter().copied())
+        .map(|p| if p.starts_with("packages/") { p.to_owned() } else { format!("packages/{p}") })
+        .collect();
+    assert_eq!(packages, want, "{uses:?}");
+    uses
+}
+
+#[test]
+fn references_reach_every_package_of_an_npm_workspace_cold_warm_and_in_process() {
+    require("typescript-language-server");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let declaration = tanstack_in(dir);
+    let uses = tanstack_uses(dir, &declaration);
+    assert_eq!(uses.len(), 14, "{uses:?}");
+
+    // Cold: a new daemon's first question.
+    let cold = ask(&["references", &declaration], None);
+    assert_eq!(places(&cold), (uses.clone(), Vec::new()), "{cold}");
+    assert!(cold.starts_with("14 references\n"), "{cold}");
+    // Warm: one daemon, asked twice; and in process.
+    let dirs = DaemonDirs::new();
+    for _ in 0..2 {
+        let warm = ask(&["references", &declaration], Some(&dirs));
+        assert_eq!(warm, cold);
+    }
+    let alone = ask(&["references", "--no-daemon", &declaration], None);
+    assert_eq!(alone, cold);
+}
+
+#[test]
+fn a_rename_across_packages_is_whole_and_leaves_the_type_check_as_it_was() {
+    require("typescript-language-server");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let declaration = tanstack_in(dir);
+    let uses = tanstack_uses(dir, &declaration);
+    let checked = ["query-core", "react-query", "solid-query", "vue-query"];
+    let renamed = "shouldThrowOnError";
+    let before = tsc_errors(dir, &checked, NAME, renamed);
+    assert!(before["react-query"].iter().any(|e| e.contains("TS2307")), "{before:?}");
+
+    let out = ask(&["rename", &declaration, renamed], None);
+    assert!(
+        out.starts_with(&format!("renamed {NAME} → {renamed}: 15 edits in 8 files\n")),
+        "{out}"
+    );
+    assert!(out.ends_with("\nno new errors\n"), "{out}");
+    assert!(word_uses(dir, NAME, &[".ts", ".tsx"], |_, _| true).is_empty());
+    let now = word_uses(dir, renamed, &[".ts", ".tsx"], |_, _| true);
+    assert_eq!(now.len(), uses.len() + 1, "{now:?}");
+    assert_eq!(tsc_errors(dir, &checked, NAME, renamed), before);
+}
+
+#[test]
+fn packages_past_the_budget_are_named_and_a_rename_that_cannot_reach_them_is_not_done() {
+    require("typescript-language-server");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let declaration = tanstack_in(dir);
+    let uses = tanstack_uses(dir, &declaration);
+    std::fs::write(dir.join("sightline.json"), r#"{ "workspace": { "max_packages": 1 } }"#).unwrap();
+    let dirs = DaemonDirs::new();
+
+    let answer = ask(&["references", &declaration], Some(&dirs));
+    let (found, notes) = places(&answer);
+    assert!(found.is_subset(&uses), "{answer}");
+    assert!(found.len() < uses.len(), "{answer}");
+    assert_eq!(
+        notes,
+        [format!(
+            "2 packages that mention `{NAME}` were not searched, over the 1 a question loads (sightline.json's \"workspace\": {{\"max_packages\": N}} raises it): packages/solid-query, packages/vue-query"
+        )],
+        "{answer}"
+    );
+    // Each package not searched has uses the answer lacks.
+    for missing in uses.difference(&found) {
+        assert!(
+            ["packages/solid-query", "packages/vue-query"].contains(&package(missing).as_str()),
+            "{missing}: {answer}"
+        );
+    }
+
+    let text = |p: &str| std::fs::read_to_string(dir.join(p)).unwrap();
+    let files: Vec<String> = uses.iter().map(|u| u.split(':').next().unwrap().to_owned()).collect();
+    let before: Vec<String> = files.iter().map(|f| text(f)).collect();
+    let (out, code) = run(&["rename", &declaration, "shouldThrowOnError"], Some(&dirs));
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("rename not done: 2 packages that mention"), "{out}");
+    assert!(out.contains("nothing was written"), "{out}");
+    let after: Vec<String> = files.iter().map(|f| text(f)).collect();
+    assert!(before == after, "a refused rename wrote");
+}
+
+const OLD_SIGNATURE: &str = "  params: Parameters<T>,\n): boolean {";
+const NEW_SIGNATURE: &str = "  params: Parameters<T>,\n  fallback: boolean,\n): boolean {";
+
+/// The errors `tsc -p` reports in the consumer packages after the change
+/// to [`NAME`]'s signature and not before, as `PATH:LINE:COL`, read from
+/// a copy of the workspace with the change made by hand.
+fn broken_by_the_signature(dir: &Path) -> BTreeSet<String> {
+    let copy = tempfile::tempdir().unwrap();
+    tanstack_workspace(copy.path());
+    let utils = copy.path().join(CORE_UTILS);
+    let text = std::fs::read_to_string(&utils).unwrap();
+    std::fs::write(&utils, text.replacen(OLD_SIGNATURE, NEW_SIGNATURE, 1)).unwrap();
+    let mut found = BTreeSet::new();
+    for p in CONSUMERS {
+        let out = Command::new(tools("node_modules/.bin/tsc"))
+            .args(["-p", &format!("packages/{p}")])
+            .current_dir(copy.path())
+            .output()
+            .unwrap();
+        for l in String::from_utf8_lossy(&out.stdout).lines() {
+            if l.contains("error TS2554") {
+                let (file, rest) = l.split_once('(').unwrap();
+                let (line, rest) = rest.split_once(',').unwrap();
+                let col = rest.split_once(')').unwrap().0;
+                found.insert(format!("{file}:{line}:{col}"));
+            }
+        }
+    }
+    let _ = dir;
+    found
+}
+
+/// The files an edit answer lists with new errors, each with its errors'
+/// places (`PATH:LINE:COL`), and the count of files past the list.
+fn listed(answer: &str) -> (BTreeMap<String, Vec<String>>, usize) {
+    let mut files: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut current = None;
+    let mut more = 0;
+    for line in answer.lines() {
+        if let Some(rest) = line.strip_prefix("... and ") {
+            more = rest.split_whitespace().next().unwrap().parse().unwrap();
+        } else if let Some((file, rest)) = line.split_once(": ")
+            && rest.contains("new error")
+            && !rest.starts_with("no new")
+        {
+            current = Some(file.to_owned());
+            files.entry(file.to_owned()).or_default();
+        } else if let (Some(file), Some((place, _))) = (&current, line.split_once(" error: "))
+            && place.split(':').all(|n| n.parse::<usize>().is_ok())
+        {
+            files.get_mut(file).unwrap().push(format!("{file}:{place}"));
+        } else if !line.starts_with(char::is_numeric) {
+            current = None;
+        }
+    }
+    (files, more)
+}
+
+/// An edit's answer against the type checker: every file listed holds
+/// only errors `tsc` reports, the files of at least two consumer packages
+/// are listed, and listed and counted files are all the broken ones.
+fn check_impact(answer: &str, broken: &BTreeSet<String>) {
+    let (files, more) = listed(answer);
+    let broken_files: BTreeSet<&str> = broken.iter().map(|b| b.split(':').next().unwrap()).collect();
+    for (file, errors) in &files {
+        assert!(broken_files.contains(file.as_str()), "{file} is not broken: {answer}");
+        for e in errors {
+            assert!(broken.contains(e), "{e} is not tsc's: {answer}");
+        }
+        assert!(answer.contains("Expected 3 arguments, but got 2."), "{answer}");
+    }
+    assert_eq!(files.len() + more, broken_files.len(), "{answer}");
+    let packages: BTreeSet<String> = files.keys().map(|f| package(f)).collect();
+    assert!(packages.len() >= 2, "{answer}");
+    assert!(!packages.contains("packages/query-core"), "{answer}");
+}
+
+#[test]
+fn an_edit_that_breaks_consumer_packages_lists_them_as_a_preview_an_edit_and_an_agent_s_hook() {
+    require("typescript-language-server");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    tanstack_in(dir);
+    let broken = broken_by_the_signature(dir);
+    // tsc: 7 calls in 6 files of three packages.
+    assert_eq!(broken.len(), 7, "{broken:?}");
+    let utils = dir.join(CORE_UTILS);
+    let original = std::fs::read_to_string(&utils).unwrap();
+    let file = utils.display().to_string();
+    let dirs = DaemonDirs::new();
+
+    // A preview, cold: nothing written.
+    let args = |dry: bool| {
+        let mut a = vec!["edit", &file, "--old", OLD_SIGNATURE, "--new", NEW_SIGNATURE];
+        if dry {
+            a.insert(1, "--dry-run");
+        }
+        a
+    };
+    let (preview, _) = run(&args(true), Some(&dirs));
+    assert!(preview.starts_with("preview: nothing was written"), "{preview}");
+    check_impact(&preview, &broken);
+    assert_eq!(std::fs::read_to_string(&utils).unwrap(), original);
+
+    // The edit, warm.
+    let (edited, _) = run(&args(false), Some(&dirs));
+    check_impact(&edited, &broken);
+    assert_ne!(std::fs::read_to_string(&utils).unwrap(), original);
+    std::fs::write(&utils, &original).unwrap();
+
+    // An agent's own edit, through Claude Code's hooks: before the tool,
+    // then the file written as the agent's tool writes it, then after.
+    let hook = |payload: Value| {
+        let mut child = Command::new(sightline_bin())
+            .args(["hook", "--budget-ms", "120000"])
+            .current_dir(dir)
+            .env("PATH", path_with_tools())
+            .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
+            .envs(dirs.env())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(payload.to_string().as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let input = json!({ "file_path": utils, "old_string": OLD_SIGNATURE, "new_string": NEW_SIGNATURE });
+    let event = |name: &str| {
+        json!({ "session_id": "monorepo", "cwd": dir, "hook_event_name": name, "tool_name": "Edit", "tool_input": input })
+    };
+    hook(event("PreToolUse"));
+    std::fs::write(&utils, original.replacen(OLD_SIGNATURE, NEW_SIGNATURE, 1)).unwrap();
+    let after = hook(event("PostToolUse"));
+    let answer: Value = serde_json::from_str(&after).unwrap_or_else(|_| panic!("{after}"));
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{after}"));
+    for consumer in CONSUMERS {
+        assert!(context.contains(&format!("packages/{consumer}/src/")), "{context}");
+    }
+    for line in context.lines().filter(|l| l.contains("Expected 3 arguments")) {
+        let place = line.split_whitespace().next().unwrap();
+        assert!(
+            broken.iter().any(|b| place.ends_with(b.split_once(':').unwrap().1) || b == place),
+            "{line}: {context}"
+        );
+    }
+}
+
+/// The uv workspace in `dir`.
+fn schemas_in(dir: &Path) -> PathBuf {
+    schemas_workspace(dir);
+    dir.join("packages")
+}
+
+#[test]
+fn a_uv_workspace_with_its_venv_at_the_root_answers_into_the_provider_and_from_every_consumer() {
+    require("pyright-langserver");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    schemas_in(dir);
+    let types = "packages/jsonschema/src/jsonschema/_types.py";
+    let core = "packages/referencing/src/referencing/_core.py";
+    let stub = "packages/attrs/src/attr/__init__.pyi";
+    let attrs_stub = "packages/attrs/src/attrs/__init__.pyi";
+    let evolve = relative(dir, &at(dir, stub, "def evolve(inst", "evolve"));
+    let evolve_body = relative(dir, &at(dir, "packages/attrs/src/attr/_make.py", "def evolve(", "evolve"));
+    let frozen = relative(dir, &at(dir, attrs_stub, "def frozen(", "frozen"));
+    let cases = [
+        (at(dir, types, "from attrs import evolve", "evolve"), vec![evolve.clone(), evolve_body.clone()]),
+        (at(dir, types, "from attrs import evolve", "frozen"), vec![frozen.clone()]),
+        (at(dir, core, "return evolve(self, resources", "evolve"), vec![evolve.clone(), evolve_body]),
+        (
+            at(dir, core, "from referencing._attrs import", "referencing"),
+            vec!["packages/referencing/src/referencing/__init__.py:1:1".to_owned()],
+        ),
+    ];
+    let dirs = DaemonDirs::new();
+    for round in ["cold", "warm"] {
+        for (place, want) in &cases {
+            let answer = ask(&["definition", place], Some(&dirs));
+            let (found, notes) = places(&answer);
+            assert!(notes.is_empty(), "{round} {place}: {answer}");
+            for w in want {
+                assert!(found.contains(w), "{round} {place}: {w} not in {answer}");
+            }
+        }
+    }
+
+    // Every use of attrs' `evolve` in the two packages that import it, read
+    // from the sources: the import and each bare call.
+    let uses: BTreeSet<String> = word_uses(dir, "evolve", &[".py"], |line, byte| {
+        !line[..byte].ends_with('.') && !line[..byte].trim_end().ends_with("def")
+    })
+    .into_iter()
+    .filter(|u| u.starts_with("packages/jsonschema/src/jsonschema/_types.py") || u.starts_with("packages/referencing/src/referencing/_core.py"))
+    .collect();
+    assert!(uses.len() >= 10, "{uses:?}");
+    let answer = ask(&["references", &dir.join(&evolve).display().to_string()], Some(&dirs));
+    let (found, notes) = places(&answer);
+    assert!(notes.is_empty(), "{answer}");
+    let outside: BTreeSet<String> = found
+        .iter()
+        .filter(|f| !f.starts_with("packages/attrs/"))
+        .cloned()
+        .collect();
+    assert_eq!(outside, uses, "{answer}");
+}
