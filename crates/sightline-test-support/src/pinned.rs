@@ -303,7 +303,16 @@ pub fn schemas_workspace(dir: &Path) {
         }
         let _ = Command::new("find")
             .arg(&src)
-            .args(["-name", "__pycache__", "-prune", "-exec", "rm", "-rf", "{}", "+"])
+            .args([
+                "-name",
+                "__pycache__",
+                "-prune",
+                "-exec",
+                "rm",
+                "-rf",
+                "{}",
+                "+",
+            ])
             .status();
         pth.push_str(&format!("{}\n", src.display()));
     }

@@ -21,14 +21,19 @@ pub fn root_for_server(
             markers,
             exclude,
         } => {
-            if let Some(ws) = crate::workspaces::workspace_of(file, ecosystem)
-                && within(&ws.root, file, workspace)
-            {
+            // A workspace that lists the file's package is taken even above
+            // the configured workspace (an agent started in one package):
+            // unlike a stray marker such as `.git`, it says that the
+            // packages above belong together, and a root below it would
+            // answer for one package as if it were the whole.
+            if let Some(ws) = crate::workspaces::workspace_of(file, ecosystem) {
                 return Some(ws.root);
             }
             return nearest(file, workspace, markers, exclude);
         }
-        RootRule::Nearest { markers, exclude } => return nearest(file, workspace, markers, exclude),
+        RootRule::Nearest { markers, exclude } => {
+            return nearest(file, workspace, markers, exclude);
+        }
         RootRule::Strict { markers } => {
             return find_root(file, markers).map(|r| clamp(r, file, workspace));
         }

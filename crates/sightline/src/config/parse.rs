@@ -17,7 +17,8 @@ impl Config {
     /// `crate::workspaces` straight from the file), and how many packages
     /// a question may load at once.
     fn merge_workspace(&mut self, file: &File, value: &ast::Value) -> Result<(), ConfigError> {
-        let message = "\"workspace\" must be an object with \"packages\", \"exclude\" and \"max_packages\"";
+        let message =
+            "\"workspace\" must be an object with \"packages\", \"exclude\" and \"max_packages\"";
         let ast::Value::Object(obj) = value else {
             return Err(file.error(root_range(value), message));
         };
@@ -30,11 +31,17 @@ impl Config {
                         &prop.value,
                         &format!("\"workspace.{key}\" must be a list of globs"),
                     )?;
-                    self.record(&format!("workspace.{key}"), json!(list), file.origin(prop.range));
+                    self.record(
+                        &format!("workspace.{key}"),
+                        json!(list),
+                        file.origin(prop.range),
+                    );
                 }
                 "max_packages" => {
                     let v = match &prop.value {
-                        ast::Value::NumberLit(n) if n.value.parse::<usize>().is_ok_and(|v| v > 0) => {
+                        ast::Value::NumberLit(n)
+                            if n.value.parse::<usize>().is_ok_and(|v| v > 0) =>
+                        {
                             n.value.parse::<usize>().unwrap_or(1)
                         }
                         other => {

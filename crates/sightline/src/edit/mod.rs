@@ -27,10 +27,10 @@ pub mod new_errors;
 pub mod patch;
 mod preview;
 mod range;
-mod whole_rename;
 pub mod refactor;
 pub mod text;
 mod tools;
+mod whole_rename;
 pub mod workspace;
 
 pub use by_symbol::SymbolEdit;

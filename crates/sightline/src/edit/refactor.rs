@@ -114,42 +114,17 @@ impl Engine {
             )
             .await?;
         server.prepare_rename(&checked.path, pos).await?;
-        let old_name = checked
-            .index
-            .line(line - 1)
-            .map(|l| word_at(l, column - 1))
-            .unwrap_or_default();
+        let old_name = crate::engine::locations::name_at(&checked, Pos::new(line, column));
         let keep = public_names == PublicNames::Keep;
         // In a monorepo, the server renames only in the packages it holds:
-        // the other packages that mention the name are loaded first, and a
-        // rename that cannot load them all is not done.
-        let packages = crate::engine::packages::load_users(
-            &server,
-            &checked.path,
-            &old_name,
-            self.config().max_packages,
-        )?;
-        if let Some(note) = &packages.note {
-            return Err(ToolError::refused(format!(
-                "rename not done: {note}; nothing was written"
-            )));
-        }
+        // the others that mention the name are loaded first.
+        let _packages =
+            super::whole_rename::load_packages(self, &server, &checked.path, &old_name)?;
         let (could_choose, edit) = server.rename(&checked.path, pos, new_name, keep).await?;
-        // Whole or not at all: every use the references know of, written
-        // with the old name, must be in the edit (a kept public name's
-        // importers keep it by choice).
+        // A kept public name's importers keep it by choice.
         if !keep {
-            let uses = self.references(file, line, column, true).await?;
-            let missed = super::whole_rename::left_out(&edit, &uses.locations, &old_name);
-            if !missed.is_empty() {
-                let root = self.workspace_root().unwrap_or(&server.root);
-                return Err(super::whole_rename::refusal(
-                    server.spec.id,
-                    &old_name,
-                    &missed,
-                    root,
-                ));
-            }
+            self.refuse_partial_rename(&server, (file, line, column), &edit, &old_name)
+                .await?;
         }
         let plan = Plan::stage(&server, &edit)?;
         let staged = plan.staged();
@@ -445,33 +420,16 @@ impl Engine {
     }
 }
 
-/// The identifier-like word of `line` around character `col` (0-based).
-fn word_at(line: &str, col: usize) -> String {
-    let chars: Vec<char> = line.chars().collect();
-    let is_word = |c: &char| c.is_alphanumeric() || *c == '_' || *c == '$';
-    let mut start = col.min(chars.len());
-    while start > 0 && is_word(&chars[start - 1]) {
-        start -= 1;
-    }
-    let mut end = col.min(chars.len());
-    while end < chars.len() && is_word(&chars[end]) {
-        end += 1;
-    }
-    chars[start..end].iter().collect()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{check_name, word_at};
+    use super::check_name;
 
     #[test]
-    fn names_and_words() {
+    fn names() {
         assert!(check_name("plus_two").is_ok());
         assert!(check_name("données").is_ok());
         for bad in ["", "1x", "a b", "a.b", "x;y"] {
             assert!(check_name(bad).is_err(), "{bad}");
         }
-        assert_eq!(word_at("total = add(1, 2)", 9), "add");
-        assert_eq!(word_at("total = add(1, 2)", 8), "add");
     }
 }

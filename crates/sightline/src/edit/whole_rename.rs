@@ -10,7 +10,47 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::answer::Loc;
+use crate::engine::Engine;
+use crate::engine::packages::{LoadedPackages, load_users};
 use crate::error::ToolError;
+use crate::server::LspServer;
+
+/// Loads the other packages that mention `old_name` for a rename, or
+/// refuses it when not all of them can be.
+pub(super) fn load_packages<'a>(
+    engine: &Engine,
+    server: &'a LspServer,
+    file: &Path,
+    old_name: &str,
+) -> Result<LoadedPackages<'a>, ToolError> {
+    let packages = load_users(server, file, old_name, engine.config().max_packages)?;
+    match &packages.note {
+        Some(note) => Err(ToolError::refused(format!(
+            "rename not done: {note}; nothing was written"
+        ))),
+        None => Ok(packages),
+    }
+}
+
+impl Engine {
+    /// Whole or not at all: every use the references of the symbol at
+    /// `at` know of, written with the old name, must be in `edit`.
+    pub(super) async fn refuse_partial_rename(
+        &self,
+        server: &LspServer,
+        (file, line, column): (&Path, usize, usize),
+        edit: &Value,
+        old_name: &str,
+    ) -> Result<(), ToolError> {
+        let uses = self.references(file, line, column, true).await?;
+        let missed = left_out(edit, &uses.locations, old_name);
+        if missed.is_empty() {
+            return Ok(());
+        }
+        let root = self.workspace_root().unwrap_or(&server.root);
+        Err(refusal(server.spec.id, old_name, &missed, root))
+    }
+}
 
 /// The lines (0-based, first and last) each file's text edits touch, from
 /// a `WorkspaceEdit`'s `changes` and `documentChanges`.
@@ -22,7 +62,10 @@ fn edited_lines(edit: &Value) -> HashMap<PathBuf, Vec<(u64, u64)>> {
         };
         let path = sightline_lsp::uri::normalize(&path);
         for e in edits.as_array().into_iter().flatten() {
-            let line = |end: &str| e.pointer(&format!("/range/{end}/line")).and_then(Value::as_u64);
+            let line = |end: &str| {
+                e.pointer(&format!("/range/{end}/line"))
+                    .and_then(Value::as_u64)
+            };
             if let (Some(first), Some(last)) = (line("start"), line("end")) {
                 lines.entry(path.clone()).or_default().push((first, last));
             }
@@ -60,7 +103,7 @@ fn written_as(loc: &Loc, old_name: &str) -> bool {
 }
 
 /// The uses of `old_name` among `references` that `edit` leaves unrenamed.
-pub(super) fn left_out(edit: &Value, references: &[Loc], old_name: &str) -> Vec<Loc> {
+fn left_out(edit: &Value, references: &[Loc], old_name: &str) -> Vec<Loc> {
     let lines = edited_lines(edit);
     references
         .iter()
@@ -78,7 +121,7 @@ pub(super) fn left_out(edit: &Value, references: &[Loc], old_name: &str) -> Vec<
 
 /// The refusal when a rename would leave uses behind: the count, the files,
 /// and the first places, relative to `root`.
-pub(super) fn refusal(server: &str, old_name: &str, missed: &[Loc], root: &Path) -> ToolError {
+fn refusal(server: &str, old_name: &str, missed: &[Loc], root: &Path) -> ToolError {
     let mut files: Vec<&Path> = missed.iter().map(|l| l.path.as_path()).collect();
     files.sort();
     files.dedup();
@@ -90,8 +133,16 @@ pub(super) fn refusal(server: &str, old_name: &str, missed: &[Loc], root: &Path)
         .collect();
     ToolError::refused(format!(
         "rename not done: {server}'s edit would leave {} of `{old_name}` in {} unrenamed ({}{}); nothing was written",
-        if missed.len() == 1 { "1 use".to_owned() } else { format!("{} uses", missed.len()) },
-        if files.len() == 1 { "1 file".to_owned() } else { format!("{} files", files.len()) },
+        if missed.len() == 1 {
+            "1 use".to_owned()
+        } else {
+            format!("{} uses", missed.len())
+        },
+        if files.len() == 1 {
+            "1 file".to_owned()
+        } else {
+            format!("{} files", files.len())
+        },
         places.join(", "),
         if missed.len() > 10 { ", ..." } else { "" },
     ))
@@ -122,7 +173,13 @@ mod tests {
             column,
             text: String::new(),
         };
-        let refs = [loc(&a, 1, 17), loc(&a, 2, 1), loc(&b, 1, 10), loc(&b, 2, 1), loc(&b, 3, 1)];
+        let refs = [
+            loc(&a, 1, 17),
+            loc(&a, 2, 1),
+            loc(&b, 1, 10),
+            loc(&b, 2, 1),
+            loc(&b, 3, 1),
+        ];
         let missed = left_out(&edit, &refs, "f");
         // a.ts:2 is missed; b.ts:2 is the alias's own use, kept.
         assert_eq!(missed, [loc(&a, 2, 1), loc(&b, 3, 1)]);

@@ -315,8 +315,6 @@ pub(crate) fn name_at(file: &Snapshot, pos: Pos) -> String {
     };
     file.index
         .line(line)
-        .and_then(|text| {
-            validate::symbol_at(text, pos.column, validate::dashed_names(&file.path))
-        })
+        .and_then(|text| validate::symbol_at(text, pos.column, validate::dashed_names(&file.path)))
         .unwrap_or_default()
 }

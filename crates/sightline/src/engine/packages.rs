@@ -53,7 +53,34 @@ pub(crate) fn load_users<'a>(
     name: &str,
     budget: usize,
 ) -> Result<LoadedPackages<'a>, ToolError> {
-    if !server.spec.quirks.references.packages_need_open || name.is_empty() {
+    if name.is_empty() {
+        return Ok(LoadedPackages::none());
+    }
+    let what = format!("that {{mention}} `{name}`");
+    load(server, file, budget, &what, |text| mentions(text, name))
+}
+
+/// Opens a file of every other package of `file`'s workspace, at most
+/// `budget` of them: a workspace symbol query names no one symbol.
+pub(crate) fn load_all<'a>(
+    server: &'a LspServer,
+    file: &Path,
+    budget: usize,
+) -> Result<LoadedPackages<'a>, ToolError> {
+    load(server, file, budget, "of the workspace", |_| true)
+}
+
+/// Opens the first file of each other package that `wanted` takes, at most
+/// `budget`; the note names the packages past it, `what` saying which
+/// packages were looked for (`{mention}` is the verb, agreeing in number).
+fn load<'a>(
+    server: &'a LspServer,
+    file: &Path,
+    budget: usize,
+    what: &str,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<LoadedPackages<'a>, ToolError> {
+    if !server.spec.quirks.references.packages_need_open {
         return Ok(LoadedPackages::none());
     }
     let Some(ws) = served_workspace(server, file) else {
@@ -64,7 +91,7 @@ pub(crate) fn load_users<'a>(
         .packages
         .iter()
         .filter(|p| Some(*p) != own.as_ref())
-        .filter_map(|p| first_mention(server, p, name).map(|s| (p.clone(), s)))
+        .filter_map(|p| first_file(server, p, &wanted).map(|s| (p.clone(), s)))
         .collect();
     let mut open = Vec::new();
     let mut left_out = Vec::new();
@@ -77,32 +104,34 @@ pub(crate) fn load_users<'a>(
         open.push(server.asking(&snapshot.path));
         server.sync(&snapshot.path, &snapshot.index)?;
     }
+    let one = left_out.len() == 1;
     let note = (!left_out.is_empty()).then(|| {
         format!(
-            "{} {} that {} `{name}` {} not searched, over the {budget} a question loads (sightline.json's \"workspace\": {{\"max_packages\": N}} raises it): {}",
+            "{} {} {} {} not searched, over the {budget} a question loads (sightline.json's \"workspace\": {{\"max_packages\": N}} raises it): {}",
             left_out.len(),
-            if left_out.len() == 1 { "package" } else { "packages" },
-            if left_out.len() == 1 { "mentions" } else { "mention" },
-            if left_out.len() == 1 { "was" } else { "were" },
+            if one { "package" } else { "packages" },
+            what.replace("{mention}", if one { "mentions" } else { "mention" }),
+            if one { "was" } else { "were" },
             left_out.join(", ")
         )
     });
-    Ok(LoadedPackages {
-        _open: open,
-        note,
-    })
+    Ok(LoadedPackages { _open: open, note })
 }
 
-/// The first file of `package` the server handles that holds `name` as a
-/// word.
-fn first_mention(server: &LspServer, package: &Path, name: &str) -> Option<Snapshot> {
+/// The first file of `package` the server handles whose text `wanted`
+/// takes.
+fn first_file(
+    server: &LspServer,
+    package: &Path,
+    wanted: &impl Fn(&str) -> bool,
+) -> Option<Snapshot> {
     crate::sync::walk::files_under(package)
         .into_iter()
         .filter(|p| server.spec.handles(p))
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
         .find_map(|p| {
             let read = Snapshot::read(&p).ok()?;
-            mentions(read.text(), name).then_some(read)
+            wanted(read.text()).then_some(read)
         })
 }
 
@@ -122,7 +151,10 @@ mod tests {
 
     #[test]
     fn a_mention_is_the_whole_word() {
-        assert!(mentions("import { shouldThrowError } from 'x'", "shouldThrowError"));
+        assert!(mentions(
+            "import { shouldThrowError } from 'x'",
+            "shouldThrowError"
+        ));
         assert!(!mentions("shouldThrowErrors(x)", "shouldThrowError"));
         assert!(!mentions("$shouldThrowError", "shouldThrowError"));
         assert!(mentions("a.b(", "b"));

@@ -116,6 +116,7 @@ impl Engine {
         let mut root = None;
         let mut asked = Vec::new();
         let mut first_error = None;
+        let mut notes = Vec::new();
         for anchor in anchors {
             let checked = Snapshot::read(&anchor)?;
             let (spec, r) = match self.route(&checked) {
@@ -131,16 +132,24 @@ impl Engine {
             asked.push((spec.id, r.clone()));
             let answer = async {
                 let server = self.pool_get(spec, &r).await?;
-                // tsserver answers only for projects with an open file.
+                // tsserver answers only for projects with an open file: in a
+                // monorepo, a file of each package is opened too.
                 server.sync(&checked.path, &checked.index)?;
+                let packages = crate::engine::packages::load_all(
+                    &server,
+                    &checked.path,
+                    self.config().max_packages,
+                )?;
                 server.wait_ready(true).await?;
-                server.workspace_symbols(query).await
+                let found = server.workspace_symbols(query).await?;
+                Ok::<_, ToolError>((found, packages.note.clone()))
             }
             .await;
             match answer {
-                Ok(mut found) => {
+                Ok((mut found, note)) => {
                     root.get_or_insert(r);
                     items.append(&mut found);
+                    notes.extend(note);
                 }
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -159,7 +168,7 @@ impl Engine {
             root,
             file: None,
             items,
-            notes: Vec::new(),
+            notes,
         })
     }
 

@@ -69,7 +69,11 @@ fn find_venv_python(
         candidates.push(dir.join(".venv"));
         candidates.push(dir.join("venv"));
         let top = dir.join(".git").exists();
-        if top || !dir.parent().is_some_and(|p| p.join("pyproject.toml").is_file()) {
+        if top
+            || !dir
+                .parent()
+                .is_some_and(|p| p.join("pyproject.toml").is_file())
+        {
             break;
         }
     }

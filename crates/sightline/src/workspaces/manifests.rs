@@ -152,8 +152,14 @@ pub fn tsconfig_references(text: &str) -> Option<Patterns> {
 pub fn sightline_json(text: &str) -> Option<Patterns> {
     let json: Value = jsonc_parser::parse_to_serde_value(text, &Default::default()).ok()?;
     let ws = json.get("workspace")?;
-    let include: Vec<String> = strings(ws.get("packages")).iter().map(|p| clean(p)).collect();
-    let exclude = strings(ws.get("exclude")).iter().map(|p| clean(p)).collect();
+    let include: Vec<String> = strings(ws.get("packages"))
+        .iter()
+        .map(|p| clean(p))
+        .collect();
+    let exclude = strings(ws.get("exclude"))
+        .iter()
+        .map(|p| clean(p))
+        .collect();
     (!include.is_empty()).then_some(Patterns { include, exclude })
 }
 
@@ -272,9 +278,8 @@ mod tests {
 
     #[test]
     fn sightline_json_names_packages_by_hand() {
-        let p =
-            sightline_json("{ \"workspace\": { \"packages\": [\"services/*\"] } // by hand\n}")
-                .unwrap();
+        let p = sightline_json("{ \"workspace\": { \"packages\": [\"services/*\"] } // by hand\n}")
+            .unwrap();
         assert_eq!(inc(&p), ["services/*"]);
         assert_eq!(sightline_json("{}"), None);
     }

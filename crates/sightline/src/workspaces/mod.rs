@@ -212,7 +212,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         write(root, "package.json", "{}");
-        write(root, "pnpm-workspace.yaml", "packages:\n  - 'packages/*'\n  - '!packages/old'\n");
+        write(
+            root,
+            "pnpm-workspace.yaml",
+            "packages:\n  - 'packages/*'\n  - '!packages/old'\n",
+        );
         write(root, "packages/core/package.json", "{}");
         write(root, "packages/core/src/a.ts", "");
         write(root, "packages/web/package.json", "{}");
@@ -231,24 +235,41 @@ mod tests {
             Some(root.join("packages/web").as_path())
         );
         // A file in no package is in no workspace; nor is Python's.
-        assert_eq!(workspace_of(&root.join("packages/old/a.ts"), Ecosystem::JavaScript), None);
-        assert_eq!(workspace_of(&root.join("packages/core/a.py"), Ecosystem::Python), None);
+        assert_eq!(
+            workspace_of(&root.join("packages/old/a.ts"), Ecosystem::JavaScript),
+            None
+        );
+        assert_eq!(
+            workspace_of(&root.join("packages/core/a.py"), Ecosystem::Python),
+            None
+        );
     }
 
     #[test]
     fn a_uv_workspace_and_one_named_by_hand() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        write(root, "pyproject.toml", "[project]\nname='r'\n[tool.uv.workspace]\nmembers = [\"libs/*\"]\n");
+        write(
+            root,
+            "pyproject.toml",
+            "[project]\nname='r'\n[tool.uv.workspace]\nmembers = [\"libs/*\"]\n",
+        );
         write(root, "libs/a/pyproject.toml", "");
         write(root, "libs/a/src/a/__init__.py", "");
         let ws = workspace_of(&root.join("libs/a/src/a/__init__.py"), Ecosystem::Python).unwrap();
-        assert_eq!((ws.root.as_path(), ws.declared_by), (root, "pyproject.toml"));
+        assert_eq!(
+            (ws.root.as_path(), ws.declared_by),
+            (root, "pyproject.toml")
+        );
         assert_eq!(ws.name_of(&ws.packages[0]), "libs/a");
 
         let other = tempfile::tempdir().unwrap();
         let root = other.path();
-        write(root, "sightline.json", "{\"workspace\": {\"packages\": [\"services/*\"]}}");
+        write(
+            root,
+            "sightline.json",
+            "{\"workspace\": {\"packages\": [\"services/*\"]}}",
+        );
         write(root, "services/api/setup.py", "");
         let ws = workspace_of(&root.join("services/api/api.py"), Ecosystem::Python).unwrap();
         assert_eq!(ws.declared_by, "sightline.json");
@@ -260,7 +281,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         write(root, "package.json", r#"{"workspaces": ["packages/**"]}"#);
-        write(root, "packages/group/core/package.json", r#"{"name": "core"}"#);
+        write(
+            root,
+            "packages/group/core/package.json",
+            r#"{"name": "core"}"#,
+        );
         let ws = workspace_of(
             &root.join("packages/group/core/index.ts"),
             Ecosystem::JavaScript,

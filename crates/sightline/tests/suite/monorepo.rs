@@ -99,12 +99,15 @@ fn word_uses(
                 for (byte, _) in line.match_indices(name) {
                     let before = line[..byte].chars().next_back();
                     let after = line[byte + name.len()..].chars().next();
-                    if before.is_some_and(ident) || after.is_some_and(ident) || !keep(line, byte)
-                    {
+                    if before.is_some_and(ident) || after.is_some_and(ident) || !keep(line, byte) {
                         continue;
                     }
                     let col = line[..byte].chars().count() + 1;
-                    found.insert(format!("{}:{}:{col}", relative(dir, &p.display().to_string()), n + 1));
+                    found.insert(format!(
+                        "{}:{}:{col}",
+                        relative(dir, &p.display().to_string()),
+                        n + 1
+                    ));
                 }
             }
         }
@@ -134,7 +137,12 @@ fn package(place: &str) -> String {
 /// The errors `tsc -p` reports for each of `packages`, each as
 /// `FILE(LINE): error TSNNNN: message` with `new` read as `old` (a column
 /// moves with a longer name; a line does not).
-fn tsc_errors(dir: &Path, packages: &[&str], old: &str, new: &str) -> BTreeMap<String, Vec<String>> {
+fn tsc_errors(
+    dir: &Path,
+    packages: &[&str],
+    old: &str,
+    new: &str,
+) -> BTreeMap<String, Vec<String>> {
     packages
         .iter()
         .map(|p| {
@@ -174,7 +182,13 @@ fn tanstack_uses(dir: &Path, declaration: &str) -> BTreeSet<String> {
     let want: BTreeSet<String> = ["packages/query-core"]
         .into_iter()
         .chain(CONSUMERS.iter().copied())
-        .map(|p| if p.starts_with("packages/") { p.to_owned() } else { format!("packages/{p}") })
+        .map(|p| {
+            if p.starts_with("packages/") {
+                p.to_owned()
+            } else {
+                format!("packages/{p}")
+            }
+        })
         .collect();
     assert_eq!(packages, want, "{uses:?}");
     uses
@@ -213,11 +227,16 @@ fn a_rename_across_packages_is_whole_and_leaves_the_type_check_as_it_was() {
     let checked = ["query-core", "react-query", "solid-query", "vue-query"];
     let renamed = "shouldThrowOnError";
     let before = tsc_errors(dir, &checked, NAME, renamed);
-    assert!(before["react-query"].iter().any(|e| e.contains("TS2307")), "{before:?}");
+    assert!(
+        before["react-query"].iter().any(|e| e.contains("TS2307")),
+        "{before:?}"
+    );
 
     let out = ask(&["rename", &declaration, renamed], None);
     assert!(
-        out.starts_with(&format!("renamed {NAME} → {renamed}: 15 edits in 8 files\n")),
+        out.starts_with(&format!(
+            "renamed {NAME} → {renamed}: 15 edits in 8 files\n"
+        )),
         "{out}"
     );
     assert!(out.ends_with("\nno new errors\n"), "{out}");
@@ -234,7 +253,11 @@ fn packages_past_the_budget_are_named_and_a_rename_that_cannot_reach_them_is_not
     let dir = tmp.path();
     let declaration = tanstack_in(dir);
     let uses = tanstack_uses(dir, &declaration);
-    std::fs::write(dir.join("sightline.json"), r#"{ "workspace": { "max_packages": 1 } }"#).unwrap();
+    std::fs::write(
+        dir.join("sightline.json"),
+        r#"{ "workspace": { "max_packages": 1 } }"#,
+    )
+    .unwrap();
     let dirs = DaemonDirs::new();
 
     let answer = ask(&["references", &declaration], Some(&dirs));
@@ -257,11 +280,17 @@ fn packages_past_the_budget_are_named_and_a_rename_that_cannot_reach_them_is_not
     }
 
     let text = |p: &str| std::fs::read_to_string(dir.join(p)).unwrap();
-    let files: Vec<String> = uses.iter().map(|u| u.split(':').next().unwrap().to_owned()).collect();
+    let files: Vec<String> = uses
+        .iter()
+        .map(|u| u.split(':').next().unwrap().to_owned())
+        .collect();
     let before: Vec<String> = files.iter().map(|f| text(f)).collect();
     let (out, code) = run(&["rename", &declaration, "shouldThrowOnError"], Some(&dirs));
     assert_ne!(code, 0, "{out}");
-    assert!(out.contains("rename not done: 2 packages that mention"), "{out}");
+    assert!(
+        out.contains("rename not done: 2 packages that mention"),
+        "{out}"
+    );
     assert!(out.contains("nothing was written"), "{out}");
     let after: Vec<String> = files.iter().map(|f| text(f)).collect();
     assert!(before == after, "a refused rename wrote");
@@ -330,13 +359,22 @@ fn listed(answer: &str) -> (BTreeMap<String, Vec<String>>, usize) {
 /// are listed, and listed and counted files are all the broken ones.
 fn check_impact(answer: &str, broken: &BTreeSet<String>) {
     let (files, more) = listed(answer);
-    let broken_files: BTreeSet<&str> = broken.iter().map(|b| b.split(':').next().unwrap()).collect();
+    let broken_files: BTreeSet<&str> = broken
+        .iter()
+        .map(|b| b.split(':').next().unwrap())
+        .collect();
     for (file, errors) in &files {
-        assert!(broken_files.contains(file.as_str()), "{file} is not broken: {answer}");
+        assert!(
+            broken_files.contains(file.as_str()),
+            "{file} is not broken: {answer}"
+        );
         for e in errors {
             assert!(broken.contains(e), "{e} is not tsc's: {answer}");
         }
-        assert!(answer.contains("Expected 3 arguments, but got 2."), "{answer}");
+        assert!(
+            answer.contains("Expected 3 arguments, but got 2."),
+            "{answer}"
+        );
     }
     assert_eq!(files.len() + more, broken_files.len(), "{answer}");
     let packages: BTreeSet<String> = files.keys().map(|f| package(f)).collect();
@@ -360,14 +398,24 @@ fn an_edit_that_breaks_consumer_packages_lists_them_as_a_preview_an_edit_and_an_
 
     // A preview, cold: nothing written.
     let args = |dry: bool| {
-        let mut a = vec!["edit", &file, "--old", OLD_SIGNATURE, "--new", NEW_SIGNATURE];
+        let mut a = vec![
+            "edit",
+            &file,
+            "--old",
+            OLD_SIGNATURE,
+            "--new",
+            NEW_SIGNATURE,
+        ];
         if dry {
             a.insert(1, "--dry-run");
         }
         a
     };
     let (preview, _) = run(&args(true), Some(&dirs));
-    assert!(preview.starts_with("preview: nothing was written"), "{preview}");
+    assert!(
+        preview.starts_with("preview: nothing was written"),
+        "{preview}"
+    );
     check_impact(&preview, &broken);
     assert_eq!(std::fs::read_to_string(&utils).unwrap(), original);
 
@@ -399,10 +447,9 @@ fn an_edit_that_breaks_consumer_packages_lists_them_as_a_preview_an_edit_and_an_
         assert_eq!(out.status.code(), Some(0));
         String::from_utf8(out.stdout).unwrap()
     };
-    let input = json!({ "file_path": utils, "old_string": OLD_SIGNATURE, "new_string": NEW_SIGNATURE });
-    let event = |name: &str| {
-        json!({ "session_id": "monorepo", "cwd": dir, "hook_event_name": name, "tool_name": "Edit", "tool_input": input })
-    };
+    let input =
+        json!({ "file_path": utils, "old_string": OLD_SIGNATURE, "new_string": NEW_SIGNATURE });
+    let event = |name: &str| json!({ "session_id": "monorepo", "cwd": dir, "hook_event_name": name, "tool_name": "Edit", "tool_input": input });
     hook(event("PreToolUse"));
     std::fs::write(&utils, original.replacen(OLD_SIGNATURE, NEW_SIGNATURE, 1)).unwrap();
     let after = hook(event("PostToolUse"));
@@ -411,20 +458,35 @@ fn an_edit_that_breaks_consumer_packages_lists_them_as_a_preview_an_edit_and_an_
         .as_str()
         .unwrap_or_else(|| panic!("{after}"));
     for consumer in CONSUMERS {
-        assert!(context.contains(&format!("packages/{consumer}/src/")), "{context}");
+        assert!(
+            context.contains(&format!("packages/{consumer}/src/")),
+            "{context}"
+        );
     }
-    for line in context.lines().filter(|l| l.contains("Expected 3 arguments")) {
+    for line in context
+        .lines()
+        .filter(|l| l.contains("Expected 3 arguments"))
+    {
         let place = line.split_whitespace().next().unwrap();
         assert!(
-            broken.iter().any(|b| place.ends_with(b.split_once(':').unwrap().1) || b == place),
+            broken
+                .iter()
+                .any(|b| place.ends_with(b.split_once(':').unwrap().1) || b == place),
             "{line}: {context}"
         );
     }
 }
 
-/// The uv workspace in `dir`.
+/// The uv workspace in `dir`, with budgets for a loaded machine: a cold
+/// pyright analyses the files that use what an edit changed (attrs' own
+/// `_make.py`, 3,000 lines, among them) for longer than the default 5 s.
 fn schemas_in(dir: &Path) -> PathBuf {
     schemas_workspace(dir);
+    std::fs::write(
+        dir.join("sightline.json"),
+        r#"{ "dependents_ms": 60000, "lsp": { "pyright": { "diagnostics": { "document_ms": 30000 } } } }"#,
+    )
+    .unwrap();
     dir.join("packages")
 }
 
@@ -439,12 +501,29 @@ fn a_uv_workspace_with_its_venv_at_the_root_answers_into_the_provider_and_from_e
     let stub = "packages/attrs/src/attr/__init__.pyi";
     let attrs_stub = "packages/attrs/src/attrs/__init__.pyi";
     let evolve = relative(dir, &at(dir, stub, "def evolve(inst", "evolve"));
-    let evolve_body = relative(dir, &at(dir, "packages/attrs/src/attr/_make.py", "def evolve(", "evolve"));
+    let evolve_body = relative(
+        dir,
+        &at(
+            dir,
+            "packages/attrs/src/attr/_make.py",
+            "def evolve(",
+            "evolve",
+        ),
+    );
     let frozen = relative(dir, &at(dir, attrs_stub, "def frozen(", "frozen"));
     let cases = [
-        (at(dir, types, "from attrs import evolve", "evolve"), vec![evolve.clone(), evolve_body.clone()]),
-        (at(dir, types, "from attrs import evolve", "frozen"), vec![frozen.clone()]),
-        (at(dir, core, "return evolve(self, resources", "evolve"), vec![evolve.clone(), evolve_body]),
+        (
+            at(dir, types, "from attrs import evolve", "evolve"),
+            vec![evolve.clone(), evolve_body.clone()],
+        ),
+        (
+            at(dir, types, "from attrs import evolve", "frozen"),
+            vec![frozen.clone()],
+        ),
+        (
+            at(dir, core, "return evolve(self, resources", "evolve"),
+            vec![evolve.clone(), evolve_body],
+        ),
         (
             at(dir, core, "from referencing._attrs import", "referencing"),
             vec!["packages/referencing/src/referencing/__init__.py:1:1".to_owned()],
@@ -468,10 +547,16 @@ fn a_uv_workspace_with_its_venv_at_the_root_answers_into_the_provider_and_from_e
         !line[..byte].ends_with('.') && !line[..byte].trim_end().ends_with("def")
     })
     .into_iter()
-    .filter(|u| u.starts_with("packages/jsonschema/src/jsonschema/_types.py") || u.starts_with("packages/referencing/src/referencing/_core.py"))
+    .filter(|u| {
+        u.starts_with("packages/jsonschema/src/jsonschema/_types.py")
+            || u.starts_with("packages/referencing/src/referencing/_core.py")
+    })
     .collect();
     assert!(uses.len() >= 10, "{uses:?}");
-    let answer = ask(&["references", &dir.join(&evolve).display().to_string()], Some(&dirs));
+    let answer = ask(
+        &["references", &dir.join(&evolve).display().to_string()],
+        Some(&dirs),
+    );
     let (found, notes) = places(&answer);
     assert!(notes.is_empty(), "{answer}");
     let outside: BTreeSet<String> = found
@@ -480,4 +565,51 @@ fn a_uv_workspace_with_its_venv_at_the_root_answers_into_the_provider_and_from_e
         .cloned()
         .collect();
     assert_eq!(outside, uses, "{answer}");
+
+    // A change to the provider's signature breaks each call in both
+    // consumer packages: a preview lists every one, and writes nothing.
+    let stub_file = dir.join(stub);
+    let before = std::fs::read_to_string(&stub_file).unwrap();
+    let old = "def evolve(inst: _T, **changes: Any) -> _T: ...";
+    let new = "def evolve(inst: _T, strict: bool, **changes: Any) -> _T: ...";
+    assert!(before.contains(old));
+    let file = stub_file.display().to_string();
+    let (preview, _) = run(
+        &["edit", "--dry-run", &file, "--old", old, "--new", new],
+        Some(&dirs),
+    );
+    let calls: BTreeSet<String> = uses
+        .iter()
+        .filter(|u| {
+            let (file, rest) = u.split_once(':').unwrap();
+            let line: usize = rest.split(':').next().unwrap().parse().unwrap();
+            let text = std::fs::read_to_string(dir.join(file)).unwrap();
+            let line = text.lines().nth(line - 1).unwrap();
+            // `**kwargs` may hold the new parameter: no error there.
+            !line.contains("import") && !line.contains("**")
+        })
+        .map(|u| u.rsplit_once(':').unwrap().0.to_owned())
+        .collect();
+    let (files, more) = listed(&preview);
+    assert_eq!(more, 0, "{preview}");
+    let lines: BTreeSet<String> = files
+        .values()
+        .flatten()
+        .map(|e| e.rsplit_once(':').unwrap().0.to_owned())
+        .collect();
+    assert_eq!(lines, calls, "{preview}");
+    assert!(
+        preview.contains("Argument missing for parameter \"strict\""),
+        "{preview}"
+    );
+    let packages: BTreeSet<String> = files.keys().map(|f| package(f)).collect();
+    assert_eq!(
+        packages,
+        BTreeSet::from([
+            "packages/jsonschema".to_owned(),
+            "packages/referencing".to_owned()
+        ]),
+        "{preview}"
+    );
+    assert_eq!(std::fs::read_to_string(&stub_file).unwrap(), before);
 }

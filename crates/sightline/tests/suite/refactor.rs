@@ -348,6 +348,16 @@ fn clangd_renames_a_function_across_files() {
     });
 }
 
+/// The fake server's references of `alpha`: its declaration alone, which
+/// the scripted renames edit (the word search it answers by default finds
+/// more, and a rename that leaves a use behind is not done).
+fn alpha_s_one_use(p: &Project) -> serde_json::Value {
+    let uri = format!("file://{}", p.path("a.fake").display());
+    json!({ "method": "textDocument/references", "actions": [{ "reply": [
+        { "uri": uri, "range": { "start": { "line": 0, "character": 4 }, "end": { "line": 0, "character": 9 } } },
+    ] }] })
+}
+
 /// The fake server answers `rename` with a `documentChanges` edit: a text
 /// edit, a file renamed, a file created and filled.
 fn scripted(p: &Project, extra: serde_json::Value) {
@@ -367,7 +377,10 @@ fn scripted(p: &Project, extra: serde_json::Value) {
         p,
         json!({
             "capabilities": { "renameProvider": true },
-            "rules": [{ "method": "textDocument/rename", "actions": [{ "reply": { "documentChanges": changes } }] }],
+            "rules": [
+                { "method": "textDocument/rename", "actions": [{ "reply": { "documentChanges": changes } }] },
+                alpha_s_one_use(p),
+            ],
         }),
     );
 }
@@ -512,7 +525,7 @@ fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed
                     "risky": { "label": "Public API", "description": "callers outside may break", "needsConfirmation": true },
                     "unused": { "label": "Never used", "needsConfirmation": true },
                 },
-            } }] }],
+            } }] }, alpha_s_one_use(&p)],
         }),
     );
     runtime().block_on(async {
@@ -543,6 +556,46 @@ fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed
             .await
             .unwrap();
         assert_eq!(read(&p, "a.fake"), before.replacen("alpha", "omega", 1));
+        ws.shutdown().await;
+    });
+}
+
+/// A rename is whole or not at all: the fake server's edit renames the
+/// declaration alone, while its references (a word search) know of two more
+/// uses. Nothing is written, and the answer names both.
+#[test]
+fn a_rename_whose_edit_leaves_a_use_behind_is_not_done() {
+    let p = crate::suite::fake::project(json!({ "rules": [] }));
+    let uri = format!("file://{}", p.path("a.fake").display());
+    crate::suite::fake::set_script(
+        &p,
+        json!({
+            "capabilities": { "renameProvider": true },
+            "rules": [{ "method": "textDocument/rename", "actions": [{ "reply": { "changes": { uri: [{
+                "range": { "start": { "line": 0, "character": 4 }, "end": { "line": 0, "character": 9 } },
+                "newText": "omega" }] } } }] }],
+        }),
+    );
+    runtime().block_on(async {
+        let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
+        let (a, b) = (read(&p, "a.fake"), read(&p, "b.fake"));
+        let e = ws
+            .rename(
+                &p.path("a.fake"),
+                1,
+                5,
+                "omega",
+                PublicNames::Rename,
+                false,
+                false,
+            )
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "error: rename not done: fake's edit would leave 2 uses of `alpha` in 2 files unrenamed (a.fake:2:1, b.fake:1:1); nothing was written"
+        );
+        assert_eq!((read(&p, "a.fake"), read(&p, "b.fake")), (a, b));
         ws.shutdown().await;
     });
 }

@@ -13,8 +13,8 @@ use crate::catalog::quirks::{
     DiagnosticsQuirks, LaunchQuirks, LifecycleQuirks, LinterQuirks, LinterUse, OnInstall,
     PluginExtensions, Publishes, Quirks, Readiness, ReferencesQuirks, Relay,
 };
-use crate::workspaces::Ecosystem;
 use crate::catalog::spec::{BASE, Install, NpmPackage, Role, RootRule, ServerSpec};
+use crate::workspaces::Ecosystem;
 /// TypeScript/JavaScript: `deno lsp`. npm ships Deno as the `deno` package,
 /// with the binary in a platform package beside it.
 pub static DENO_LSP: ServerSpec = ServerSpec {
