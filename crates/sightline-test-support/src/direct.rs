@@ -164,6 +164,20 @@ impl Direct {
         answers
     }
 
+    /// Waits for the server's first notification `method` that `wanted`
+    /// takes, at most a minute.
+    pub fn wait_for(&mut self, method: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let n = self
+                .notifications
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("the server sent no {method}"));
+            if n["method"] == method && wanted(&n) {
+                return n;
+            }
+        }
+    }
+
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         self.next += 1;
         let id = self.next;

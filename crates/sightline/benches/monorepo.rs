@@ -60,13 +60,18 @@ fn open(d: &mut Direct, path: &Path) {
     );
 }
 
+/// typescript-language-server with the pinned TypeScript's tsserver, as
+/// sightline starts it.
 fn start(root: &Path) -> Direct {
-    Direct::start(
-        &tool("typescript-language-server"),
-        root,
-        json!({}),
-        json!({}),
-    )
+    let tsserver = tool("tsc")
+        .parent()
+        .unwrap()
+        .join("../typescript/lib/tsserver.js")
+        .canonicalize()
+        .unwrap();
+    let caps = json!({ "textDocument": { "publishDiagnostics": { "versionSupport": true } } });
+    let init = json!({ "tsserver": { "path": tsserver, "useSyntaxServer": "never" } });
+    Direct::start(&tool("typescript-language-server"), root, caps, init)
 }
 
 /// The declaration's file, and its 0-based line and character.
@@ -93,12 +98,21 @@ fn direct_cold(root: &Path) -> (Duration, usize) {
     ] {
         open(&mut d, &root.join(consumer));
     }
+    // As an editor shows it: once the server has published the file's
+    // diagnostics, its projects are loaded (asked earlier, tsserver
+    // answers no references).
+    let file_uri = uri(&file);
+    d.wait_for("textDocument/publishDiagnostics", |n| {
+        n["params"]["uri"] == file_uri.as_str()
+    });
     let r = d.request(
         "textDocument/references",
         json!({ "textDocument": { "uri": uri(&file) }, "position": { "line": line, "character": character }, "context": { "includeDeclaration": false } }),
     );
     let took = t.elapsed();
-    (took, r["result"].as_array().map_or(0, Vec::len))
+    let n = r["result"].as_array().map_or(0, Vec::len);
+    assert_eq!(n, 14, "the direct client's answer: {r}");
+    (took, n)
 }
 
 fn sightline_cold(root: &Path) -> (Duration, usize, f64) {
@@ -193,14 +207,15 @@ fn main() {
     // One server holding every package's project.
     let mut one = start(&root);
     for p in &packages {
-        open(&mut one, &first_file(&root.join("packages").join(p)));
+        let f = first_file(&root.join("packages").join(p));
+        open(&mut one, &f);
+        // Once its diagnostics are published, tsserver has built the
+        // file's project.
+        let u = uri(&f);
+        one.wait_for("textDocument/publishDiagnostics", |n| {
+            n["params"]["uri"] == u.as_str()
+        });
     }
-    // A request after the opens: tsserver has built every project.
-    let (file, line, character) = declaration(&root);
-    one.request(
-        "textDocument/references",
-        json!({ "textDocument": { "uri": uri(&file) }, "position": { "line": line, "character": character }, "context": { "includeDeclaration": false } }),
-    );
     let whole = tree_mib(one.pid());
     drop(one);
     println!(
@@ -215,10 +230,10 @@ fn main() {
         let mut d = start(&package);
         let f = first_file(&package);
         open(&mut d, &f);
-        d.request(
-            "textDocument/documentSymbol",
-            json!({ "textDocument": { "uri": uri(&f) } }),
-        );
+        let u = uri(&f);
+        d.wait_for("textDocument/publishDiagnostics", |n| {
+            n["params"]["uri"] == u.as_str()
+        });
         each += tree_mib(d.pid());
     }
     println!(

@@ -613,3 +613,61 @@ fn a_uv_workspace_with_its_venv_at_the_root_answers_into_the_provider_and_from_e
     );
     assert_eq!(std::fs::read_to_string(&stub_file).unwrap(), before);
 }
+
+/// The errors the pyright CLI reports for the whole uv workspace, with the
+/// workspace's interpreter, each as `FILE:LINE: message`, `new` read as
+/// `old` (a longer name moves a column, never a line).
+fn pyright_errors(dir: &Path, old: &str, new: &str) -> Vec<String> {
+    let out = Command::new(tools("node_modules/.bin/pyright"))
+        .args(["--outputjson", "--pythonpath"])
+        .arg(dir.join(".venv/bin/python"))
+        .current_dir(dir)
+        .envs(sightline_test_support::isolation::env())
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("pyright --outputjson: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let mut errors: Vec<String> = report["generalDiagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| {
+            format!(
+                "{}:{}: {}",
+                relative(dir, d["file"].as_str().unwrap()),
+                d["range"]["start"]["line"],
+                d["message"].as_str().unwrap().replace(new, old)
+            )
+        })
+        .collect();
+    errors.sort();
+    errors
+}
+
+#[test]
+fn a_rename_across_a_uv_workspace_leaves_pyright_s_check_as_it_was() {
+    require("pyright-langserver");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    schemas_in(dir);
+    let core = "packages/referencing/src/referencing/_core.py";
+    let declaration = at(dir, core, "def combine(self", "combine");
+    // The method's declaration and its calls, in referencing and in
+    // jsonschema (`SPECIFICATIONS.combine(...)`), read from the sources.
+    let calls = |name: &str| {
+        word_uses(dir, name, &[".py"], |line, byte| {
+            line[..byte].ends_with('.') || line[..byte].trim_end().ends_with("def")
+        })
+    };
+    let uses = calls("combine");
+    let packages: BTreeSet<String> = uses.iter().map(|u| package(u)).collect();
+    assert!(packages.contains("packages/jsonschema"), "{uses:?}");
+    let before = pyright_errors(dir, "combine", "merge_registries");
+
+    let out = ask(&["rename", &declaration, "merge_registries"], None);
+    assert!(out.starts_with("renamed combine → merge_registries: "), "{out}");
+    assert_eq!(calls("combine"), BTreeSet::new(), "{out}");
+    assert_eq!(calls("merge_registries").len(), uses.len(), "{out}");
+    assert_eq!(pyright_errors(dir, "combine", "merge_registries"), before);
+}
