@@ -15,6 +15,9 @@ use std::time::{Duration, Instant};
 
 pub use manifests::Patterns;
 
+/// A file that may declare a workspace, and its reader.
+type Declaration = (&'static str, fn(&str) -> Option<Patterns>);
+
 /// The languages whose package managers declare workspaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Ecosystem {
@@ -28,7 +31,7 @@ pub enum Ecosystem {
 impl Ecosystem {
     /// The files that declare a workspace, nearest first in each directory,
     /// with their readers; `sightline.json` serves every ecosystem.
-    fn declarations(self) -> &'static [(&'static str, fn(&str) -> Option<Patterns>)] {
+    fn declarations(self) -> &'static [Declaration] {
         match self {
             Ecosystem::JavaScript => &[
                 ("sightline.json", manifests::sightline_json),
