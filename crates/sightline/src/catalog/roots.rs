@@ -26,7 +26,13 @@ pub fn root_for_server(
             // unlike a stray marker such as `.git`, it says that the
             // packages above belong together, and a root below it would
             // answer for one package as if it were the whole.
-            if let Some(ws) = crate::workspaces::workspace_of(file, ecosystem) {
+            // A Deno project inside the workspace keeps the server away
+            // all the same.
+            let excluded = !exclude.is_empty()
+                && find_root(file, exclude).is_some_and(|d| within(&d, file, workspace));
+            if let Some(ws) = crate::workspaces::workspace_of(file, ecosystem)
+                && !excluded
+            {
                 return Some(ws.root);
             }
             return nearest(file, workspace, markers, exclude);

@@ -16,7 +16,12 @@ impl Config {
     /// `workspace`: the packages of a monorepo named by hand (read by
     /// `crate::workspaces` straight from the file), and how many packages
     /// a question may load at once.
-    fn merge_workspace(&mut self, file: &File, value: &ast::Value) -> Result<(), ConfigError> {
+    fn merge_workspace(
+        &mut self,
+        file: &File,
+        value: &ast::Value,
+        project: bool,
+    ) -> Result<(), ConfigError> {
         let message =
             "\"workspace\" must be an object with \"packages\", \"exclude\" and \"max_packages\"";
         let ast::Value::Object(obj) = value else {
@@ -26,6 +31,15 @@ impl Config {
             match prop.name.as_str() {
                 "packages" | "exclude" => {
                     let key = prop.name.as_str();
+                    // The packages are a project's: the user file has none.
+                    if !project {
+                        return Err(file.error(
+                            prop.range,
+                            &format!(
+                                "\"workspace.{key}\" may only be set in a project's sightline.json"
+                            ),
+                        ));
+                    }
                     let list = strings_of(
                         file,
                         &prop.value,
@@ -195,7 +209,7 @@ impl Config {
                     }
                     self.record(key, json!(v), file.origin(prop.range));
                 }
-                "workspace" => self.merge_workspace(&file, &prop.value)?,
+                "workspace" => self.merge_workspace(&file, &prop.value, project)?,
                 "dependents_ms" => {
                     let v = match &prop.value {
                         ast::Value::NumberLit(n) if n.value.parse::<u64>().is_ok() => {

@@ -22,7 +22,19 @@ fn every_invalid_shape_names_the_file_and_line() {
         ),
         (
             "{\n  \"lps\": true\n}",
-            "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, edit_delta, edit_warnings, dependents_ms, allow_unsandboxed, writable_roots",
+            "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, edit_delta, edit_warnings, dependents_ms, workspace, allow_unsandboxed, writable_roots",
+        ),
+        (
+            "{ \"workspace\": {\n \"max_packages\": 0 } }",
+            "/p/sightline.json:2: \"workspace.max_packages\" must be a whole number above 0",
+        ),
+        (
+            "{ \"workspace\": {\n \"packages\": \"libs/*\" } }",
+            "/p/sightline.json:2: \"workspace.packages\" must be a list of globs",
+        ),
+        (
+            "{ \"workspace\": {\n \"pkgs\": [] } }",
+            "/p/sightline.json:2: unknown key \"pkgs\" in \"workspace\"; expected one of packages, exclude, max_packages",
         ),
         (
             "{\n\n  \"lsp\": 3\n}",
@@ -210,4 +222,29 @@ fn the_schema_describes_the_shape() {
     assert_eq!(s["type"], "object");
     assert!(s["properties"]["lsp"].is_object());
     assert_eq!(s["additionalProperties"], false);
+}
+
+#[test]
+fn a_workspace_s_packages_are_a_project_s_and_its_budget_anyone_s() {
+    let c = parse(r#"{ "workspace": { "packages": ["libs/*"], "max_packages": 3 } }"#).unwrap();
+    assert_eq!(c.max_packages, 3);
+    let mut user = Config::default();
+    let e = user
+        .merge_text(
+            Path::new("/u/config.json"),
+            "{ \"workspace\": {\n \"packages\": [\"libs/*\"] } }",
+            false,
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "/u/config.json:2: \"workspace.packages\" may only be set in a project's sightline.json"
+    );
+    user.merge_text(
+        Path::new("/u/config.json"),
+        r#"{ "workspace": { "max_packages": 8 } }"#,
+        false,
+    )
+    .unwrap();
+    assert_eq!(user.max_packages, 8);
 }

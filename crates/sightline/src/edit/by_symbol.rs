@@ -164,6 +164,17 @@ impl Engine {
             .iter()
             .filter(|l| !(l.path == at.path && (first..=last).contains(&l.line)))
             .collect();
+        // Packages of a monorepo left unsearched may hold uses: not a
+        // delete to make without `force`.
+        if outside.is_empty()
+            && !force
+            && let Some(note) = uses.notes.first()
+        {
+            return Err(ToolError::bad_input(format!(
+                "not deleted: {} {} may be used where its references did not look ({note}); delete anyway with force",
+                at.found.name_path, item.kind,
+            )));
+        }
         if !outside.is_empty() && !force {
             let listed: Vec<String> = outside
                 .iter()

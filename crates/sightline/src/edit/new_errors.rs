@@ -149,6 +149,8 @@ impl Engine {
             let refs = tokio::time::timeout(left(), self.references(&path, line, column, false));
             match refs.await {
                 Ok(Ok(found)) => {
+                    // A package left unsearched is said, not passed over.
+                    base.notes.extend(found.notes);
                     for l in found.locations {
                         if !changed.contains(&&l.path) && users.insert(l.path.clone()) {
                             base.dependents.push(l.path);
@@ -229,6 +231,7 @@ impl Engine {
                 tokio::time::timeout(left(), self.references(&file, line, column, false)).await;
             match asked {
                 Ok(Ok(found)) => {
+                    notes.extend(found.notes);
                     for l in found.locations {
                         if !changed.contains(&l.path) && !dependents.contains(&l.path) {
                             dependents.push(l.path);

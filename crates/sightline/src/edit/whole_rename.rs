@@ -52,22 +52,28 @@ impl Engine {
     }
 }
 
-/// The lines (0-based, first and last) each file's text edits touch, from
-/// a `WorkspaceEdit`'s `changes` and `documentChanges`.
-fn edited_lines(edit: &Value) -> HashMap<PathBuf, Vec<(u64, u64)>> {
-    let mut lines: HashMap<PathBuf, Vec<(u64, u64)>> = HashMap::new();
+/// A place in a file: 0-based line and character.
+type At = (u64, u64);
+
+/// The ranges (0-based, first and last place) each file's text edits
+/// replace, from a `WorkspaceEdit`'s `changes` and `documentChanges`.
+fn edited_ranges(edit: &Value) -> HashMap<PathBuf, Vec<(At, At)>> {
+    let mut ranges: HashMap<PathBuf, Vec<(At, At)>> = HashMap::new();
     let mut add = |uri: &str, edits: &Value| {
         let Ok(path) = sightline_lsp::uri::uri_to_path(uri) else {
             return;
         };
         let path = sightline_lsp::uri::normalize(&path);
         for e in edits.as_array().into_iter().flatten() {
-            let line = |end: &str| {
-                e.pointer(&format!("/range/{end}/line"))
-                    .and_then(Value::as_u64)
+            let at = |end: &str| {
+                let n = |k: &str| {
+                    e.pointer(&format!("/range/{end}/{k}"))
+                        .and_then(Value::as_u64)
+                };
+                Some((n("line")?, n("character")?))
             };
-            if let (Some(first), Some(last)) = (line("start"), line("end")) {
-                lines.entry(path.clone()).or_default().push((first, last));
+            if let (Some(first), Some(last)) = (at("start"), at("end")) {
+                ranges.entry(path.clone()).or_default().push((first, last));
             }
         }
     };
@@ -86,7 +92,7 @@ fn edited_lines(edit: &Value) -> HashMap<PathBuf, Vec<(u64, u64)>> {
             add(uri, change.get("edits").unwrap_or(&Value::Null));
         }
     }
-    lines
+    ranges
 }
 
 /// Whether `loc` is a use written with `old_name` (an alias's own uses,
@@ -104,15 +110,20 @@ fn written_as(loc: &Loc, old_name: &str) -> bool {
 
 /// The uses of `old_name` among `references` that `edit` leaves unrenamed.
 fn left_out(edit: &Value, references: &[Loc], old_name: &str) -> Vec<Loc> {
-    let lines = edited_lines(edit);
+    let ranges = edited_ranges(edit);
     references
         .iter()
         .filter(|loc| {
-            let line = loc.line.saturating_sub(1) as u64;
+            // A use's column counts characters, an edit's UTF-16 units:
+            // the same on every line without characters past U+FFFF.
+            let at: At = (
+                loc.line.saturating_sub(1) as u64,
+                loc.column.saturating_sub(1) as u64,
+            );
             let path = sightline_lsp::uri::normalize(&loc.path);
-            let covered = lines
+            let covered = ranges
                 .get(&path)
-                .is_some_and(|l| l.iter().any(|(a, b)| (*a..=*b).contains(&line)));
+                .is_some_and(|r| r.iter().any(|(first, last)| (*first..=*last).contains(&at)));
             !covered && written_as(loc, old_name)
         })
         .cloned()
@@ -159,13 +170,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = dir.path().join("a.ts");
         let b = dir.path().join("b.ts");
-        std::fs::write(&a, "export function f() {}\nf()\n").unwrap();
+        std::fs::write(&a, "export function f() {}\nf()\nf(f)\n").unwrap();
         std::fs::write(&b, "import { f as g } from './a'\ng()\nf()\n").unwrap();
         let uri = |p: &Path| sightline_lsp::uri::path_to_uri_string(p).unwrap();
-        let range = |l: u64| json!({"start": {"line": l, "character": 0}, "end": {"line": l, "character": 1}});
+        let range = |l: u64, c: u64| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 1}});
+        // The declaration and the first `f` of `f(f)` in a.ts, the import
+        // in b.ts.
         let edit = json!({
-            "changes": { uri(&a): [{"range": range(0), "newText": "h"}] },
-            "documentChanges": [{"textDocument": {"uri": uri(&b), "version": 1}, "edits": [{"range": range(0), "newText": "h"}]}],
+            "changes": { uri(&a): [
+                {"range": range(0, 16), "newText": "h"},
+                {"range": range(2, 0), "newText": "h"},
+            ] },
+            "documentChanges": [{"textDocument": {"uri": uri(&b), "version": 1}, "edits": [{"range": range(0, 9), "newText": "h"}]}],
         });
         let loc = |p: &Path, line: usize, column: usize| Loc {
             path: p.to_owned(),
@@ -176,17 +192,20 @@ mod tests {
         let refs = [
             loc(&a, 1, 17),
             loc(&a, 2, 1),
+            loc(&a, 3, 1),
+            loc(&a, 3, 3),
             loc(&b, 1, 10),
             loc(&b, 2, 1),
             loc(&b, 3, 1),
         ];
         let missed = left_out(&edit, &refs, "f");
-        // a.ts:2 is missed; b.ts:2 is the alias's own use, kept.
-        assert_eq!(missed, [loc(&a, 2, 1), loc(&b, 3, 1)]);
+        // a.ts:2 and the argument of `f(f)` (an edit on its line is not
+        // one at it) are missed; b.ts:2 is the alias's own use, kept.
+        assert_eq!(missed, [loc(&a, 2, 1), loc(&a, 3, 3), loc(&b, 3, 1)]);
         let e = refusal("tsserver", "f", &missed, dir.path());
         assert_eq!(
             e.message,
-            "rename not done: tsserver's edit would leave 2 uses of `f` in 2 files unrenamed (a.ts:2:1, b.ts:3:1); nothing was written"
+            "rename not done: tsserver's edit would leave 3 uses of `f` in 2 files unrenamed (a.ts:2:1, a.ts:3:3, b.ts:3:1); nothing was written"
         );
     }
 }

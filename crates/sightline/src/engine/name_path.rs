@@ -57,6 +57,18 @@ impl Engine {
     /// sits in, from each file's outline; `None` for a place in no symbol,
     /// or in a file whose outline cannot be had.
     pub async fn enclosing_symbols(&self, places: &[(PathBuf, usize)]) -> Vec<Option<String>> {
+        self.enclosing_items(places)
+            .await
+            .into_iter()
+            .map(|found| found.map(|(name, _)| name))
+            .collect()
+    }
+
+    /// As [`Self::enclosing_symbols`], with the innermost symbol's kind.
+    pub(crate) async fn enclosing_items(
+        &self,
+        places: &[(PathBuf, usize)],
+    ) -> Vec<Option<(String, String)>> {
         let mut outlines: HashMap<PathBuf, Option<Vec<Item>>> = HashMap::new();
         for (path, _) in places {
             if !outlines.contains_key(path) {
@@ -69,7 +81,9 @@ impl Engine {
             .map(|(path, line)| {
                 let items = outlines.get(path)?.as_deref()?;
                 let chain = enclosing(items, *line);
-                (!chain.is_empty()).then(|| chain.join("."))
+                let kind = chain.last()?.kind.clone();
+                let names: Vec<&str> = chain.iter().map(|i| i.name.as_str()).collect();
+                Some((names.join("."), kind))
             })
             .collect()
     }
@@ -93,15 +107,15 @@ const NOT_ENCLOSING: &[&str] = &[
     "type parameter",
 ];
 
-/// The names of the symbols around `line`, outermost first.
-fn enclosing(items: &[Item], line: usize) -> Vec<&str> {
+/// The symbols around `line`, outermost first.
+fn enclosing(items: &[Item], line: usize) -> Vec<&Item> {
     for item in items {
         if NOT_ENCLOSING.contains(&item.kind.as_str()) {
             continue;
         }
         let first = item.start_line.min(item.loc.line);
         if (first..=item.end_line.max(item.loc.line)).contains(&line) {
-            let mut chain = vec![item.name.as_str()];
+            let mut chain = vec![item];
             chain.extend(enclosing(&item.children, line));
             return chain;
         }
@@ -338,8 +352,14 @@ mod tests {
     #[test]
     fn a_line_s_enclosing_symbols_are_the_innermost_chain() {
         let o = outline();
-        assert_eq!(super::enclosing(&o, 8), vec!["Session", "Inner", "request"]);
-        assert_eq!(super::enclosing(&o, 5), vec!["Session", "request"]);
-        assert_eq!(super::enclosing(&o, 15), Vec::<&str>::new());
+        let names = |line: usize| -> Vec<&str> {
+            super::enclosing(&o, line)
+                .iter()
+                .map(|i| i.name.as_str())
+                .collect()
+        };
+        assert_eq!(names(8), vec!["Session", "Inner", "request"]);
+        assert_eq!(names(5), vec!["Session", "request"]);
+        assert_eq!(names(15), Vec::<&str>::new());
     }
 }

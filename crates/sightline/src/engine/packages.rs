@@ -21,6 +21,8 @@ const MAX_FILE_BYTES: u64 = 1 << 20;
 /// the note naming those that were not.
 pub(crate) struct LoadedPackages<'a> {
     _open: Vec<Asking<'a>>,
+    /// The file opened in each package loaded.
+    pub opened: Vec<PathBuf>,
     /// One `note:` line when packages that mention the name were not loaded.
     pub note: Option<String>,
 }
@@ -30,6 +32,7 @@ impl LoadedPackages<'_> {
     pub(crate) fn none() -> Self {
         LoadedPackages {
             _open: Vec::new(),
+            opened: Vec::new(),
             note: None,
         }
     }
@@ -57,7 +60,10 @@ pub(crate) fn load_users<'a>(
         return Ok(LoadedPackages::none());
     }
     let what = format!("that {{mention}} `{name}`");
-    load(server, file, budget, &what, |text| mentions(text, name))
+    let users = |ws: &Workspace, own: &Path, package: &Path| depends_on(ws, own, package);
+    load(server, file, budget, &what, users, |text| {
+        mentions(text, name)
+    })
 }
 
 /// Opens a file of every other package of `file`'s workspace, at most
@@ -67,7 +73,14 @@ pub(crate) fn load_all<'a>(
     file: &Path,
     budget: usize,
 ) -> Result<LoadedPackages<'a>, ToolError> {
-    load(server, file, budget, "of the workspace", |_| true)
+    load(
+        server,
+        file,
+        budget,
+        "of the workspace",
+        |_, _, _| true,
+        |_| true,
+    )
 }
 
 /// Opens the first file of each other package that `wanted` takes, at most
@@ -78,6 +91,7 @@ fn load<'a>(
     file: &Path,
     budget: usize,
     what: &str,
+    may_use: impl Fn(&Workspace, &Path, &Path) -> bool,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<LoadedPackages<'a>, ToolError> {
     if !server.spec.quirks.references.packages_need_open {
@@ -91,9 +105,11 @@ fn load<'a>(
         .packages
         .iter()
         .filter(|p| Some(*p) != own.as_ref())
+        .filter(|p| own.as_ref().is_none_or(|o| may_use(&ws, o, p)))
         .filter_map(|p| first_file(server, p, &wanted).map(|s| (p.clone(), s)))
         .collect();
     let mut open = Vec::new();
+    let mut opened = Vec::new();
     let mut left_out = Vec::new();
     for (package, snapshot) in users {
         if open.len() >= budget {
@@ -103,6 +119,7 @@ fn load<'a>(
         // Marked first, so that opening the next one cannot close it.
         open.push(server.asking(&snapshot.path));
         server.sync(&snapshot.path, &snapshot.index)?;
+        opened.push(snapshot.path.to_path_buf());
     }
     let one = left_out.len() == 1;
     let note = (!left_out.is_empty()).then(|| {
@@ -115,19 +132,92 @@ fn load<'a>(
             left_out.join(", ")
         )
     });
-    Ok(LoadedPackages { _open: open, note })
+    Ok(LoadedPackages {
+        _open: open,
+        opened,
+        note,
+    })
+}
+
+/// Whether `package` may use what `own` declares: it depends on `own`
+/// (its `package.json` names it among its dependencies of any kind), or on
+/// a package of the workspace that does, at any depth. A package whose
+/// manifest says nothing either way (no `package.json`, or `own` has no
+/// name) may.
+fn depends_on(ws: &Workspace, own: &Path, package: &Path) -> bool {
+    let manifest = |dir: &Path| -> Option<serde_json::Value> {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).ok()?).ok()
+    };
+    let name = |m: &serde_json::Value| m.get("name").and_then(|n| n.as_str()).map(str::to_owned);
+    let deps = |m: &serde_json::Value| -> Vec<String> {
+        [
+            "dependencies",
+            "devDependencies",
+            "peerDependencies",
+            "optionalDependencies",
+        ]
+        .iter()
+        .filter_map(|k| m.get(*k).and_then(|d| d.as_object()))
+        .flat_map(|d| d.keys().cloned())
+        .collect()
+    };
+    let Some(own_name) = manifest(own).as_ref().and_then(name) else {
+        return true;
+    };
+    if manifest(package).is_none() {
+        return true;
+    }
+    let packages: Vec<(PathBuf, Option<String>, Vec<String>)> = ws
+        .packages
+        .iter()
+        .filter_map(|p| manifest(p).map(|m| (p.clone(), name(&m), deps(&m))))
+        .collect();
+    // The names that reach `own`, grown until nothing more is added.
+    let mut reach = vec![own_name];
+    let mut users: Vec<&Path> = Vec::new();
+    loop {
+        let before = users.len();
+        for (p, n, d) in &packages {
+            if !users.contains(&p.as_path()) && d.iter().any(|d| reach.contains(d)) {
+                users.push(p);
+                reach.extend(n.clone());
+            }
+        }
+        if users.len() == before {
+            break;
+        }
+    }
+    users.contains(&package)
+}
+
+/// Whether a path is a test's (`__tests__/`, `test/`, `*.test.ts`): such
+/// files are often left out of the package's own project.
+fn is_test(path: &Path) -> bool {
+    path.components().any(|c| {
+        matches!(
+            c.as_os_str().to_str(),
+            Some("__tests__" | "__mocks__" | "test" | "tests" | "spec" | "e2e")
+        )
+    }) || path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.contains(".test.") || n.contains(".spec."))
 }
 
 /// The first file of `package` the server handles whose text `wanted`
-/// takes.
+/// takes, a test's last.
 fn first_file(
     server: &LspServer,
     package: &Path,
     wanted: &impl Fn(&str) -> bool,
 ) -> Option<Snapshot> {
-    crate::sync::walk::files_under(package)
+    let mut files: Vec<PathBuf> = crate::sync::walk::files_under(package)
         .into_iter()
         .filter(|p| server.spec.handles(p))
+        .collect();
+    files.sort_by_key(|p| is_test(p));
+    files
+        .into_iter()
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
         .find_map(|p| {
             let read = Snapshot::read(&p).ok()?;
@@ -147,7 +237,50 @@ pub(crate) fn mentions(text: &str, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::mentions;
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_users_of_a_package_are_those_that_depend_on_it_at_any_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let package = |name: &str, deps: &str| {
+            let p = root.join("packages").join(name);
+            std::fs::create_dir_all(&p).unwrap();
+            std::fs::write(
+                p.join("package.json"),
+                format!(r#"{{"name": "@x/{name}", "dependencies": {{{deps}}}}}"#),
+            )
+            .unwrap();
+            p
+        };
+        let core = package("core", "");
+        let persist = package("persist", r#""@x/core": "1""#);
+        let react = package("react-persist", r#""@x/persist": "1", "react": "18""#);
+        let docs = package("docs", r#""react": "18""#);
+        let bare = root.join("packages/bare");
+        std::fs::create_dir_all(&bare).unwrap();
+        let ws = Workspace {
+            root: root.to_owned(),
+            declared_by: "package.json",
+            packages: vec![
+                core.clone(),
+                persist.clone(),
+                react.clone(),
+                docs.clone(),
+                bare.clone(),
+            ],
+        };
+        assert!(depends_on(&ws, &core, &persist));
+        assert!(depends_on(&ws, &core, &react));
+        assert!(!depends_on(&ws, &core, &docs));
+        assert!(!depends_on(&ws, &persist, &core));
+        // No manifest to say: it may.
+        assert!(depends_on(&ws, &core, &bare));
+        assert!(is_test(Path::new("/p/src/__tests__/a.ts")));
+        assert!(is_test(Path::new("/p/src/a.test.ts")));
+        assert!(!is_test(Path::new("/p/src/testing.ts")));
+    }
 
     #[test]
     fn a_mention_is_the_whole_word() {

@@ -141,7 +141,27 @@ impl Engine {
                     self.config().max_packages,
                 )?;
                 server.wait_ready(true).await?;
-                let found = server.workspace_symbols(query).await?;
+                // tsserver's `navto` searches the projects of one file: in
+                // a monorepo, each package's is asked.
+                let found = if packages.opened.is_empty() {
+                    server.workspace_symbols(query).await?
+                } else {
+                    // typescript-language-server tells tsserver of the
+                    // documents opened only before its next request of its
+                    // own (a `tsserverRequest` flushes nothing): one cheap
+                    // request first, else tsserver answers "No Project".
+                    let _ = server
+                        .ask_value(
+                            "textDocument/foldingRange",
+                            serde_json::json!({ "textDocument": { "uri": sightline_lsp::uri::path_to_uri_string(&checked.path).unwrap_or_default() } }),
+                        )
+                        .await;
+                    let mut found = Vec::new();
+                    for f in std::iter::once(checked.path.to_path_buf()).chain(packages.opened.clone()) {
+                        found.extend(server.navto(&f, query).await?);
+                    }
+                    found
+                };
                 Ok::<_, ToolError>((found, packages.note.clone()))
             }
             .await;
@@ -251,6 +271,17 @@ impl Engine {
                 _ => items.extend(server.call_item(item, &mut texts)),
             }
         }
+        // tsserver's call hierarchy stays within the project of the
+        // asked file's package: the calls from the other packages are
+        // their references that call, each in the symbol around it.
+        if kind == ItemsKind::IncomingCalls && !packages.opened.is_empty() {
+            let own = crate::engine::packages::served_workspace(&server, &checked.path)
+                .and_then(|ws| ws.package_of(&checked.path).map(Path::to_owned));
+            items.extend(
+                self.calls_from_other_packages(file, line, column, own)
+                    .await?,
+            );
+        }
         items.sort_by(|a, b| a.loc.cmp_in(&b.loc, &server.root).then(a.name.cmp(&b.name)));
         items.dedup();
         Ok(Items {
@@ -260,6 +291,50 @@ impl Engine {
             items,
             notes: packages.note.clone().into_iter().collect(),
         })
+    }
+
+    /// The calls of the symbol at a position from outside the package
+    /// `own`: each reference there that calls it (the name followed by
+    /// `(`, `<` or a template), as the symbol around the call (or the file,
+    /// for a call at its top level).
+    async fn calls_from_other_packages(
+        &self,
+        file: &Path,
+        line: usize,
+        column: usize,
+        own: Option<PathBuf>,
+    ) -> Result<Vec<crate::answer::Item>, ToolError> {
+        let uses = self.references(file, line, column, false).await?;
+        let name = Snapshot::read(file)
+            .map(|s| crate::engine::locations::name_at(&s, Pos::new(line, column)))
+            .unwrap_or_default();
+        let calls: Vec<&crate::answer::Loc> = uses
+            .locations
+            .iter()
+            .filter(|l| own.as_ref().is_none_or(|o| !l.path.starts_with(o)))
+            .filter(|l| calls_at(l, &name))
+            .collect();
+        let places: Vec<(PathBuf, usize)> =
+            calls.iter().map(|l| (l.path.clone(), l.line)).collect();
+        let around = self.enclosing_items(&places).await;
+        Ok(calls
+            .into_iter()
+            .zip(around)
+            .map(|(l, around)| {
+                let (name, kind) = around.unwrap_or_else(|| {
+                    let file = l.path.file_name().unwrap_or_default().to_string_lossy();
+                    (file.into_owned(), "file".to_owned())
+                });
+                crate::answer::Item {
+                    name,
+                    kind,
+                    loc: l.clone(),
+                    start_line: l.line,
+                    end_line: l.line,
+                    children: Vec::new(),
+                }
+            })
+            .collect())
     }
 
     /// The 1-based column of `symbol` on `line` of `file`, for callers that
@@ -283,4 +358,18 @@ fn sort_outline(items: &mut [crate::answer::Item]) {
     for item in items {
         sort_outline(&mut item.children);
     }
+}
+
+/// Whether the use of `name` at `loc` calls it: the name is followed by
+/// `(`, type arguments or a template literal.
+fn calls_at(loc: &crate::answer::Loc, name: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(&loc.path) else {
+        return false;
+    };
+    let Some(line) = text.lines().nth(loc.line.saturating_sub(1)) else {
+        return false;
+    };
+    let rest: String = line.chars().skip(loc.column.saturating_sub(1)).collect();
+    rest.strip_prefix(name)
+        .is_some_and(|after| after.trim_start().starts_with(['(', '<', '`']))
 }

@@ -62,21 +62,8 @@ fn find_venv_python(
     if let Some(v) = virtual_env {
         candidates.push(v.to_owned());
     }
-    // uv, Poetry and PDM put a monorepo's one environment at its top,
-    // beside the workspace's own `pyproject.toml`: the directories above a
-    // package's root that hold one are tried too, up to the repository's.
-    for dir in root.ancestors() {
-        candidates.push(dir.join(".venv"));
-        candidates.push(dir.join("venv"));
-        let top = dir.join(".git").exists();
-        if top
-            || !dir
-                .parent()
-                .is_some_and(|p| p.join("pyproject.toml").is_file())
-        {
-            break;
-        }
-    }
+    candidates.push(root.join(".venv"));
+    candidates.push(root.join("venv"));
     candidates
         .into_iter()
         .map(|v| v.join("bin").join("python"))

@@ -127,3 +127,74 @@ mod tests {
         assert_eq!(failure("typescript did not answer within 30.0 s"), None);
     }
 }
+
+impl LspServer {
+    /// tsserver's `navto` for `query` in the projects that hold `file`:
+    /// typescript-language-server's `workspace/symbol` asks it of the
+    /// document it touched last, so in a monorepo it searches one
+    /// package's project; asked of each package's file, it searches them
+    /// all. Each item in agent coordinates, its kind as
+    /// typescript-language-server names it.
+    pub async fn navto(
+        &self,
+        file: &Path,
+        query: &str,
+    ) -> Result<Vec<crate::answer::Item>, ToolError> {
+        let params = json!({
+            "command": "typescript.tsserverRequest",
+            "arguments": ["navto", { "file": file, "searchValue": query }],
+        });
+        let v = self
+            .client
+            .request_value("workspace/executeCommand", params, self.budgets.request)
+            .await?;
+        let items = v.get("body").cloned().unwrap_or(v);
+        let mut texts = std::collections::HashMap::new();
+        let mut out = Vec::new();
+        for item in items.as_array().into_iter().flatten() {
+            let (Some(name), Some(path)) = (
+                item.get("name").and_then(Value::as_str),
+                item.get("file").and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            let at = |k: &str| item.pointer(&format!("/start/{k}")).and_then(Value::as_u64);
+            let start = Position {
+                line: at("line").unwrap_or(1).saturating_sub(1) as u32,
+                character: at("offset").unwrap_or(1).saturating_sub(1) as u32,
+            };
+            let path = sightline_lsp::uri::normalize(Path::new(path));
+            let Some(loc) = self.loc_at(&path, start, &mut texts) else {
+                continue;
+            };
+            let kind = navto_kind(item.get("kind").and_then(Value::as_str).unwrap_or(""));
+            out.push(crate::answer::Item {
+                name: name.to_owned(),
+                kind: super::symbols::kind_name(Some(kind)).to_owned(),
+                start_line: loc.line,
+                end_line: loc.line,
+                loc,
+                children: Vec::new(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The LSP symbol kind typescript-language-server gives a tsserver element
+/// kind in `workspace/symbol`.
+fn navto_kind(kind: &str) -> u64 {
+    match kind {
+        "module" | "external module name" => 2,
+        "class" | "local class" => 5,
+        "method" | "getter" | "setter" => 6,
+        "property" => 7,
+        "constructor" => 9,
+        "enum" => 10,
+        "interface" => 11,
+        "function" | "local function" => 12,
+        "const" => 14,
+        "enum member" => 22,
+        _ => 13,
+    }
+}

@@ -52,25 +52,79 @@ fn strings(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// `pnpm-workspace.yaml`: the list under the top-level `packages:` key.
+/// `pnpm-workspace.yaml`: the list of the top-level `packages` key (the
+/// key may be quoted), as a block list or a flow list (`['a/*', "b/*"]`,
+/// on one line or several).
 pub fn pnpm_workspace(text: &str) -> Option<Patterns> {
-    let mut in_packages = false;
     let mut found = Vec::new();
-    for line in text.lines() {
-        let line = line.split(" #").next().unwrap_or_default();
-        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+    let mut lines = text.lines().map(strip_yaml_comment);
+    while let Some(line) = lines.next() {
+        let Some(rest) = top_level_value(&line, "packages") else {
             continue;
+        };
+        if rest.trim_start().starts_with('[') {
+            // A flow list: up to its closing bracket.
+            let mut flow = rest.trim().to_owned();
+            while !flow.contains(']') {
+                let Some(more) = lines.next() else { break };
+                flow.push(' ');
+                flow.push_str(more.trim());
+            }
+            let inner = flow.trim_start_matches('[');
+            let inner = inner.split(']').next().unwrap_or_default();
+            found.extend(
+                inner
+                    .split(',')
+                    .map(|i| unquote(i.trim()))
+                    .filter(|i| !i.is_empty()),
+            );
+            break;
         }
-        let top_level = !line.starts_with([' ', '\t', '-']);
-        if top_level {
-            in_packages = line.trim_end() == "packages:";
-            continue;
+        for item in lines.by_ref() {
+            if item.trim().is_empty() {
+                continue;
+            }
+            match item.trim_start().strip_prefix('-') {
+                Some(value) if item.starts_with([' ', '\t', '-']) => {
+                    found.push(unquote(value.trim()));
+                }
+                _ => break,
+            }
         }
-        if in_packages && let Some(item) = line.trim_start().strip_prefix('-') {
-            found.push(unquote(item.trim()));
-        }
+        break;
     }
     (!found.is_empty()).then(|| Patterns::from_npm(found))
+}
+
+/// The value after `key:` when `line` is that top-level key, quoted or not.
+fn top_level_value(line: &str, key: &str) -> Option<String> {
+    if line.starts_with([' ', '\t']) {
+        return None;
+    }
+    [
+        format!("{key}:"),
+        format!("\"{key}\":"),
+        format!("'{key}':"),
+    ]
+    .iter()
+    .find_map(|k| line.strip_prefix(k.as_str()).map(str::to_owned))
+}
+
+/// A YAML line without its comment (a `#` at its start or after a blank,
+/// outside quotes).
+fn strip_yaml_comment(line: &str) -> String {
+    let mut quote = None;
+    let mut prev = ' ';
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '#') if prev == ' ' || prev == '\t' => return line[..i].to_owned(),
+            _ => {}
+        }
+        prev = c;
+    }
+    line.to_owned()
 }
 
 fn unquote(s: &str) -> String {
@@ -148,24 +202,28 @@ pub fn tsconfig_references(text: &str) -> Option<Patterns> {
     })
 }
 
-/// `sightline.json`: `"workspace": { "packages": [...], "exclude": [...] }`.
+/// `sightline.json`: `"workspace": { "packages": [...], "exclude": [...] }`,
+/// where a package pattern may also leave one out with a leading `!`.
 pub fn sightline_json(text: &str) -> Option<Patterns> {
     let json: Value = jsonc_parser::parse_to_serde_value(text, &Default::default()).ok()?;
     let ws = json.get("workspace")?;
-    let include: Vec<String> = strings(ws.get("packages"))
-        .iter()
-        .map(|p| clean(p))
-        .collect();
-    let exclude = strings(ws.get("exclude"))
-        .iter()
-        .map(|p| clean(p))
-        .collect();
-    (!include.is_empty()).then_some(Patterns { include, exclude })
+    let mut patterns = Patterns::from_npm(strings(ws.get("packages")));
+    patterns
+        .exclude
+        .extend(strings(ws.get("exclude")).iter().map(|p| clean(p)));
+    (!patterns.include.is_empty()).then_some(patterns)
 }
 
-/// `pyproject.toml`: the `members` and `exclude` of `[tool.uv.workspace]`.
+/// `pyproject.toml`: the `members` and `exclude` of `[tool.uv.workspace]`,
+/// or of the inline `workspace = { ... }` of `[tool.uv]`.
 pub fn uv_workspace(text: &str) -> Option<Patterns> {
-    let table = toml_table(text, "tool.uv.workspace")?;
+    let table = toml_table(text, "tool.uv.workspace").or_else(|| {
+        let uv = toml_table(text, "tool.uv")?;
+        let at = toml_key(&uv, "workspace")?;
+        let rest = uv[at + "workspace".len()..].trim_start();
+        let inner = rest.strip_prefix('=')?.trim_start().strip_prefix('{')?;
+        Some(inner[..inner.rfind('}').unwrap_or(inner.len())].to_owned())
+    })?;
     let include: Vec<String> = toml_strings(&table, "members")
         .iter()
         .map(|p| clean(p))
@@ -177,11 +235,13 @@ pub fn uv_workspace(text: &str) -> Option<Patterns> {
     Some(Patterns { include, exclude })
 }
 
-/// The body of the TOML table `[name]`, up to the next table header.
+/// The body of the TOML table `[name]`, up to the next table header, its
+/// comments taken out.
 fn toml_table(text: &str, name: &str) -> Option<String> {
     let header = format!("[{name}]");
     let mut body = None::<String>;
     for line in text.lines() {
+        let line = strip_toml_comment(line);
         let trimmed = line.trim();
         if trimmed.starts_with('[') && !trimmed.starts_with("[[") && trimmed.ends_with(']') {
             if body.is_some() {
@@ -193,33 +253,54 @@ fn toml_table(text: &str, name: &str) -> Option<String> {
             continue;
         }
         if let Some(b) = body.as_mut() {
-            b.push_str(line.split('#').next().unwrap_or_default());
+            b.push_str(&line);
             b.push('\n');
         }
     }
     body
 }
 
-/// The strings of the array `key = [ ... ]` in a table's body.
+/// A TOML line without its comment (a `#` outside strings).
+fn strip_toml_comment(line: &str) -> String {
+    let mut quote = None;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '#') => return line[..i].to_owned(),
+            _ => {}
+        }
+    }
+    line.to_owned()
+}
+
+/// Where `key = ...` begins in a table's body (or an inline table's).
+fn toml_key(table: &str, key: &str) -> Option<usize> {
+    table.match_indices(key).map(|(i, _)| i).find(|&at| {
+        let before = table[..at].chars().next_back();
+        let after = table[at + key.len()..].trim_start();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
+            && after.starts_with('=')
+    })
+}
+
+/// The strings of the array `key = [ ... ]`, up to the bracket that closes
+/// it outside a string.
 fn toml_strings(table: &str, key: &str) -> Vec<String> {
-    let Some(at) = table.lines().position(|l| {
-        l.trim_start()
-            .strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start().starts_with('='))
-    }) else {
+    let Some(at) = toml_key(table, key) else {
         return Vec::new();
     };
-    let rest: String = table.lines().skip(at).collect::<Vec<_>>().join("\n");
+    let rest = &table[at + key.len()..];
     let Some(open) = rest.find('[') else {
         return Vec::new();
     };
-    let close = rest[open..].find(']').map_or(rest.len(), |c| open + c);
     let mut found = Vec::new();
-    let mut chars = rest[open + 1..close].chars();
+    let mut chars = rest[open + 1..].chars();
     while let Some(c) = chars.next() {
-        if c == '"' || c == '\'' {
-            let s: String = chars.by_ref().take_while(|&d| d != c).collect();
-            found.push(s);
+        match c {
+            '"' | '\'' => found.push(chars.by_ref().take_while(|&d| d != c).collect()),
+            ']' => break,
+            _ => {}
         }
     }
     found
@@ -242,6 +323,21 @@ mod tests {
         assert_eq!(inc(&p), ["packages/*", "apps/**"]);
         assert_eq!(p.exclude, ["**/test/**"]);
         assert_eq!(pnpm_workspace("catalog:\n  - x\n"), None);
+    }
+
+    #[test]
+    fn pnpm_flow_lists_and_quoted_keys() {
+        let p = pnpm_workspace("packages: ['packages/*', \"apps/*\"] # all\n").unwrap();
+        assert_eq!(inc(&p), ["packages/*", "apps/*"]);
+        let p = pnpm_workspace("\"packages\":\n  - libs/*\n").unwrap();
+        assert_eq!(inc(&p), ["libs/*"]);
+        let p = pnpm_workspace("packages: [\n  'a/*',\n  '!a/x'\n]\n").unwrap();
+        assert_eq!(
+            (inc(&p), p.exclude.clone()),
+            (vec!["a/*"], vec!["a/x".to_owned()])
+        );
+        let p = pnpm_workspace("packages:\n  - 'tools/#1/*'\n").unwrap();
+        assert_eq!(inc(&p), ["tools/#1/*"]);
     }
 
     #[test]
@@ -274,6 +370,21 @@ mod tests {
         assert_eq!(inc(&p), ["packages/*", "libs/core"]);
         assert_eq!(p.exclude, ["packages/legacy"]);
         assert_eq!(uv_workspace("[tool.uv]\ndev = []\n"), None);
+        // A header with a comment, a `#` and a `]` inside strings.
+        let p = uv_workspace(
+            "[tool.uv.workspace] # the members\nmembers = [\"libs/[ab]*\", \"x#y\"]\n",
+        )
+        .unwrap();
+        assert_eq!(inc(&p), ["libs/[ab]*", "x#y"]);
+        // The inline table of `[tool.uv]`.
+        let p = uv_workspace(
+            "[tool.uv]\nworkspace = { members = [\"pkgs/*\"], exclude = [\"pkgs/old\"] }\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (inc(&p), p.exclude.clone()),
+            (vec!["pkgs/*"], vec!["pkgs/old".to_owned()])
+        );
     }
 
     #[test]
@@ -282,6 +393,17 @@ mod tests {
             .unwrap();
         assert_eq!(inc(&p), ["services/*"]);
         assert_eq!(sightline_json("{}"), None);
+        let p = sightline_json(
+            r#"{"workspace": {"packages": ["libs/*", "!libs/old"], "exclude": ["libs/x"]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (inc(&p), p.exclude.clone()),
+            (
+                vec!["libs/*"],
+                vec!["libs/old".to_owned(), "libs/x".to_owned()]
+            )
+        );
     }
 
     proptest! {

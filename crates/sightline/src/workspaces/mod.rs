@@ -35,6 +35,7 @@ impl Ecosystem {
         match self {
             Ecosystem::JavaScript => &[
                 ("sightline.json", manifests::sightline_json),
+                ("sightline.jsonc", manifests::sightline_json),
                 ("pnpm-workspace.yaml", manifests::pnpm_workspace),
                 ("package.json", manifests::package_json),
                 ("lerna.json", manifests::lerna_json),
@@ -43,6 +44,7 @@ impl Ecosystem {
             ],
             Ecosystem::Python => &[
                 ("sightline.json", manifests::sightline_json),
+                ("sightline.jsonc", manifests::sightline_json),
                 ("pyproject.toml", manifests::uv_workspace),
             ],
         }
@@ -131,7 +133,9 @@ fn find(file: &Path, ecosystem: Ecosystem) -> Option<Workspace> {
                 continue;
             };
             let packages = expand(dir, &patterns, ecosystem.manifests());
-            if packages.iter().any(|p| file.starts_with(p)) {
+            // One package is no workspace: a package's own `tsconfig.json`
+            // that references `./src` must not hide the monorepo above it.
+            if packages.len() >= 2 && packages.iter().any(|p| file.starts_with(p)) {
                 return Some(Workspace {
                     root: dir.to_owned(),
                     declared_by: name,
@@ -258,6 +262,7 @@ mod tests {
             "[project]\nname='r'\n[tool.uv.workspace]\nmembers = [\"libs/*\"]\n",
         );
         write(root, "libs/a/pyproject.toml", "");
+        write(root, "libs/b/pyproject.toml", "");
         write(root, "libs/a/src/a/__init__.py", "");
         let ws = workspace_of(&root.join("libs/a/src/a/__init__.py"), Ecosystem::Python).unwrap();
         assert_eq!(
@@ -274,27 +279,33 @@ mod tests {
             "{\"workspace\": {\"packages\": [\"services/*\"]}}",
         );
         write(root, "services/api/setup.py", "");
+        write(root, "services/jobs/setup.py", "");
         let ws = workspace_of(&root.join("services/api/api.py"), Ecosystem::Python).unwrap();
         assert_eq!(ws.declared_by, "sightline.json");
     }
 
     #[test]
-    fn a_package_s_own_file_does_not_declare_the_workspace_above_it() {
-        // packages/core/package.json has no `workspaces`: the root's does.
+    fn a_package_s_own_files_do_not_declare_the_workspace_above_it() {
+        // The packages' `package.json`s have no `workspaces`, and web's
+        // `tsconfig.json` references one project of its own: the root's
+        // `workspaces` is the workspace.
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         write(root, "package.json", r#"{"workspaces": ["packages/**"]}"#);
+        write(root, "packages/group/core/package.json", "{}");
+        write(root, "packages/group/web/package.json", "{}");
         write(
             root,
-            "packages/group/core/package.json",
-            r#"{"name": "core"}"#,
+            "packages/group/web/tsconfig.json",
+            r#"{"references": [{"path": "./src"}]}"#,
         );
-        let ws = workspace_of(
-            &root.join("packages/group/core/index.ts"),
-            Ecosystem::JavaScript,
-        )
-        .unwrap();
-        assert_eq!(ws.root, root);
-        assert_eq!(ws.packages, [root.join("packages/group/core")]);
+        write(root, "packages/group/web/src/tsconfig.json", "{}");
+        for file in [
+            "packages/group/core/index.ts",
+            "packages/group/web/src/a.ts",
+        ] {
+            let ws = workspace_of(&root.join(file), Ecosystem::JavaScript).unwrap();
+            assert_eq!(ws.root, root, "{file}");
+        }
     }
 }

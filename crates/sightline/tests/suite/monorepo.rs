@@ -625,8 +625,12 @@ fn pyright_errors(dir: &Path, old: &str, new: &str) -> Vec<String> {
         .envs(sightline_test_support::isolation::env())
         .output()
         .unwrap();
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("pyright --outputjson: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "pyright --outputjson: {e}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
     let mut errors: Vec<String> = report["generalDiagnostics"]
         .as_array()
         .unwrap()
@@ -666,7 +670,10 @@ fn a_rename_across_a_uv_workspace_leaves_pyright_s_check_as_it_was() {
     let before = pyright_errors(dir, "combine", "merge_registries");
 
     let out = ask(&["rename", &declaration, "merge_registries"], None);
-    assert!(out.starts_with("renamed combine → merge_registries: "), "{out}");
+    assert!(
+        out.starts_with("renamed combine → merge_registries: "),
+        "{out}"
+    );
     assert_eq!(calls("combine"), BTreeSet::new(), "{out}");
     assert_eq!(calls("merge_registries").len(), uses.len(), "{out}");
     assert_eq!(pyright_errors(dir, "combine", "merge_registries"), before);

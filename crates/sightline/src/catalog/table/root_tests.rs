@@ -65,6 +65,48 @@ fn javascript_family() {
         "-"
     );
     assert_eq!(root("typescript", &[], "src/main.ts"), ".");
+    // A workspace's packages share one server at the workspace's root,
+    // also when the configured workspace is one package (an agent started
+    // there); a Deno package in it stays Deno's.
+    let ws = [
+        "pnpm-workspace.yaml=packages:\n  - 'packages/*'\n",
+        "packages/core/package.json={}",
+        "packages/web/package.json={}",
+        "packages/edge/package.json={}",
+        "packages/edge/deno.json={}",
+    ];
+    assert_eq!(root("typescript", &ws, "packages/web/src/a.ts"), ".");
+    assert_eq!(root("typescript", &ws, "packages/edge/main.ts"), "-");
+    let (_dir, top) = tree(&ws);
+    let core = top.join("packages/core");
+    assert_eq!(
+        root_for_server(
+            builtin("typescript").unwrap(),
+            &core.join("a.ts"),
+            Some(&core)
+        ),
+        Some(top.clone())
+    );
+    // One package is no workspace.
+    assert_eq!(
+        root(
+            "typescript",
+            &[
+                "package.json={\"workspaces\": [\"app\"]}",
+                "app/package.json={}"
+            ],
+            "app/a.ts"
+        ),
+        "app"
+    );
+    // pyright: a uv workspace's members, from its root.
+    let uv = [
+        "pyproject.toml=[tool.uv.workspace]\nmembers = [\"libs/*\"]\n",
+        "libs/a/pyproject.toml",
+        "libs/b/pyproject.toml",
+    ];
+    assert_eq!(root("pyright", &uv, "libs/a/src/a/x.py"), ".");
+    assert_eq!(root("ty", &uv, "libs/a/src/a/x.py"), "libs/a");
     assert_eq!(
         root("typescript-native", &["web/package.json"], "web/a.ts"),
         "web"

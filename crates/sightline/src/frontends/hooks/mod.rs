@@ -28,7 +28,8 @@ use crate::engine::Engine;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Agent {
-    /// Claude Code (`PreToolUse`, `PostToolUse`, `SessionStart`).
+    /// Claude Code (`PreToolUse`, `PostToolUse`, `SessionStart`,
+    /// `SubagentStart`).
     ClaudeCode,
     /// Codex (Claude Code's hook shape).
     Codex,
@@ -119,11 +120,12 @@ pub fn read(payload: &Value, agent: Option<Agent>) -> Hook {
     let agent = agent.unwrap_or_else(|| Agent::detect(payload));
     let event = payload["hook_event_name"].as_str().unwrap_or("").to_owned();
     let cwd = PathBuf::from(payload["cwd"].as_str().unwrap_or("."));
-    let session = payload["session_id"].as_str().unwrap_or("").to_owned();
+    let session = edit_owner(payload);
     let tool = payload["tool_name"].as_str().unwrap_or("");
     let input = &payload["tool_input"];
     let request = match event.as_str() {
-        "SessionStart" => Some(Request::SessionStart { cwd }),
+        // A Claude Code subagent starts with no `SessionStart` of its own.
+        "SessionStart" | "SubagentStart" => Some(Request::SessionStart { cwd }),
         "PreToolUse" | "BeforeTool" => match edits_of(tool, input, &cwd) {
             Some(edits) if !edits.is_empty() => Some(Request::BeforeEdit { session, edits }),
             _ => searched_name(tool, input).map(|name| Request::BeforeSearch { name, cwd }),
@@ -149,6 +151,23 @@ pub fn read(payload: &Value, agent: Option<Agent>) -> Hook {
         agent,
         event,
         request,
+    }
+}
+
+/// Whose edit a before- and after-tool pair is, as the baseline between
+/// them is kept: the session, and within it the tool call (Claude Code's
+/// `tool_use_id`, the same before and after the tool) or else the agent
+/// (`agent_id`). Claude Code's subagents share their parent's session, and
+/// two editing one file at once would otherwise take each other's
+/// baseline.
+fn edit_owner(payload: &Value) -> String {
+    let session = payload["session_id"].as_str().unwrap_or("");
+    let within = payload["tool_use_id"]
+        .as_str()
+        .or_else(|| payload["agent_id"].as_str());
+    match within {
+        Some(id) if !id.is_empty() => format!("{session}/{id}"),
+        _ => session.to_owned(),
     }
 }
 
@@ -415,6 +434,9 @@ async fn uses(engine: &Engine, name: &str, cwd: &Path) -> Option<String> {
                 "... and {} more (lsp_references lists them all)\n",
                 refs.locations.len() - USES_SHOWN
             ));
+        }
+        for note in &refs.notes {
+            out.push_str(&format!("note: {note}\n"));
         }
         return Some(out);
     }

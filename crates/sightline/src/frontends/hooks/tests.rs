@@ -138,3 +138,46 @@ fn the_text_before_an_edit_is_recovered_for_the_after_edit_answer() {
     };
     assert_eq!(originals[0].1, "the text before\n");
 }
+
+#[test]
+fn a_subagent_s_edits_are_its_own_and_its_start_is_a_session_s() {
+    // Two subagents of one session edit one file: each tool call keeps its
+    // own baseline (`tool_use_id`, the same before and after the tool).
+    let edit = |event: &str, id: &str| {
+        json!({
+            "session_id": "s", "cwd": "/p", "hook_event_name": event, "tool_name": "Edit",
+            "agent_id": "a1", "agent_type": "general-purpose", "tool_use_id": id,
+            "tool_input": { "file_path": "/p/a.py", "old_string": "x", "new_string": "y" },
+        })
+    };
+    let owner = |h: Hook| match h.request {
+        Some(Request::BeforeEdit { session, .. } | Request::AfterEdit { session, .. }) => session,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        owner(read(&edit("PreToolUse", "toolu_1"), None)),
+        "s/toolu_1"
+    );
+    assert_eq!(
+        owner(read(&edit("PostToolUse", "toolu_1"), None)),
+        "s/toolu_1"
+    );
+    assert_eq!(
+        owner(read(&edit("PostToolUse", "toolu_2"), None)),
+        "s/toolu_2"
+    );
+    // Without a tool call's id, the agent's; without either, the session's.
+    let mut by_agent = edit("PreToolUse", "");
+    by_agent["tool_use_id"] = Value::Null;
+    assert_eq!(owner(read(&by_agent, None)), "s/a1");
+    by_agent["agent_id"] = Value::Null;
+    assert_eq!(owner(read(&by_agent, None)), "s");
+
+    let start = json!({ "session_id": "s", "cwd": "/p", "hook_event_name": "SubagentStart", "agent_id": "a1", "agent_type": "Explore" });
+    assert_eq!(
+        read(&start, None).request,
+        Some(Request::SessionStart {
+            cwd: PathBuf::from("/p")
+        })
+    );
+}

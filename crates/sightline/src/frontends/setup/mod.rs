@@ -86,8 +86,11 @@ struct Target {
     entries: Vec<Entry>,
 }
 
+// A subagent (the `Agent` tool) gets no `SessionStart`: `SubagentStart`
+// hands it the same guidance.
 const CLAUDE_HOOKS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
+    ("SubagentStart", None),
     ("PreToolUse", Some("Edit|MultiEdit|Write|Grep|Bash")),
     ("PostToolUse", Some("Edit|MultiEdit|Write")),
 ];
