@@ -42,7 +42,8 @@ impl Engine {
         edit: &Value,
         old_name: &str,
     ) -> Result<(), ToolError> {
-        let uses = self.references(file, line, column, true).await?;
+        // Boxed, as the rename's future would hold the references' too.
+        let uses = Box::pin(self.references(file, line, column, true)).await?;
         let missed = left_out(edit, &uses.locations, old_name);
         if missed.is_empty() {
             return Ok(());

@@ -277,10 +277,10 @@ impl Engine {
         if kind == ItemsKind::IncomingCalls && !packages.opened.is_empty() {
             let own = crate::engine::packages::served_workspace(&server, &checked.path)
                 .and_then(|ws| ws.package_of(&checked.path).map(Path::to_owned));
-            items.extend(
-                self.calls_from_other_packages(file, line, column, own)
-                    .await?,
-            );
+            // Boxed: held beside the call hierarchy's own future, it
+            // overflowed a daemon worker's stack.
+            let calls = Box::pin(self.calls_from_other_packages(file, line, column, own));
+            items.extend(calls.await?);
         }
         items.sort_by(|a, b| a.loc.cmp_in(&b.loc, &server.root).then(a.name.cmp(&b.name)));
         items.dedup();
@@ -304,7 +304,9 @@ impl Engine {
         column: usize,
         own: Option<PathBuf>,
     ) -> Result<Vec<crate::answer::Item>, ToolError> {
-        let uses = self.references(file, line, column, false).await?;
+        // Boxed: the call hierarchy's future holding the references' beside
+        // its own overflowed a daemon worker's stack.
+        let uses = Box::pin(self.references(file, line, column, false)).await?;
         let name = Snapshot::read(file)
             .map(|s| crate::engine::locations::name_at(&s, Pos::new(line, column)))
             .unwrap_or_default();

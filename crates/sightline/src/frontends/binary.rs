@@ -51,8 +51,14 @@ pub fn main() -> ! {
             .enable_all()
             .build()
     } else {
+        // 8 MiB a thread, not tokio's 2: a question's future is deep
+        // (the daemon's dispatch, the engine, the server), and a regular
+        // expression compiled at its bottom (a workspace's package globs)
+        // overflowed a worker's stack in a debug build, which ends the
+        // daemon and every session on it. The memory is reserved, not used.
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
+            .thread_stack_size(8 << 20)
             .enable_all()
             .build()
     };

@@ -367,6 +367,17 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String
                     out.push_str(&format!("  {show}:{}:{} {}\n", e.line, e.column, e.message));
                 }
             }
+            // What the answer did not list is counted, and what it could
+            // not see is said: never a silent partial answer.
+            if answer.more_dependents > 0 {
+                out.push_str(&format!(
+                    "... and {} more files that use what changed have new errors (lsp_check lists them)\n",
+                    answer.more_dependents
+                ));
+            }
+            for n in &answer.notes {
+                out.push_str(&format!("note: {n}\n"));
+            }
             out
         }
         Request::BeforeSearch { name, cwd } => uses(engine, &name, &cwd).await.unwrap_or_default(),
