@@ -113,21 +113,6 @@ fn tsserver_finding(d: &Value, index: &LineIndex, server: &str) -> Option<Findin
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::failure;
-
-    #[test]
-    fn tsserver_s_own_failure_is_told_apart() {
-        let e = "error: typescript answered workspace/executeCommand with error 1: <main> TypeScript Server Error (5.9.3)\nDebug Failure. False expression: getScriptInfo\nVerbose Debug Information: scriptInfo for a file '/p/A.vue' is missing.\n    at InferredProject2.getScriptInfos";
-        assert_eq!(
-            failure(e).as_deref(),
-            Some("Debug Failure. False expression: getScriptInfo")
-        );
-        assert_eq!(failure("typescript did not answer within 30.0 s"), None);
-    }
-}
-
 impl LspServer {
     /// tsserver's `navto` for `query` in the projects that hold `file`:
     /// typescript-language-server's `workspace/symbol` asks it of the
@@ -196,5 +181,20 @@ fn navto_kind(kind: &str) -> u64 {
         "const" => 14,
         "enum member" => 22,
         _ => 13,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::failure;
+
+    #[test]
+    fn tsserver_s_own_failure_is_told_apart() {
+        let e = "error: typescript answered workspace/executeCommand with error 1: <main> TypeScript Server Error (5.9.3)\nDebug Failure. False expression: getScriptInfo\nVerbose Debug Information: scriptInfo for a file '/p/A.vue' is missing.\n    at InferredProject2.getScriptInfos";
+        assert_eq!(
+            failure(e).as_deref(),
+            Some("Debug Failure. False expression: getScriptInfo")
+        );
+        assert_eq!(failure("typescript did not answer within 30.0 s"), None);
     }
 }
