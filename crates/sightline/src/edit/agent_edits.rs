@@ -6,8 +6,18 @@
 //! introduced. Nothing here writes a file.
 //!
 //! The before and the after come in two hook calls, so the baseline waits in
-//! this process (the daemon) between them, keyed by the agent's session and
-//! the files, for a bounded time.
+//! this process (the daemon) between them, keyed by the agent's edit (its
+//! session and tool call) and the files, for a bounded time.
+//!
+//! The agent's tool is never held up by a server: the before-edit call
+//! records each file's text and answers at once, and the baseline is asked
+//! in a task of its own, of that text held in memory (`sync::preview`), so
+//! that the edit landing on disk meanwhile changes nothing it sees. The
+//! after-edit call waits for it. Without a before-edit call (cold, or an
+//! agent with no such hook), the text before the edit the agent reports is
+//! asked the same way, after the fact: the delta is true either way. A
+//! server that checks on save (rust-analyzer) reads the disk, so for its
+//! files the before-edit call still asks the disk before answering.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -120,12 +130,27 @@ impl AgentEdit {
     }
 }
 
-/// A baseline waiting for its after-edit call.
+/// A baseline waiting for its after-edit call: asked already, or being
+/// asked in a task of its own.
 struct Waiting {
     session: String,
     files: Vec<PathBuf>,
-    baseline: Baseline,
+    baseline: Asked,
+    /// Each file's text before the edit and after it alone, for an
+    /// after-edit check of this edit by itself (see [`Engine::after_agent_edit`]).
+    texts: Option<Texts>,
     at: Instant,
+}
+
+/// Each file's text before an edit, and as the edit alone leaves it.
+type Texts = (Vec<(PathBuf, String)>, Vec<(PathBuf, Option<Text>)>);
+
+/// A before-edit baseline.
+enum Asked {
+    /// Asked before the before-edit call answered.
+    Ready(Baseline),
+    /// Being asked, of the text before the edit held in memory.
+    Asking(tokio::task::JoinHandle<Result<Baseline, ToolError>>),
 }
 
 /// The baselines of this process, oldest first.
@@ -152,11 +177,13 @@ fn sorted(files: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 impl Engine {
-    /// Before an agent's tool makes `edits` in session `session`: asks the
-    /// files it changes, and the users of what it alters, for their errors
-    /// now, and keeps that for [`Engine::after_agent_edit`].
+    /// Before an agent's tool makes `edits` in session `session`: records
+    /// each file's text and starts asking the files it changes, and the
+    /// users of what it alters, for their errors now, in a task of its own
+    /// that [`Engine::after_agent_edit`] waits for. Answers at once, but
+    /// for the files of a server that checks on save (see the module).
     pub async fn before_agent_edit(
-        &self,
+        self: &std::sync::Arc<Self>,
         session: &str,
         edits: &[AgentEdit],
     ) -> Result<(), ToolError> {
@@ -169,7 +196,27 @@ impl Engine {
             .map(|(p, t)| (normalized(&p), t))
             .collect();
         let files: Vec<PathBuf> = staged.iter().map(|(p, _)| p.clone()).collect();
-        let baseline = self.baseline(&staged).await?;
+        let saves = files.iter().any(|p| {
+            self.servers_for(p)
+                .iter()
+                .any(|s| s.quirks.diagnostics.save_check.is_some())
+        });
+        let (baseline, texts) = if saves {
+            (Asked::Ready(self.baseline(&staged).await?), None)
+        } else {
+            let olds: Vec<(PathBuf, String)> = files
+                .iter()
+                .filter_map(|p| {
+                    let bytes = std::fs::read(p).ok()?;
+                    Some((p.clone(), String::from_utf8_lossy(&bytes).into_owned()))
+                })
+                .collect();
+            let engine = self.clone();
+            let (task_olds, task_staged) = (olds.clone(), staged.clone());
+            let task =
+                tokio::spawn(async move { engine.baseline_held(&task_olds, &task_staged).await });
+            (Asked::Asking(task), Some((olds, staged)))
+        };
         let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
         let files = sorted(&files);
         waiting
@@ -181,18 +228,43 @@ impl Engine {
             session: session.to_owned(),
             files,
             baseline,
+            texts,
             at: Instant::now(),
         });
         Ok(())
     }
 
+    /// The baseline of `staged`, asked of `olds` (each file's text before
+    /// the edit) held in memory, alone (as a dry run is), every server told
+    /// the disk's text again after.
+    async fn baseline_held(
+        &self,
+        olds: &[(PathBuf, String)],
+        staged: &[(PathBuf, Option<Text>)],
+    ) -> Result<Baseline, ToolError> {
+        let _turn = crate::sync::preview::own_turn().await;
+        let restore = super::dry_run::Restore {
+            engine: self,
+            held: crate::sync::preview::Held::default(),
+        };
+        let asked = crate::sync::preview::scope(&restore.held, async {
+            for (path, old) in olds {
+                crate::sync::preview::stage(path, Some(old.clone()));
+            }
+            self.baseline(staged).await
+        })
+        .await;
+        drop(restore);
+        asked
+    }
+
     /// After an agent's tool changed `files` in session `session`: their
     /// errors and those of the users of what changed, as the edit tools
-    /// answer them, compared with the baseline the before-edit call kept.
-    /// Without one (the before-edit call did not finish in time), each
-    /// file's errors are listed as not compared, and the users of what
-    /// changed are looked for from `originals` (each file's text before the
-    /// edit, where the agent said it or it could be undone).
+    /// answer them, compared with the baseline the before-edit call
+    /// started, or else with one asked now of `originals` (each file's
+    /// text before the edit, where the agent said it or it could be
+    /// undone). With neither, each file's errors are listed as not
+    /// compared.
     pub async fn after_agent_edit(
         &self,
         session: &str,
@@ -200,19 +272,57 @@ impl Engine {
         originals: &[(PathBuf, String)],
     ) -> EditAnswer {
         let key = sorted(files);
-        let baseline = {
+        let recorded = {
             let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
             waiting.retain(|w| w.at.elapsed() < KEPT_FOR);
             waiting
                 .iter()
                 .position(|w| w.session == session && w.files == key)
-                .map(|i| waiting.remove(i).baseline)
+                .map(|i| {
+                    let w = waiting.remove(i);
+                    (w.baseline, w.texts)
+                })
+        };
+        let (recorded, texts) = match recorded {
+            Some((b, t)) => (Some(b), t),
+            None => (None, None),
+        };
+        let originals: Vec<(PathBuf, String)> = originals
+            .iter()
+            .map(|(p, t)| (normalized(p), t.clone()))
+            .collect();
+        let baseline = match recorded {
+            Some(Asked::Ready(b)) => Some(b),
+            Some(Asked::Asking(task)) => match task.await {
+                Ok(Ok(b)) => Some(b),
+                Ok(Err(e)) => {
+                    tracing::info!("hook: the baseline of the edit failed: {e}");
+                    None
+                }
+                Err(e) => {
+                    tracing::warn!("hook: the baseline of the edit ended: {e}");
+                    None
+                }
+            },
+            None if !originals.is_empty() => {
+                // The files as the edit left them, asked of their text
+                // before it, held in memory.
+                let staged: Vec<(PathBuf, Option<Text>)> = key
+                    .iter()
+                    .map(|p| {
+                        let now = crate::edit::commit::read_bytes(p)
+                            .ok()
+                            .flatten()
+                            .and_then(|b| Text::decode(&b, p).ok());
+                        (p.clone(), now)
+                    })
+                    .collect();
+                self.baseline_held(&originals, &staged).await.ok()
+            }
+            None => None,
         };
         let baseline = baseline.unwrap_or_else(|| Baseline {
-            unfollowed: originals
-                .iter()
-                .map(|(p, t)| (normalized(p), t.clone()))
-                .collect(),
+            unfollowed: originals.clone(),
             ..Baseline::default()
         });
         let mut answer = EditAnswer {
@@ -221,7 +331,46 @@ impl Engine {
             ..EditAnswer::default()
         };
         let written: Vec<PathBuf> = key.into_iter().filter(|p| p.is_file()).collect();
-        self.check_errors(&mut answer, &written).await;
+        match texts {
+            // This edit by itself: its text held in memory, so that another
+            // agent's edit of the same file at the same time is not heard
+            // as this one's. An edit that did not land brings nothing.
+            Some((olds, staged)) => {
+                let landed = staged.iter().any(|(p, new)| {
+                    let now = std::fs::read(p).ok();
+                    now != olds
+                        .iter()
+                        .find(|(o, _)| o == p)
+                        .map(|(_, t)| t.clone().into_bytes())
+                        || now == new.as_ref().map(Text::encode)
+                });
+                if !landed {
+                    return EditAnswer::default();
+                }
+                let _turn = crate::sync::preview::own_turn().await;
+                let restore = super::dry_run::Restore {
+                    engine: self,
+                    held: crate::sync::preview::Held::default(),
+                };
+                crate::sync::preview::scope(&restore.held, async {
+                    for (path, text) in &staged {
+                        let text = text
+                            .as_ref()
+                            .map(|t| String::from_utf8_lossy(&t.encode()).into_owned());
+                        crate::sync::preview::stage(path, text);
+                    }
+                    self.check_errors(&mut answer, &written).await;
+                })
+                .await;
+                drop(restore);
+            }
+            None => {
+                // After any dry run of another session: its text is not
+                // the disk's.
+                let _turn = crate::sync::preview::shared_turn().await;
+                self.check_errors(&mut answer, &written).await;
+            }
+        }
         answer
     }
 }

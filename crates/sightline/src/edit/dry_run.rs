@@ -14,9 +14,9 @@ use crate::error::ToolError;
 /// Puts every server's copy of the previewed files back to the disk's when
 /// dropped: after the preview, or when it is dropped half-way (a cancelled
 /// call).
-struct Restore<'a> {
-    engine: &'a Engine,
-    held: crate::sync::preview::Held,
+pub(super) struct Restore<'a> {
+    pub(super) engine: &'a Engine,
+    pub(super) held: crate::sync::preview::Held,
 }
 
 impl Drop for Restore<'_> {

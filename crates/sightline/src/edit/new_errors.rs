@@ -79,14 +79,19 @@ impl Engine {
             if !self.handles(path) {
                 continue;
             }
-            let old = match std::fs::metadata(path) {
-                Err(_) => None,
-                Ok(m) if m.len() > LARGEST => continue,
-                Ok(_) => match std::fs::read(path) {
-                    Ok(bytes) if !bytes.contains(&0) => {
-                        Some(String::from_utf8_lossy(&bytes).into_owned())
-                    }
-                    _ => continue,
+            // The text before the edit: held in memory when the edit is
+            // already on disk (an agent's own, `Engine::after_agent_edit`).
+            let old = match crate::sync::preview::staged(path) {
+                Some(held) => held.map(|i| i.text().to_owned()),
+                None => match std::fs::metadata(path) {
+                    Err(_) => None,
+                    Ok(m) if m.len() > LARGEST => continue,
+                    Ok(_) => match std::fs::read(path) {
+                        Ok(bytes) if !bytes.contains(&0) => {
+                            Some(String::from_utf8_lossy(&bytes).into_owned())
+                        }
+                        _ => continue,
+                    },
                 },
             };
             olds.push((path.clone(), old, new.as_ref()));
@@ -409,9 +414,12 @@ fn still_as_read(
     base: Baseline,
 ) -> Result<Baseline, ToolError> {
     for (path, old, _) in olds {
-        let now = std::fs::read(path)
-            .ok()
-            .map(|b| String::from_utf8_lossy(&b).into_owned());
+        let now = match crate::sync::preview::staged(path) {
+            Some(held) => held.map(|i| i.text().to_owned()),
+            None => std::fs::read(path)
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned()),
+        };
         if now != *old {
             return Err(ToolError::refused(format!(
                 "{} changed on disk while the edit was being checked; nothing was changed, read it again",

@@ -1,6 +1,7 @@
 //! Integration suites. The fixtures and harnesses they share with the
 //! benchmarks are in the `sightline-test-support` crate.
 
+mod agent_edit;
 mod agents;
 mod answer_cache;
 mod background_index;

@@ -380,7 +380,11 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String
             }
             out
         }
-        Request::BeforeSearch { name, cwd } => uses(engine, &name, &cwd).await.unwrap_or_default(),
+        Request::BeforeSearch { name, cwd } => {
+            // The hook's calls take their turn here (`mcp::dispatch`).
+            let _turn = crate::sync::preview::shared_turn().await;
+            uses(engine, &name, &cwd).await.unwrap_or_default()
+        }
         Request::SessionStart { cwd } => {
             let anchors = anchors(engine, &cwd);
             if anchors.is_empty() {

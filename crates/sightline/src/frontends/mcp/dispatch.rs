@@ -29,6 +29,12 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(
 
 /// Whether the call is an edit tool's dry run (`Engine::preview`).
 fn previews(tool: &str, args: Option<&JsonObject>) -> bool {
+    // An agent's hook takes its turns itself: its before-edit baseline is
+    // asked of the text before the edit, held in memory, in a task of its
+    // own that the after-edit call waits for (`edit::agent_edits`).
+    if ToolName::from_name(tool) == Some(ToolName::Hook) {
+        return true;
+    }
     let dry_run = args.and_then(|a| a.get("dry_run")) == Some(&Value::Bool(true));
     dry_run
         && matches!(

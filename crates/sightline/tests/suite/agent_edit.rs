@@ -1,0 +1,189 @@
+//! The agent's own edit through `sightline hook` (Claude Code's payloads),
+//! from a stopped daemon: the before-tool call records the file and answers
+//! without waiting for a server, and the after-tool call lists exactly the
+//! errors the edit brought, in the file and in its caller, never the old
+//! ones, also when no before-tool call came (the text before the edit that
+//! Claude Code reports is asked in memory). Two edits of one file at once,
+//! as two subagents of one session make them, each hear their own.
+
+#![allow(clippy::unwrap_used)]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sightline_test_support::{DaemonDirs, Project, path_with_tools, sightline_bin};
+
+/// `lib.py` has an error of its own; `app.py` calls `total` and has one of
+/// its own too. Neither old error may be listed after an edit.
+const LIB: &str = "def total(n: int) -> int:\n    return n\n\n\nold_lib: int = \"x\"\n";
+const APP: &str = "from lib import total\n\nvalue: int = total(1)\nold_app: int = \"y\"\n";
+/// The edit: `total` takes a second parameter, which breaks the call.
+const OLD: &str = "def total(n: int) -> int:";
+const NEW: &str = "def total(n: int, m: int) -> int:";
+
+fn project() -> Project {
+    Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)])
+}
+
+/// One hook call through `dirs`' daemon (or in process with `alone`):
+/// its JSON answer's context, or "" for none, and how long it took.
+fn hook(p: &Project, dirs: &DaemonDirs, payload: &Value, alone: bool) -> (String, Duration) {
+    let mut cmd = Command::new(sightline_bin());
+    cmd.args(["hook", "--budget-ms", "120000"]);
+    if alone {
+        cmd.arg("--no-daemon");
+    }
+    let t = Instant::now();
+    let mut child = cmd
+        .current_dir(p.root())
+        .env("PATH", path_with_tools())
+        .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
+        .envs(dirs.env())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(payload.to_string().as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let took = t.elapsed();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    if stdout.trim().is_empty() {
+        return (String::new(), took);
+    }
+    let answer: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}"));
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{stdout}"))
+        .to_owned();
+    (context, took)
+}
+
+fn edit_event(p: &Project, event: &str, tool_use: &str, original: Option<&str>) -> Value {
+    let mut payload = json!({
+        "session_id": "s", "cwd": p.root(), "hook_event_name": event, "tool_name": "Edit",
+        "tool_use_id": tool_use,
+        "tool_input": { "file_path": p.path("lib.py"), "old_string": OLD, "new_string": NEW },
+    });
+    if let Some(text) = original {
+        payload["tool_response"] = json!({ "filePath": p.path("lib.py"), "originalFile": text });
+    }
+    payload
+}
+
+/// The places (`FILE:LINE`) of the errors a context lists.
+fn listed(context: &str) -> Vec<String> {
+    let mut found: Vec<String> = context
+        .lines()
+        .filter_map(|l| l.strip_prefix("  "))
+        .map(|l| {
+            let place = l.split_whitespace().next().unwrap();
+            place.rsplit_once(':').unwrap().0.to_owned()
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_cold_edit_is_not_held_up_and_hears_exactly_its_new_errors() {
+    let p = project();
+    let dirs = DaemonDirs::new();
+    // Before the tool: no server has started, and none is waited for.
+    let (before, took) = hook(
+        &p,
+        &dirs,
+        &edit_event(&p, "PreToolUse", "toolu_1", None),
+        false,
+    );
+    assert_eq!(before, "");
+    println!(
+        "cold before-tool hook: {:.0} ms",
+        took.as_secs_f64() * 1000.0
+    );
+    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+    let (after, took) = hook(
+        &p,
+        &dirs,
+        &edit_event(&p, "PostToolUse", "toolu_1", Some(LIB)),
+        false,
+    );
+    println!(
+        "cold after-tool hook: {:.0} ms",
+        took.as_secs_f64() * 1000.0
+    );
+    assert_eq!(listed(&after), ["app.py:3"], "{after}");
+    assert!(
+        after.contains("app.py: 1 new error (it uses what the edit changed)"),
+        "{after}"
+    );
+    assert!(!after.contains("not compared"), "{after}");
+    assert!(!after.contains("old_"), "{after}");
+
+    // Undone, warm: nothing new, nothing said.
+    let back = edit_event(&p, "PreToolUse", "toolu_2", None);
+    let mut back_input = back.clone();
+    back_input["tool_input"]["old_string"] = json!(NEW);
+    back_input["tool_input"]["new_string"] = json!(OLD);
+    hook(&p, &dirs, &back_input, false);
+    p.write("lib.py", LIB);
+    back_input["hook_event_name"] = json!("PostToolUse");
+    let (after, _) = hook(&p, &dirs, &back_input, false);
+    assert_eq!(after, "");
+}
+
+#[test]
+fn without_a_before_tool_call_the_text_before_the_edit_is_asked_in_memory() {
+    // In process: no daemon keeps a before-tool record; Claude Code's
+    // `originalFile` is the text before the edit.
+    let p = project();
+    let dirs = DaemonDirs::new();
+    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+    let (after, _) = hook(
+        &p,
+        &dirs,
+        &edit_event(&p, "PostToolUse", "toolu_1", Some(LIB)),
+        true,
+    );
+    assert_eq!(listed(&after), ["app.py:3"], "{after}");
+    assert!(!after.contains("not compared"), "{after}");
+    assert!(!after.contains("old_"), "{after}");
+}
+
+#[test]
+fn two_edits_of_one_file_at_once_each_hear_their_own() {
+    // Two subagents of one session: one breaks the caller, one adds a clean
+    // function; both before-tool calls come before either edit lands.
+    let p = project();
+    let dirs = DaemonDirs::new();
+    let clean_old = "old_lib: int = \"x\"\n";
+    let clean_new = "old_lib: int = \"x\"\n\n\ndef spare() -> int:\n    return 0\n";
+    let clean = |event: &str| {
+        json!({
+            "session_id": "s", "cwd": p.root(), "hook_event_name": event, "tool_name": "Edit",
+            "agent_id": "clean", "tool_use_id": "toolu_clean",
+            "tool_input": { "file_path": p.path("lib.py"), "old_string": clean_old, "new_string": clean_new },
+        })
+    };
+    let breaking = |event: &str| {
+        let mut e = edit_event(&p, event, "toolu_break", None);
+        e["agent_id"] = json!("breaking");
+        e
+    };
+    hook(&p, &dirs, &breaking("PreToolUse"), false);
+    hook(&p, &dirs, &clean("PreToolUse"), false);
+    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+    let (broke, _) = hook(&p, &dirs, &breaking("PostToolUse"), false);
+    let now = std::fs::read_to_string(p.path("lib.py")).unwrap();
+    p.write("lib.py", &now.replacen(clean_old, clean_new, 1));
+    let (cleaned, _) = hook(&p, &dirs, &clean("PostToolUse"), false);
+    // Each edit is checked by itself: the breaking one hears the caller's
+    // error, the clean one nothing, though the file holds both edits.
+    assert_eq!(listed(&broke), ["app.py:3"], "{broke}");
+    assert_eq!(cleaned, "");
+}
