@@ -73,27 +73,18 @@ impl Engine {
             return Ok(base);
         }
         let started = Instant::now();
-        // The old text of each file a server handles, small enough.
         let mut olds: Vec<(PathBuf, Option<String>, Option<&Text>)> = Vec::new();
         for (path, new) in staged {
             if !self.handles(path) {
                 continue;
             }
-            // The text before the edit: held in memory when the edit is
-            // already on disk (an agent's own, `Engine::after_agent_edit`).
-            let old = match crate::sync::preview::staged(path) {
-                Some(held) => held.map(|i| i.text().to_owned()),
-                None => match std::fs::metadata(path) {
-                    Err(_) => None,
-                    Ok(m) if m.len() > LARGEST => continue,
-                    Ok(_) => match std::fs::read(path) {
-                        Ok(bytes) if !bytes.contains(&0) => {
-                            Some(String::from_utf8_lossy(&bytes).into_owned())
-                        }
-                        _ => continue,
-                    },
-                },
-            };
+            // The old text of each file a server handles: not one too
+            // large to ask, or not text (its errors are listed whole).
+            let large = std::fs::metadata(path).is_ok_and(|m| m.len() > LARGEST);
+            let old = current_text(path);
+            if large || old.as_ref().is_some_and(|t| t.contains('\0')) {
+                continue;
+            }
             olds.push((path.clone(), old, new.as_ref()));
         }
         let jobs: Vec<(PathBuf, Option<String>)> = olds
@@ -414,13 +405,7 @@ fn still_as_read(
     base: Baseline,
 ) -> Result<Baseline, ToolError> {
     for (path, old, _) in olds {
-        let now = match crate::sync::preview::staged(path) {
-            Some(held) => held.map(|i| i.text().to_owned()),
-            None => std::fs::read(path)
-                .ok()
-                .map(|b| String::from_utf8_lossy(&b).into_owned()),
-        };
-        if now != *old {
+        if current_text(path) != *old {
             return Err(ToolError::refused(format!(
                 "{} changed on disk while the edit was being checked; nothing was changed, read it again",
                 path.display()
@@ -428,6 +413,15 @@ fn still_as_read(
         }
     }
     Ok(base)
+}
+
+/// `path`'s text before the change: held in memory when the change is on
+/// disk already (`Engine::after_agent_edit`), else the disk's.
+fn current_text(path: &Path) -> Option<String> {
+    match crate::sync::preview::staged(path) {
+        Some(held) => held.map(|i| i.text().to_owned()),
+        None => Some(crate::sync::preview::read_text(path)).filter(|_| path.exists()),
+    }
 }
 
 /// Narrows `entry` to what changed against `before`.

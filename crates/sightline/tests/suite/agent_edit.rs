@@ -6,7 +6,7 @@
 //! Claude Code reports is asked in memory). Two edits of one file at once,
 //! as two subagents of one session make them, each hear their own.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -186,4 +186,37 @@ fn two_edits_of_one_file_at_once_each_hear_their_own() {
     // error, the clean one nothing, though the file holds both edits.
     assert_eq!(listed(&broke), ["app.py:3"], "{broke}");
     assert_eq!(cleaned, "");
+}
+
+#[test]
+fn a_grep_for_a_name_two_classes_declare_brings_both_never_one_as_the_exact_uses() {
+    let p = Project::new(&[
+        ("pyproject.toml", ""),
+        (
+            "pages.py",
+            "class Home:\n    def render_page(self) -> str:\n        return \"home\"\n\n\nclass About:\n    def render_page(self) -> str:\n        return \"about\"\n",
+        ),
+        (
+            "site.py",
+            "from pages import About, Home\n\nHome().render_page()\nAbout().render_page()\nAbout().render_page()\n",
+        ),
+    ]);
+    let dirs = DaemonDirs::new();
+    let grep = json!({
+        "session_id": "s", "cwd": p.root(), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": { "command": "grep -rn render_page ." },
+    });
+    let (context, _) = hook(&p, &dirs, &grep, false);
+    assert!(
+        context.starts_with("sightline: `render_page` names 2 symbols of the project;"),
+        "{context}"
+    );
+    assert!(!context.contains("the exact uses of"), "{context}");
+    // Each declaration, then its own uses: Home's one call, About's two.
+    assert!(context.contains("method render_page at pages.py:2:9:"), "{context}");
+    assert!(context.contains("method render_page at pages.py:7:9:"), "{context}");
+    let home = context.split("pages.py:7:9:").next().unwrap();
+    let about = context.split("pages.py:7:9:").nth(1).unwrap();
+    assert_eq!(home.matches("site.py:").count(), 1, "{context}");
+    assert_eq!(about.matches("site.py:").count(), 2, "{context}");
 }

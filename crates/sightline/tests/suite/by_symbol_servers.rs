@@ -185,6 +185,13 @@ fn rust_symbols_by_name_path_on_memchr() {
     let root = tmp.path().join("memchr");
     copy_src(&memchr_source().join("src"), &root);
     std::fs::write(root.join("Cargo.toml"), MEMCHR_CARGO_TOML).unwrap();
+    // A cold rust-analyzer on a loaded machine loaded memchr for longer
+    // than the default 10 s ready budget (the answer said so).
+    std::fs::write(
+        root.join("sightline.json"),
+        r#"{ "lsp": { "rust": { "diagnostics": { "ready_ms": 60000 } } } }"#,
+    )
+    .unwrap();
     let file = root.join("src/memmem/mod.rs");
     let new = line_of(
         &file,

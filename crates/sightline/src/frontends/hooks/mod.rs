@@ -325,9 +325,6 @@ fn identifier(pattern: &str) -> Option<String> {
     ok.then(|| p.to_owned())
 }
 
-/// At most this many uses are listed for a search.
-const USES_SHOWN: usize = 30;
-
 /// The daemon's answer to a hook: the context for the model, or nothing.
 pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String {
     match request {
@@ -343,47 +340,12 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String
             originals,
         } => {
             let answer = engine.after_agent_edit(&session, &files, &originals).await;
-            if !answer.brought_errors() {
-                return String::new();
-            }
-            let root = answer.root.clone().unwrap_or_default();
-            let mut out = String::from(
-                "sightline (the project's language servers) found errors after this edit:\n",
-            );
-            for f in answer.files.iter().filter(|f| !f.errors.is_empty()) {
-                let show = crate::render::shown(&root, &f.path);
-                let noun = if f.errors.len() == 1 {
-                    "error"
-                } else {
-                    "errors"
-                };
-                let what = match (&f.not_compared, f.dependent) {
-                    (Some(why), _) => format!("{noun} (not compared: {why})"),
-                    (None, true) => format!("new {noun} (it uses what the edit changed)"),
-                    (None, false) => format!("new {noun}"),
-                };
-                out.push_str(&format!("{show}: {} {what}\n", f.errors.len()));
-                for e in &f.errors {
-                    out.push_str(&format!("  {show}:{}:{} {}\n", e.line, e.column, e.message));
-                }
-            }
-            // What the answer did not list is counted, and what it could
-            // not see is said: never a silent partial answer.
-            if answer.more_dependents > 0 {
-                out.push_str(&format!(
-                    "... and {} more files that use what changed have new errors (lsp_check lists them)\n",
-                    answer.more_dependents
-                ));
-            }
-            for n in &answer.notes {
-                out.push_str(&format!("note: {n}\n"));
-            }
-            out
+            after_edit::context(&answer)
         }
         Request::BeforeSearch { name, cwd } => {
             // The hook's calls take their turn here (`mcp::dispatch`).
             let _turn = crate::sync::preview::shared_turn().await;
-            uses(engine, &name, &cwd).await.unwrap_or_default()
+            search::uses(engine, &name, &cwd).await.unwrap_or_default()
         }
         Request::SessionStart { cwd } => {
             let anchors = anchors(engine, &cwd);
@@ -403,7 +365,7 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String
 }
 
 /// One file under `cwd` per server that handles it, the first met.
-fn anchors(engine: &Engine, cwd: &Path) -> Vec<PathBuf> {
+pub(super) fn anchors(engine: &Engine, cwd: &Path) -> Vec<PathBuf> {
     let mut found: Vec<(Vec<&'static str>, PathBuf)> = Vec::new();
     for path in crate::sync::walk::files_under(cwd).into_iter().take(5000) {
         let ids: Vec<&'static str> = engine.servers_for(&path).iter().map(|s| s.id).collect();
@@ -412,50 +374,6 @@ fn anchors(engine: &Engine, cwd: &Path) -> Vec<PathBuf> {
         }
     }
     found.into_iter().map(|(_, p)| p).collect()
-}
-
-/// The exact uses of `name`: the first workspace symbol of that very name
-/// a server of the project knows, then its references.
-async fn uses(engine: &Engine, name: &str, cwd: &Path) -> Option<String> {
-    for anchor in anchors(engine, cwd) {
-        let Ok(items) = engine.workspace_symbols(name, Some(&anchor)).await else {
-            continue;
-        };
-        let Some(symbol) = items.items.iter().find(|i| i.name == name) else {
-            continue;
-        };
-        let loc = &symbol.loc;
-        let refs = engine
-            .references(&loc.path, loc.line, loc.column, true)
-            .await
-            .ok()?;
-        let root = cwd.to_owned();
-        let mut out = format!(
-            "sightline: the exact uses of `{name}` ({} {}), from the project's language server; comments and strings are left out:\n",
-            symbol.kind,
-            crate::render::shown(&root, &loc.path)
-        );
-        for l in refs.locations.iter().take(USES_SHOWN) {
-            out.push_str(&format!(
-                "{}:{}:{} {}\n",
-                crate::render::shown(&root, &l.path),
-                l.line,
-                l.column,
-                l.text
-            ));
-        }
-        if refs.locations.len() > USES_SHOWN {
-            out.push_str(&format!(
-                "... and {} more (lsp_references lists them all)\n",
-                refs.locations.len() - USES_SHOWN
-            ));
-        }
-        for note in &refs.notes {
-            out.push_str(&format!("note: {note}\n"));
-        }
-        return Some(out);
-    }
-    None
 }
 
 /// The hook's answer in the agent's words: its JSON line, or `None` when
@@ -475,5 +393,7 @@ pub fn output(hook: &Hook, context: &str) -> Option<String> {
     ))
 }
 
+mod after_edit;
+mod search;
 #[cfg(test)]
 mod tests;

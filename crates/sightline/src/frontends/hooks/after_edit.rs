@@ -1,0 +1,71 @@
+//! What the model hears after its own edit: the errors the edit brought,
+//! by file, the files past the list counted, and what could not be seen
+//! said, in the agent's added context.
+
+use crate::edit::EditAnswer;
+
+/// The added context for an edit's answer, or "" when it brought nothing
+/// and everything was seen.
+pub(super) fn context(answer: &EditAnswer) -> String {
+    let root = answer.root.clone().unwrap_or_default();
+    // Files whose errors could not be had whole are said, never
+    // passed over as clean.
+    let unseen: Vec<String> = answer
+        .not_checked
+        .iter()
+        .chain(
+            answer
+                .files
+                .iter()
+                .filter(|f| f.errors.is_empty() && !f.notes.is_empty())
+                .map(|f| &f.path),
+        )
+        .map(|p| crate::render::shown(&root, p))
+        .collect();
+    if !answer.brought_errors() {
+        if unseen.is_empty() {
+            return String::new();
+        }
+        return format!(
+            "sightline: no error found after this edit, but these files were not checked whole in time (ask lsp_diagnostics for them): {}\n",
+            unseen.join(", ")
+        );
+    }
+    let mut out =
+        String::from("sightline (the project's language servers) found errors after this edit:\n");
+    for f in answer.files.iter().filter(|f| !f.errors.is_empty()) {
+        let show = crate::render::shown(&root, &f.path);
+        let noun = if f.errors.len() == 1 {
+            "error"
+        } else {
+            "errors"
+        };
+        let what = match (&f.not_compared, f.dependent) {
+            (Some(why), _) => format!("{noun} (not compared: {why})"),
+            (None, true) => format!("new {noun} (it uses what the edit changed)"),
+            (None, false) => format!("new {noun}"),
+        };
+        out.push_str(&format!("{show}: {} {what}\n", f.errors.len()));
+        for e in &f.errors {
+            out.push_str(&format!("  {show}:{}:{} {}\n", e.line, e.column, e.message));
+        }
+    }
+    // What the answer did not list is counted, and what it could
+    // not see is said: never a silent partial answer.
+    if answer.more_dependents > 0 {
+        out.push_str(&format!(
+            "... and {} more files that use what changed have new errors (lsp_check lists them)\n",
+            answer.more_dependents
+        ));
+    }
+    for n in &answer.notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    if !unseen.is_empty() {
+        out.push_str(&format!(
+            "note: not checked whole in time (ask lsp_diagnostics for them): {}\n",
+            unseen.join(", ")
+        ));
+    }
+    out
+}
