@@ -213,10 +213,93 @@ fn a_grep_for_a_name_two_classes_declare_brings_both_never_one_as_the_exact_uses
     );
     assert!(!context.contains("the exact uses of"), "{context}");
     // Each declaration, then its own uses: Home's one call, About's two.
-    assert!(context.contains("method render_page at pages.py:2:9:"), "{context}");
-    assert!(context.contains("method render_page at pages.py:7:9:"), "{context}");
+    assert!(
+        context.contains("method render_page at pages.py:2:9:"),
+        "{context}"
+    );
+    assert!(
+        context.contains("method render_page at pages.py:7:9:"),
+        "{context}"
+    );
     let home = context.split("pages.py:7:9:").next().unwrap();
     let about = context.split("pages.py:7:9:").nth(1).unwrap();
     assert_eq!(home.matches("site.py:").count(), 1, "{context}");
     assert_eq!(about.matches("site.py:").count(), 2, "{context}");
+}
+
+/// The servers `dirs`' daemon runs, by id, once its session-start warming
+/// has started the one for `wanted` (asked until it runs, at most 60 times
+/// a second apart: the warming runs in the background).
+fn running_after_warming(p: &Project, dirs: &DaemonDirs, wanted: &str) -> Vec<String> {
+    for _ in 0..60 {
+        let out = Command::new(sightline_bin())
+            .args(["daemon", "status", "--json"])
+            .current_dir(p.root())
+            .env("PATH", path_with_tools())
+            .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
+            .envs(dirs.env())
+            .output()
+            .unwrap();
+        let status: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let mut ids: Vec<String> = status["servers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s["id"].as_str().map(str::to_owned))
+            .collect();
+        ids.sort();
+        if ids.iter().any(|i| i == wanted) {
+            return ids;
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    panic!("{wanted} never ran after the session started");
+}
+
+#[test]
+fn a_session_s_start_warms_the_project_s_language_not_its_config_and_docs() {
+    // A Python project with more config and docs files than code, each of
+    // whose servers is installed here (tools/): only pyright is started.
+    let p = Project::new(&[
+        ("pyproject.toml", "[project]\nname = \"x\"\n"),
+        (".mcp.json", "{ \"mcpServers\": {} }\n"),
+        ("README.md", "# x\n"),
+        ("docs/guide.md", "# guide\n"),
+        ("config.yaml", "a: 1\n"),
+        ("data.json", "{}\n"),
+        ("app.py", APP),
+        ("lib.py", LIB),
+    ]);
+    let dirs = DaemonDirs::new();
+    let start = json!({ "session_id": "s", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup" });
+    let (context, _) = hook(&p, &dirs, &start, false);
+    assert!(
+        context.starts_with("sightline is starting this project's language servers"),
+        "{context}"
+    );
+    assert_eq!(running_after_warming(&p, &dirs, "pyright"), ["pyright"]);
+
+    // A project of config and docs files alone: nothing to warm, so
+    // nothing is said (their servers wait for a question about them).
+    let docs = Project::new(&[
+        (
+            "README.md",
+            "# x
+",
+        ),
+        (
+            "config.yaml",
+            "a: 1
+",
+        ),
+        (
+            "data.json",
+            "{}
+",
+        ),
+        ("Cargo.lock", ""),
+    ]);
+    let start = json!({ "session_id": "d", "cwd": docs.root(), "hook_event_name": "SessionStart", "source": "startup" });
+    let (context, _) = hook(&docs, &dirs, &start, false);
+    assert_eq!(context, "");
 }

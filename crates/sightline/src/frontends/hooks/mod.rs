@@ -348,7 +348,7 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String
             search::uses(engine, &name, &cwd).await.unwrap_or_default()
         }
         Request::SessionStart { cwd } => {
-            let anchors = anchors(engine, &cwd);
+            let anchors = session_start::anchors_to_warm(engine, &cwd);
             if anchors.is_empty() {
                 return String::new();
             }
@@ -395,5 +395,6 @@ pub fn output(hook: &Hook, context: &str) -> Option<String> {
 
 mod after_edit;
 mod search;
+mod session_start;
 #[cfg(test)]
 mod tests;

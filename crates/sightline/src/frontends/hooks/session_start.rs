@@ -1,0 +1,67 @@
+//! What a session's start warms: the servers of the languages the project
+//! holds most of, not of its config and docs files, and only those
+//! installed already. A server is still installed on the first question
+//! about a file of its language; a session's start downloads nothing (the
+//! first session on a Python project used to fetch the JSON, Markdown and
+//! TOML servers for `.mcp.json`, the README and `pyproject.toml`).
+
+use std::path::{Path, PathBuf};
+
+use crate::catalog::ServerSpec;
+use crate::engine::Engine;
+
+/// The endings of config and docs files: their servers wait for a question.
+const CONFIG_AND_DOCS: &[&str] = &[
+    ".json",
+    ".jsonc",
+    ".json5",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".md",
+    ".markdown",
+    ".mdx",
+    ".rst",
+    ".txt",
+    ".ini",
+    ".cfg",
+    ".lock",
+    ".xml",
+];
+/// At most this many languages are warmed.
+const LANGUAGES: usize = 3;
+/// A language with fewer than a tenth of the files of the most held one is
+/// not warmed.
+const SHARE: usize = 10;
+
+/// One file of each language to warm, the most held first.
+pub(super) fn anchors_to_warm(engine: &Engine, cwd: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<(Vec<&'static str>, &'static ServerSpec, PathBuf, usize)> = Vec::new();
+    for path in crate::sync::walk::files_under(cwd).into_iter().take(5000) {
+        let ending = crate::files::extension_of(&path).unwrap_or_default();
+        if CONFIG_AND_DOCS.contains(&ending.to_ascii_lowercase().as_str()) {
+            continue;
+        }
+        let specs = engine.servers_for(&path);
+        let Some(first) = specs.first().copied() else {
+            continue;
+        };
+        let ids: Vec<&'static str> = specs.iter().map(|s| s.id).collect();
+        match found.iter_mut().find(|(i, ..)| *i == ids) {
+            Some(entry) => entry.3 += 1,
+            None => found.push((ids, first, path, 1)),
+        }
+    }
+    found.sort_by(|a, b| b.3.cmp(&a.3));
+    let most = found.first().map_or(0, |f| f.3);
+    found
+        .into_iter()
+        .filter(|(.., n)| n * SHARE >= most)
+        .take(LANGUAGES)
+        .filter(|(_, spec, path, _)| {
+            let dir = path.parent().unwrap_or(cwd);
+            engine.locate_server(spec, dir).is_some()
+        })
+        .map(|(_, _, path, _)| path)
+        .collect()
+}
