@@ -52,7 +52,7 @@ pub(super) fn anchors_to_warm(engine: &Engine, cwd: &Path) -> Vec<PathBuf> {
             None => found.push((ids, first, path, 1)),
         }
     }
-    found.sort_by(|a, b| b.3.cmp(&a.3));
+    found.sort_by_key(|f| std::cmp::Reverse(f.3));
     let most = found.first().map_or(0, |f| f.3);
     found
         .into_iter()
