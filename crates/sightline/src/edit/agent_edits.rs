@@ -9,15 +9,15 @@
 //! this process (the daemon) between them, keyed by the agent's edit (its
 //! session and tool call) and the files, for a bounded time.
 //!
-//! The agent's tool is never held up by a server: the before-edit call
-//! records each file's text and answers at once, and the baseline is asked
-//! in a task of its own, of that text held in memory (`sync::preview`), so
-//! that the edit landing on disk meanwhile changes nothing it sees. The
-//! after-edit call waits for it. Without a before-edit call (cold, or an
-//! agent with no such hook), the text before the edit the agent reports is
-//! asked the same way, after the fact: the delta is true either way. A
-//! server that checks on save (rust-analyzer) reads the disk, so for its
-//! files the before-edit call still asks the disk before answering.
+//! The baseline is asked of the disk while the agent's tool waits (asked in
+//! a task of its own of the text held in memory, a caller's errors came
+//! back stale when the agent wrote at once). Without a before-edit call
+//! (cold, or an agent with no such hook), the text before the edit the
+//! agent reports is asked in memory after the fact (`sync::preview`), so
+//! the delta is true either way. After the edit, when the disk holds
+//! another edit of the same file too (another agent's, at the same time),
+//! this edit is checked by itself, its files held in memory as it alone
+//! leaves them.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -135,7 +135,7 @@ impl AgentEdit {
 struct Waiting {
     session: String,
     files: Vec<PathBuf>,
-    baseline: Asked,
+    baseline: Baseline,
     /// Each file's text before the edit and after it alone, for an
     /// after-edit check of this edit by itself (see [`Engine::after_agent_edit`]).
     texts: Option<Texts>,
@@ -143,15 +143,7 @@ struct Waiting {
 }
 
 /// Each file's text before an edit, and as the edit alone leaves it.
-type Texts = (Vec<(PathBuf, String)>, Vec<(PathBuf, Option<Text>)>);
-
-/// A before-edit baseline.
-enum Asked {
-    /// Asked before the before-edit call answered.
-    Ready(Baseline),
-    /// Being asked, of the text before the edit held in memory.
-    Asking(tokio::task::JoinHandle<Result<Baseline, ToolError>>),
-}
+type Texts = (Vec<(PathBuf, Option<String>)>, Vec<(PathBuf, Option<Text>)>);
 
 /// The baselines of this process, oldest first.
 static WAITING: Mutex<Vec<Waiting>> = Mutex::new(Vec::new());
@@ -178,10 +170,9 @@ fn sorted(files: &[PathBuf]) -> Vec<PathBuf> {
 
 impl Engine {
     /// Before an agent's tool makes `edits` in session `session`: records
-    /// each file's text and starts asking the files it changes, and the
-    /// users of what it alters, for their errors now, in a task of its own
-    /// that [`Engine::after_agent_edit`] waits for. Answers at once, but
-    /// for the files of a server that checks on save (see the module).
+    /// each file's text, and asks the files it changes, and the users of
+    /// what it alters, for their errors now, for
+    /// [`Engine::after_agent_edit`].
     pub async fn before_agent_edit(
         self: &std::sync::Arc<Self>,
         session: &str,
@@ -201,21 +192,29 @@ impl Engine {
                 .iter()
                 .any(|s| s.quirks.diagnostics.save_check.is_some())
         });
-        let (baseline, texts) = if saves {
-            (Asked::Ready(self.baseline(&staged).await?), None)
+        let served = files.iter().any(|p| self.handles(p));
+        let (baseline, texts) = if !served {
+            // No server for any of them (a README): nothing to ask.
+            (Baseline::default(), None)
         } else {
-            let olds: Vec<(PathBuf, String)> = files
+            // Each file's text now, or none for a file the edit creates,
+            // for the after-edit check of this edit by itself.
+            let olds: Vec<(PathBuf, Option<String>)> = files
                 .iter()
-                .filter_map(|p| {
-                    let bytes = std::fs::read(p).ok()?;
-                    Some((p.clone(), String::from_utf8_lossy(&bytes).into_owned()))
+                .map(|p| {
+                    let text = std::fs::read(p)
+                        .ok()
+                        .map(|b| String::from_utf8_lossy(&b).into_owned());
+                    (p.clone(), text)
                 })
                 .collect();
-            let engine = self.clone();
-            let (task_olds, task_staged) = (olds.clone(), staged.clone());
-            let task =
-                tokio::spawn(async move { engine.baseline_held(&task_olds, &task_staged).await });
-            (Asked::Asking(task), Some((olds, staged)))
+            // Asked of the disk while the agent's tool waits: asked in a
+            // task of its own, of the text held in memory, a caller's
+            // errors came back stale when the agent wrote at once (Codex),
+            // so the tool is still held for the baseline.
+            let _turn = crate::sync::preview::shared_turn().await;
+            let baseline = self.baseline(&staged).await?;
+            (baseline, (!saves).then_some((olds, staged)))
         };
         let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
         let files = sorted(&files);
@@ -239,7 +238,7 @@ impl Engine {
     /// the disk's text again after.
     async fn baseline_held(
         &self,
-        olds: &[(PathBuf, String)],
+        olds: &[(PathBuf, Option<String>)],
         staged: &[(PathBuf, Option<Text>)],
     ) -> Result<Baseline, ToolError> {
         let _turn = crate::sync::preview::own_turn().await;
@@ -249,7 +248,7 @@ impl Engine {
         };
         let asked = crate::sync::preview::scope(&restore.held, async {
             for (path, old) in olds {
-                crate::sync::preview::stage(path, Some(old.clone()));
+                crate::sync::preview::stage(path, old.clone());
             }
             self.baseline(staged).await
         })
@@ -292,23 +291,18 @@ impl Engine {
             .map(|(p, t)| (normalized(p), t.clone()))
             .collect();
         let baseline = match recorded {
-            Some(Asked::Ready(b)) => Some(b),
-            Some(Asked::Asking(task)) => match task.await {
-                Ok(Ok(b)) => Some(b),
-                Ok(Err(e)) => {
-                    tracing::info!("hook: the baseline of the edit failed: {e}");
-                    None
-                }
-                Err(e) => {
-                    tracing::warn!("hook: the baseline of the edit ended: {e}");
-                    None
-                }
-            },
+            Some(b) => Some(b),
             None if !originals.is_empty() => {
-                // The files as the edit left them, asked of their text
-                // before it, held in memory.
+                // The files whose text before the edit is known, as the
+                // edit left them, asked of that text held in memory (the
+                // others have no before: not compared).
+                let olds: Vec<(PathBuf, Option<String>)> = originals
+                    .iter()
+                    .map(|(p, t)| (p.clone(), Some(t.clone())))
+                    .collect();
                 let staged: Vec<(PathBuf, Option<Text>)> = key
                     .iter()
+                    .filter(|p| originals.iter().any(|(o, _)| o == *p))
                     .map(|p| {
                         let now = crate::edit::commit::read_bytes(p)
                             .ok()
@@ -317,7 +311,7 @@ impl Engine {
                         (p.clone(), now)
                     })
                     .collect();
-                self.baseline_held(&originals, &staged).await.ok()
+                self.baseline_held(&olds, &staged).await.ok()
             }
             None => None,
         };
@@ -331,17 +325,27 @@ impl Engine {
             ..EditAnswer::default()
         };
         let written: Vec<PathBuf> = key.into_iter().filter(|p| p.is_file()).collect();
-        match texts {
-            // This edit by itself: its text held in memory, so that another
-            // agent's edit of the same file at the same time is not heard
-            // as this one's. An edit that did not land brings nothing.
+        // The disk holds this edit alone (the common case): it is checked
+        // there, as every question sees it after.
+        let alone = texts.as_ref().is_some_and(|(_, staged)| {
+            staged
+                .iter()
+                .all(|(p, new)| std::fs::read(p).ok() == new.as_ref().map(Text::encode))
+        });
+        match texts.filter(|_| !alone) {
+            // This edit by itself: the disk holds another edit of the same
+            // file too (another agent's, at the same time), so the files
+            // are held in memory as this edit alone leaves them, and the
+            // other's errors are not heard as this one's. An edit that did
+            // not land brings nothing.
             Some((olds, staged)) => {
                 let landed = staged.iter().any(|(p, new)| {
                     let now = std::fs::read(p).ok();
-                    now != olds
+                    let before = olds
                         .iter()
                         .find(|(o, _)| o == p)
-                        .map(|(_, t)| t.clone().into_bytes())
+                        .and_then(|(_, t)| t.clone());
+                    now.as_deref() != before.as_deref().map(str::as_bytes)
                         || now == new.as_ref().map(Text::encode)
                 });
                 if !landed {

@@ -303,3 +303,26 @@ fn a_session_s_start_warms_the_project_s_language_not_its_config_and_docs() {
     let (context, _) = hook(&docs, &dirs, &start, false);
     assert_eq!(context, "");
 }
+
+#[test]
+fn a_file_the_edit_creates_has_all_its_errors_new() {
+    // Claude Code's `Write` of a file that did not exist: before, it had
+    // nothing; after, its error is new (neither hidden as old nor listed as
+    // not compared).
+    let p = project();
+    let dirs = DaemonDirs::new();
+    let content = "from lib import total\n\nfresh: str = total(2)\n";
+    let write = |event: &str| {
+        json!({
+            "session_id": "s", "cwd": p.root(), "hook_event_name": event, "tool_name": "Write",
+            "tool_use_id": "toolu_w",
+            "tool_input": { "file_path": p.path("fresh.py"), "content": content },
+        })
+    };
+    let (before, _) = hook(&p, &dirs, &write("PreToolUse"), false);
+    assert_eq!(before, "");
+    p.write("fresh.py", content);
+    let (after, _) = hook(&p, &dirs, &write("PostToolUse"), false);
+    assert_eq!(listed(&after), ["fresh.py:3"], "{after}");
+    assert!(after.contains("fresh.py: 1 new error"), "{after}");
+}

@@ -6,7 +6,7 @@ use crate::edit::EditAnswer;
 
 /// The added context for an edit's answer, or "" when it brought nothing
 /// and everything was seen.
-pub(super) fn context(answer: &EditAnswer) -> String {
+pub(super) fn context(answer: &EditAnswer, untrusted: Option<&str>) -> String {
     let root = answer.root.clone().unwrap_or_default();
     // Files whose errors could not be had whole are said, never
     // passed over as clean.
@@ -17,7 +17,11 @@ pub(super) fn context(answer: &EditAnswer) -> String {
             answer
                 .files
                 .iter()
-                .filter(|f| f.errors.is_empty() && !f.notes.is_empty())
+                // The untrusted project's note comes with every answer,
+                // and says nothing of this one's completeness.
+                .filter(|f| {
+                    f.errors.is_empty() && f.notes.iter().any(|n| Some(n.as_str()) != untrusted)
+                })
                 .map(|f| &f.path),
         )
         .map(|p| crate::render::shown(&root, p))

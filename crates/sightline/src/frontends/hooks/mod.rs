@@ -340,7 +340,7 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String
             originals,
         } => {
             let answer = engine.after_agent_edit(&session, &files, &originals).await;
-            after_edit::context(&answer)
+            after_edit::context(&answer, engine.config().untrusted_note().as_deref())
         }
         Request::BeforeSearch { name, cwd } => {
             // The hook's calls take their turn here (`mcp::dispatch`).
@@ -356,6 +356,9 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String
             let engine = engine.clone();
             tokio::spawn(async move {
                 for file in anchors {
+                    // In turn: an agent's edit asked of its text held in
+                    // memory must not see the warming tell a server the disk's.
+                    let _turn = crate::sync::preview::shared_turn().await;
                     let _ = engine.diagnostics(&file).await;
                 }
             });

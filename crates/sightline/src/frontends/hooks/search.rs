@@ -20,7 +20,12 @@ const DECLARATIONS_SHOWN: usize = 4;
 /// [`DECLARATIONS_SHOWN`], the candidates.
 pub(super) async fn uses(engine: &Engine, name: &str, cwd: &Path) -> Option<String> {
     let mut symbols: Vec<crate::answer::Item> = Vec::new();
-    for anchor in anchors(engine, cwd) {
+    // Not a config or docs file's server: asking one would start (or
+    // install) it for a name no code of it declares.
+    let code = anchors(engine, cwd)
+        .into_iter()
+        .filter(|a| !super::session_start::config_or_docs(a));
+    for anchor in code {
         let Ok(items) = engine.workspace_symbols(name, Some(&anchor)).await else {
             continue;
         };

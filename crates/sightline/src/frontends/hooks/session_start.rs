@@ -34,12 +34,18 @@ const LANGUAGES: usize = 3;
 /// not warmed.
 const SHARE: usize = 10;
 
+/// Whether `path` is a config or docs file, whose server waits for a
+/// question about it.
+pub(super) fn config_or_docs(path: &Path) -> bool {
+    let ending = crate::files::extension_of(path).unwrap_or_default();
+    CONFIG_AND_DOCS.contains(&ending.as_str())
+}
+
 /// One file of each language to warm, the most held first.
 pub(super) fn anchors_to_warm(engine: &Engine, cwd: &Path) -> Vec<PathBuf> {
     let mut found: Vec<(Vec<&'static str>, &'static ServerSpec, PathBuf, usize)> = Vec::new();
     for path in crate::sync::walk::files_under(cwd).into_iter().take(5000) {
-        let ending = crate::files::extension_of(&path).unwrap_or_default();
-        if CONFIG_AND_DOCS.contains(&ending.to_ascii_lowercase().as_str()) {
+        if config_or_docs(&path) {
             continue;
         }
         let specs = engine.servers_for(&path);
