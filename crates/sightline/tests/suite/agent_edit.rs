@@ -1,10 +1,11 @@
 //! The agent's own edit through `sightline hook` (Claude Code's payloads),
-//! from a stopped daemon: the before-tool call records the file and answers
-//! without waiting for a server, and the after-tool call lists exactly the
-//! errors the edit brought, in the file and in its caller, never the old
-//! ones, also when no before-tool call came (the text before the edit that
-//! Claude Code reports is asked in memory). Two edits of one file at once,
-//! as two subagents of one session make them, each hear their own.
+//! from a stopped daemon: the after-tool call lists exactly the errors the
+//! edit brought, in the file and in its caller, never the old ones, also
+//! when no before-tool call came (the text before the edit that Claude Code
+//! reports is asked in memory) and for a file the edit creates. Two edits
+//! of one file at once, as two subagents of one session make them, each
+//! hear their own; a grep for a name two classes declare lists both; a
+//! session's start warms the project's language, not its config and docs.
 
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
@@ -91,10 +92,10 @@ fn listed(context: &str) -> Vec<String> {
 }
 
 #[test]
-fn a_cold_edit_is_not_held_up_and_hears_exactly_its_new_errors() {
+fn a_cold_edit_hears_exactly_its_new_errors() {
     let p = project();
     let dirs = DaemonDirs::new();
-    // Before the tool: no server has started, and none is waited for.
+    // Before the tool: nothing is printed.
     let (before, took) = hook(
         &p,
         &dirs,
