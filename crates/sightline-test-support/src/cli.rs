@@ -35,6 +35,37 @@ pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
     )
 }
 
+/// One `sightline hook` (then `args`) in `cwd` with `payload` on stdin,
+/// through `dirs`' daemon and its data directory (`dirs.runtime()/data`,
+/// shared by every call, so that its before and after calls meet); the
+/// hook always exits 0, which is checked. Its stdout, and how long it took.
+pub fn run_hook(
+    cwd: &std::path::Path,
+    dirs: &crate::DaemonDirs,
+    args: &[&str],
+    payload: &serde_json::Value,
+) -> (String, Duration) {
+    let t = std::time::Instant::now();
+    let mut child = Command::new(sightline_bin())
+        .arg("hook")
+        .args(args)
+        .current_dir(cwd)
+        .env("PATH", path_with_tools())
+        .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
+        .envs(dirs.env())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(payload.to_string().as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "sightline hook exits 0");
+    (String::from_utf8(out.stdout).unwrap(), t.elapsed())
+}
+
 /// A running `sightline batch`. Each `ask` reads exactly one answer; dropping
 /// the session with unread output fails the test, so no answer goes unchecked.
 /// It runs in the process's private directories with a data directory and,

@@ -50,6 +50,17 @@ pub fn tool(name: &str) -> PathBuf {
     p
 }
 
+/// The pinned TypeScript's `tsserver.js` (beside `tsc` in `tools/`), which
+/// a direct client hands typescript-language-server as sightline does.
+pub fn tsserver_js() -> PathBuf {
+    tool("tsc")
+        .parent()
+        .unwrap()
+        .join("../typescript/lib/tsserver.js")
+        .canonicalize()
+        .unwrap()
+}
+
 /// PATH with the pinned servers first.
 pub fn path_with_tools() -> String {
     format!(

@@ -129,12 +129,7 @@ fn typescript() -> Result {
     let file = root.join("main.ts");
     let (text, _) = variant("ts", 0);
     std::fs::write(&file, &text).unwrap();
-    let tsserver = tool("tsc")
-        .parent()
-        .unwrap()
-        .join("../typescript/lib/tsserver.js")
-        .canonicalize()
-        .unwrap();
+    let tsserver = sightline_test_support::tsserver_js();
     let caps = json!({ "textDocument": { "publishDiagnostics": { "versionSupport": true } } });
     let init = json!({ "tsserver": { "path": tsserver } });
     let mut d = Direct::start(&tool("typescript-language-server"), &root, caps, init);

@@ -63,12 +63,7 @@ fn open(d: &mut Direct, path: &Path) {
 /// typescript-language-server with the pinned TypeScript's tsserver, as
 /// sightline starts it.
 fn start(root: &Path) -> Direct {
-    let tsserver = tool("tsc")
-        .parent()
-        .unwrap()
-        .join("../typescript/lib/tsserver.js")
-        .canonicalize()
-        .unwrap();
+    let tsserver = sightline_test_support::tsserver_js();
     let caps = json!({ "textDocument": { "publishDiagnostics": { "versionSupport": true } } });
     let init = json!({ "tsserver": { "path": tsserver, "useSyntaxServer": "never" } });
     Direct::start(&tool("typescript-language-server"), root, caps, init)

@@ -167,12 +167,7 @@ fn mobx() -> Setup {
         std::fs::write(t.root.join("tsconfig.json"), MOBX_TSCONFIG).unwrap();
         std::fs::write(t.root.join("env.d.ts"), MOBX_ENV).unwrap();
     }
-    let tsserver = tool("tsc")
-        .parent()
-        .unwrap()
-        .join("../typescript/lib/tsserver.js")
-        .canonicalize()
-        .unwrap();
+    let tsserver = sightline_test_support::tsserver_js();
     Setup {
         name: "typescript-language-server / mobx 6.16.1 src",
         lang: Lang::TypeScript,

@@ -19,34 +19,14 @@ pub(super) fn kept_aliases(
     root: &Path,
 ) -> Vec<String> {
     let mut places: Vec<(PathBuf, usize)> = Vec::new();
-    let mut take = |uri: &str, edits: &Value| {
-        let Ok(path) = sightline_lsp::uri::uri_to_path(uri) else {
-            return;
-        };
-        for e in edits.as_array().into_iter().flatten() {
-            let text = e.get("newText").and_then(Value::as_str).unwrap_or_default();
-            let line = e.pointer("/range/start/line").and_then(Value::as_u64);
-            if names(text, new_name)
-                && names(text, old_name)
-                && let Some(line) = line
-            {
-                places.push((path.clone(), line as usize));
-            }
-        }
-    };
-    if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
-        for (uri, edits) in changes {
-            take(uri, edits);
-        }
-    }
-    for change in edit
-        .get("documentChanges")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(uri) = change.pointer("/textDocument/uri").and_then(Value::as_str) {
-            take(uri, &change["edits"]);
+    for (path, e) in super::workspace::text_edits(edit) {
+        let text = e.get("newText").and_then(Value::as_str).unwrap_or_default();
+        let line = e.pointer("/range/start/line").and_then(Value::as_u64);
+        if names(text, new_name)
+            && names(text, old_name)
+            && let Some(line) = line
+        {
+            places.push((path, line as usize));
         }
     }
     places.sort();
@@ -54,7 +34,6 @@ pub(super) fn kept_aliases(
     places
         .into_iter()
         .map(|(path, line)| {
-            let path = sightline_lsp::uri::normalize(&path);
             let text = staged
                 .iter()
                 .find(|(p, _)| *p == path)

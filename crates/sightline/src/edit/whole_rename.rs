@@ -60,37 +60,16 @@ type At = (u64, u64);
 /// replace, from a `WorkspaceEdit`'s `changes` and `documentChanges`.
 fn edited_ranges(edit: &Value) -> HashMap<PathBuf, Vec<(At, At)>> {
     let mut ranges: HashMap<PathBuf, Vec<(At, At)>> = HashMap::new();
-    let mut add = |uri: &str, edits: &Value| {
-        let Ok(path) = sightline_lsp::uri::uri_to_path(uri) else {
-            return;
-        };
-        let path = sightline_lsp::uri::normalize(&path);
-        for e in edits.as_array().into_iter().flatten() {
-            let at = |end: &str| {
-                let n = |k: &str| {
-                    e.pointer(&format!("/range/{end}/{k}"))
-                        .and_then(Value::as_u64)
-                };
-                Some((n("line")?, n("character")?))
+    for (path, e) in super::workspace::text_edits(edit) {
+        let at = |end: &str| {
+            let n = |k: &str| {
+                e.pointer(&format!("/range/{end}/{k}"))
+                    .and_then(Value::as_u64)
             };
-            if let (Some(first), Some(last)) = (at("start"), at("end")) {
-                ranges.entry(path.clone()).or_default().push((first, last));
-            }
-        }
-    };
-    if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
-        for (uri, edits) in changes {
-            add(uri, edits);
-        }
-    }
-    for change in edit
-        .get("documentChanges")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(uri) = change.pointer("/textDocument/uri").and_then(Value::as_str) {
-            add(uri, change.get("edits").unwrap_or(&Value::Null));
+            Some((n("line")?, n("character")?))
+        };
+        if let (Some(first), Some(last)) = (at("start"), at("end")) {
+            ranges.entry(path).or_default().push((first, last));
         }
     }
     ranges

@@ -371,3 +371,33 @@ impl Plan {
 pub(super) fn normalized(text: &str) -> String {
     text.replace("\r\n", "\n")
 }
+/// Every text edit of a `WorkspaceEdit` (in `changes` and in
+/// `documentChanges`), with its file (normalised), in order.
+pub(super) fn text_edits(edit: &Value) -> Vec<(PathBuf, &Value)> {
+    fn add<'a>(out: &mut Vec<(PathBuf, &'a Value)>, uri: &str, edits: Option<&'a Value>) {
+        let Ok(path) = uri_to_path(uri) else {
+            return;
+        };
+        let path = normalize(&path);
+        for e in edits.and_then(Value::as_array).into_iter().flatten() {
+            out.push((path.clone(), e));
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
+        for (uri, edits) in changes {
+            add(&mut out, uri, Some(edits));
+        }
+    }
+    for change in edit
+        .get("documentChanges")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(uri) = change.pointer("/textDocument/uri").and_then(Value::as_str) {
+            add(&mut out, uri, change.get("edits"));
+        }
+    }
+    out
+}

@@ -9,12 +9,11 @@
 
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::{Value, json};
-use sightline_test_support::{DaemonDirs, Project, path_with_tools, sightline_bin};
+use sightline_test_support::{DaemonDirs, Project, path_with_tools, run_hook, sightline_bin};
 
 /// `lib.py` has an error of its own; `app.py` calls `total` and has one of
 /// its own too. Neither old error may be listed after an edit.
@@ -31,29 +30,11 @@ fn project() -> Project {
 /// One hook call through `dirs`' daemon (or in process with `alone`):
 /// its JSON answer's context, or "" for none, and how long it took.
 fn hook(p: &Project, dirs: &DaemonDirs, payload: &Value, alone: bool) -> (String, Duration) {
-    let mut cmd = Command::new(sightline_bin());
-    cmd.args(["hook", "--budget-ms", "120000"]);
+    let mut args = vec!["--budget-ms", "120000"];
     if alone {
-        cmd.arg("--no-daemon");
+        args.push("--no-daemon");
     }
-    let t = Instant::now();
-    let mut child = cmd
-        .current_dir(p.root())
-        .env("PATH", path_with_tools())
-        .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
-        .envs(dirs.env())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload.to_string().as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let took = t.elapsed();
-    assert_eq!(out.status.code(), Some(0));
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let (stdout, took) = run_hook(p.root(), dirs, &args, payload);
     if stdout.trim().is_empty() {
         return (String::new(), took);
     }

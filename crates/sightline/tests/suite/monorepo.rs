@@ -11,11 +11,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 use sightline_test_support::pinned::{schemas_workspace, tanstack_workspace};
-use sightline_test_support::{DaemonDirs, path_with_tools, require, run_cli, sightline_bin};
+use sightline_test_support::{DaemonDirs, require, run_cli, run_hook};
 
 use super::servers::tools;
 
@@ -428,26 +428,7 @@ fn an_edit_that_breaks_consumer_packages_lists_them_as_a_preview_an_edit_and_an_
 
     // An agent's own edit, through Claude Code's hooks: before the tool,
     // then the file written as the agent's tool writes it, then after.
-    let hook = |payload: Value| {
-        let mut child = Command::new(sightline_bin())
-            .args(["hook", "--budget-ms", "120000"])
-            .current_dir(dir)
-            .env("PATH", path_with_tools())
-            .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
-            .envs(dirs.env())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(payload.to_string().as_bytes()).unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(0));
-        String::from_utf8(out.stdout).unwrap()
-    };
+    let hook = |payload: Value| run_hook(dir, &dirs, &["--budget-ms", "120000"], &payload).0;
     let input =
         json!({ "file_path": utils, "old_string": OLD_SIGNATURE, "new_string": NEW_SIGNATURE });
     let event = |name: &str| json!({ "session_id": "monorepo", "cwd": dir, "hook_event_name": name, "tool_name": "Edit", "tool_input": input });
