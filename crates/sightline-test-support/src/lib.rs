@@ -28,7 +28,7 @@ pub use cli::{BatchBuilder, BatchSession, run_cli, run_hook};
 pub use daemon::DaemonDirs;
 pub use engine::{defs, diags, refs, runtime, workspace};
 pub use paths::{
-    bin_dir, fake_lsp_bin, path_with_tools, repo_root, require, require_rust_analyzer,
+    bin_dir, fake_lsp_bin, path_with_tools, place_of, repo_root, require, require_rust_analyzer,
     sightline_bin, tool, tools_bin, tsserver_js,
 };
 pub use process::{alive, descendants, rss_kib, rss_kib_of};

@@ -100,3 +100,20 @@ pub fn sightline_bin() -> PathBuf {
 pub fn fake_lsp_bin() -> PathBuf {
     built("sightline-fake-lsp", "sightline-fake-lsp")
 }
+
+/// `FILE:LINE:COL` (absolute, 1-based, the column in characters) of
+/// `name` on the first line of `dir/file` that holds `needle`: a place read
+/// from the sources, for the tests that ask about it.
+pub fn place_of(dir: &Path, file: &str, needle: &str, name: &str) -> String {
+    let text = std::fs::read_to_string(dir.join(file)).unwrap();
+    let (n, line) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(needle))
+        .unwrap_or_else(|| panic!("{file} has no line with {needle:?}"));
+    let byte = line
+        .find(name)
+        .unwrap_or_else(|| panic!("{file}:{} has no {name:?}", n + 1));
+    let col = line[..byte].chars().count() + 1;
+    format!("{}:{}:{col}", dir.join(file).display(), n + 1)
+}

@@ -14,20 +14,7 @@ use sightline_test_support::pinned::zlib_project;
 use sightline_test_support::{DaemonDirs, path_with_tools, run_cli};
 
 use super::servers::{require, tools};
-
-/// `FILE:LINE:COL` of `name` on the first line of `file` that contains
-/// `needle`.
-fn at(dir: &Path, file: &str, needle: &str, name: &str) -> String {
-    let text = std::fs::read_to_string(dir.join(file)).unwrap();
-    let (n, line) = text
-        .lines()
-        .enumerate()
-        .find(|(_, l)| l.contains(needle))
-        .unwrap_or_else(|| panic!("{file} has no line with {needle:?}"));
-    let byte = line.find(name).unwrap();
-    let col = line[..byte].chars().count() + 1;
-    format!("{}:{}:{col}", dir.join(file).display(), n + 1)
-}
+use sightline_test_support::place_of as at;
 
 /// The place the CLI shows for `at(...)`, relative to the project.
 fn shown(dir: &Path, place: &str) -> String {

@@ -18,6 +18,7 @@ use sightline_test_support::pinned::{schemas_workspace, tanstack_workspace};
 use sightline_test_support::{DaemonDirs, require, run_cli, run_hook};
 
 use super::servers::tools;
+use sightline_test_support::place_of as at;
 
 /// The exported function of `@tanstack/query-core` the tests ask about:
 /// react-query, solid-query and vue-query call it.
@@ -50,19 +51,6 @@ fn ask(args: &[&str], dirs: Option<&DaemonDirs>) -> String {
     let (out, code) = run(args, dirs);
     assert_eq!(code, 0, "sightline {args:?} failed: {out}");
     out
-}
-
-/// `FILE:LINE:COL` (absolute) of `name` on the first line of `file` that
-/// holds `needle`.
-fn at(dir: &Path, file: &str, needle: &str, name: &str) -> String {
-    let text = std::fs::read_to_string(dir.join(file)).unwrap();
-    let (n, line) = text
-        .lines()
-        .enumerate()
-        .find(|(_, l)| l.contains(needle))
-        .unwrap_or_else(|| panic!("{file} has no line with {needle:?}"));
-    let col = line[..line.find(name).unwrap()].chars().count() + 1;
-    format!("{}:{}:{col}", dir.join(file).display(), n + 1)
 }
 
 fn relative(dir: &Path, place: &str) -> String {
