@@ -19,6 +19,7 @@ pub mod mcp;
 pub mod model_server;
 pub mod paths;
 pub mod pinned;
+mod poll;
 pub mod process;
 pub mod project;
 pub mod scan;
@@ -31,5 +32,6 @@ pub use paths::{
     bin_dir, fake_lsp_bin, path_with_tools, place_of, repo_root, require, require_rust_analyzer,
     sightline_bin, tool, tools_bin, tsserver_js,
 };
+pub use poll::poll_until;
 pub use process::{alive, descendants, rss_kib, rss_kib_of};
 pub use project::Project;

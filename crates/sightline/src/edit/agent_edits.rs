@@ -1,23 +1,24 @@
 //! Edits an agent makes with its own tools (Claude Code's `Edit`, Gemini
 //! CLI's `replace`, Codex's `apply_patch`), seen by its hooks: before the
-//! tool runs, the files it will change (and the files using what it alters)
-//! are asked for their errors, as the edit tools do before they write; after
-//! it ran, they are asked again and the answer lists what the edit
-//! introduced. Nothing here writes a file.
+//! tool runs, each file's text is recorded (nothing is asked, so the tool
+//! never waits for a server); after it ran, the files and the users of what
+//! changed are asked twice, first with the text before the edit held in
+//! memory (`sync::preview`, as a dry run holds its text), then as the disk
+//! has them, and the answer lists what the edit introduced. Nothing here
+//! writes a file.
 //!
-//! The before and the after come in two hook calls, so the baseline waits in
-//! this process (the daemon) between them, keyed by the agent's edit (its
-//! session and tool call) and the files, for a bounded time.
+//! The before and the after come in two hook calls, so the recorded text
+//! waits in this process (the daemon) between them, keyed by the agent's
+//! edit (its session and tool call) and the files, for a bounded time.
+//! Without a before-edit call (an agent with no such hook, or no daemon),
+//! the text before the edit the agent reports is held instead. After the
+//! edit, when the disk holds another edit of the same file too (another
+//! agent's, at the same time), this edit is checked by itself, its files
+//! held in memory as it alone leaves them.
 //!
-//! The baseline is asked of the disk while the agent's tool waits (asked in
-//! a task of its own of the text held in memory, a caller's errors came
-//! back stale when the agent wrote at once). Without a before-edit call
-//! (cold, or an agent with no such hook), the text before the edit the
-//! agent reports is asked in memory after the fact (`sync::preview`), so
-//! the delta is true either way. After the edit, when the disk holds
-//! another edit of the same file too (another agent's, at the same time),
-//! this edit is checked by itself, its files held in memory as it alone
-//! leaves them.
+//! A server that checks only what is saved (rust-analyzer's `cargo check`)
+//! is asked the text before the edit with its own analysis alone, so its
+//! check's old errors are heard only after the edit.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -130,15 +131,12 @@ impl AgentEdit {
     }
 }
 
-/// A baseline waiting for its after-edit call: asked already, or being
-/// asked in a task of its own.
+/// An edit waiting for its after-edit call: each file's text before it,
+/// and as the edit alone leaves it. Nothing was asked of a server yet.
 struct Waiting {
     session: String,
     files: Vec<PathBuf>,
-    baseline: Baseline,
-    /// Each file's text before the edit and after it alone, for an
-    /// after-edit check of this edit by itself (see [`Engine::after_agent_edit`]).
-    texts: Option<Texts>,
+    texts: Texts,
     at: Instant,
 }
 
@@ -170,14 +168,11 @@ fn sorted(files: &[PathBuf]) -> Vec<PathBuf> {
 
 impl Engine {
     /// Before an agent's tool makes `edits` in session `session`: records
-    /// each file's text, and asks the files it changes, and the users of
-    /// what it alters, for their errors now, for
-    /// [`Engine::after_agent_edit`].
-    pub async fn before_agent_edit(
-        self: &std::sync::Arc<Self>,
-        session: &str,
-        edits: &[AgentEdit],
-    ) -> Result<(), ToolError> {
+    /// each file's text now and as the edits leave it, for
+    /// [`Engine::after_agent_edit`]. No server is asked: the agent's tool
+    /// never waits for one (the text before the edit is asked in memory
+    /// after it).
+    pub fn before_agent_edit(&self, session: &str, edits: &[AgentEdit]) -> Result<(), ToolError> {
         let mut staged: Vec<(PathBuf, Option<Text>)> = Vec::new();
         for edit in edits {
             staged.extend(stage(self, edit, &staged)?);
@@ -186,36 +181,21 @@ impl Engine {
             .into_iter()
             .map(|(p, t)| (normalized(&p), t))
             .collect();
+        // No server for any of them (a README): nothing to keep.
+        if !staged.iter().any(|(p, _)| self.handles(p)) {
+            return Ok(());
+        }
+        // Each file's text now, or none for a file the edit creates.
+        let olds: Vec<(PathBuf, Option<String>)> = staged
+            .iter()
+            .map(|(p, _)| {
+                let text = std::fs::read(p)
+                    .ok()
+                    .map(|b| String::from_utf8_lossy(&b).into_owned());
+                (p.clone(), text)
+            })
+            .collect();
         let files: Vec<PathBuf> = staged.iter().map(|(p, _)| p.clone()).collect();
-        let saves = files.iter().any(|p| {
-            self.servers_for(p)
-                .iter()
-                .any(|s| s.quirks.diagnostics.save_check.is_some())
-        });
-        let served = files.iter().any(|p| self.handles(p));
-        let (baseline, texts) = if !served {
-            // No server for any of them (a README): nothing to ask.
-            (Baseline::default(), None)
-        } else {
-            // Each file's text now, or none for a file the edit creates,
-            // for the after-edit check of this edit by itself.
-            let olds: Vec<(PathBuf, Option<String>)> = files
-                .iter()
-                .map(|p| {
-                    let text = std::fs::read(p)
-                        .ok()
-                        .map(|b| String::from_utf8_lossy(&b).into_owned());
-                    (p.clone(), text)
-                })
-                .collect();
-            // Asked of the disk while the agent's tool waits: asked in a
-            // task of its own, of the text held in memory, a caller's
-            // errors came back stale when the agent wrote at once (Codex),
-            // so the tool is still held for the baseline.
-            let _turn = crate::sync::preview::shared_turn().await;
-            let baseline = self.baseline(&staged).await?;
-            (baseline, (!saves).then_some((olds, staged)))
-        };
         let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
         let files = sorted(&files);
         waiting
@@ -226,8 +206,7 @@ impl Engine {
         waiting.push(Waiting {
             session: session.to_owned(),
             files,
-            baseline,
-            texts,
+            texts: (olds, staged),
             at: Instant::now(),
         });
         Ok(())
@@ -259,11 +238,11 @@ impl Engine {
 
     /// After an agent's tool changed `files` in session `session`: their
     /// errors and those of the users of what changed, as the edit tools
-    /// answer them, compared with the baseline the before-edit call
-    /// started, or else with one asked now of `originals` (each file's
-    /// text before the edit, where the agent said it or it could be
-    /// undone). With neither, each file's errors are listed as not
-    /// compared.
+    /// answer them, compared with a baseline asked now of each file's text
+    /// before the edit held in memory: the text the before-edit call
+    /// recorded, or else `originals` (where the agent said it or the edit
+    /// could be undone). With neither, each file's errors are listed as
+    /// not compared.
     pub async fn after_agent_edit(
         &self,
         session: &str,
@@ -271,27 +250,20 @@ impl Engine {
         originals: &[(PathBuf, String)],
     ) -> EditAnswer {
         let key = sorted(files);
-        let recorded = {
+        let texts = {
             let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
             waiting.retain(|w| w.at.elapsed() < KEPT_FOR);
             waiting
                 .iter()
                 .position(|w| w.session == session && w.files == key)
-                .map(|i| {
-                    let w = waiting.remove(i);
-                    (w.baseline, w.texts)
-                })
-        };
-        let (recorded, texts) = match recorded {
-            Some((b, t)) => (Some(b), t),
-            None => (None, None),
+                .map(|i| waiting.remove(i).texts)
         };
         let originals: Vec<(PathBuf, String)> = originals
             .iter()
             .map(|(p, t)| (normalized(p), t.clone()))
             .collect();
-        let baseline = match recorded {
-            Some(b) => Some(b),
+        let baseline = match &texts {
+            Some((olds, staged)) => self.baseline_held(olds, staged).await.ok(),
             None if !originals.is_empty() => {
                 // The files whose text before the edit is known, as the
                 // edit left them, asked of that text held in memory (the

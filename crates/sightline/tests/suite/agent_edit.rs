@@ -35,15 +35,19 @@ fn hook(p: &Project, dirs: &DaemonDirs, payload: &Value, alone: bool) -> (String
         args.push("--no-daemon");
     }
     let (stdout, took) = run_hook(p.root(), dirs, &args, payload);
+    (context_of(&stdout), took)
+}
+
+/// The added context of a hook's JSON answer, or "" for none.
+fn context_of(stdout: &str) -> String {
     if stdout.trim().is_empty() {
-        return (String::new(), took);
+        return String::new();
     }
-    let answer: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}"));
-    let context = answer["hookSpecificOutput"]["additionalContext"]
+    let answer: Value = serde_json::from_str(stdout).unwrap_or_else(|_| panic!("{stdout}"));
+    answer["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap_or_else(|| panic!("{stdout}"))
-        .to_owned();
-    (context, took)
+        .to_owned()
 }
 
 fn edit_event(p: &Project, event: &str, tool_use: &str, original: Option<&str>) -> Value {
@@ -307,4 +311,129 @@ fn a_file_the_edit_creates_has_all_its_errors_new() {
     let (after, _) = hook(&p, &dirs, &write("PostToolUse"), false);
     assert_eq!(listed(&after), ["fresh.py:3"], "{after}");
     assert!(after.contains("fresh.py: 1 new error"), "{after}");
+}
+
+/// Another tool's after-event (a `Read`) of `agent` in session `s`.
+fn read_event(p: &Project, agent: &str) -> Value {
+    json!({
+        "session_id": "s", "cwd": p.root(), "hook_event_name": "PostToolUse", "tool_name": "Read",
+        "agent_id": agent, "tool_use_id": format!("toolu_read_{agent}"),
+        "tool_input": { "file_path": p.path("app.py") },
+    })
+}
+
+#[test]
+fn a_check_that_outlasts_the_budget_comes_with_the_agent_s_next_event_and_no_one_else_s() {
+    // Cold, with a 300 ms budget: the first edit's check cannot finish in
+    // time (pyright is not even started). It goes on in the daemon, and
+    // its result, headed with the edit, comes with that subagent's next
+    // tool event; another subagent of the same session hears nothing of it.
+    let p = project();
+    let dirs = DaemonDirs::new();
+    let fast = ["--budget-ms", "300"];
+    let mut before = edit_event(&p, "PreToolUse", "toolu_1", None);
+    before["agent_id"] = json!("a");
+    let (stdout, took) = run_hook(p.root(), &dirs, &fast, &before);
+    assert_eq!(stdout, "");
+    println!(
+        "cold before-tool hook: {:.0} ms",
+        took.as_secs_f64() * 1000.0
+    );
+    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+    let mut after = edit_event(&p, "PostToolUse", "toolu_1", None);
+    after["agent_id"] = json!("a");
+    let (stdout, took) = run_hook(p.root(), &dirs, &fast, &after);
+    let now = context_of(&stdout);
+    println!(
+        "cold after-tool hook: {:.0} ms",
+        took.as_secs_f64() * 1000.0
+    );
+    assert!(
+        now.starts_with("sightline: the check of this edit did not finish within 0.3 s")
+            && now.contains("its result comes with your next tool call"),
+        "{now}"
+    );
+    // Each round, the other subagent asks first: it never hears a's check.
+    let late = sightline_test_support::poll_until(Duration::from_secs(120), || {
+        let (other, _) = hook(&p, &dirs, &read_event(&p, "b"), false);
+        assert_eq!(other, "", "another subagent heard a's check");
+        let (mine, _) = hook(&p, &dirs, &read_event(&p, "a"), false);
+        (!mine.is_empty()).then_some(mine)
+    })
+    .expect("the late check reached a's next event within 120 s");
+    assert!(
+        late.starts_with("sightline: the check of your earlier edit of lib.py finished late:"),
+        "{late}"
+    );
+    assert_eq!(listed(&late), ["app.py:3"], "{late}");
+    assert!(!late.contains("old_"), "{late}");
+    // Handed over once.
+    assert_eq!(hook(&p, &dirs, &read_event(&p, "a"), false).0, "");
+}
+
+#[test]
+fn a_late_check_of_a_file_edited_again_since_is_dropped_in_one_line() {
+    let p = project();
+    let dirs = DaemonDirs::new();
+    let fast = ["--budget-ms", "300"];
+    run_hook(
+        p.root(),
+        &dirs,
+        &fast,
+        &edit_event(&p, "PreToolUse", "toolu_1", None),
+    );
+    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+    let (stdout, _) = run_hook(
+        p.root(),
+        &dirs,
+        &fast,
+        &edit_event(&p, "PostToolUse", "toolu_1", None),
+    );
+    assert!(
+        context_of(&stdout).contains("did not finish within 0.3 s"),
+        "{stdout}"
+    );
+    // The agent edits the file again before its next event.
+    p.write("lib.py", LIB);
+    let dropped = sightline_test_support::poll_until(Duration::from_secs(120), || {
+        let (said, _) = hook(&p, &dirs, &read_event(&p, ""), false);
+        (!said.is_empty()).then_some(said)
+    })
+    .expect("the dropped check was said within 120 s");
+    assert_eq!(
+        dropped,
+        "sightline: the late check of your earlier edit of lib.py was dropped: the file changed since (ask lsp_diagnostics for it)\n"
+    );
+}
+
+#[test]
+fn the_end_of_a_turn_waits_for_a_late_check_and_keeps_the_agent_going_on_its_errors() {
+    // Claude Code's `Stop` after an edit whose check outlasted its hook:
+    // the stop waits for the check, and its errors keep the agent going.
+    let p = project();
+    let dirs = DaemonDirs::new();
+    let before = edit_event(&p, "PreToolUse", "toolu_1", None);
+    run_hook(p.root(), &dirs, &["--budget-ms", "300"], &before);
+    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+    let after = edit_event(&p, "PostToolUse", "toolu_1", None);
+    let (stdout, _) = run_hook(p.root(), &dirs, &["--budget-ms", "300"], &after);
+    assert!(
+        context_of(&stdout).contains("did not finish within 0.3 s"),
+        "{stdout}"
+    );
+    let stop = json!({
+        "session_id": "s", "cwd": p.root(), "hook_event_name": "Stop", "stop_hook_active": false,
+    });
+    let (stdout, _) = run_hook(p.root(), &dirs, &["--budget-ms", "120000"], &stop);
+    let answer: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}"));
+    assert_eq!(answer["decision"], "block", "{stdout}");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("sightline: the check of your earlier edit of lib.py finished late:"),
+        "{reason}"
+    );
+    assert_eq!(listed(reason), ["app.py:3"], "{reason}");
+    // Nothing is left to keep it going a second time.
+    let (stdout, _) = run_hook(p.root(), &dirs, &["--budget-ms", "120000"], &stop);
+    assert_eq!(stdout, "");
 }

@@ -297,8 +297,10 @@ fn the_claude_code_plugin_holds_the_mcp_entry_and_the_hooks() {
             "{event}: {hooks}"
         );
     }
+    // Every tool's after-event brings the late checks of earlier edits.
+    assert_eq!(hooks["hooks"]["PostToolUse"][0].get("matcher"), None);
     assert_eq!(
-        hooks["hooks"]["PostToolUse"][0]["matcher"],
-        "Edit|MultiEdit|Write"
+        hooks["hooks"]["PreToolUse"][0]["matcher"],
+        "Edit|MultiEdit|Write|Grep|Bash"
     );
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::frontends::cli::terminal::print_out;
 use crate::frontends::cli::{Cli, EXIT_OK, absolute};
-use crate::frontends::hooks::{self, Agent, Request};
+use crate::frontends::hooks::{self, Agent, Call, Request};
 use crate::frontends::mcp::tool_name::ToolName;
 
 /// Answers one hook; the exit status (always 0: a hook never fails the
@@ -30,15 +30,18 @@ pub(super) async fn run(cli: &Cli, agent: Option<&str>, budget_ms: u64) -> i32 {
         return EXIT_OK;
     };
     let budget = Duration::from_millis(budget_ms);
-    let context = match tokio::time::timeout(budget, ask(cli, &request)).await {
+    let call = Call {
+        request: request.clone(),
+        asker: hook.asker.clone(),
+        budget_ms: Some(budget_ms),
+    };
+    let context = match tokio::time::timeout(budget, ask(cli, &call)).await {
         Ok(Some(text)) => text,
         Ok(None) => String::new(),
-        // Only the answers the model waits for say so; a baseline or a warm
-        // start that did not finish changes nothing it sees.
-        Err(_) if matches!(request, Request::AfterEdit { .. }) => format!(
-            "sightline: the check of this edit did not finish within {:.1} s (the project's language servers are still starting or busy); ask lsp_diagnostics for the file later\n",
-            budget.as_secs_f64()
-        ),
+        // Only the answers the model waits for say so; a warm start that
+        // did not finish changes nothing it sees. The daemon keeps the
+        // check it was given (`hooks::late`).
+        Err(_) if matches!(request, Request::AfterEdit { .. }) => hooks::unfinished(budget),
         Err(_) => String::new(),
     };
     match hooks::output(&hook, &context) {
@@ -48,14 +51,19 @@ pub(super) async fn run(cli: &Cli, agent: Option<&str>, budget_ms: u64) -> i32 {
 }
 
 /// Asks the daemon (or, with `--no-daemon`, an engine in this process,
-/// which has no baseline from the before-edit call) for the hook's context.
-async fn ask(cli: &Cli, request: &Request) -> Option<String> {
-    let mut args = serde_json::to_value(request).ok()?;
+/// which has no record from the before-edit call) for the hook's context.
+async fn ask(cli: &Cli, call: &Call) -> Option<String> {
+    let request = &call.request;
+    // Only a running daemon can hold a late check: any other event neither
+    // starts one nor asks in process.
+    let collects = matches!(request, Request::Collect { .. });
+    let mut args = serde_json::to_value(call).ok()?;
     // The place whose project configuration answers (`Engine::for_path`).
     let place = match request {
         Request::BeforeEdit { edits, .. } => edits.first().and_then(|e| e.files().first().cloned()),
         Request::AfterEdit { files, .. } => files.first().cloned(),
         Request::BeforeSearch { cwd, .. } | Request::SessionStart { cwd } => Some(cwd.clone()),
+        Request::Collect { .. } => None,
     };
     if let Some(p) = place {
         args["path"] = Value::String(absolute(&p).display().to_string());
@@ -68,7 +76,7 @@ async fn ask(cli: &Cli, request: &Request) -> Option<String> {
         );
         let answer = crate::frontends::daemon::call::call_tool(
             &hello,
-            true,
+            !collects,
             ToolName::Hook.name(),
             args.clone(),
             false,
@@ -87,8 +95,9 @@ async fn ask(cli: &Cli, request: &Request) -> Option<String> {
             }
         }
     }
-    // Servers started in this process stop with it: nothing to warm.
-    if matches!(request, Request::SessionStart { .. }) {
+    // Servers started in this process stop with it: nothing to warm, and
+    // no check of an earlier edit to hand over.
+    if matches!(request, Request::SessionStart { .. }) || collects {
         return None;
     }
     let config = crate::config::Config::load(None).ok()?;

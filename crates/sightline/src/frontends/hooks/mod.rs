@@ -3,10 +3,14 @@
 //!
 //! - Before the agent's own edit tool runs (Claude Code `Edit`, `MultiEdit`,
 //!   `Write`; Codex `apply_patch`; Gemini CLI `replace`, `write_file`), the
-//!   files it will change are asked for their errors (`before_agent_edit`).
+//!   text of the files it will change is recorded; no server is asked, so
+//!   the tool is never held up (`before_agent_edit`).
 //! - After it ran, the errors the edit introduced, in those files and in the
 //!   files using what changed, go back to the model as added context.
-//!   Nothing is said when it introduced none.
+//!   Nothing is said when it introduced none. A check that outlasts the
+//!   hook's budget goes on in the daemon, and its result comes with the
+//!   same agent's next event (`late`), or keeps it going at the end of its
+//!   turn.
 //! - Before a search (`Grep`, `grep`/`rg` in a shell) for a bare identifier
 //!   the project's server resolves, its exact uses are added as context; the
 //!   search still runs.
@@ -17,12 +21,15 @@
 //! answers with `answer`.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::edit::agent_edits::AgentEdit;
 use crate::engine::Engine;
+
+pub use payload::read;
 
 /// The agents whose hooks `sightline hook` answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,6 +108,29 @@ pub enum Request {
         /// The agent's working directory.
         cwd: PathBuf,
     },
+    /// Any other event of the agent's: only the late checks of its edits
+    /// are handed over (`late`); at the end of its turn (`settle`), after
+    /// waiting for them within the budget.
+    Collect {
+        /// The end of the agent's turn.
+        settle: bool,
+    },
+}
+
+/// A hook's question as the daemon gets it: the request, whose it is, and
+/// the hook's budget.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Call {
+    /// What is asked.
+    #[serde(flatten)]
+    pub request: Request,
+    /// The agent the answer goes to (its session, and the subagent within
+    /// it), whose late checks come with it; "" hands over none.
+    #[serde(default)]
+    pub asker: String,
+    /// The hook's budget in milliseconds.
+    #[serde(default)]
+    pub budget_ms: Option<u64>,
 }
 
 /// A hook's payload, read.
@@ -110,227 +140,39 @@ pub struct Hook {
     pub agent: Agent,
     /// Its event name, echoed in the answer (`PostToolUse`, `AfterTool`).
     pub event: String,
-    /// What to ask the daemon; `None` for a tool call sightline has nothing
+    /// What to ask the daemon; `None` for an event sightline has nothing
     /// to add to.
     pub request: Option<Request>,
+    /// The agent the answer goes to (`agent_of`), or "" where the event
+    /// takes no added context (a Codex or Gemini CLI before-tool event).
+    pub asker: String,
 }
 
-/// Reads a hook's payload (`agent` when `--agent` named it).
-pub fn read(payload: &Value, agent: Option<Agent>) -> Hook {
-    let agent = agent.unwrap_or_else(|| Agent::detect(payload));
-    let event = payload["hook_event_name"].as_str().unwrap_or("").to_owned();
-    let cwd = PathBuf::from(payload["cwd"].as_str().unwrap_or("."));
-    let session = edit_owner(payload);
-    let tool = payload["tool_name"].as_str().unwrap_or("");
-    let input = &payload["tool_input"];
-    let request = match event.as_str() {
-        // A Claude Code subagent starts with no `SessionStart` of its own.
-        "SessionStart" | "SubagentStart" => Some(Request::SessionStart { cwd }),
-        "PreToolUse" | "BeforeTool" => match edits_of(tool, input, &cwd) {
-            Some(edits) if !edits.is_empty() => Some(Request::BeforeEdit { session, edits }),
-            _ => searched_name(tool, input).map(|name| Request::BeforeSearch { name, cwd }),
-        },
-        "PostToolUse" | "AfterTool" => match edits_of(tool, input, &cwd) {
-            Some(edits) => {
-                let mut files: Vec<PathBuf> = edits.iter().flat_map(AgentEdit::files).collect();
-                files.dedup();
-                let originals = originals(&edits, &payload["tool_response"]);
-                (!files.is_empty()).then_some(Request::AfterEdit {
-                    session,
-                    files,
-                    originals,
-                })
-            }
-            // Gemini CLI and Codex add context only after a tool: a
-            // search's uses come then (Claude Code's set-up asks before).
-            None => searched_name(tool, input).map(|name| Request::BeforeSearch { name, cwd }),
-        },
-        _ => None,
-    };
-    Hook {
-        agent,
-        event,
-        request,
+/// The daemon's answer to a hook: the context for the model, or nothing;
+/// the late checks of the asker's earlier edits first.
+pub async fn answer(engine: &std::sync::Arc<Engine>, call: Call) -> String {
+    let budget = Duration::from_millis(call.budget_ms.unwrap_or(DEFAULT_BUDGET_MS));
+    if let Request::Collect { settle: true } = call.request {
+        late::settle(&call.asker, within(budget)).await;
     }
-}
-
-/// Whose edit a before- and after-tool pair is, as the baseline between
-/// them is kept: the session, and within it the tool call (Claude Code's
-/// `tool_use_id`, the same before and after the tool) or else the agent
-/// (`agent_id`). Claude Code's subagents share their parent's session, and
-/// two editing one file at once would otherwise take each other's
-/// baseline.
-fn edit_owner(payload: &Value) -> String {
-    let session = payload["session_id"].as_str().unwrap_or("");
-    let within = payload["tool_use_id"]
-        .as_str()
-        .or_else(|| payload["agent_id"].as_str());
-    match within {
-        Some(id) if !id.is_empty() => format!("{session}/{id}"),
-        _ => session.to_owned(),
-    }
-}
-
-/// Each edited file's text before the edit: Claude Code's `originalFile`,
-/// or the file as it is now with the replacements (or a patch's hunks)
-/// undone.
-fn originals(edits: &[AgentEdit], response: &Value) -> Vec<(PathBuf, String)> {
-    let mut out: Vec<(PathBuf, String)> = Vec::new();
-    for edit in edits.iter().rev() {
-        let AgentEdit::Replace {
-            file,
-            old,
-            new,
-            all,
-        } = edit
-        else {
-            out.extend(edit.undone());
-            continue;
-        };
-        if let Some(original) = response["originalFile"].as_str() {
-            if !out.iter().any(|(p, _)| p == file) {
-                out.push((file.clone(), original.to_owned()));
-            }
-            continue;
-        }
-        let now = match out.iter().position(|(p, _)| p == file) {
-            Some(i) => out.remove(i).1,
-            None => match std::fs::read_to_string(file) {
-                Ok(t) => t,
-                Err(_) => continue,
-            },
-        };
-        // A deletion cannot be undone by replacing: where the text was is
-        // not known.
-        if new.is_empty() {
-            continue;
-        }
-        let undone = if *all {
-            now.replace(new, old)
-        } else {
-            now.replacen(new, old, 1)
-        };
-        out.push((file.clone(), undone));
-    }
-    out
-}
-
-/// `path` under `cwd` when it is relative.
-fn under(cwd: &Path, path: &str) -> PathBuf {
-    let p = Path::new(path);
-    if p.is_absolute() {
-        p.to_owned()
+    let earlier: Vec<late::Done> = if call.asker.is_empty() {
+        Vec::new()
     } else {
-        cwd.join(p)
-    }
-}
-
-/// The edits a file-editing tool call makes, or `None` for another tool.
-fn edits_of(tool: &str, input: &Value, cwd: &Path) -> Option<Vec<AgentEdit>> {
-    let file = || input["file_path"].as_str().map(|f| under(cwd, f));
-    let text = |k: &str| input[k].as_str().unwrap_or("").to_owned();
-    match tool {
-        // Claude Code's and Gemini CLI's replacements.
-        "Edit" | "replace" => Some(vec![AgentEdit::Replace {
-            file: file()?,
-            old: text("old_string"),
-            new: text("new_string"),
-            all: input["replace_all"].as_bool().unwrap_or(false)
-                || input["expected_replacements"]
-                    .as_u64()
-                    .is_some_and(|n| n > 1),
-        }]),
-        "MultiEdit" => {
-            let file = file()?;
-            Some(
-                input["edits"]
-                    .as_array()?
-                    .iter()
-                    .map(|e| AgentEdit::Replace {
-                        file: file.clone(),
-                        old: e["old_string"].as_str().unwrap_or("").to_owned(),
-                        new: e["new_string"].as_str().unwrap_or("").to_owned(),
-                        all: e["replace_all"].as_bool().unwrap_or(false),
-                    })
-                    .collect(),
-            )
-        }
-        "Write" | "write_file" => Some(vec![AgentEdit::Write {
-            file: file()?,
-            content: text("content"),
-        }]),
-        // Codex's patch, wherever its input holds it (a string, or the
-        // argument list of a shell call).
-        _ => patch_in(input).map(|text| {
-            vec![AgentEdit::Patch {
-                text,
-                base: cwd.to_owned(),
-            }]
-        }),
-    }
-}
-
-/// A `*** Begin Patch` text anywhere in a tool's input.
-fn patch_in(input: &Value) -> Option<String> {
-    match input {
-        Value::String(s) => s.find("*** Begin Patch").map(|i| s[i..].to_owned()),
-        Value::Array(a) => a.iter().find_map(patch_in),
-        Value::Object(o) => o.values().find_map(patch_in),
-        _ => None,
-    }
-}
-
-/// The bare identifier a search looks for: Claude Code's `Grep` pattern,
-/// Gemini CLI's `search_file_content`, or the pattern of a `grep`/`rg` in a
-/// shell command. `None` for a regular expression or anything else.
-fn searched_name(tool: &str, input: &Value) -> Option<String> {
-    let pattern = match tool {
-        "Grep" | "search_file_content" | "grep_search" => input["pattern"].as_str()?.to_owned(),
-        _ => {
-            let command = match &input["command"] {
-                Value::String(s) => s.clone(),
-                Value::Array(a) => a
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                _ => input["cmd"].as_str()?.to_owned(),
-            };
-            shell_pattern(&command)?
-        }
+        late::ended(&call.asker)
     };
-    identifier(&pattern)
-}
-
-/// The pattern of the first `grep`/`rg` in a shell command line.
-fn shell_pattern(command: &str) -> Option<String> {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    let at = words
-        .iter()
-        .position(|w| matches!(*w, "grep" | "rg" | "egrep" | "git-grep"))?;
-    words[at + 1..]
-        .iter()
-        .find(|w| !w.starts_with('-'))
-        .map(|w| w.trim_matches(|c| c == '"' || c == '\'').to_owned())
-}
-
-/// `pattern` as a bare identifier (word boundaries allowed), or `None`.
-fn identifier(pattern: &str) -> Option<String> {
-    let p = pattern.trim();
-    let p = p.strip_prefix("\\b").unwrap_or(p);
-    let p = p.strip_suffix("\\b").unwrap_or(p);
-    let ok = p.len() >= 3
-        && p.chars().all(|c| c.is_alphanumeric() || c == '_')
-        && !p.chars().next().is_some_and(|c| c.is_ascii_digit());
-    ok.then(|| p.to_owned())
-}
-
-/// The daemon's answer to a hook: the context for the model, or nothing.
-pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String {
-    match request {
+    let earlier: String = match call.request {
+        // Only errors are worth holding up the end of a turn for.
+        Request::Collect { settle: true } => earlier
+            .into_iter()
+            .filter(|d| d.errors)
+            .map(|d| d.text)
+            .collect(),
+        _ => earlier.into_iter().map(|d| d.text).collect(),
+    };
+    let now = match call.request {
         Request::BeforeEdit { session, edits } => {
-            if let Err(e) = engine.before_agent_edit(&session, &edits).await {
-                tracing::info!("hook: no baseline for the edit: {e}");
+            if let Err(e) = engine.before_agent_edit(&session, &edits) {
+                tracing::info!("hook: nothing recorded before the edit: {e}");
             }
             String::new()
         }
@@ -338,33 +180,71 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, request: Request) -> String
             session,
             files,
             originals,
-        } => {
-            let answer = engine.after_agent_edit(&session, &files, &originals).await;
-            after_edit::context(&answer, engine.config().untrusted_note().as_deref())
-        }
+        } => after_edit(engine, &call.asker, session, files, originals, budget).await,
         Request::BeforeSearch { name, cwd } => {
             // The hook's calls take their turn here (`mcp::dispatch`).
             let _turn = crate::sync::preview::shared_turn().await;
             search::uses(engine, &name, &cwd).await.unwrap_or_default()
         }
-        Request::SessionStart { cwd } => {
-            let anchors = session_start::anchors_to_warm(engine, &cwd);
-            if anchors.is_empty() {
-                return String::new();
-            }
-            // Started in the background: the session does not wait for it.
-            let engine = engine.clone();
-            tokio::spawn(async move {
-                for file in anchors {
-                    // In turn: an agent's edit asked of its text held in
-                    // memory must not see the warming tell a server the disk's.
-                    let _turn = crate::sync::preview::shared_turn().await;
-                    let _ = engine.diagnostics(&file).await;
-                }
-            });
-            "sightline is starting this project's language servers: prefer its lsp_references over grep for the exact uses of a symbol (no comment or string matches, aliases followed), and lsp_diagnostics for a file's errors now.\n".to_owned()
-        }
+        Request::SessionStart { cwd } => session_start::warm(engine, &cwd),
+        Request::Collect { .. } => String::new(),
+    };
+    earlier + &now
+}
+
+/// How long a hook may take when its call does not say (`sightline hook
+/// --budget-ms`).
+pub const DEFAULT_BUDGET_MS: u64 = 8000;
+
+/// How long the daemon waits for an answer within a hook's `budget`: the
+/// rest is left for the hook's own start and its way to the daemon.
+fn within(budget: Duration) -> Duration {
+    budget.saturating_sub((budget / 4).min(Duration::from_millis(500)))
+}
+
+/// The check of an agent's edit: its context within the hook's budget, or
+/// one line saying it goes on, its result kept for the agent's next event
+/// (`late`).
+async fn after_edit(
+    engine: &std::sync::Arc<Engine>,
+    asker: &str,
+    session: String,
+    files: Vec<PathBuf>,
+    originals: Vec<(PathBuf, String)>,
+    budget: Duration,
+) -> String {
+    let (id, outcome) = late::start(asker, &files);
+    let engine = engine.clone();
+    tokio::spawn(async move {
+        let answer = engine.after_agent_edit(&session, &files, &originals).await;
+        let text = after_edit::context(&answer, engine.config().untrusted_note().as_deref());
+        // Without a project, the heading names the files alone.
+        let named = answer.root.as_ref().map_or_else(String::new, |root| {
+            files
+                .iter()
+                .map(|p| crate::render::shown(root, p))
+                .collect::<Vec<_>>()
+                .join(", ")
+        });
+        let errors = answer.brought_errors();
+        let _ = outcome.send(Some(late::Done {
+            text,
+            errors,
+            named,
+        }));
+    });
+    match late::within(id, within(budget)).await {
+        Some(done) => done.text,
+        None => unfinished(budget),
     }
+}
+
+/// The line an edit's check that outlasts the hook's `budget` answers.
+pub fn unfinished(budget: Duration) -> String {
+    format!(
+        "sightline: the check of this edit did not finish within {:.1} s (the project's language servers are still starting or busy); it goes on, and its result comes with your next tool call\n",
+        budget.as_secs_f64()
+    )
 }
 
 /// One file under `cwd` per server that handles it, the first met.
@@ -385,8 +265,16 @@ pub fn output(hook: &Hook, context: &str) -> Option<String> {
     if context.trim().is_empty() {
         return None;
     }
+    // The end of a turn takes no added context: the errors a late check
+    // found keep the agent going, as their reason (Claude Code's and
+    // Codex's `Stop`).
+    if matches!(hook.event.as_str(), "Stop" | "SubagentStop") {
+        return Some(format!(
+            "{}\n",
+            json!({ "decision": "block", "reason": context })
+        ));
+    }
     // Claude Code, Codex and Gemini CLI all take added context here.
-    let _ = hook.agent;
     Some(format!(
         "{}\n",
         json!({ "hookSpecificOutput": {
@@ -397,6 +285,8 @@ pub fn output(hook: &Hook, context: &str) -> Option<String> {
 }
 
 mod after_edit;
+mod late;
+mod payload;
 mod search;
 mod session_start;
 #[cfg(test)]

@@ -71,3 +71,26 @@ pub(super) fn anchors_to_warm(engine: &Engine, cwd: &Path) -> Vec<PathBuf> {
         .map(|(_, _, path, _)| path)
         .collect()
 }
+
+/// Starts warming the project's servers under `cwd` in the background, and
+/// the guidance the session gets; "" when nothing here is served.
+pub(super) fn warm(engine: &std::sync::Arc<Engine>, cwd: &Path) -> String {
+    let anchors = anchors_to_warm(engine, cwd);
+    if anchors.is_empty() {
+        return String::new();
+    }
+    // Started in the background: the session does not wait for it.
+    let engine = engine.clone();
+    tokio::spawn(async move {
+        for file in anchors {
+            // In turn: an agent's edit asked of its text held in memory
+            // must not see the warming tell a server the disk's.
+            let _turn = crate::sync::preview::shared_turn().await;
+            let _ = engine.diagnostics(&file).await;
+        }
+    });
+    GUIDANCE.to_owned()
+}
+
+/// What a session (or a Claude Code subagent) is told at its start.
+const GUIDANCE: &str = "sightline is starting this project's language servers: prefer its lsp_references over grep for the exact uses of a symbol (no comment or string matches, aliases followed), and lsp_diagnostics for a file's errors now.\n";

@@ -79,9 +79,11 @@ fn only_a_search_for_a_bare_identifier_asks_for_its_uses() {
         grep("Bash", json!({ "command": "rg -n 'parse_args' src" })),
         wanted("parse_args")
     );
-    assert_eq!(grep("Grep", json!({ "pattern": "fn .*parse" })), None);
-    assert_eq!(grep("Bash", json!({ "command": "ls -la" })), None);
-    assert_eq!(grep("Grep", json!({ "pattern": "ab" })), None);
+    // Anything else only hands over the late checks of earlier edits.
+    let other = Some(Request::Collect { settle: false });
+    assert_eq!(grep("Grep", json!({ "pattern": "fn .*parse" })), other);
+    assert_eq!(grep("Bash", json!({ "command": "ls -la" })), other);
+    assert_eq!(grep("Grep", json!({ "pattern": "ab" })), other);
 }
 
 #[test]
@@ -90,12 +92,48 @@ fn the_answer_is_the_agent_s_json_or_nothing() {
         agent: Agent::ClaudeCode,
         event: "PostToolUse".into(),
         request: None,
+        asker: "s".into(),
     };
     assert_eq!(output(&h, ""), None);
     let out: Value = serde_json::from_str(&output(&h, "a.py:1:1 bad").unwrap()).unwrap();
     assert_eq!(
         out,
         json!({ "hookSpecificOutput": { "hookEventName": "PostToolUse", "additionalContext": "a.py:1:1 bad" } })
+    );
+    // The end of a turn keeps the agent going, with the errors as reason.
+    let stop = Hook {
+        event: "Stop".into(),
+        ..h
+    };
+    let out: Value = serde_json::from_str(&output(&stop, "a.py:1:1 bad").unwrap()).unwrap();
+    assert_eq!(
+        out,
+        json!({ "decision": "block", "reason": "a.py:1:1 bad" })
+    );
+}
+
+#[test]
+fn every_event_asks_for_the_late_checks_of_its_own_agent() {
+    // Another tool's after-event, and a subagent's: the late checks of
+    // that agent alone (its session, and within it its `agent_id`).
+    let read_tool = json!({
+        "session_id": "s", "cwd": "/p", "hook_event_name": "PostToolUse", "tool_name": "Read",
+        "agent_id": "a1", "tool_input": { "file_path": "/p/x.py" },
+    });
+    let h = read(&read_tool, None);
+    assert_eq!(h.request, Some(Request::Collect { settle: false }));
+    assert_eq!(h.asker, "s/a1");
+    // Codex's before-tool events take no added context: none handed over.
+    let codex = json!({
+        "session_id": "c", "cwd": "/p", "hook_event_name": "PreToolUse", "tool_name": "apply_patch",
+        "tool_input": { "command": "*** Begin Patch\n*** Update File: m.py\n@@\n-a\n+b\n*** End Patch\n" },
+    });
+    assert_eq!(read(&codex, None).asker, "");
+    let stop = json!({ "session_id": "s", "cwd": "/p", "hook_event_name": "Stop" });
+    let h = read(&stop, None);
+    assert_eq!(
+        (h.request, h.asker.as_str()),
+        (Some(Request::Collect { settle: true }), "s")
     );
 }
 

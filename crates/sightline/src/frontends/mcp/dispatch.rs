@@ -374,9 +374,9 @@ impl McpServer {
                 )
             }
             Some(ToolName::Hook) => {
-                let request: crate::frontends::hooks::Request = parse(tool, args)?;
+                let call: crate::frontends::hooks::Call = parse(tool, args)?;
                 Ok(Answered::text(
-                    crate::frontends::hooks::answer(engine, request).await,
+                    crate::frontends::hooks::answer(engine, call).await,
                     json,
                 ))
             }

@@ -87,29 +87,32 @@ struct Target {
 }
 
 // A subagent (the `Agent` tool) gets no `SessionStart`: `SubagentStart`
-// hands it the same guidance.
+// hands it the same guidance. Every tool's after-event, and the end of a
+// turn, bring the late checks of the agent's earlier edits
+// (`hooks::late`).
 const CLAUDE_HOOKS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
     ("SubagentStart", None),
     ("PreToolUse", Some("Edit|MultiEdit|Write|Grep|Bash")),
-    ("PostToolUse", Some("Edit|MultiEdit|Write")),
+    ("PostToolUse", None),
+    ("Stop", None),
+    ("SubagentStop", None),
 ];
 // Codex calls its shell `Bash` in hooks, and takes added context only
-// after a tool: a search's uses come then.
+// after a tool: a search's uses come then, and every tool's after-event
+// brings the late checks of earlier edits.
 const CODEX_HOOKS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
     ("PreToolUse", Some("apply_patch")),
-    ("PostToolUse", Some("apply_patch|Bash")),
+    ("PostToolUse", None),
 ];
+// Gemini CLI takes added context only after a tool: a search's uses come
+// then, and every tool's after-event brings the late checks of earlier
+// edits.
 const GEMINI_HOOKS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
     ("BeforeTool", Some("replace|write_file")),
-    // Gemini CLI takes added context only after a tool: a search's uses
-    // come then.
-    (
-        "AfterTool",
-        Some("replace|write_file|grep_search|search_file_content|run_shell_command"),
-    ),
+    ("AfterTool", None),
 ];
 
 fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {

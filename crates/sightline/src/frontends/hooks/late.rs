@@ -1,0 +1,174 @@
+//! Checks of an agent's edit that outlast the hook's budget: they keep
+//! running in the daemon, and their result reaches the same agent (its
+//! session, and within it the subagent) at its next hook event, headed with
+//! the edit it belongs to. A result whose files changed since (the agent
+//! edited them again) is dropped, said in one line.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+/// How long a finished result waits for its agent's next hook event.
+const KEPT_FOR: Duration = Duration::from_secs(1800);
+/// At most this many checks are kept at once; the oldest go first.
+const KEPT_AT_MOST: usize = 64;
+
+/// One check of an agent's edit, running or done.
+struct Check {
+    id: u64,
+    /// Whose edit it is (`hooks::agent_of`).
+    agent: String,
+    /// The edited files as the check read them (`None`: absent).
+    files: Vec<(PathBuf, Option<Vec<u8>>)>,
+    /// The check's answer once it ended.
+    result: watch::Receiver<Option<Done>>,
+    at: Instant,
+}
+
+/// The checks of this process, oldest first.
+static CHECKS: Mutex<Vec<Check>> = Mutex::new(Vec::new());
+
+/// A check's answer: the context for the model, and whether it names
+/// errors the edit brought.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Done {
+    pub(super) text: String,
+    pub(super) errors: bool,
+    /// The edited files as its heading names them (under their project).
+    pub(super) named: String,
+}
+
+/// Where a check's answer goes when it ends.
+pub(super) type Outcome = watch::Sender<Option<Done>>;
+
+/// Records a check of `agent`'s edit of `files`, about to start; its id,
+/// and where its result goes.
+pub(super) fn start(agent: &str, files: &[PathBuf]) -> (u64, Outcome) {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let (tx, rx) = watch::channel(None);
+    let files = files
+        .iter()
+        .map(|p| (p.clone(), std::fs::read(p).ok()))
+        .collect();
+    let mut checks = CHECKS.lock().unwrap_or_else(PoisonError::into_inner);
+    checks.retain(|c| c.at.elapsed() < KEPT_FOR);
+    if checks.len() >= KEPT_AT_MOST {
+        checks.remove(0);
+    }
+    checks.push(Check {
+        id,
+        agent: agent.to_owned(),
+        files,
+        result: rx,
+        at: Instant::now(),
+    });
+    (id, tx)
+}
+
+/// Check `id`'s result within `budget`, taken out of the kept ones; `None`
+/// when it is still running (it stays, for a later event).
+pub(super) async fn within(id: u64, budget: Duration) -> Option<Done> {
+    let mut rx = {
+        let checks = CHECKS.lock().unwrap_or_else(PoisonError::into_inner);
+        checks.iter().find(|c| c.id == id)?.result.clone()
+    };
+    let done = tokio::time::timeout(budget, rx.wait_for(Option::is_some)).await;
+    let text = match done {
+        Ok(Ok(done)) => done.clone().unwrap_or_default(),
+        // The check's task ended without a result (it panicked): nothing
+        // will come later either.
+        Ok(Err(_)) => Done::default(),
+        Err(_) => return None,
+    };
+    CHECKS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|c| c.id != id);
+    Some(text)
+}
+
+/// Waits, within `budget`, for `agent`'s running checks to end (the end of
+/// its turn: nothing comes after to hand them to).
+pub(super) async fn settle(agent: &str, budget: Duration) {
+    let running: Vec<watch::Receiver<Option<Done>>> = CHECKS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .filter(|c| c.agent == agent)
+        .map(|c| c.result.clone())
+        .collect();
+    let all = futures_util::future::join_all(running.into_iter().map(|mut rx| async move {
+        let _ = rx.wait_for(Option::is_some).await;
+    }));
+    let _ = tokio::time::timeout(budget, all).await;
+}
+
+/// The ended checks of `agent`'s edits, taken out, oldest first: each
+/// headed with its edit, or one line when its files changed since.
+pub(super) fn ended(agent: &str) -> Vec<Done> {
+    let mut checks = CHECKS.lock().unwrap_or_else(PoisonError::into_inner);
+    checks.retain(|c| c.at.elapsed() < KEPT_FOR);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < checks.len() {
+        let c = &checks[i];
+        let result = c.result.borrow().clone();
+        let (Some(result), true) = (result, c.agent == agent) else {
+            i += 1;
+            continue;
+        };
+        let check = checks.remove(i);
+        out.push(heading(&check, &result));
+    }
+    out
+}
+
+/// A result as the model hears it later.
+fn heading(check: &Check, result: &Done) -> Done {
+    let named = if result.named.is_empty() {
+        check
+            .files
+            .iter()
+            .filter_map(|(p, _)| p.file_name())
+            .map(|n| n.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(", ")
+    } else {
+        result.named.clone()
+    };
+    let changed = check
+        .files
+        .iter()
+        .any(|(p, was)| std::fs::read(p).ok() != *was);
+    if changed {
+        return Done {
+            text: format!(
+                "sightline: the late check of your earlier edit of {} was dropped: the file changed since (ask lsp_diagnostics for it)\n",
+                named
+            ),
+            errors: false,
+            named: String::new(),
+        };
+    }
+    if result.text.trim().is_empty() {
+        return Done {
+            text: format!(
+                "sightline: the check of your earlier edit of {} finished: the edit brought no error\n",
+                named
+            ),
+            errors: false,
+            named: String::new(),
+        };
+    }
+    Done {
+        text: format!(
+            "sightline: the check of your earlier edit of {} finished late:\n{}",
+            named, result.text
+        ),
+        errors: result.errors,
+        named: String::new(),
+    }
+}
