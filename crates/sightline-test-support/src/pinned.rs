@@ -330,3 +330,71 @@ pub fn schemas_workspace(dir: &Path) {
         .path();
     std::fs::write(lib.join("site-packages/_schemas.pth"), pth).unwrap();
 }
+
+/// The digest of httpx 0.28.1's sources as tools/requirements.txt pins it:
+/// sha256 of its `.py` files and `py.typed`, concatenated in path order.
+const HTTPX_SOURCES_SHA256: &str =
+    "3652b2975057cb5cd634005dde7f63d92a74848f67670790c8e9f95e7b14995e";
+
+/// httpx 0.28.1 (7.9k lines, from PyPI through tools/requirements.txt,
+/// its sources checked against [`HTTPX_SOURCES_SHA256`]) as a project in
+/// `dir`: `httpx/` and a `pyproject.toml`. Its dependencies (anyio,
+/// httpcore, certifi, idna) resolve through tools/.venv's python, first on
+/// [`crate::path_with_tools`].
+pub fn httpx_project(dir: &Path) {
+    let source = tools_site_packages().join("httpx");
+    let mut files: Vec<PathBuf> = walk_files(&source)
+        .into_iter()
+        .filter(|p| {
+            !p.components().any(|c| c.as_os_str() == "__pycache__")
+                && (p.extension().is_some_and(|e| e == "py") || p.ends_with("py.typed"))
+        })
+        .collect();
+    files.sort_by_key(|p| {
+        p.strip_prefix(&source)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    });
+    let mut all = Vec::new();
+    for f in &files {
+        all.extend(std::fs::read(f).unwrap());
+        let to = dir.join("httpx").join(f.strip_prefix(&source).unwrap());
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(f, &to).unwrap();
+    }
+    let digest = Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(&all)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let digest = String::from_utf8_lossy(&digest.stdout);
+    assert!(
+        digest.starts_with(HTTPX_SOURCES_SHA256),
+        "httpx's sources in {} are not 0.28.1's ({digest}); run `tools/install`",
+        source.display()
+    );
+    std::fs::write(
+        dir.join("pyproject.toml"),
+        "[project]\nname = \"httpx\"\nversion = \"0.28.1\"\n",
+    )
+    .unwrap();
+}
+
+fn walk_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -4,6 +4,13 @@
 
 use crate::edit::EditAnswer;
 
+/// At most this many errors are listed in one edit's context; the rest are
+/// counted. Five errors, the common case, stay within 300 tokens.
+const LISTED: usize = 6;
+/// A message longer than this many characters is cut (pyright's explain
+/// each type mismatch over several lines).
+const MESSAGE_CHARS: usize = 150;
+
 /// The added context for an edit's answer, or "" when it brought nothing
 /// and everything was seen.
 pub(super) fn context(answer: &EditAnswer, untrusted: Option<&str>) -> String {
@@ -37,6 +44,8 @@ pub(super) fn context(answer: &EditAnswer, untrusted: Option<&str>) -> String {
     }
     let mut out =
         String::from("sightline (the project's language servers) found errors after this edit:\n");
+    let mut listed = 0;
+    let mut unlisted = 0;
     for f in answer.files.iter().filter(|f| !f.errors.is_empty()) {
         let show = crate::render::shown(&root, &f.path);
         let noun = if f.errors.len() == 1 {
@@ -49,10 +58,27 @@ pub(super) fn context(answer: &EditAnswer, untrusted: Option<&str>) -> String {
             (None, true) => format!("new {noun} (it uses what the edit changed)"),
             (None, false) => format!("new {noun}"),
         };
-        out.push_str(&format!("{show}: {} {what}\n", f.errors.len()));
-        for e in &f.errors {
-            out.push_str(&format!("  {show}:{}:{} {}\n", e.line, e.column, e.message));
+        let room = LISTED - listed;
+        if room == 0 {
+            unlisted += f.errors.len();
+            continue;
         }
+        out.push_str(&format!("{show}: {} {what}\n", f.errors.len()));
+        for e in f.errors.iter().take(room) {
+            out.push_str(&format!(
+                "  {show}:{}:{} {}\n",
+                e.line,
+                e.column,
+                cut(&e.message)
+            ));
+        }
+        listed += f.errors.len().min(room);
+        unlisted += f.errors.len().saturating_sub(room);
+    }
+    if unlisted > 0 {
+        out.push_str(&format!(
+            "... and {unlisted} more new errors (lsp_check lists them)\n"
+        ));
     }
     // What the answer did not list is counted, and what it could
     // not see is said: never a silent partial answer.
@@ -72,4 +98,15 @@ pub(super) fn context(answer: &EditAnswer, untrusted: Option<&str>) -> String {
         ));
     }
     out
+}
+
+/// `message` on one line, at most [`MESSAGE_CHARS`] characters.
+fn cut(message: &str) -> String {
+    let one_line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= MESSAGE_CHARS {
+        return one_line;
+    }
+    let mut short: String = one_line.chars().take(MESSAGE_CHARS - 1).collect();
+    short.push('…');
+    short
 }

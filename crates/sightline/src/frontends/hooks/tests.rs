@@ -219,3 +219,52 @@ fn a_subagent_s_edits_are_its_own_and_its_start_is_a_session_s() {
         })
     );
 }
+
+#[test]
+fn an_edit_s_context_lists_six_errors_at_most_and_counts_the_rest() {
+    use crate::answer::{Finding, Severity};
+    use crate::edit::{EditAnswer, FileErrors};
+    let error = |line: usize| Finding {
+        line,
+        column: 1,
+        end_line: line,
+        end_column: 2,
+        severity: Severity::Error,
+        message: format!("bad {} {}", line, "x".repeat(300)),
+        source: "Pyright".into(),
+        code: None,
+    };
+    let file = |name: &str, dependent: bool| FileErrors {
+        path: PathBuf::from("/p").join(name),
+        errors: (1..=4).map(error).collect(),
+        notes: Vec::new(),
+        delta: true,
+        fixed: 0,
+        kept: 0,
+        dependent,
+        not_compared: None,
+    };
+    let answer = EditAnswer {
+        root: Some(PathBuf::from("/p")),
+        files: vec![file("a.py", false), file("b.py", true), file("c.py", true)],
+        ..EditAnswer::default()
+    };
+    let text = super::after_edit::context(&answer, None);
+    let listed: Vec<&str> = text.lines().filter(|l| l.starts_with("  ")).collect();
+    assert_eq!(listed.len(), 6, "{text}");
+    assert!(
+        listed
+            .iter()
+            .all(|l| l.chars().count() <= 2 + "b.py:4:1 ".len() + 150),
+        "{text}"
+    );
+    assert!(
+        text.contains("b.py: 4 new errors (it uses what the edit changed)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("c.py:"), "{text}");
+    assert!(
+        text.ends_with("... and 6 more new errors (lsp_check lists them)\n"),
+        "{text}"
+    );
+}
