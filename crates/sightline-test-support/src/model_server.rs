@@ -30,6 +30,7 @@ pub struct ModelServer {
     /// `http://127.0.0.1:PORT`.
     pub url: String,
     requests: Arc<Mutex<Vec<(String, Value)>>>,
+    arrived: Arc<Mutex<Vec<std::time::Instant>>>,
     stop: Arc<std::sync::atomic::AtomicBool>,
     port: u16,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -41,24 +42,35 @@ impl ModelServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("a loopback port");
         let port = listener.local_addr().expect("its address").port();
         let requests = Arc::new(Mutex::new(Vec::new()));
+        let arrived = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (seen, stopping) = (requests.clone(), stop.clone());
+        let at = arrived.clone();
         let thread = std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if stopping.load(std::sync::atomic::Ordering::SeqCst) {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
-                let _ = serve(stream, &*script, &seen);
+                let _ = serve(stream, &*script, &seen, &at);
             }
         });
         ModelServer {
             url: format!("http://127.0.0.1:{port}"),
             requests,
+            arrived,
             stop,
             port,
             thread: Some(thread),
         }
+    }
+
+    /// When each request of [`ModelServer::requests`] arrived, in order.
+    pub fn arrivals(&self) -> Vec<std::time::Instant> {
+        self.arrived
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Every request so far: its path and its JSON body.
@@ -85,7 +97,17 @@ fn serve(
     stream: TcpStream,
     script: &Script,
     seen: &Mutex<Vec<(String, Value)>>,
+    arrived: &Mutex<Vec<std::time::Instant>>,
 ) -> std::io::Result<()> {
+    let record = |path: String, body: &Value| {
+        seen.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((path, body.clone()));
+        arrived
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(std::time::Instant::now());
+    };
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
@@ -111,9 +133,7 @@ fn serve(
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let mut out = stream;
     if path.ends_with("/responses") {
-        seen.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push((path, body.clone()));
+        record(path, &body);
         let events = responses_events(&script(&body));
         return write!(
             out,
@@ -122,9 +142,7 @@ fn serve(
         );
     }
     if path.contains(":streamGenerateContent") {
-        seen.lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push((path, body.clone()));
+        record(path, &body);
         let events = gemini_events(&script(&body));
         return write!(
             out,
@@ -155,9 +173,7 @@ fn serve(
             reply.len()
         );
     }
-    seen.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .push((path, body.clone()));
+    record(path, &body);
     let events = anthropic_events(&script(&body));
     write!(
         out,

@@ -96,6 +96,33 @@ fn scripted(calls: Vec<Turn>, result: &'static str) -> ModelServer {
     }))
 }
 
+/// Every request an agent's turn sent the model, as text, and when each
+/// arrived.
+struct Turned {
+    bodies: Vec<String>,
+    at: Vec<Instant>,
+}
+
+impl Turned {
+    fn of(server: &ModelServer) -> Turned {
+        Turned {
+            bodies: server
+                .requests()
+                .iter()
+                .map(|(_, b)| b.to_string())
+                .collect(),
+            at: server.arrivals(),
+        }
+    }
+}
+
+impl std::ops::Deref for Turned {
+    type Target = Vec<String>;
+    fn deref(&self) -> &Vec<String> {
+        &self.bodies
+    }
+}
+
 /// The words the scripted model looks for in the task.
 const MARKER: &str = "SIGHTLINE-SCRIPTED-TASK";
 
@@ -125,12 +152,7 @@ fn claude_project() -> Project {
 
 /// Runs `claude -p` in `project` against a model that makes `call` first,
 /// then ends the turn; every request the model server got, as text.
-fn claude_turn(
-    project: &Project,
-    dirs: &DaemonDirs,
-    calls: Vec<Turn>,
-    extra: &[&str],
-) -> Vec<String> {
+fn claude_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>, extra: &[&str]) -> Turned {
     require("claude");
     // One at a time, under one home: the hooks' before and after calls meet
     // in one daemon, which serves one set of settings (`HOME` among them).
@@ -171,11 +193,7 @@ fn claude_turn(
         .spawn()
         .unwrap();
     finish("claude", child, &server);
-    server
-        .requests()
-        .iter()
-        .map(|(_, b)| b.to_string())
-        .collect()
+    Turned::of(&server)
 }
 
 /// What the request that reported the tool's result back to the model
@@ -361,7 +379,7 @@ fn gemini_project() -> Project {
 
 /// Runs `gemini -p` in `project` against a Gemini API that makes `calls` in
 /// turn, then ends the turn; every conversation request, as text.
-fn gemini_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>) -> Vec<String> {
+fn gemini_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>) -> Turned {
     require("gemini");
     let _one = ONE_AT_A_TIME
         .lock()
@@ -391,11 +409,7 @@ fn gemini_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>) -> Vec<St
         .spawn()
         .unwrap();
     finish("gemini", child, &server);
-    server
-        .requests()
-        .iter()
-        .map(|(_, b)| b.to_string())
-        .collect()
+    Turned::of(&server)
 }
 
 /// What the last request that reported a function's result added after the
@@ -522,7 +536,7 @@ fn codex_project() -> Project {
 
 /// Runs `codex exec` in `project` against a Responses API that makes
 /// `calls` in turn, then ends the turn; every conversation request, as text.
-fn codex_turn(project: &Project, dirs: &DaemonDirs, model: &str, calls: Vec<Turn>) -> Vec<String> {
+fn codex_turn(project: &Project, dirs: &DaemonDirs, model: &str, calls: Vec<Turn>) -> Turned {
     require("codex");
     let _one = ONE_AT_A_TIME
         .lock()
@@ -561,11 +575,7 @@ fn codex_turn(project: &Project, dirs: &DaemonDirs, model: &str, calls: Vec<Turn
         .spawn()
         .unwrap();
     finish("codex", child, &server);
-    server
-        .requests()
-        .iter()
-        .map(|(_, b)| b.to_string())
-        .collect()
+    Turned::of(&server)
 }
 
 /// What the last request that reported a tool's output added after the
@@ -695,4 +705,245 @@ fn sightline_s_mcp_tools_answer_from_codex() {
     );
     let next = after_the_output(&requests);
     assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+}
+
+/// httpx 0.28.1 (7.9k lines from PyPI, `pinned::httpx_project`) set up for
+/// `agent`; and the same project not set up, for the agent without
+/// sightline.
+fn httpx_for(agent: &str) -> (Project, Project) {
+    let with = Project::new(&[]);
+    sightline_test_support::pinned::httpx_project(with.root());
+    let out = Command::new(sightline_bin())
+        .args(["setup", agent, "--project"])
+        .current_dir(with.root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let without = Project::new(&[]);
+    sightline_test_support::pinned::httpx_project(without.root());
+    (with, without)
+}
+
+/// The scripted model's edits of `httpx/_utils.py`, in turn, and the new
+/// errors (`FILE:LINE:COL`) each must bring to the model, and nothing else:
+/// a parameter added that breaks callers in three other modules (from a
+/// stopped daemon), undone, a comment, and a default dropped that breaks
+/// callers in two other modules (warm).
+const HTTPX_EDITS: &[(&str, &str, &[&str])] = &[
+    (
+        "def primitive_value_to_str(value: PrimitiveData) -> str:",
+        "def primitive_value_to_str(value: PrimitiveData, strict: bool) -> str:",
+        &[
+            "httpx/_content.py:142:38",
+            "httpx/_content.py:144:37",
+            "httpx/_multipart.py:87:52",
+            "httpx/_urls.py:459:26",
+            "httpx/_urls.py:549:30",
+            "httpx/_urls.py:564:48",
+        ],
+    ),
+    (
+        "def primitive_value_to_str(value: PrimitiveData, strict: bool) -> str:",
+        "def primitive_value_to_str(value: PrimitiveData) -> str:",
+        &[],
+    ),
+    (
+        "def unquote(value: str) -> str:",
+        "def unquote(value: str) -> str:  # the quotes stay inside",
+        &[],
+    ),
+    (
+        "def to_str(value: str | bytes, encoding: str = \"utf-8\") -> str:",
+        "def to_str(value: str | bytes, encoding: str) -> str:",
+        &["httpx/_auth.py:325:52", "httpx/_models.py:134:12"],
+    ),
+];
+
+/// The `httpx/FILE.py:LINE:COL` places a text names, sorted.
+fn places(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (i, _) in text.match_indices("httpx/") {
+        let rest = &text[i..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "/_.:".contains(c)))
+            .unwrap_or(rest.len());
+        let place = rest[..end].trim_end_matches([':', '.']);
+        if place.matches(':').count() == 2 {
+            found.push(place.to_owned());
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// For each of `calls` tool calls of a turn: what the request that
+/// reported its result added after it (`after`), and the call's time (from
+/// the request the call answered to the one reporting its result).
+fn per_call(
+    turned: &Turned,
+    result: &str,
+    after: fn(&[String]) -> String,
+    calls: usize,
+) -> Vec<(String, Duration)> {
+    let made: Vec<usize> = turned.iter().map(|b| b.matches(result).count()).collect();
+    (1..=calls)
+        .map(|k| {
+            let reported = made
+                .iter()
+                .position(|&m| m >= k)
+                .unwrap_or_else(|| panic!("no request reported call {k}"));
+            let asked = (0..reported)
+                .rev()
+                .find(|&i| made[i] == k - 1 && turned[i].contains(MARKER))
+                .unwrap_or(0);
+            (
+                after(std::slice::from_ref(&turned[reported])),
+                turned.at[reported] - turned.at[asked],
+            )
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .scan(Vec::<String>::new(), |seen, (slice, took)| {
+            // Only what this request added: Claude Code sends the calls
+            // made back to back, and the contexts heard so far, as one
+            // stretch after the model's message.
+            let new: Vec<String> = sightline_strings(&slice)
+                .iter()
+                .flat_map(|s| contexts_in(s))
+                .filter(|s| !seen.contains(s))
+                .collect();
+            seen.extend(new.iter().cloned());
+            Some((new.join("\n"), took))
+        })
+        .collect()
+}
+
+/// The hook contexts a string holds, one each (Claude Code joins those of
+/// calls made back to back, each after its `PostToolUse:Edit hook
+/// additional context:` heading).
+fn contexts_in(s: &str) -> Vec<String> {
+    s.split("PostToolUse:")
+        .map(str::trim)
+        .filter(|c| c.contains("sightline"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every string in a JSON text that sightline wrote.
+fn sightline_strings(json: &str) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) if s.contains("sightline") => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            Value::Object(o) => o.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(&serde_json::from_str(json).unwrap_or(Value::Null), &mut out);
+    out
+}
+
+/// Checks what the model heard after each of [`HTTPX_EDITS`], and prints
+/// each tool call's time with and without sightline.
+fn heard_exactly_the_new_errors(
+    agent: &str,
+    with: &[(String, Duration)],
+    without: &[(String, Duration)],
+) {
+    for (i, ((_, took), (_, bare))) in with.iter().zip(without).enumerate() {
+        println!(
+            "{agent}: edit {} ({}): tool call {:.0} ms with sightline, {:.0} ms without",
+            i + 1,
+            if i == 0 { "cold" } else { "warm" },
+            took.as_secs_f64() * 1000.0,
+            bare.as_secs_f64() * 1000.0
+        );
+    }
+    // An edit and its undo (a comment and the next break) may be reported
+    // to the model in one request (Claude Code groups the results of calls
+    // made back to back); and the first edit's check may outlast the
+    // hook's budget on a cold daemon, its result then coming with the next
+    // tool event, headed so. Each pair holds exactly the first's errors.
+    if with[0].0.contains("did not finish within") {
+        assert!(with[1].0.contains("finished late:"), "{}", with[1].0);
+    }
+    let pair = |a: usize| {
+        let mut both = places(&with[a].0);
+        both.extend(places(&with[a + 1].0));
+        both.sort();
+        both.dedup();
+        both
+    };
+    assert_eq!(pair(0), HTTPX_EDITS[0].2, "{}\n{}", with[0].0, with[1].0);
+    assert_eq!(pair(2), HTTPX_EDITS[3].2, "{}\n{}", with[2].0, with[3].0);
+    // The comment brought nothing (unless reported with the next edit).
+    if with[2].0 != with[3].0 {
+        assert!(!with[2].0.contains("sightline"), "{}", with[2].0);
+    }
+}
+
+#[test]
+fn claude_code_on_httpx_hears_exactly_each_edit_s_new_errors_cold_and_warm() {
+    let (p, bare) = httpx_for("claude-code");
+    let dirs = DaemonDirs::new();
+    let calls = |p: &Project| -> Vec<Turn> {
+        HTTPX_EDITS
+            .iter()
+            .map(|(old, new, _)| edit(&p.path("httpx/_utils.py"), old, new))
+            .collect()
+    };
+    let with = claude_turn(&p, &dirs, calls(&p), &[]);
+    let without = claude_turn(&bare, &DaemonDirs::new(), calls(&bare), &[]);
+    let n = HTTPX_EDITS.len();
+    heard_exactly_the_new_errors(
+        "claude code",
+        &per_call(&with, "\"type\":\"tool_result\"", after_the_tool, n),
+        &per_call(&without, "\"type\":\"tool_result\"", after_the_tool, n),
+    );
+}
+
+#[test]
+fn codex_on_httpx_hears_exactly_each_edit_s_new_errors_cold_and_warm() {
+    let (p, bare) = httpx_for("codex");
+    let dirs = DaemonDirs::new();
+    let calls = || -> Vec<Turn> {
+        HTTPX_EDITS
+            .iter()
+            .map(|(old, new, _)| patch("httpx/_utils.py", old, new))
+            .collect()
+    };
+    let with = codex_turn(&p, &dirs, "gpt-5.5", calls());
+    let without = codex_turn(&bare, &DaemonDirs::new(), "gpt-5.5", calls());
+    let n = HTTPX_EDITS.len();
+    heard_exactly_the_new_errors(
+        "codex",
+        &per_call(&with, "_call_output\"", after_the_output, n),
+        &per_call(&without, "_call_output\"", after_the_output, n),
+    );
+}
+
+#[test]
+fn gemini_cli_on_httpx_hears_exactly_each_edit_s_new_errors_cold_and_warm() {
+    let (p, bare) = httpx_for("gemini");
+    let dirs = DaemonDirs::new();
+    let calls = |p: &Project| -> Vec<Turn> {
+        HTTPX_EDITS
+            .iter()
+            .map(|(old, new, _)| replace(&p.path("httpx/_utils.py"), old, new))
+            .collect()
+    };
+    let with = gemini_turn(&p, &dirs, calls(&p));
+    let without = gemini_turn(&bare, &DaemonDirs::new(), calls(&bare));
+    let n = HTTPX_EDITS.len();
+    heard_exactly_the_new_errors(
+        "gemini cli",
+        &per_call(&with, "\"functionResponse\"", after_the_function, n),
+        &per_call(&without, "\"functionResponse\"", after_the_function, n),
+    );
 }
