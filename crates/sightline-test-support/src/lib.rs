@@ -33,5 +33,5 @@ pub use paths::{
     sightline_bin, tool, tools_bin, tsserver_js,
 };
 pub use poll::poll_until;
-pub use process::{alive, descendants, rss_kib, rss_kib_of};
+pub use process::{BusyLoops, alive, descendants, rss_kib, rss_kib_of};
 pub use project::Project;

@@ -56,3 +56,34 @@ pub fn rss_kib_of(pid: u32) -> Option<u64> {
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
+
+/// Processes that spin on the cores until dropped, as a laptop's other
+/// work loads them (`yes` into the void, one per core asked for).
+pub struct BusyLoops(Vec<std::process::Child>);
+
+impl BusyLoops {
+    /// Starts `n` busy loops.
+    pub fn start(n: usize) -> BusyLoops {
+        BusyLoops(
+            (0..n)
+                .map(|_| {
+                    std::process::Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .stdin(std::process::Stdio::null())
+                        .stdout(std::process::Stdio::null())
+                        .spawn()
+                        .expect("sh starts")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for BusyLoops {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

@@ -129,6 +129,11 @@ pub struct DiagnosticsQuirks {
     /// sends `didSave`, and a diagnostics answer waits for the check's
     /// work-done progress that began after the change.
     pub save_check: Option<SaveCheck>,
+    /// How long in all a diagnostics answer may wait while the server
+    /// visibly works (a work-done progress of its runs, or it sent anything
+    /// within the last second), past the document budget. A server silent
+    /// and idle ends the wait at the budget.
+    pub working_cap: std::time::Duration,
 }
 
 /// Which `publishDiagnostics` of a document version is final.
@@ -372,11 +377,15 @@ impl Quirks {
 }
 
 impl DiagnosticsQuirks {
-    /// Final publishes, no tsserver, no check on save.
+    /// Final publishes, no tsserver, no check on save, and 30 s for a
+    /// server that works on: a several-thousand-line module on a loaded
+    /// two-core machine took pyright longer than the 5 s budget, and the
+    /// answer "still analysing" gave the agent no error to fix.
     pub const NONE: DiagnosticsQuirks = DiagnosticsQuirks {
         publishes: Publishes::OncePerVersion,
         ask_tsserver: false,
         save_check: None,
+        working_cap: std::time::Duration::from_secs(30),
     };
 }
 

@@ -12,7 +12,7 @@
 //! - A server whose quirks say so is asked directly instead (`tsserver`).
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use sightline_lsp::LineIndex;
 use sightline_lsp::protocol::{Diagnostic, DiagnosticSeverity, message_text};
@@ -93,7 +93,16 @@ impl LspServer {
         }
         self.save_once(path)?;
         self.wait_loaded().await?;
-        let deadline = tokio::time::Instant::now() + self.budgets.document;
+        let started = tokio::time::Instant::now();
+        let mut deadline = started + self.budgets.document;
+        // While the server visibly works, the wait goes on past the
+        // document budget, up to the server's cap.
+        let cap = started
+            + self
+                .budgets
+                .document
+                .max(self.spec.quirks.diagnostics.working_cap);
+        let mut cpu = super::cpu::CpuWatch::start(self.pid());
         let mut rx = self.state.subscribe();
         let mut confirmed = None;
         loop {
@@ -111,6 +120,17 @@ impl LspServer {
                 let checked =
                     !self.check_on_save || (!previewing && self.wait_check(path, deadline).await);
                 let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
+                // The pull ran out of time while the server works on: it is
+                // asked again, within the server's cap.
+                if note.is_some() && tokio::time::Instant::now() >= deadline {
+                    // A pull gets a whole pull budget more: one cut short
+                    // each second would be cancelled before it could end.
+                    if self.working_until(cap, &mut cpu).is_some() {
+                        deadline = cap.min(tokio::time::Instant::now() + self.budgets.pull);
+                        continue;
+                    }
+                    note = Some(self.waited_note(started.elapsed()));
+                }
                 // A server that failed to load the project runs no check, and
                 // its answers are empty for want of a project, not of errors.
                 if let Some(failing) = self.state.with(|s| s.load.failing.clone()) {
@@ -147,6 +167,11 @@ impl LspServer {
             if !self.is_alive() {
                 return Err(self.exited());
             }
+            if tokio::time::Instant::now() >= deadline
+                && let Some(later) = self.working_until(cap, &mut cpu)
+            {
+                deadline = later;
+            }
             if tokio::time::Instant::now() >= deadline {
                 // Only results computed after our change may be shown.
                 let items = self
@@ -158,7 +183,10 @@ impl LspServer {
                     })
                     .map(|p| p.items)
                     .unwrap_or_default();
-                return Ok((self.findings(&items, &doc.index), Some(self.budget_note())));
+                return Ok((
+                    self.findings(&items, &doc.index),
+                    Some(self.waited_note(started.elapsed())),
+                ));
             }
             let _ = tokio::time::timeout_at(wake_at, rx.changed()).await;
         }
@@ -393,6 +421,43 @@ impl LspServer {
             "{} has not re-checked {name} since the change within {:.1} s; its last check's errors are not shown",
             self.spec.id,
             self.budgets.document.as_secs_f64()
+        )
+    }
+
+    /// A second more to wait, within `cap`, when the server visibly works:
+    /// a work-done progress of its runs (not one of its background ones),
+    /// it sent anything within the last second, or its processes used the
+    /// processor since the last look (`cpu`). `None` when it is silent and
+    /// idle, or the cap has passed.
+    fn working_until(
+        &self,
+        cap: tokio::time::Instant,
+        cpu: &mut super::cpu::CpuWatch,
+    ) -> Option<tokio::time::Instant> {
+        let now = tokio::time::Instant::now();
+        let background = self.spec.quirks.background_progress;
+        let working = self.state.with(|s| {
+            s.progress
+                .running
+                .values()
+                .any(|title| !background.contains(&title.as_str()))
+                || s.last_message_at
+                    .is_some_and(|t| t.elapsed() < Duration::from_secs(1))
+        });
+        let working = working || cpu.busy();
+        (working && now < cap).then(|| cap.min(now + Duration::from_secs(1)))
+    }
+
+    /// The note of an answer that waited `waited` and was still not
+    /// complete: the budget's, or how long the server worked past it.
+    fn waited_note(&self, waited: Duration) -> String {
+        if waited <= self.budgets.document + Duration::from_secs(1) {
+            return self.budget_note();
+        }
+        format!(
+            "{} was still analysing after {:.1} s of work; results may be incomplete",
+            self.spec.id,
+            waited.as_secs_f64()
         )
     }
 

@@ -20,6 +20,7 @@ use crate::server::pull::PullCache;
 
 mod answer_cache;
 mod background_index;
+mod cpu;
 pub mod diagnostics;
 mod disk;
 pub mod documents;

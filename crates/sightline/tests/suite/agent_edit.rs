@@ -437,3 +437,55 @@ fn the_end_of_a_turn_waits_for_a_late_check_and_keeps_the_agent_going_on_its_err
     let (stdout, _) = run_hook(p.root(), &dirs, &["--budget-ms", "120000"], &stop);
     assert_eq!(stdout, "");
 }
+
+#[test]
+fn on_a_loaded_machine_an_edit_in_a_heavy_module_still_names_its_new_error() {
+    // pydantic 2.14.4's `_internal/_generate_schema.py` (3k lines of heavy
+    // typing, from tools/requirements.txt), from a stopped daemon, with two
+    // busy loops on the two cores: pyright works past the 5 s budget, and
+    // the answer waits for it (within its cap) instead of "still
+    // analysing" with no error to fix.
+    let p = Project::new(&[(
+        "pyproject.toml",
+        "[project]\nname = \"pydantic\"\nversion = \"2.14.4\"\n",
+    )]);
+    let site = sightline_test_support::pinned::tools_site_packages();
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(site.join("pydantic"))
+        .arg(p.root())
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let heavy = "pydantic/_internal/_generate_schema.py";
+    let text = std::fs::read_to_string(p.path(heavy)).unwrap();
+    let (old, new) = (
+        "class GenerateSchema:\n",
+        "class GenerateSchema:\n    _broken: int = \"x\"\n",
+    );
+    let line = text[..text.find(old).unwrap()].lines().count() + 2;
+    let event = |name: &str| {
+        json!({
+            "session_id": "s", "cwd": p.root(), "hook_event_name": name, "tool_name": "Edit",
+            "tool_use_id": "toolu_heavy",
+            "tool_input": { "file_path": p.path(heavy), "old_string": old, "new_string": new },
+        })
+    };
+    let dirs = DaemonDirs::new();
+    let _load = sightline_test_support::BusyLoops::start(2);
+    let (before, took) = hook(&p, &dirs, &event("PreToolUse"), false);
+    assert_eq!(before, "");
+    println!(
+        "loaded, cold before-tool hook: {:.0} ms",
+        took.as_secs_f64() * 1000.0
+    );
+    p.write(heavy, &text.replacen(old, new, 1));
+    let (after, took) = hook(&p, &dirs, &event("PostToolUse"), false);
+    println!(
+        "loaded, cold after-tool hook: {:.0} ms",
+        took.as_secs_f64() * 1000.0
+    );
+    assert_eq!(listed(&after), [format!("{heavy}:{line}")], "{after}");
+    assert!(!after.contains("still analysing"), "{after}");
+    assert!(!after.contains("not checked whole"), "{after}");
+}
