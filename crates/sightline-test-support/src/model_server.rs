@@ -20,6 +20,10 @@ pub enum Turn {
     Tool(String, Value),
     /// A final text.
     Text(String),
+    /// Several tool calls in one message, to be run at once (the Anthropic
+    /// Messages API only: Claude Code runs its subagents' `Agent` calls of
+    /// one message in parallel).
+    Tools(Vec<(String, Value)>),
 }
 
 /// Picks the turn for one request body: the test's script.
@@ -184,44 +188,49 @@ fn serve(
 
 /// A turn as the Messages API streams it.
 fn anthropic_events(turn: &Turn) -> String {
-    let (block, delta, stop) = match turn {
-        Turn::Tool(name, input) => (
+    let tool = |name: &str, input: &Value| {
+        (
             json!({ "type": "tool_use", "id": format!("toolu_{}", NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::SeqCst)), "name": name, "input": {} }),
             json!({ "type": "input_json_delta", "partial_json": input.to_string() }),
-            "tool_use",
-        ),
+        )
+    };
+    let (blocks, stop) = match turn {
+        Turn::Tool(name, input) => (vec![tool(name, input)], "tool_use"),
+        Turn::Tools(calls) => (calls.iter().map(|(n, i)| tool(n, i)).collect(), "tool_use"),
         Turn::Text(text) => (
-            json!({ "type": "text", "text": "" }),
-            json!({ "type": "text_delta", "text": text }),
+            vec![(
+                json!({ "type": "text", "text": "" }),
+                json!({ "type": "text_delta", "text": text }),
+            )],
             "end_turn",
         ),
     };
-    let events = [
-        (
-            "message_start",
-            json!({ "type": "message_start", "message": {
-            "id": "msg_scripted", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-            "content": [], "stop_reason": null, "stop_sequence": null,
-            "usage": { "input_tokens": 1, "output_tokens": 1 } } }),
-        ),
-        (
+    let mut events = vec![(
+        "message_start",
+        json!({ "type": "message_start", "message": {
+        "id": "msg_scripted", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [], "stop_reason": null, "stop_sequence": null,
+        "usage": { "input_tokens": 1, "output_tokens": 1 } } }),
+    )];
+    for (index, (block, delta)) in blocks.into_iter().enumerate() {
+        events.push((
             "content_block_start",
-            json!({ "type": "content_block_start", "index": 0, "content_block": block }),
-        ),
-        (
+            json!({ "type": "content_block_start", "index": index, "content_block": block }),
+        ));
+        events.push((
             "content_block_delta",
-            json!({ "type": "content_block_delta", "index": 0, "delta": delta }),
-        ),
-        (
+            json!({ "type": "content_block_delta", "index": index, "delta": delta }),
+        ));
+        events.push((
             "content_block_stop",
-            json!({ "type": "content_block_stop", "index": 0 }),
-        ),
-        (
-            "message_delta",
-            json!({ "type": "message_delta", "delta": { "stop_reason": stop, "stop_sequence": null }, "usage": { "output_tokens": 1 } }),
-        ),
-        ("message_stop", json!({ "type": "message_stop" })),
-    ];
+            json!({ "type": "content_block_stop", "index": index }),
+        ));
+    }
+    events.push((
+        "message_delta",
+        json!({ "type": "message_delta", "delta": { "stop_reason": stop, "stop_sequence": null }, "usage": { "output_tokens": 1 } }),
+    ));
+    events.push(("message_stop", json!({ "type": "message_stop" })));
     events
         .iter()
         .map(|(name, data)| format!("event: {name}\ndata: {data}\n\n"))
@@ -248,6 +257,9 @@ fn responses_events(turn: &Turn) -> String {
             }
             call
         }
+        Turn::Tools(_) => {
+            panic!("several tool calls in one turn are scripted for Claude Code only")
+        }
         Turn::Text(text) => json!({
             "type": "message", "id": format!("msg_{n}"), "role": "assistant",
             "content": [{ "type": "output_text", "text": text }],
@@ -269,6 +281,9 @@ fn gemini_events(turn: &Turn) -> String {
     let part = match turn {
         Turn::Tool(name, args) => json!({ "functionCall": { "name": name, "args": args } }),
         Turn::Text(text) => json!({ "text": text }),
+        Turn::Tools(_) => {
+            panic!("several tool calls in one turn are scripted for Claude Code only")
+        }
     };
     let event = json!({
         "candidates": [{ "content": { "role": "model", "parts": [part] }, "finishReason": "STOP", "index": 0 }],

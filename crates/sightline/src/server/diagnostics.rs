@@ -12,7 +12,7 @@
 //! - A server whose quirks say so is asked directly instead (`tsserver`).
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use sightline_lsp::LineIndex;
 use sightline_lsp::protocol::{Diagnostic, DiagnosticSeverity, message_text};
@@ -27,11 +27,6 @@ use crate::server::documents::Doc;
 /// count alone.
 const PUBLISHED_ONCE_QUIET: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// How long after a change a server that publishes only changes
-/// (`Publishes::OnlyChanges`) may still publish findings of its
-/// slower analyses.
-const ANALYSIS_DELAY: std::time::Duration = std::time::Duration::from_millis(1100);
-
 /// How long a save may go without a check beginning before it is sent
 /// again (see `wait_check`). rust-analyzer begins its `cargo check` 80 to
 /// 100 ms after a save it acts on, but drops the save of a file when the
@@ -44,7 +39,7 @@ const ANALYSIS_DELAY: std::time::Duration = std::time::Duration::from_millis(110
 const SAVE_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(1000);
 
 /// Whether the pushed results for a file can be shown.
-enum PushState {
+pub(super) enum PushState {
     Fresh(Vec<Diagnostic>),
     /// Fresh once the server stays quiet until then.
     QuietUntil(Instant),
@@ -102,7 +97,7 @@ impl LspServer {
                 .budgets
                 .document
                 .max(self.spec.quirks.diagnostics.working_cap);
-        let mut cpu = super::cpu::CpuWatch::start(self.pid());
+        let mut cpu = super::working::CpuWatch::start(self.pid());
         let mut rx = self.state.subscribe();
         let mut confirmed = None;
         loop {
@@ -247,60 +242,6 @@ impl LspServer {
         }
     }
 
-    /// For a server that publishes only changes (`Publishes::OnlyChanges`):
-    /// `last` (the file's last publish, or none) once the server has had
-    /// its time since `doc` was sent: it has gone quiet, a question that
-    /// needs the file checked has been answered since (`confirmed`), and it
-    /// has stayed quiet after that too.
-    fn unchanged_since(
-        &self,
-        doc: &Doc,
-        last: Vec<Diagnostic>,
-        confirmed: Option<Instant>,
-    ) -> PushState {
-        if self.spec.quirks.diagnostics.publishes != crate::catalog::Publishes::OnlyChanges {
-            return PushState::NotYet;
-        }
-        let now = Instant::now();
-        let (quiet_from, busy) = self.state.with(|s| {
-            (
-                s.last_message_at
-                    .unwrap_or(doc.changed_at)
-                    .max(doc.changed_at),
-                !s.progress.running.is_empty(),
-            )
-        });
-        let quiet_from = confirmed.map_or(quiet_from, |c| quiet_from.max(c));
-        // Newer gopls publishes its analyses' findings a second after its
-        // type errors (`diagnosticsDelay`), after the hover is answered.
-        let at = (quiet_from + self.budgets.push_quiet).max(doc.changed_at + ANALYSIS_DELAY);
-        if busy {
-            PushState::NotYet
-        } else if now < at {
-            PushState::QuietUntil(at)
-        } else if confirmed.is_none_or(|c| c < doc.changed_at) {
-            PushState::Confirm
-        } else {
-            PushState::Fresh(last)
-        }
-    }
-
-    /// Asks a question that the server answers only once it has checked
-    /// `path` as sent (a hover at its start: gopls type-checks the package
-    /// first), so that its publish, if any, comes before the quiet after.
-    async fn confirm(&self, path: &Path, deadline: tokio::time::Instant) {
-        let uri = sightline_lsp::uri::path_to_uri_string(path).unwrap_or_default();
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        let params = serde_json::json!({
-            "textDocument": { "uri": uri },
-            "position": { "line": 0, "character": 0 },
-        });
-        let _ = self
-            .client
-            .request_value("textDocument/hover", params, left)
-            .await;
-    }
-
     /// Waits until a check run on save (rust-analyzer's `cargo check`) that
     /// began after sightline's last `didSave` has ended, or the server says
     /// it failed to load the project (then no check runs). Every change of
@@ -421,43 +362,6 @@ impl LspServer {
             "{} has not re-checked {name} since the change within {:.1} s; its last check's errors are not shown",
             self.spec.id,
             self.budgets.document.as_secs_f64()
-        )
-    }
-
-    /// A second more to wait, within `cap`, when the server visibly works:
-    /// a work-done progress of its runs (not one of its background ones),
-    /// it sent anything within the last second, or its processes used the
-    /// processor since the last look (`cpu`). `None` when it is silent and
-    /// idle, or the cap has passed.
-    fn working_until(
-        &self,
-        cap: tokio::time::Instant,
-        cpu: &mut super::cpu::CpuWatch,
-    ) -> Option<tokio::time::Instant> {
-        let now = tokio::time::Instant::now();
-        let background = self.spec.quirks.background_progress;
-        let working = self.state.with(|s| {
-            s.progress
-                .running
-                .values()
-                .any(|title| !background.contains(&title.as_str()))
-                || s.last_message_at
-                    .is_some_and(|t| t.elapsed() < Duration::from_secs(1))
-        });
-        let working = working || cpu.busy();
-        (working && now < cap).then(|| cap.min(now + Duration::from_secs(1)))
-    }
-
-    /// The note of an answer that waited `waited` and was still not
-    /// complete: the budget's, or how long the server worked past it.
-    fn waited_note(&self, waited: Duration) -> String {
-        if waited <= self.budgets.document + Duration::from_secs(1) {
-            return self.budget_note();
-        }
-        format!(
-            "{} was still analysing after {:.1} s of work; results may be incomplete",
-            self.spec.id,
-            waited.as_secs_f64()
         )
     }
 

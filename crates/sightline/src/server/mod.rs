@@ -20,7 +20,6 @@ use crate::server::pull::PullCache;
 
 mod answer_cache;
 mod background_index;
-mod cpu;
 pub mod diagnostics;
 mod disk;
 pub mod documents;
@@ -29,6 +28,7 @@ mod heard;
 mod in_memory_tests;
 mod inbox;
 mod locs;
+mod only_changes;
 mod pull;
 mod readiness;
 mod refactor;
@@ -41,6 +41,7 @@ mod symbols;
 mod type_hierarchy;
 mod typescript_ext;
 pub(crate) mod watchers;
+mod working;
 
 pub(crate) use documents::Asking;
 pub use requests::without_declarations;

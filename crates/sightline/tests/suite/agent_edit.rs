@@ -489,3 +489,62 @@ fn on_a_loaded_machine_an_edit_in_a_heavy_module_still_names_its_new_error() {
     assert!(!after.contains("still analysing"), "{after}");
     assert!(!after.contains("not checked whole"), "{after}");
 }
+
+#[test]
+fn a_first_session_on_a_python_project_installs_pyright_and_nothing_else() {
+    // Fresh data directory, no server on PATH, downloads allowed: the
+    // session's start installs nothing by itself (its config and docs
+    // files' servers neither), and the first edit installs pyright alone.
+    let p = Project::new(&[
+        ("pyproject.toml", "[project]\nname = \"x\"\n"),
+        (".mcp.json", "{ \"mcpServers\": {} }\n"),
+        ("README.md", "# x\n"),
+        ("lib.py", LIB),
+        ("app.py", APP),
+    ]);
+    let dirs = DaemonDirs::new();
+    let data = dirs.runtime().join("fresh-data");
+    let hook = |payload: &Value| -> String {
+        use std::io::Write;
+        let mut child = Command::new(sightline_test_support::sightline_bin())
+            .args(["hook", "--budget-ms", "180000"])
+            .current_dir(p.root())
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "")
+            .env("SIGHTLINE_DATA_DIR", &data)
+            .envs(dirs.env())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        context_of(&String::from_utf8_lossy(&out.stdout))
+    };
+    let installed = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(data.join("servers"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        names.sort();
+        names
+    };
+    let start = json!({ "session_id": "s", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup" });
+    assert_eq!(hook(&start), "", "nothing installed: nothing to warm");
+    assert_eq!(installed(), Vec::<String>::new());
+    hook(&edit_event(&p, "PreToolUse", "toolu_1", None));
+    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+    let after = hook(&edit_event(&p, "PostToolUse", "toolu_1", None));
+    assert_eq!(listed(&after), ["app.py:3"], "{after}");
+    assert_eq!(installed(), ["pyright"]);
+}

