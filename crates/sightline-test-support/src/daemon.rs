@@ -81,3 +81,34 @@ impl Drop for DaemonDirs {
         self.stop();
     }
 }
+
+impl DaemonDirs {
+    /// The running daemon's pid, from its pid file.
+    pub fn daemon_pid(&self) -> Option<u32> {
+        std::fs::read_to_string(self.runtime().join("sightline/daemon.pid"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// Each variable of the daemon's environment and of every process under
+    /// it (its servers), that holds one of `needles` in its name or value:
+    /// `PID: NAME=VALUE`. Empty when none does; the daemon must be running.
+    pub fn environ_holding(&self, needles: &[&str]) -> Vec<String> {
+        let pid = self.daemon_pid().expect("a daemon runs");
+        let mut found = Vec::new();
+        for p in std::iter::once(pid).chain(crate::process::descendants(pid)) {
+            let Ok(raw) = std::fs::read(format!("/proc/{p}/environ")) else {
+                continue;
+            };
+            for var in raw.split(|b| *b == 0) {
+                let var = String::from_utf8_lossy(var);
+                if needles.iter().any(|n| var.contains(n)) {
+                    found.push(format!("{p}: {var}"));
+                }
+            }
+        }
+        found
+    }
+}

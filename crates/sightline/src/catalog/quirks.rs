@@ -130,9 +130,8 @@ pub struct DiagnosticsQuirks {
     /// work-done progress that began after the change.
     pub save_check: Option<SaveCheck>,
     /// How long in all a diagnostics answer may wait while the server
-    /// visibly works (a work-done progress of its runs, or it sent anything
-    /// within the last second), past the document budget. A server silent
-    /// and idle ends the wait at the budget.
+    /// visibly works (it used the processor: `server::working`), past the
+    /// document budget. A server idle ends the wait at the budget.
     pub working_cap: std::time::Duration,
 }
 

@@ -21,7 +21,9 @@ pub(super) fn help_says(
     let Ok((program, args)) = sandbox.command(program, &args, &[], &tmp, false) else {
         return false;
     };
-    let child = std::process::Command::new(program)
+    let mut command = std::process::Command::new(program);
+    crate::sandbox::credentials::remove_from(&mut command);
+    let child = command
         .args(args)
         .env("TMPDIR", &tmp)
         .stdin(std::process::Stdio::null())
@@ -104,6 +106,7 @@ impl Formatters {
 
 async fn run_argv(run: &Run) -> Outcome {
     let mut cmd = tokio::process::Command::new(&run.argv[0]);
+    crate::sandbox::credentials::remove_from(cmd.as_std_mut());
     cmd.args(&run.argv[1..])
         .current_dir(&run.cwd)
         .envs(run.env.iter().map(|(k, v)| (k, v)))

@@ -102,7 +102,10 @@ impl Pool {
             .iter()
             .map(|v| ("VIRTUAL_ENV".to_owned(), v.display().to_string()))
             .collect();
-        let (client_env, env_remove) = super::env::split(&self.server_env);
+        let (client_env, mut env_remove) = super::env::split(&self.server_env);
+        // No credential of this process's (`sandbox::credentials`); an
+        // entry's own `env` is set after, and still wins.
+        env_remove.extend(crate::sandbox::credentials::present());
         env.extend(client_env);
         env.extend(settings.map(|s| s.env.clone()).unwrap_or_default());
         env.extend(crate::sandbox::private_env(

@@ -28,6 +28,7 @@ use crate::error::ToolError;
 
 mod caches;
 pub mod confine;
+pub mod credentials;
 mod denial;
 #[cfg(target_os = "linux")]
 mod linux;

@@ -1,7 +1,9 @@
 //! Whether a server visibly works on, so that a diagnostics answer waits
-//! for it past the document budget (up to its cap): a work-done progress of
-//! its runs, it sent anything within the last second, or its process group
-//! used the processor since the last look, read from `/proc` (Linux).
+//! for it past the document budget (up to its cap): its process group used
+//! the processor since the last look, read from `/proc` (Linux; elsewhere,
+//! a work-done progress of its runs). Neither a message nor an open
+//! progress is a sign of work: a fake server's publish for an old version,
+//! or its progress left open, kept answers waiting for nothing.
 //! pyright sends no message at all while it checks a heavy module, and a
 //! diagnostics answer that took its silence for idleness gave up "still
 //! analysing" while it worked on.
@@ -12,9 +14,9 @@ use crate::server::LspServer;
 
 impl LspServer {
     /// A second more to wait, within `cap`, when the server visibly works:
-    /// a work-done progress of its runs (not one of its background ones),
-    /// it sent anything within the last second, or its processes used the
-    /// processor since the last look (`cpu`). `None` when it is silent and
+    /// its processes used the processor since the last look (`cpu`), or,
+    /// where that cannot be read, a work-done progress of its runs (not one
+    /// of its background ones). `None` when it is silent and
     /// idle, or the cap has passed.
     pub(super) fn working_until(
         &self,
@@ -22,16 +24,18 @@ impl LspServer {
         cpu: &mut CpuWatch,
     ) -> Option<tokio::time::Instant> {
         let now = tokio::time::Instant::now();
-        let background = self.spec.quirks.background_progress;
-        let working = self.state.with(|s| {
-            s.progress
-                .running
-                .values()
-                .any(|title| !background.contains(&title.as_str()))
-                || s.last_message_at
-                    .is_some_and(|t| t.elapsed() < Duration::from_secs(1))
+        // The processor time tells, where it can be read: a progress
+        // left open by a server that went idle (a fake server's, in the
+        // fault tests) kept answers waiting to the cap for nothing.
+        let working = cpu.busy().unwrap_or_else(|| {
+            let background = self.spec.quirks.background_progress;
+            self.state.with(|s| {
+                s.progress
+                    .running
+                    .values()
+                    .any(|title| !background.contains(&title.as_str()))
+            })
         });
-        let working = working || cpu.busy();
         (working && now < cap).then(|| cap.min(now + Duration::from_secs(1)))
     }
 
@@ -67,18 +71,16 @@ impl CpuWatch {
     }
 
     /// Whether the group used at least [`BUSY_SHARE`] of a core since the
-    /// last look. Where `/proc` cannot say (not Linux), never.
-    pub(super) fn busy(&mut self) -> bool {
-        let Some(now) = self.group.and_then(group_cpu) else {
-            return false;
-        };
+    /// last look; `None` where `/proc` cannot say (not Linux).
+    pub(super) fn busy(&mut self) -> Option<bool> {
+        let now = self.group.and_then(group_cpu)?;
         let at = Instant::now();
         let busy = self.last.is_some_and(|(before, then)| {
             let wall = at.duration_since(then).as_secs_f64();
             wall > 0.0 && now.saturating_sub(before).as_secs_f64() >= BUSY_SHARE * wall
         });
         self.last = Some((now, at));
-        busy
+        Some(busy)
     }
 }
 
@@ -135,7 +137,7 @@ mod tests {
             .unwrap();
         let mut watch = CpuWatch::start(Some(busy.id()));
         std::thread::sleep(Duration::from_millis(800));
-        assert!(watch.busy(), "a spinning shell is busy");
+        assert_eq!(watch.busy(), Some(true), "a spinning shell is busy");
         let _ = busy.kill();
         let _ = busy.wait();
         let mut idle = std::process::Command::new("sleep")
@@ -145,7 +147,7 @@ mod tests {
             .unwrap();
         let mut watch = CpuWatch::start(Some(idle.id()));
         std::thread::sleep(Duration::from_millis(800));
-        assert!(!watch.busy(), "a sleeping process is idle");
+        assert_eq!(watch.busy(), Some(false), "a sleeping process is idle");
         let _ = idle.kill();
         let _ = idle.wait();
     }

@@ -300,6 +300,8 @@ fn claude_code_s_grep_for_an_identifier_brings_its_exact_uses() {
     assert!(next.contains("app.py:3:14"), "{next}");
 }
 
+/// Headless `claude -p` calls sightline's answering tools with no
+/// permission flag: `setup claude-code` allowed them in the settings.
 #[test]
 fn sightline_s_mcp_tools_answer_from_claude_code() {
     let p = claude_project();
@@ -312,14 +314,25 @@ fn sightline_s_mcp_tools_answer_from_claude_code() {
     let requests = claude_turn(
         &p,
         &dirs,
-        vec![Turn::Tool(
-            "mcp__sightline__lsp_diagnostics".into(),
-            json!({ "file": p.path("app.py") }),
-        )],
-        &["--allowedTools", "mcp__sightline__lsp_diagnostics"],
+        vec![
+            Turn::Tool(
+                "mcp__sightline__lsp_diagnostics".into(),
+                json!({ "file": p.path("app.py") }),
+            ),
+            Turn::Tool(
+                "mcp__sightline__lsp_references".into(),
+                json!({ "file": p.path("lib.py"), "line": 1, "symbol": "total" }),
+            ),
+        ],
+        &[],
+    );
+    assert!(
+        requests.iter().any(|r| r.contains("app.py: 1 diagnostic")),
+        "the diagnostics answer reached the model"
     );
     let next = after_the_tool(&requests);
-    assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+    assert!(next.contains("app.py:3"), "the references answer: {next}");
+    assert!(!next.contains("permission"), "{next}");
 }
 
 /// `sightline hook` after an edit on a project whose server has not
@@ -882,9 +895,22 @@ fn heard_exactly_the_new_errors(
     };
     assert_eq!(pair(0), HTTPX_EDITS[0].2, "{}\n{}", with[0].0, with[1].0);
     assert_eq!(pair(2), HTTPX_EDITS[3].2, "{}\n{}", with[2].0, with[3].0);
-    // The comment brought nothing (unless reported with the next edit).
-    if with[2].0 != with[3].0 {
-        assert!(!with[2].0.contains("sightline"), "{}", with[2].0);
+    // The comment brought nothing: what the model heard after it is the
+    // next edit's, reported with it, or nothing.
+    assert!(
+        places(&with[2].0)
+            .iter()
+            .all(|p| HTTPX_EDITS[3].2.contains(&p.as_str())),
+        "{}",
+        with[2].0
+    );
+    // Each error is heard once: a result handed over twice (in the edit's
+    // own context and again as a late one) would list it twice.
+    for (heard, _) in with {
+        for place in places(heard) {
+            let listed = heard.matches(&format!("  {place} ")).count();
+            assert!(listed <= 1, "{place} listed {listed} times: {heard}");
+        }
     }
 }
 
@@ -899,6 +925,12 @@ fn claude_code_on_httpx_hears_exactly_each_edit_s_new_errors_cold_and_warm() {
             .collect()
     };
     let with = claude_turn(&p, &dirs, calls(&p), &[]);
+    // The daemon Claude Code's hooks started holds none of its keys, nor
+    // does pyright under it.
+    assert_eq!(
+        dirs.environ_holding(&["ANTHROPIC_API_KEY=", "sk-ant-scripted"]),
+        Vec::<String>::new()
+    );
     let without = claude_turn(&bare, &DaemonDirs::new(), calls(&bare), &[]);
     let n = HTTPX_EDITS.len();
     heard_exactly_the_new_errors(
@@ -919,6 +951,10 @@ fn codex_on_httpx_hears_exactly_each_edit_s_new_errors_cold_and_warm() {
             .collect()
     };
     let with = codex_turn(&p, &dirs, "gpt-5.5", calls());
+    assert_eq!(
+        dirs.environ_holding(&["SCRIPTED_KEY="]),
+        Vec::<String>::new()
+    );
     let without = codex_turn(&bare, &DaemonDirs::new(), "gpt-5.5", calls());
     let n = HTTPX_EDITS.len();
     heard_exactly_the_new_errors(
@@ -939,6 +975,10 @@ fn gemini_cli_on_httpx_hears_exactly_each_edit_s_new_errors_cold_and_warm() {
             .collect()
     };
     let with = gemini_turn(&p, &dirs, calls(&p));
+    assert_eq!(
+        dirs.environ_holding(&["GEMINI_API_KEY="]),
+        Vec::<String>::new()
+    );
     let without = gemini_turn(&bare, &DaemonDirs::new(), calls(&bare));
     let n = HTTPX_EDITS.len();
     heard_exactly_the_new_errors(

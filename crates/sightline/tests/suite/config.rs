@@ -457,3 +457,48 @@ fn install_happens_once_when_two_run_together_and_a_failure_leaves_nothing() {
         "{left:?}"
     );
 }
+
+#[test]
+fn a_failed_install_is_said_at_once_with_its_cause_and_not_tried_on_every_question() {
+    // Through one daemon: the registry is unreachable, so yaml-ls's install
+    // fails; the next question answers that failure at once, saying when
+    // it is tried again, instead of running the install again.
+    let p = Project::new(&[("pyproject.toml", ""), ("a.yaml", "a: 1\n")]);
+    let data = tempfile::tempdir().unwrap();
+    let daemon = sightline_test_support::DaemonDirs::new();
+    let path = path_with_tools().replace(&format!("{}:", tools_bin().display()), "");
+    let ask = || {
+        let out = Command::new(sightline_bin())
+            .args(["diagnostics", "a.yaml"])
+            .current_dir(p.root())
+            .envs(daemon.env())
+            .env("SIGHTLINE_DATA_DIR", data.path())
+            .env("XDG_CONFIG_HOME", data.path())
+            .env_remove("SIGHTLINE_CONFIG")
+            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "")
+            .env("PATH", &path)
+            .env("npm_config_registry", "http://127.0.0.1:9/")
+            .env("npm_config_fetch_retries", "0")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    };
+    let first = ask();
+    assert!(first.contains("installing yaml-ls failed"), "{first}");
+    assert!(!first.contains("sightline tries again in"), "{first}");
+    let second = ask();
+    assert!(second.contains("installing yaml-ls failed"), "{second}");
+    assert!(
+        second.contains("s ago; sightline tries again in"),
+        "the second question ran the install again: {second}"
+    );
+    assert!(
+        !second.contains("sightline: installing yaml-language-server"),
+        "{second}"
+    );
+    assert!(
+        daemon.log().contains("install: installing yaml-ls failed"),
+        "the log says why"
+    );
+}

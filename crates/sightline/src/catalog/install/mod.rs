@@ -14,6 +14,7 @@ use std::process::Stdio;
 
 use crate::catalog::{Install, ServerSpec};
 
+mod remembered;
 mod run;
 
 pub use run::install;
@@ -50,6 +51,20 @@ pub enum InstallError {
         server: String,
         /// Where to get it.
         command: String,
+    },
+    /// An install that failed a moment ago and is not tried again yet.
+    #[error(
+        "{failure} (it failed {ago} s ago; sightline tries again in {left} s, or at once after `sightline daemon stop`)"
+    )]
+    FailedRecently {
+        /// The server id.
+        server: String,
+        /// The failure, as it was said then.
+        failure: String,
+        /// Seconds since it failed.
+        ago: u64,
+        /// Seconds until it is tried again.
+        left: u64,
     },
     /// Creating or moving the install's files failed.
     #[error("installing {server}: {source}")]

@@ -42,6 +42,9 @@ pub async fn install(
             });
         }
     };
+    if let Some(failed) = super::remembered::recent(spec) {
+        return Err(failed);
+    }
     let program = which::which(tool).map_err(|_| InstallError::ToolMissing {
         tool: tool.to_owned(),
         server: spec.id.to_owned(),
@@ -83,6 +86,7 @@ pub async fn install(
         Ok(p) => progress.end(&key, &format!("installed {}", p.display())),
         Err(e) => progress.end(&key, &e.to_string()),
     }
+    super::remembered::remember(spec, &result);
     drop(lock);
     result
 }
@@ -151,6 +155,7 @@ impl Boxed<'_> {
                 tail: e.to_string(),
             })?;
         let mut cmd = tokio::process::Command::new(program);
+        crate::sandbox::credentials::remove_from(cmd.as_std_mut());
         cmd.args(args).env("TMPDIR", tmp);
         Ok(cmd)
     }

@@ -45,7 +45,7 @@ impl Command {
             }
             Command::Format { files } => files.first().cloned(),
             Command::Check { dir } => dir.clone().or_else(|| Some(here.to_owned())),
-            Command::Servers | Command::Config => Some(here.to_owned()),
+            Command::Servers | Command::Config | Command::Doctor => Some(here.to_owned()),
             _ => None,
         }?;
         Some(if path.is_absolute() {

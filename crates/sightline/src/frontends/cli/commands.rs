@@ -147,6 +147,12 @@ pub enum Command {
     /// path and version, missing with the install command, off, running,
     /// broken).
     Servers,
+    /// Say what is set up and active: for each agent (Claude Code, Codex,
+    /// Gemini CLI, OpenCode, Cursor) whether its MCP entry and hooks are in
+    /// place here and for the user, and what still needs you (Codex's hooks
+    /// to review); which daemon this shell reaches; the servers installed,
+    /// and those installed on first use.
+    Doctor,
     /// Install a server (npm, PyPI or toolchain, at its pinned version) into
     /// sightline's data directory.
     Install {

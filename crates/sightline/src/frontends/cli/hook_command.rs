@@ -41,7 +41,10 @@ pub(super) async fn run(cli: &Cli, agent: Option<&str>, budget_ms: u64) -> i32 {
         // Only the answers the model waits for say so; a warm start that
         // did not finish changes nothing it sees. The daemon keeps the
         // check it was given (`hooks::late`).
-        Err(_) if matches!(request, Request::AfterEdit { .. }) => hooks::unfinished(budget),
+        Err(_) if matches!(request, Request::AfterEdit { .. }) => format!(
+            "sightline: the check of this edit did not finish within {:.1} s (the project's language servers are still starting or busy); its result comes with your next tool call if the daemon finishes it, else ask lsp_diagnostics for the file\n",
+            budget.as_secs_f64()
+        ),
         Err(_) => String::new(),
     };
     match hooks::output(&hook, &context) {
@@ -100,6 +103,8 @@ async fn ask(cli: &Cli, call: &Call) -> Option<String> {
     if matches!(request, Request::SessionStart { .. }) || collects {
         return None;
     }
+    // In process, nothing is kept for a later event.
+    args["asker"] = Value::String(String::new());
     let config = crate::config::Config::load(None).ok()?;
     let engine = std::sync::Arc::new(crate::engine::Engine::new(crate::engine::Options {
         config,

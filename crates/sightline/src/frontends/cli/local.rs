@@ -61,8 +61,34 @@ pub(super) fn setup(
     } else {
         program()
     };
+    let name = crate::frontends::setup::doctor::name_of(agent);
     match run(agent, &scope, &argv, remove) {
-        Ok(lines) => print_out(&format!("{}\n", lines.join("\n")), EXIT_OK),
+        Ok(lines) if remove || plugin.is_some() => {
+            print_out(&format!("{}\n", lines.join("\n")), EXIT_OK)
+        }
+        // What `sightline doctor` says of this agent now, and what still
+        // needs the user.
+        Ok(lines) => {
+            let home = dirs::home_dir().unwrap_or_default();
+            let project = match &scope {
+                Scope::Project(p) => p.clone(),
+                _ => std::env::current_dir().unwrap_or_default(),
+            };
+            let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
+            let states: Vec<_> =
+                crate::frontends::setup::doctor::agents(&project, &home, codex_home)
+                    .into_iter()
+                    .filter(|a| a.agent == name)
+                    .collect();
+            print_out(
+                &format!(
+                    "{}\nnow (sightline doctor):\n{}",
+                    lines.join("\n"),
+                    crate::frontends::setup::doctor::text(&states)
+                ),
+                EXIT_OK,
+            )
+        }
         Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
     }
 }

@@ -91,7 +91,9 @@ async fn in_process(
     }
     let (command, json) = (&cli.command, cli.json);
     let group = match command {
-        Command::Servers | Command::Install { .. } | Command::Config => Some(Group::Servers),
+        Command::Servers | Command::Install { .. } | Command::Config | Command::Doctor => {
+            Some(Group::Servers)
+        }
         Command::Format { .. } | Command::Formatters { .. } => Some(Group::Formatting),
         Command::Read { .. }
         | Command::Write { .. }

@@ -48,6 +48,7 @@ pub(super) fn command_name(command: &Command) -> &'static str {
         Command::Check { .. } => "check",
         Command::Batch => "batch",
         Command::Servers => "servers",
+        Command::Doctor => "doctor",
         Command::Install { .. } => "install",
         Command::Config => "config",
         Command::Schema => "schema",

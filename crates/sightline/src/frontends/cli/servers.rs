@@ -41,6 +41,7 @@ pub(super) async fn run(
                 (text, EXIT_OK)
             }
         }
+        Command::Doctor => (doctor(engine, here, json).await, EXIT_OK),
         Command::Install { id } => {
             let Some(spec) = find(engine, id) else {
                 let ids: Vec<&str> = engine.all_servers().iter().map(|s| s.id).collect();
@@ -93,4 +94,42 @@ fn find(engine: &Engine, id: &str) -> Option<&'static crate::catalog::ServerSpec
         .into_iter()
         .find(|s| s.id == id)
         .or_else(|| crate::catalog::builtin(id))
+}
+
+/// `sightline doctor`: the agents' set-up, the daemon this shell reaches,
+/// and the servers.
+pub(super) async fn doctor(engine: &Engine, here: &Path, json: bool) -> String {
+    use crate::frontends::setup::doctor;
+    let home = dirs::home_dir().unwrap_or_default();
+    let codex_home = std::env::var_os("CODEX_HOME").map(std::path::PathBuf::from);
+    let agents = doctor::agents(here, &home, codex_home);
+    let runtime = crate::frontends::daemon::paths::runtime_dir();
+    let daemon = daemon_status().await;
+    let states = engine.server_states(here);
+    if json {
+        return format!(
+            "{}\n",
+            json!({
+                "daemon": { "runtime_dir": runtime, "status": daemon },
+                "agents": agents,
+                "servers": states,
+            })
+        );
+    }
+    let daemon = match daemon {
+        Some(d) => format!(
+            "daemon (this shell reaches {}): {}",
+            runtime.display(),
+            status_text(&d.to_string())
+        ),
+        None => format!(
+            "daemon (this shell reaches {}): not running; the first question starts it\n",
+            runtime.display()
+        ),
+    };
+    format!(
+        "{daemon}\n{}\nservers (installed, or installed on first use):\n{}",
+        doctor::text(&agents),
+        render::servers_text(&states)
+    )
 }

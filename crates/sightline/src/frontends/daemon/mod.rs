@@ -35,7 +35,7 @@ pub enum DaemonError {
     /// No daemon answered in time.
     #[error("daemon: no daemon answered on {0} within {1} s")]
     Unreachable(String, u64),
-    /// The running daemon has other settings ([`SETTINGS_ENV`]) than this
+    /// The running daemon has other settings ([`settings_env`]) than this
     /// client; the client answers in process.
     #[error("daemon: the running daemon has other settings")]
     OtherSettings,
@@ -67,32 +67,58 @@ pub struct Hello {
     /// daemon does not drain for it.
     #[serde(default)]
     pub control: bool,
-    /// The client's [`SETTINGS_ENV`]: a daemon whose own differ refuses the
+    /// The client's [`settings_env`]: a daemon whose own differ refuses the
     /// session, and the client answers in process.
     #[serde(default)]
     pub settings: Vec<(String, Option<String>)>,
 }
 
-/// The environment that sets what an engine does and that the daemon reads
-/// from its own environment: the data directory (installs and trust), the
-/// user configuration, whether servers may be installed. A client whose
-/// values differ from the daemon's would silently get the daemon's.
-pub const SETTINGS_ENV: &[&str] = &[
-    "SIGHTLINE_DATA_DIR",
-    "SIGHTLINE_CONFIG",
-    "SIGHTLINE_DISABLE_LSP_DOWNLOAD",
-    "SIGHTLINE_WATCH_LIMIT",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "HOME",
-];
-
-/// This process's [`SETTINGS_ENV`].
+/// The settings that set what an engine does, as this process resolves
+/// them (a client whose settings differ from the daemon's would silently
+/// get the daemon's): the data
+/// directory, the user configuration file, whether downloads are off, the
+/// watch limit. Compared resolved, not as variables, so that a client with
+/// no `XDG_*` variables (Codex starts its MCP servers with a cleared
+/// environment) and the user's shell, whose `XDG_*` name the defaults,
+/// meet in one daemon.
 pub fn settings_env() -> Vec<(String, Option<String>)> {
-    SETTINGS_ENV
-        .iter()
-        .map(|k| ((*k).to_owned(), std::env::var(k).ok()))
-        .collect()
+    vec![
+        (
+            "data directory".to_owned(),
+            Some(crate::files::data_dir().display().to_string()),
+        ),
+        (
+            "user configuration".to_owned(),
+            crate::config::user_file().map(|p| p.display().to_string()),
+        ),
+        (
+            "downloads disabled".to_owned(),
+            Some(crate::catalog::install::downloads_disabled().to_string()),
+        ),
+        (
+            "SIGHTLINE_WATCH_LIMIT".to_owned(),
+            std::env::var("SIGHTLINE_WATCH_LIMIT").ok(),
+        ),
+    ]
+}
+
+/// The directories an agent CLI puts first on the `PATH` of what it starts:
+/// its own helpers, never a language server. Codex 0.169.0 puts
+/// `.../vendor/<target>/codex-path` (its `rg`) first for its hooks and its
+/// MCP servers alike; with it kept, a Codex session's `PATH` differed from
+/// the shell's, and the daemon started a second set of servers for it.
+const AGENT_PATH_DIRS: &[&str] = &["codex-path"];
+
+/// `path` without an agent CLI's own directories ([`AGENT_PATH_DIRS`]).
+fn own_path(path: &str) -> String {
+    std::env::split_paths(path)
+        .filter(|d| {
+            !d.file_name()
+                .is_some_and(|n| AGENT_PATH_DIRS.iter().any(|a| n == *a))
+        })
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(if cfg!(windows) { ";" } else { ":" })
 }
 
 /// The error data of a session refused for its settings.
@@ -105,7 +131,7 @@ impl Hello {
             root,
             sandbox,
             edit_tools,
-            path: std::env::var("PATH").ok(),
+            path: std::env::var("PATH").ok().map(|p| own_path(&p)),
             // Absolute, since the daemon's working directory is not ours.
             virtual_env: std::env::var_os("VIRTUAL_ENV")
                 .filter(|v| !v.is_empty())

@@ -15,13 +15,30 @@ use crate::frontends::daemon::DaemonError;
 /// start and while it runs (`bound_log`).
 pub(crate) const LOG_BYTES: u64 = 1 << 20;
 
-/// `$XDG_RUNTIME_DIR/sightline`, else `/tmp/sightline-<uid>` (on Windows,
+/// `$XDG_RUNTIME_DIR/sightline`, else (Linux) `/run/user/<uid>/sightline`
+/// where the session has it, else `/tmp/sightline-<uid>` (on Windows,
 /// `%TEMP%\sightline-<user>`).
 pub fn runtime_dir() -> PathBuf {
-    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
-        Some(d) => PathBuf::from(d).join("sightline"),
-        None => std::env::temp_dir().join(format!("sightline-{}", user())),
+    if let Some(d) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d).join("sightline");
     }
+    // A client started without `XDG_RUNTIME_DIR` (Codex clears its MCP
+    // servers' environment) finds the directory the user's session has
+    // (systemd's `/run/user/UID`), and else one that no variable moves
+    // (`TMPDIR` is cleared too): every client of the user meets in one.
+    #[cfg(target_os = "linux")]
+    {
+        let session = PathBuf::from(format!("/run/user/{}", user()));
+        if session.is_dir() {
+            return session.join("sightline");
+        }
+    }
+    let tmp = if cfg!(unix) {
+        PathBuf::from("/tmp")
+    } else {
+        std::env::temp_dir()
+    };
+    tmp.join(format!("sightline-{}", user()))
 }
 
 /// This user, as the runtime directory's name carries it.

@@ -56,7 +56,9 @@ pub(super) fn start(agent: &str, files: &[PathBuf]) -> (u64, Outcome) {
     let mut checks = CHECKS.lock().unwrap_or_else(PoisonError::into_inner);
     checks.retain(|c| c.at.elapsed() < KEPT_FOR);
     if checks.len() >= KEPT_AT_MOST {
-        checks.remove(0);
+        // The oldest ended one goes first; a running one only when all are.
+        let ended = checks.iter().position(|c| c.result.borrow().is_some());
+        checks.remove(ended.unwrap_or(0));
     }
     checks.push(Check {
         id,
@@ -83,11 +85,25 @@ pub(super) async fn within(id: u64, budget: Duration) -> Option<Done> {
         Ok(Err(_)) => Done::default(),
         Err(_) => return None,
     };
-    CHECKS
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .retain(|c| c.id != id);
+    // Taken out under the lock: a parallel event of the same agent that
+    // took it first (`ended`) has handed it over already.
+    let mut checks = CHECKS.lock().unwrap_or_else(PoisonError::into_inner);
+    let at = checks.iter().position(|c| c.id == id)?;
+    checks.remove(at);
     Some(text)
+}
+
+/// Hands `agent`'s checks still running to its session (`s/agent` to
+/// `s`): a Claude Code subagent that ended has no next event, and its
+/// parent's brings them.
+pub(super) fn hand_to_session(agent: &str) {
+    let Some((session, _)) = agent.split_once('/') else {
+        return;
+    };
+    let mut checks = CHECKS.lock().unwrap_or_else(PoisonError::into_inner);
+    for c in checks.iter_mut().filter(|c| c.agent == agent) {
+        c.agent = session.to_owned();
+    }
 }
 
 /// Waits, within `budget`, for `agent`'s running checks to end (the end of

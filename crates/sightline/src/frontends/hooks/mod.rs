@@ -152,23 +152,10 @@ pub struct Hook {
 /// the late checks of the asker's earlier edits first.
 pub async fn answer(engine: &std::sync::Arc<Engine>, call: Call) -> String {
     let budget = Duration::from_millis(call.budget_ms.unwrap_or(DEFAULT_BUDGET_MS));
-    if let Request::Collect { settle: true } = call.request {
+    let settle = matches!(call.request, Request::Collect { settle: true });
+    if settle {
         late::settle(&call.asker, within(budget)).await;
     }
-    let earlier: Vec<late::Done> = if call.asker.is_empty() {
-        Vec::new()
-    } else {
-        late::ended(&call.asker)
-    };
-    let earlier: String = match call.request {
-        // Only errors are worth holding up the end of a turn for.
-        Request::Collect { settle: true } => earlier
-            .into_iter()
-            .filter(|d| d.errors)
-            .map(|d| d.text)
-            .collect(),
-        _ => earlier.into_iter().map(|d| d.text).collect(),
-    };
     let now = match call.request {
         Request::BeforeEdit { session, edits } => {
             if let Err(e) = engine.before_agent_edit(&session, &edits) {
@@ -182,13 +169,37 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, call: Call) -> String {
             originals,
         } => after_edit(engine, &call.asker, session, files, originals, budget).await,
         Request::BeforeSearch { name, cwd } => {
-            // The hook's calls take their turn here (`mcp::dispatch`).
-            let _turn = crate::sync::preview::shared_turn().await;
-            search::uses(engine, &name, &cwd).await.unwrap_or_default()
+            // Within the budget: the late results below are taken only by
+            // an answer that reaches the agent.
+            let uses = async {
+                // The hook's calls take their turn here (`mcp::dispatch`).
+                let _turn = crate::sync::preview::shared_turn().await;
+                search::uses(engine, &name, &cwd).await.unwrap_or_default()
+            };
+            tokio::time::timeout(within(budget), uses)
+                .await
+                .unwrap_or_default()
         }
         Request::SessionStart { cwd } => session_start::warm(engine, &cwd),
         Request::Collect { .. } => String::new(),
     };
+    // Taken last, so that an answer that did not reach the agent in time
+    // took none. A subagent's check still running at its end goes to its
+    // session, whose next event brings it.
+    let earlier: Vec<late::Done> = if call.asker.is_empty() {
+        Vec::new()
+    } else {
+        late::ended(&call.asker)
+    };
+    if settle {
+        late::hand_to_session(&call.asker);
+    }
+    let earlier: String = earlier
+        .into_iter()
+        // Only errors are worth holding up the end of a turn for.
+        .filter(|d| !settle || d.errors)
+        .map(|d| d.text)
+        .collect();
     earlier + &now
 }
 
@@ -235,12 +246,17 @@ async fn after_edit(
     });
     match late::within(id, within(budget)).await {
         Some(done) => done.text,
+        // In process (`--no-daemon`), nothing is left to bring it later.
+        None if asker.is_empty() => format!(
+            "sightline: the check of this edit did not finish within {:.1} s (the project's language servers are still starting or busy); ask lsp_diagnostics for the file later\n",
+            budget.as_secs_f64()
+        ),
         None => unfinished(budget),
     }
 }
 
 /// The line an edit's check that outlasts the hook's `budget` answers.
-pub fn unfinished(budget: Duration) -> String {
+fn unfinished(budget: Duration) -> String {
     format!(
         "sightline: the check of this edit did not finish within {:.1} s (the project's language servers are still starting or busy); it goes on, and its result comes with your next tool call\n",
         budget.as_secs_f64()
@@ -266,8 +282,8 @@ pub fn output(hook: &Hook, context: &str) -> Option<String> {
         return None;
     }
     // The end of a turn takes no added context: the errors a late check
-    // found keep the agent going, as their reason (Claude Code's and
-    // Codex's `Stop`).
+    // found keep the agent going, as their reason (Claude Code's `Stop`
+    // and `SubagentStop`).
     if matches!(hook.event.as_str(), "Stop" | "SubagentStop") {
         return Some(format!(
             "{}\n",

@@ -182,15 +182,29 @@ fn edits_of(tool: &str, input: &Value, cwd: &Path) -> Option<Vec<AgentEdit>> {
             content: text("content"),
         }]),
         // Codex's patch, wherever its input holds it (a string, or the
-        // argument list of a shell call).
-        _ => patch_in(input).map(|text| {
+        // argument list of a shell call); no other tool's (sightline's own
+        // `apply_patch` answers its errors itself, and its dry run changes
+        // nothing).
+        _ if PATCH_TOOLS.contains(&tool) => patch_in(input).map(|text| {
             vec![AgentEdit::Patch {
                 text,
                 base: cwd.to_owned(),
             }]
         }),
+        _ => None,
     }
 }
+
+/// The tools whose input may hold a `*** Begin Patch` patch the agent
+/// applies: Codex's `apply_patch` and its shells.
+const PATCH_TOOLS: &[&str] = &[
+    "apply_patch",
+    "shell",
+    "exec_command",
+    "local_shell",
+    "Bash",
+    "container.exec",
+];
 
 /// A `*** Begin Patch` text anywhere in a tool's input.
 fn patch_in(input: &Value) -> Option<String> {

@@ -236,18 +236,19 @@ pub(super) fn hooks(
     Ok(changed)
 }
 
-/// Adds (or with `remove`, takes out) `value` in the string list `key`;
-/// what changed.
+/// `value` in the list at `path` (objects, then the list's key), added or
+/// taken out; what changed. The objects and list setup creates are
+/// recorded in `made` (by dotted path), and taken out with the last value.
 pub(super) fn in_list(
     text: &mut String,
-    key: &str,
+    path: &[&str],
     value: &str,
     remove: bool,
     made: &mut BTreeSet<String>,
 ) -> Result<Vec<String>, String> {
     let root = parse(text)?;
-    let obj = root.object_value_or_set();
-    let name = format!("{key}: {value}");
+    let (key, parents) = path.split_last().ok_or("an empty key path")?;
+    let name = format!("{}: {value}", path.join("."));
     let has = |array: &jsonc_parser::cst::CstArray| {
         array
             .elements()
@@ -255,6 +256,19 @@ pub(super) fn in_list(
             .find(|e| e.to_serde_value() == Some(Value::String(value.to_owned())))
     };
     if remove {
+        let mut objects = vec![root.object_value_or_set()];
+        for parent in parents {
+            let Some(next) = objects
+                .last()
+                .and_then(|o| o.get(parent))
+                .and_then(|p| p.value())
+                .and_then(|v| v.as_object())
+            else {
+                return Ok(Vec::new());
+            };
+            objects.push(next);
+        }
+        let obj = objects.last().ok_or("no object")?;
         let Some(prop) = obj.get(key) else {
             return Ok(Vec::new());
         };
@@ -265,14 +279,33 @@ pub(super) fn in_list(
             return Ok(Vec::new());
         };
         element.remove();
-        if array.elements().is_empty() && made.contains(key) {
+        // What setup created goes once empty, innermost first.
+        if array.elements().is_empty() && made.contains(&path.join(".")) {
             prop.remove();
+            for depth in (0..parents.len()).rev() {
+                let dotted = parents[..=depth].join(".");
+                let parent = &objects[depth];
+                let emptied = objects[depth + 1].properties().is_empty();
+                if emptied
+                    && made.contains(&dotted)
+                    && let Some(p) = parent.get(parents[depth])
+                {
+                    p.remove();
+                }
+            }
         }
         *text = root.to_string();
         return Ok(vec![name]);
     }
+    let mut obj = root.object_value_or_set();
+    for (depth, parent) in parents.iter().enumerate() {
+        if obj.get(parent).is_none() {
+            made.insert(parents[..=depth].join("."));
+        }
+        obj = obj.object_value_or_set(parent);
+    }
     if obj.get(key).is_none() {
-        made.insert(key.to_owned());
+        made.insert(path.join("."));
     }
     let array = obj.array_value_or_set(key);
     if has(&array).is_some() {
@@ -322,4 +355,10 @@ pub(super) fn plugin_manifest(text: &mut String, remove: bool) -> Result<Vec<Str
         *text = root.to_string();
     }
     Ok(changed)
+}
+
+/// A JSONC text's value (its comments dropped), or `None` when it does not
+/// parse.
+pub(super) fn value_of(text: &str) -> Option<Value> {
+    parse(text).ok()?.value()?.to_serde_value()
 }

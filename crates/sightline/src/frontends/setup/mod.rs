@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod doctor;
 mod jsonc;
 mod toml;
 
@@ -78,6 +79,10 @@ enum Entry {
     /// Claude Code's approval of the project's `.mcp.json` server
     /// (`enabledMcpjsonServers`), which it otherwise asks for first.
     ApproveMcpJson,
+    /// Claude Code's permission to call sightline's answering tools (not
+    /// the edit tools): headless `claude -p` refuses an MCP tool that its
+    /// settings do not allow.
+    AllowAnsweringTools,
 }
 
 /// One file `setup` edits, and what it puts there.
@@ -126,7 +131,11 @@ fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
             t(p.join(".mcp.json"), vec![mcp]),
             t(
                 p.join(".claude/settings.json"),
-                vec![Entry::ApproveMcpJson, Entry::Hooks(CLAUDE_HOOKS, 30)],
+                vec![
+                    Entry::ApproveMcpJson,
+                    Entry::AllowAnsweringTools,
+                    Entry::Hooks(CLAUDE_HOOKS, 30),
+                ],
             ),
         ],
         (_, Scope::Plugin(dir)) => vec![
@@ -144,7 +153,7 @@ fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
             t(home.join(".claude.json"), vec![mcp]),
             t(
                 home.join(".claude/settings.json"),
-                vec![Entry::Hooks(CLAUDE_HOOKS, 30)],
+                vec![Entry::AllowAnsweringTools, Entry::Hooks(CLAUDE_HOOKS, 30)],
             ),
         ],
         (SetupAgent::Codex, scope) => {
@@ -361,7 +370,28 @@ pub fn run(
                 Entry::McpToml => Ok(toml::mcp_server(&mut text, argv, remove)),
                 Entry::PluginManifest => jsonc::plugin_manifest(&mut text, remove),
                 Entry::ApproveMcpJson => {
-                    jsonc::in_list(&mut text, "enabledMcpjsonServers", "sightline", remove, c)
+                    jsonc::in_list(&mut text, &["enabledMcpjsonServers"], "sightline", remove, c)
+                }
+                Entry::AllowAnsweringTools => {
+                    let mut changed = Vec::new();
+                    for rule in answering_tools() {
+                        changed.extend(jsonc::in_list(
+                            &mut text,
+                            &["permissions", "allow"],
+                            &rule,
+                            remove,
+                            c,
+                        )?);
+                    }
+                    // One line for the lot.
+                    Ok(if changed.is_empty() {
+                        Vec::new()
+                    } else {
+                        vec![format!(
+                            "permissions.allow: sightline's {} answering tools (mcp__sightline__*; not the edit tools)",
+                            changed.len()
+                        )]
+                    })
                 }
             }
             .map_err(|e| format!("{}: {e}", target.path.display()))?;
@@ -404,6 +434,16 @@ pub fn run(
     }
     save_made(&record);
     Ok(lines)
+}
+
+/// Claude Code's permission rule for each of sightline's answering tools
+/// (`mcp__SERVER__TOOL`).
+fn answering_tools() -> Vec<String> {
+    crate::frontends::mcp::tool_name::ToolName::ALL
+        .iter()
+        .filter(|t| !t.is_edit_tool())
+        .map(|t| format!("mcp__sightline__{}", t.name()))
+        .collect()
 }
 
 #[cfg(test)]

@@ -211,3 +211,67 @@ fn a_program_path_with_spaces_is_quoted_in_the_hook_command() {
         "{v}"
     );
 }
+
+#[test]
+fn claude_code_is_allowed_the_answering_tools_and_remove_takes_them_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let me = ["sightline".to_owned()];
+    // The user's own permissions, with a comment, stay as they are.
+    std::fs::create_dir_all(p.join(".claude")).unwrap();
+    let theirs = "{\n  // mine\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] }\n}\n";
+    std::fs::write(p.join(".claude/settings.json"), theirs).unwrap();
+    let scope = Scope::Project(p.to_owned());
+    let said = run(SetupAgent::ClaudeCode, &scope, &me, false).unwrap();
+    assert!(
+        said.iter()
+            .any(|l| l.contains("permissions.allow: sightline's") && l.contains("answering tools")),
+        "{said:?}"
+    );
+    let settings: serde_json::Value = serde_json::from_str(&jsonc_text_to_json(
+        &std::fs::read_to_string(p.join(".claude/settings.json")).unwrap(),
+    ))
+    .unwrap();
+    let allow: Vec<&str> = settings["permissions"]["allow"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert!(allow.contains(&"Bash(ls)"), "{allow:?}");
+    assert!(
+        allow.contains(&"mcp__sightline__lsp_references"),
+        "{allow:?}"
+    );
+    assert!(
+        allow.contains(&"mcp__sightline__lsp_diagnostics"),
+        "{allow:?}"
+    );
+    // Never an edit tool.
+    assert!(
+        !allow
+            .iter()
+            .any(|a| a.ends_with("__edit") || a.ends_with("__rename")),
+        "{allow:?}"
+    );
+    assert_eq!(
+        allow.len(),
+        1 + crate::frontends::mcp::tool_name::ToolName::ALL
+            .iter()
+            .filter(|t| !t.is_edit_tool())
+            .count()
+    );
+    run(SetupAgent::ClaudeCode, &scope, &me, true).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(p.join(".claude/settings.json")).unwrap(),
+        theirs
+    );
+}
+
+/// A JSONC text as plain JSON (its comments dropped).
+fn jsonc_text_to_json(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

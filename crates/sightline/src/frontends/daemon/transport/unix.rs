@@ -85,6 +85,9 @@ pub fn start() -> Result<Starting, DaemonError> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log.map_or_else(Stdio::null, Stdio::from));
+    // The daemon serves every client: it gets none of this one's
+    // credentials, and so neither does anything it starts.
+    crate::sandbox::credentials::remove_from(&mut cmd);
     // SAFETY: setsid, dup2 and fcntl are async-signal-safe and touch only
     // the child. The write end moves to READY_FD without close-on-exec (dup2
     // clears it; a descriptor already there keeps it, so it is cleared).
