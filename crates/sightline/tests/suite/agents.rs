@@ -154,45 +154,8 @@ fn claude_project() -> Project {
 /// then ends the turn; every request the model server got, as text.
 fn claude_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>, extra: &[&str]) -> Turned {
     require("claude");
-    // One at a time, under one home: the hooks' before and after calls meet
-    // in one daemon, which serves one set of settings (`HOME` among them).
-    let _one = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let server = scripted(calls, "\"type\":\"tool_result\"");
-    let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
-    let child = Command::new(repo_root().join("tools/node_modules/.bin/claude"))
-        .args([
-            "-p",
-            &format!("{MARKER}: do the scripted step"),
-            "--permission-mode",
-            "acceptEdits",
-            "--output-format",
-            "json",
-        ])
-        .args(extra)
-        .current_dir(project.root())
-        .env("HOME", home.path())
-        .env("PATH", path_with_tools())
-        // A daemon of this test's own: the hooks' before and after calls
-        // meet there, whatever other tests' daemons serve.
-        .envs(dirs.env())
-        .env("ANTHROPIC_BASE_URL", &server.url)
-        .env("ANTHROPIC_API_KEY", "sk-ant-scripted")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_ERROR_REPORTING", "1")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        // MCP tools offered with the others, not deferred behind ToolSearch,
-        // and the MCP servers waited for at start.
-        .env("ENABLE_TOOL_SEARCH", "false")
-        .env("MCP_TIMEOUT", "30000")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    finish("claude", child, &server);
+    claude_with(project, dirs, &server, extra);
     Turned::of(&server)
 }
 
@@ -1026,7 +989,7 @@ fn two_subagents_edit_one_file(runs: usize) {
                 Turn::Text("finished".into())
             }
         }));
-        let requests = claude_with(&p, &dirs, &server);
+        let requests = claude_with(&p, &dirs, &server, &[]);
         let heard = |marker: &str| {
             requests
                 .iter()
@@ -1063,8 +1026,16 @@ fn two_subagents_edit_one_file(runs: usize) {
     );
 }
 
-/// Runs `claude -p` in `project` against `server`; every request, as text.
-fn claude_with(project: &Project, dirs: &DaemonDirs, server: &ModelServer) -> Vec<String> {
+/// Runs `claude -p` in `project` against `server`, with `extra` on its
+/// command line; every request, as text.
+fn claude_with(
+    project: &Project,
+    dirs: &DaemonDirs,
+    server: &ModelServer,
+    extra: &[&str],
+) -> Vec<String> {
+    // One at a time, under one home: the hooks' before and after calls meet
+    // in one daemon, which serves one set of settings (`HOME` among them).
     let _one = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -1078,9 +1049,12 @@ fn claude_with(project: &Project, dirs: &DaemonDirs, server: &ModelServer) -> Ve
             "--output-format",
             "json",
         ])
+        .args(extra)
         .current_dir(project.root())
         .env("HOME", home.path())
         .env("PATH", path_with_tools())
+        // A daemon of this test's own: the hooks' before and after calls
+        // meet there, whatever other tests' daemons serve.
         .envs(dirs.env())
         .env("ANTHROPIC_BASE_URL", &server.url)
         .env("ANTHROPIC_API_KEY", "sk-ant-scripted")
@@ -1088,6 +1062,10 @@ fn claude_with(project: &Project, dirs: &DaemonDirs, server: &ModelServer) -> Ve
         .env("DISABLE_ERROR_REPORTING", "1")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
         .env("DISABLE_AUTOUPDATER", "1")
+        // MCP tools offered with the others, not deferred behind ToolSearch,
+        // and the MCP servers waited for at start.
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .env("MCP_TIMEOUT", "30000")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
