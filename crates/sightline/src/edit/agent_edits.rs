@@ -236,18 +236,49 @@ impl Engine {
         asked
     }
 
+    /// Each of `files`' text before the edit session `session`'s tool just
+    /// made, as [`Engine::after_agent_edit`] will compare with: the text
+    /// before an `earlier` edit taken over, the text the before-edit call
+    /// recorded, or else `originals`; a file with none is left out.
+    /// Nothing is taken.
+    pub fn texts_before_agent_edit(
+        &self,
+        session: &str,
+        files: &[PathBuf],
+        originals: &[(PathBuf, String)],
+        earlier: &[(PathBuf, Option<String>)],
+    ) -> Vec<(PathBuf, Option<String>)> {
+        let key = sorted(files);
+        let waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
+        let recorded = match waiting
+            .iter()
+            .find(|w| w.session == session && w.files == key)
+        {
+            Some(w) => w.texts.0.clone(),
+            None => originals
+                .iter()
+                .map(|(p, t)| (normalized(p), Some(t.clone())))
+                .collect(),
+        };
+        taken_over(recorded, &normalized_texts(earlier))
+    }
+
     /// After an agent's tool changed `files` in session `session`: their
     /// errors and those of the users of what changed, as the edit tools
     /// answer them, compared with a baseline asked now of each file's text
     /// before the edit held in memory: the text the before-edit call
     /// recorded, or else `originals` (where the agent said it or the edit
     /// could be undone). With neither, each file's errors are listed as
-    /// not compared.
+    /// not compared. `earlier` holds files' texts before an earlier edit of
+    /// the same agent whose check this one takes over (it had not reached
+    /// the agent): they are the baseline of those files instead, so the
+    /// answer is the delta of both edits.
     pub async fn after_agent_edit(
         &self,
         session: &str,
         files: &[PathBuf],
         originals: &[(PathBuf, String)],
+        earlier: &[(PathBuf, Option<String>)],
     ) -> EditAnswer {
         let key = sorted(files);
         let texts = {
@@ -258,20 +289,21 @@ impl Engine {
                 .position(|w| w.session == session && w.files == key)
                 .map(|i| waiting.remove(i).texts)
         };
-        let originals: Vec<(PathBuf, String)> = originals
-            .iter()
-            .map(|(p, t)| (normalized(p), t.clone()))
-            .collect();
+        let earlier = normalized_texts(earlier);
+        let texts = texts.map(|(olds, staged)| (taken_over(olds, &earlier), staged));
+        let originals: Vec<(PathBuf, Option<String>)> = taken_over(
+            originals
+                .iter()
+                .map(|(p, t)| (normalized(p), Some(t.clone())))
+                .collect(),
+            &earlier,
+        );
         let baseline = match &texts {
             Some((olds, staged)) => self.baseline_held(olds, staged).await.ok(),
             None if !originals.is_empty() => {
                 // The files whose text before the edit is known, as the
                 // edit left them, asked of that text held in memory (the
                 // others have no before: not compared).
-                let olds: Vec<(PathBuf, Option<String>)> = originals
-                    .iter()
-                    .map(|(p, t)| (p.clone(), Some(t.clone())))
-                    .collect();
                 let staged: Vec<(PathBuf, Option<Text>)> = key
                     .iter()
                     .filter(|p| originals.iter().any(|(o, _)| o == *p))
@@ -283,12 +315,15 @@ impl Engine {
                         (p.clone(), now)
                     })
                     .collect();
-                self.baseline_held(&olds, &staged).await.ok()
+                self.baseline_held(&originals, &staged).await.ok()
             }
             None => None,
         };
         let baseline = baseline.unwrap_or_else(|| Baseline {
-            unfollowed: originals.clone(),
+            unfollowed: originals
+                .iter()
+                .filter_map(|(p, t)| Some((p.clone(), t.clone()?)))
+                .collect(),
             ..Baseline::default()
         });
         let mut answer = EditAnswer {
@@ -349,6 +384,29 @@ impl Engine {
         }
         answer
     }
+}
+
+fn normalized_texts(texts: &[(PathBuf, Option<String>)]) -> Vec<(PathBuf, Option<String>)> {
+    texts
+        .iter()
+        .map(|(p, t)| (normalized(p), t.clone()))
+        .collect()
+}
+
+/// `olds` with each file `earlier` holds a text for (before an earlier
+/// edit whose check is taken over) given that text instead, and added when
+/// missing.
+fn taken_over(
+    mut olds: Vec<(PathBuf, Option<String>)>,
+    earlier: &[(PathBuf, Option<String>)],
+) -> Vec<(PathBuf, Option<String>)> {
+    for (path, text) in earlier {
+        match olds.iter_mut().find(|(p, _)| p == path) {
+            Some(old) => old.1 = text.clone(),
+            None => olds.push((path.clone(), text.clone())),
+        }
+    }
+    olds
 }
 
 /// The files one edit leaves, as the disk (or an earlier edit of the same

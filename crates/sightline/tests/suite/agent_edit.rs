@@ -372,7 +372,7 @@ fn a_check_that_outlasts_the_budget_comes_with_the_agent_s_next_event_and_no_one
 }
 
 #[test]
-fn a_late_check_of_a_file_edited_again_since_is_dropped_in_one_line() {
+fn a_late_check_of_a_file_changed_since_by_other_means_is_dropped_in_one_line() {
     let p = project();
     let dirs = DaemonDirs::new();
     let fast = ["--budget-ms", "300"];
@@ -393,7 +393,8 @@ fn a_late_check_of_a_file_edited_again_since_is_dropped_in_one_line() {
         context_of(&stdout).contains("did not finish within 0.3 s"),
         "{stdout}"
     );
-    // The agent edits the file again before its next event.
+    // The file changes again before the agent's next event, not by an
+    // edit tool (a shell command): nothing takes the check over.
     p.write("lib.py", LIB);
     let dropped = sightline_test_support::poll_until(Duration::from_secs(120), || {
         let (said, _) = hook(&p, &dirs, &read_event(&p, ""), false);
@@ -404,6 +405,78 @@ fn a_late_check_of_a_file_edited_again_since_is_dropped_in_one_line() {
         dropped,
         "sightline: the late check of your earlier edit of lib.py was dropped: the file changed since (ask lsp_diagnostics for it)\n"
     );
+}
+
+/// An `Edit` of `lib.py` from `old` to `new`, as Claude Code's `event`
+/// payload names it.
+fn lib_edit(p: &Project, event: &str, tool_use: &str, old: &str, new: &str) -> Value {
+    json!({
+        "session_id": "s", "cwd": p.root(), "hook_event_name": event, "tool_name": "Edit",
+        "tool_use_id": tool_use,
+        "tool_input": { "file_path": p.path("lib.py"), "old_string": old, "new_string": new },
+    })
+}
+
+/// Edits `lib.py` from a stopped daemon with a 300 ms budget, which its
+/// check outlasts (pyright is not even started), then edits it again, from
+/// `again.0` to `again.1`, with the whole budget; what the second edit's
+/// hook said, and what the agent's next event brought after it. The second
+/// edit comes without a before-tool call, as Claude Code's text before it
+/// alone (`originalFile`): the first check, running or just ended, is
+/// never handed over in between.
+fn edit_again_before_the_first_check_arrived(again: (&str, &str)) -> (String, String) {
+    let p = project();
+    let dirs = DaemonDirs::new();
+    let fast = ["--budget-ms", "300"];
+    run_hook(
+        p.root(),
+        &dirs,
+        &fast,
+        &lib_edit(&p, "PreToolUse", "toolu_1", OLD, NEW),
+    );
+    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+    let (stdout, _) = run_hook(
+        p.root(),
+        &dirs,
+        &fast,
+        &lib_edit(&p, "PostToolUse", "toolu_1", OLD, NEW),
+    );
+    assert!(
+        context_of(&stdout).contains("did not finish within 0.3 s"),
+        "{stdout}"
+    );
+    let (first, second) = again;
+    let text = std::fs::read_to_string(p.path("lib.py")).unwrap();
+    p.write("lib.py", &text.replacen(first, second, 1));
+    let mut after = lib_edit(&p, "PostToolUse", "toolu_2", first, second);
+    after["tool_response"] = json!({ "filePath": p.path("lib.py"), "originalFile": text });
+    let (said, _) = hook(&p, &dirs, &after, false);
+    let (next, _) = hook(&p, &dirs, &read_event(&p, ""), false);
+    (said, next)
+}
+
+#[test]
+fn an_edit_of_a_file_whose_check_had_not_arrived_is_counted_with_it() {
+    // The second edit keeps the first's break: its check counts from the
+    // text before the first, so the model hears the caller's error once,
+    // and nothing is dropped or comes again later.
+    let (said, next) =
+        edit_again_before_the_first_check_arrived(("    return n\n", "    return n  # the sum\n"));
+    assert!(!said.contains("dropped"), "{said}");
+    assert_eq!(listed(&said), ["app.py:3"], "{said}");
+    assert!(!said.contains("old_"), "{said}");
+    assert!(
+        said.contains("counted from before your earlier edit of these files"),
+        "{said}"
+    );
+    assert_eq!(next, "");
+}
+
+#[test]
+fn an_edit_that_undoes_one_whose_check_had_not_arrived_brings_nothing() {
+    let (said, next) = edit_again_before_the_first_check_arrived((NEW, OLD));
+    assert_eq!(said, "");
+    assert_eq!(next, "");
 }
 
 #[test]

@@ -830,12 +830,15 @@ fn heard_exactly_the_new_errors(
     }
     // An edit and its undo (a comment and the next break) may be reported
     // to the model in one request (Claude Code groups the results of calls
-    // made back to back); and the first edit's check may outlast the
-    // hook's budget on a cold daemon, its result then coming with the next
-    // tool event, headed so. Each pair holds exactly the first's errors.
-    if with[0].0.contains("did not finish within") {
-        assert!(with[1].0.contains("finished late:"), "{}", with[1].0);
+    // made back to back). An edit's check may outlast the hook's budget on
+    // a cold daemon or a loaded machine: its result then comes with the
+    // agent's next event, headed so, or, when that event is another edit
+    // of the file, the next edit's check takes it over and counts from the
+    // text before both; nothing is ever dropped.
+    for (heard, _) in with {
+        assert!(!heard.contains("was dropped"), "{heard}");
     }
+    let late = |k: usize| with[k].0.contains("did not finish within");
     let pair = |a: usize| {
         let mut both = places(&with[a].0);
         both.extend(places(&with[a + 1].0));
@@ -843,8 +846,33 @@ fn heard_exactly_the_new_errors(
         both.dedup();
         both
     };
-    assert_eq!(pair(0), HTTPX_EDITS[0].2, "{}\n{}", with[0].0, with[1].0);
-    assert_eq!(pair(2), HTTPX_EDITS[3].2, "{}\n{}", with[2].0, with[3].0);
+    // The break's errors, unless the undo took its check over (then
+    // nothing: the undo left none).
+    if late(0) && !with[1].0.contains("finished late:") {
+        assert_eq!(
+            pair(0),
+            Vec::<String>::new(),
+            "{}\n{}",
+            with[0].0,
+            with[1].0
+        );
+    } else {
+        assert_eq!(pair(0), HTTPX_EDITS[0].2, "{}\n{}", with[0].0, with[1].0);
+    }
+    // The last break's errors, unless its check outlasted the turn's last
+    // tool call (then what came is a part of them).
+    if late(3) {
+        assert!(
+            pair(2)
+                .iter()
+                .all(|p| HTTPX_EDITS[3].2.contains(&p.as_str())),
+            "{}\n{}",
+            with[2].0,
+            with[3].0
+        );
+    } else {
+        assert_eq!(pair(2), HTTPX_EDITS[3].2, "{}\n{}", with[2].0, with[3].0);
+    }
     // The comment brought nothing: what the model heard after it is the
     // next edit's, reported with it, or nothing.
     assert!(

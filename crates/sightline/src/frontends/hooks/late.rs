@@ -1,8 +1,11 @@
 //! Checks of an agent's edit that outlast the hook's budget: they keep
 //! running in the daemon, and their result reaches the same agent (its
 //! session, and within it the subagent) at its next hook event, headed with
-//! the edit it belongs to. A result whose files changed since (the agent
-//! edited them again) is dropped, said in one line.
+//! the edit it belongs to. When the agent edits the same files again
+//! before the result reached it, the new edit's check takes the earlier one
+//! over: it counts from the text before the earlier edit, so the model
+//! hears the delta of both, once. A result whose files changed otherwise
+//! since (another edit of more files) is dropped, said in one line.
 
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
@@ -22,6 +25,11 @@ struct Check {
     agent: String,
     /// The edited files as the check read them (`None`: absent).
     files: Vec<(PathBuf, Option<Vec<u8>>)>,
+    /// The files' texts before the edit, which the check compares with
+    /// (`None`: the edit created the file); a file with none is left out.
+    befores: Vec<(PathBuf, Option<String>)>,
+    /// The check's task, stopped when a later check takes it over.
+    task: Option<tokio::task::AbortHandle>,
     /// The check's answer once it ended.
     result: watch::Receiver<Option<Done>>,
     at: Instant,
@@ -43,9 +51,13 @@ pub(super) struct Done {
 /// Where a check's answer goes when it ends.
 pub(super) type Outcome = watch::Sender<Option<Done>>;
 
-/// Records a check of `agent`'s edit of `files`, about to start; its id,
-/// and where its result goes.
-pub(super) fn start(agent: &str, files: &[PathBuf]) -> (u64, Outcome) {
+/// Records a check of `agent`'s edit of `files`, about to start, which
+/// compares with `befores`; its id, and where its result goes.
+pub(super) fn start(
+    agent: &str,
+    files: &[PathBuf],
+    befores: Vec<(PathBuf, Option<String>)>,
+) -> (u64, Outcome) {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (tx, rx) = watch::channel(None);
@@ -64,10 +76,51 @@ pub(super) fn start(agent: &str, files: &[PathBuf]) -> (u64, Outcome) {
         id,
         agent: agent.to_owned(),
         files,
+        befores,
+        task: None,
         result: rx,
         at: Instant::now(),
     });
     (id, tx)
+}
+
+/// Check `id`'s task, stopped if a later check takes it over.
+pub(super) fn running_in(id: u64, task: tokio::task::AbortHandle) {
+    let mut checks = CHECKS.lock().unwrap_or_else(PoisonError::into_inner);
+    match checks.iter_mut().find(|c| c.id == id) {
+        Some(c) => c.task = Some(task),
+        // Taken over already, before its task was recorded.
+        None => task.abort(),
+    }
+}
+
+/// Takes over `agent`'s checks, running or ended, whose result has not
+/// reached it and whose files are all among `files` (edited again): they
+/// are stopped and taken out, and the texts they compare with returned
+/// (the earliest for each file), for the new edit's check to compare with.
+pub(super) fn take_over(agent: &str, files: &[PathBuf]) -> Vec<(PathBuf, Option<String>)> {
+    let mut checks = CHECKS.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut befores: Vec<(PathBuf, Option<String>)> = Vec::new();
+    let mut i = 0;
+    while i < checks.len() {
+        let c = &checks[i];
+        let covered = c.agent == agent && c.files.iter().all(|(p, _)| files.contains(p));
+        if !covered {
+            i += 1;
+            continue;
+        }
+        let check = checks.remove(i);
+        if let Some(task) = &check.task {
+            task.abort();
+        }
+        // Oldest first: a file's first text before is the earliest.
+        for (path, text) in check.befores {
+            if !befores.iter().any(|(p, _)| *p == path) {
+                befores.push((path, text));
+            }
+        }
+    }
+    befores
 }
 
 /// Check `id`'s result within `budget`, taken out of the kept ones; `None`

@@ -224,11 +224,26 @@ async fn after_edit(
     originals: Vec<(PathBuf, String)>,
     budget: Duration,
 ) -> String {
-    let (id, outcome) = late::start(asker, &files);
+    // An earlier edit of these files whose check has not reached the agent
+    // is counted in this one's: its result would be of a text gone now.
+    let earlier = if asker.is_empty() {
+        Vec::new()
+    } else {
+        late::take_over(asker, &files)
+    };
+    let befores = engine.texts_before_agent_edit(&session, &files, &originals, &earlier);
+    let (id, outcome) = late::start(asker, &files, befores);
     let engine = engine.clone();
-    tokio::spawn(async move {
-        let answer = engine.after_agent_edit(&session, &files, &originals).await;
-        let text = after_edit::context(&answer, engine.config().untrusted_note().as_deref());
+    let task = tokio::spawn(async move {
+        let answer = engine
+            .after_agent_edit(&session, &files, &originals, &earlier)
+            .await;
+        let mut text = after_edit::context(&answer, engine.config().untrusted_note().as_deref());
+        if answer.brought_errors() && !earlier.is_empty() {
+            text.push_str(
+                "note: counted from before your earlier edit of these files, whose check had not reached you\n",
+            );
+        }
         // Without a project, the heading names the files alone.
         let named = answer.root.as_ref().map_or_else(String::new, |root| {
             files
@@ -244,6 +259,7 @@ async fn after_edit(
             named,
         }));
     });
+    late::running_in(id, task.abort_handle());
     match late::within(id, within(budget)).await {
         Some(done) => done.text,
         // In process (`--no-daemon`), nothing is left to bring it later.
