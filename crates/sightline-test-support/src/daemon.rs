@@ -83,6 +83,21 @@ impl Drop for DaemonDirs {
 }
 
 impl DaemonDirs {
+    /// `sightline daemon status --json` as the user's shell asks it: this
+    /// process's environment (its private directories) and the runtime
+    /// directory; the JSON answer.
+    pub fn status(&self) -> serde_json::Value {
+        let out = Command::new(sightline_bin())
+            .args(["daemon", "status", "--json"])
+            .envs(crate::isolation::env())
+            .envs(self.env())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("daemon status: {text}"))
+    }
+
     /// The running daemon's pid, from its pid file.
     pub fn daemon_pid(&self) -> Option<u32> {
         std::fs::read_to_string(self.runtime().join("sightline/daemon.pid"))

@@ -115,7 +115,7 @@ fn extensions_of(
 }
 
 /// An object of strings (`env`, `environment`).
-fn string_map_of(
+pub(super) fn string_map_of(
     file: &File,
     prop: &ast::ObjectProp,
     what: &str,

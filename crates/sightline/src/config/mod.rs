@@ -121,6 +121,9 @@ pub struct Config {
     /// Directories `workspace-write` lets sightline and its children write
     /// besides the workspace (user file only).
     pub writable_roots: Vec<PathBuf>,
+    /// The user's network and certificate settings every child gets
+    /// (user file only; `sandbox::network_env`).
+    pub network_env: Vec<(String, String)>,
     /// The `formatter` section, kept for the formatter runner.
     pub formatter: Value,
     /// `false` turns every formatter off.
@@ -156,6 +159,7 @@ impl Default for Config {
             allow_unsandboxed: false,
             sandbox: None,
             writable_roots: Vec::new(),
+            network_env: Vec::new(),
             formatter: Value::Null,
             formatters_enabled: true,
             formatters: BTreeMap::new(),
@@ -195,6 +199,7 @@ const TOP_KEYS: &[&str] = &[
     "workspace",
     "allow_unsandboxed",
     "writable_roots",
+    "network_env",
 ];
 const ENTRY_KEYS: &[&str] = &[
     "disabled",

@@ -195,6 +195,31 @@ impl Config {
                     self.record("writable_roots", json!(roots), file.origin(prop.range));
                     self.writable_roots = roots.into_iter().map(PathBuf::from).collect();
                 }
+                "network_env" => {
+                    // A cloned repository must not point installs at its
+                    // own registry or proxy.
+                    if project {
+                        return Err(file.error(
+                            prop.range,
+                            "\"network_env\" may only be set in the user configuration",
+                        ));
+                    }
+                    let vars = crate::config::entries::string_map_of(&file, prop, "network_env")?;
+                    if let Some(bad) = vars
+                        .keys()
+                        .find(|k| !crate::sandbox::network_env::allowed(k))
+                    {
+                        return Err(file.error(
+                            prop.range,
+                            &format!(
+                                "network_env: \"{bad}\" is not a network setting; expected one of {}",
+                                crate::sandbox::network_env::NETWORK_VARS.join(", ")
+                            ),
+                        ));
+                    }
+                    self.record("network_env", json!(vars), file.origin(prop.range));
+                    self.network_env = vars.into_iter().collect();
+                }
                 "edit_delta" | "edit_warnings" => {
                     let key = prop.name.as_str();
                     let v = bool_of(

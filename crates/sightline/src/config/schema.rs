@@ -56,6 +56,11 @@ mod shape {
         /// also lets sightline's edit tools and its children write, beside
         /// the workspace.
         writable_roots: Option<Vec<String>>,
+        /// (User file only.) The user's network and certificate settings
+        /// (`HTTPS_PROXY`, `NODE_EXTRA_CA_CERTS`, `npm_config_registry`,
+        /// `PIP_INDEX_URL`, ...) that installers and servers get, whichever
+        /// client started the daemon.
+        network_env: Option<BTreeMap<String, String>>,
     }
 
     /// `workspace`: the packages of a monorepo.

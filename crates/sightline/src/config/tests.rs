@@ -22,7 +22,7 @@ fn every_invalid_shape_names_the_file_and_line() {
         ),
         (
             "{\n  \"lps\": true\n}",
-            "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, edit_delta, edit_warnings, dependents_ms, workspace, allow_unsandboxed, writable_roots",
+            "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, edit_delta, edit_warnings, dependents_ms, workspace, allow_unsandboxed, writable_roots, network_env",
         ),
         (
             "{ \"workspace\": {\n \"max_packages\": 0 } }",
@@ -247,4 +247,33 @@ fn a_workspace_s_packages_are_a_project_s_and_its_budget_anyone_s() {
     )
     .unwrap();
     assert_eq!(user.max_packages, 8);
+}
+
+#[test]
+fn network_env_is_the_user_s_alone_and_only_network_settings() {
+    let user = |text: &str| {
+        let mut c = Config::default();
+        c.merge_text(Path::new("/u/config.json"), text, false)
+            .map(|()| c)
+            .map_err(|e| e.to_string())
+    };
+    let c = user("{ \"network_env\": { \"NODE_EXTRA_CA_CERTS\": \"/ca.pem\", \"npm_config_registry\": \"https://r/\" } }").unwrap();
+    assert_eq!(
+        c.network_env,
+        [
+            ("NODE_EXTRA_CA_CERTS".to_owned(), "/ca.pem".to_owned()),
+            ("npm_config_registry".to_owned(), "https://r/".to_owned())
+        ]
+    );
+    // A credential, or anything that is not a network setting, is refused.
+    let e = user("{\n \"network_env\": { \"NPM_TOKEN\": \"x\" } }").unwrap_err();
+    assert!(
+        e.starts_with("/u/config.json:2: network_env: \"NPM_TOKEN\" is not a network setting; expected one of HTTPS_PROXY, "),
+        "{e}"
+    );
+    // A cloned repository cannot point installs at its own registry.
+    assert_eq!(
+        parse("{\n \"network_env\": { \"npm_config_registry\": \"https://evil/\" } }").unwrap_err(),
+        "/p/sightline.json:2: \"network_env\" may only be set in the user configuration"
+    );
 }

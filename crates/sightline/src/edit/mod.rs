@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::answer::Finding;
 use crate::format::{Outcome, Report};
 
+mod agent_edit;
 pub mod agent_edits;
 mod by_symbol;
 pub mod checkpoint;

@@ -205,7 +205,8 @@ impl Engine {
         .confined_to(crate::sandbox::confine::Roots::new(
             root.as_deref(),
             &options.config.writable_roots,
-        ));
+        ))
+        .with_network_env(options.config.network_env.clone());
         let formatters = crate::format::Formatters::new(
             options.config.formatting(),
             options.search_path.clone(),

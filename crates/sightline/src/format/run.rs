@@ -22,7 +22,7 @@ pub(super) fn help_says(
         return false;
     };
     let mut command = std::process::Command::new(program);
-    crate::sandbox::credentials::remove_from(&mut command);
+    sandbox.apply_child_env(&mut command);
     let child = command
         .args(args)
         .env("TMPDIR", &tmp)
@@ -93,20 +93,23 @@ impl Formatters {
         argv.extend(args);
         let mut env = run.env.clone();
         env.push(("TMPDIR".into(), tmp.display().to_string()));
-        let outcome = run_argv(&Run {
-            argv,
-            env,
-            ..run.clone()
-        })
+        let outcome = run_argv(
+            &Run {
+                argv,
+                env,
+                ..run.clone()
+            },
+            &self.sandbox,
+        )
         .await;
         let _ = std::fs::remove_dir_all(&tmp);
         outcome
     }
 }
 
-async fn run_argv(run: &Run) -> Outcome {
+async fn run_argv(run: &Run, sandbox: &crate::sandbox::Sandbox) -> Outcome {
     let mut cmd = tokio::process::Command::new(&run.argv[0]);
-    crate::sandbox::credentials::remove_from(cmd.as_std_mut());
+    sandbox.apply_child_env(cmd.as_std_mut());
     cmd.args(&run.argv[1..])
         .current_dir(&run.cwd)
         .envs(run.env.iter().map(|(k, v)| (k, v)))

@@ -103,10 +103,12 @@ impl Pool {
             .map(|v| ("VIRTUAL_ENV".to_owned(), v.display().to_string()))
             .collect();
         let (client_env, mut env_remove) = super::env::split(&self.server_env);
-        // No credential of this process's (`sandbox::credentials`); an
-        // entry's own `env` is set after, and still wins.
-        env_remove.extend(crate::sandbox::credentials::present());
+        // By the sandbox's rule (no credential, the user's network
+        // settings); an entry's own `env` is set after, and still wins.
+        let child_env = self.sandbox.child_env();
+        env_remove.extend(child_env.remove);
         env.extend(client_env);
+        env.extend(child_env.set);
         env.extend(settings.map(|s| s.env.clone()).unwrap_or_default());
         env.extend(crate::sandbox::private_env(
             &tmp,

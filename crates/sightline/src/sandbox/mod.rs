@@ -32,6 +32,7 @@ pub mod credentials;
 mod denial;
 #[cfg(target_os = "linux")]
 mod linux;
+pub mod network_env;
 // Compiled on macOS, and everywhere for its tests (the profile is a pure
 // function).
 #[cfg(any(target_os = "macos", test))]
@@ -127,6 +128,15 @@ impl Mechanism {
     }
 }
 
+/// What a child's environment loses and gets ([`Sandbox::child_env`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChildEnv {
+    /// The names removed.
+    pub remove: Vec<String>,
+    /// The names set, with their values.
+    pub set: Vec<(String, String)>,
+}
+
 /// The sandbox of an engine: its mode, the launcher, and the writable roots.
 #[derive(Debug, Clone)]
 pub struct Sandbox {
@@ -138,6 +148,8 @@ pub struct Sandbox {
     allow_unsandboxed: bool,
     /// Where `workspace-write` lets children and the edit tools write.
     roots: crate::sandbox::confine::Roots,
+    /// The user's network settings (`network_env`), set in every child.
+    network_env: Vec<(String, String)>,
 }
 
 impl Sandbox {
@@ -150,9 +162,38 @@ impl Sandbox {
             launcher: launcher.or_else(default_launcher),
             allow_unsandboxed,
             roots: crate::sandbox::confine::Roots::default(),
+            network_env: Vec::new(),
         };
         s.log_status_once();
         s
+    }
+
+    /// The same sandbox, its children given the user's network settings
+    /// (`network_env`, names of [`network_env::NETWORK_VARS`] only).
+    pub fn with_network_env(mut self, vars: Vec<(String, String)>) -> Sandbox {
+        self.network_env = vars;
+        self
+    }
+
+    /// A child's environment by one rule, whatever it is (a server, a
+    /// formatter, an installer): no credential of this process's
+    /// (`credentials`, but those `SIGHTLINE_PASS_ENV` lets through), and
+    /// the user's network settings over the inherited ones. What the
+    /// child's own entry sets is applied after, and wins.
+    pub fn child_env(&self) -> ChildEnv {
+        ChildEnv {
+            remove: credentials::present(),
+            set: self.network_env.clone(),
+        }
+    }
+
+    /// [`Sandbox::child_env`] applied to `cmd`.
+    pub fn apply_child_env(&self, cmd: &mut std::process::Command) {
+        let env = self.child_env();
+        for name in &env.remove {
+            cmd.env_remove(name);
+        }
+        cmd.envs(env.set);
     }
 
     /// The same sandbox, writing only inside `roots` in `workspace-write`.

@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -668,6 +668,55 @@ fn sightline_s_mcp_tools_answer_from_codex() {
     );
     let next = after_the_output(&requests);
     assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+}
+
+#[test]
+fn codex_s_mcp_session_and_its_hooks_reach_the_daemon_the_user_s_shell_shows() {
+    // Codex starts MCP servers with a cleared environment (no
+    // `XDG_RUNTIME_DIR`, no data directory) and its hooks with the whole
+    // one; `setup codex` names the daemon's variables in `env_vars`, so
+    // the session, the hooks and the user's own `sightline` meet in one
+    // daemon, with one pyright for the project.
+    let p = codex_project();
+    let dirs = DaemonDirs::new();
+    std::fs::write(
+        p.path("app.py"),
+        "from lib import total\n\nvalue: str = total(1)\n",
+    )
+    .unwrap();
+    let requests = codex_turn(
+        &p,
+        &dirs,
+        "gpt-5.1-codex",
+        vec![
+            Turn::Tool(
+                "mcp__sightline::lsp_diagnostics".into(),
+                json!({ "file": p.path("app.py") }),
+            ),
+            patch("lib.py", "    return n", "    return n  # unchanged"),
+        ],
+    );
+    assert!(
+        requests.iter().any(|r| r.contains("app.py: 1 diagnostic")),
+        "the MCP tool's answer did not reach the model"
+    );
+    let status = dirs.status();
+    let by_client = &status["sessions_by_client"];
+    // (Codex 0.169.0 opened its MCP server twice in one `codex exec`.)
+    assert!(by_client["mcp"].as_u64().unwrap_or(0) >= 1, "{status}");
+    assert!(by_client["hook"].as_u64().unwrap_or(0) >= 2, "{status}");
+    let pyrights: Vec<&Value> = status["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["id"] == "pyright")
+        .collect();
+    assert_eq!(pyrights.len(), 1, "{status}");
+    assert_eq!(
+        pyrights[0]["root"].as_str().map(PathBuf::from),
+        Some(std::fs::canonicalize(p.root()).unwrap()),
+        "{status}"
+    );
 }
 
 /// httpx 0.28.1 (7.9k lines from PyPI, `pinned::httpx_project`) set up for

@@ -32,6 +32,7 @@ mod layout;
 mod lifecycle;
 mod mcp;
 mod monorepo;
+mod network;
 mod open_before_asking;
 mod organize_imports;
 mod package;

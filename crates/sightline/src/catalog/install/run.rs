@@ -155,7 +155,7 @@ impl Boxed<'_> {
                 tail: e.to_string(),
             })?;
         let mut cmd = tokio::process::Command::new(program);
-        crate::sandbox::credentials::remove_from(cmd.as_std_mut());
+        self.sandbox.apply_child_env(cmd.as_std_mut());
         cmd.args(args).env("TMPDIR", tmp);
         Ok(cmd)
     }

@@ -73,6 +73,7 @@ async fn ask(cli: &Cli, call: &Call) -> Option<String> {
     }
     if cli.uses_daemon() {
         let hello = crate::frontends::daemon::Hello::of_client(
+            "hook",
             cli.root.as_deref().map(absolute),
             cli.sandbox.clone(),
             false,

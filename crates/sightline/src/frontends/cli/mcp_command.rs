@@ -13,6 +13,7 @@ use crate::frontends::signals::interrupted;
 pub(super) async fn run(cli: &Cli, edit_tools: bool, workdir: Option<PathBuf>) -> i32 {
     if cli.uses_daemon() {
         let hello = crate::frontends::daemon::Hello::of_client(
+            "mcp",
             workdir.clone(),
             cli.sandbox.clone(),
             edit_tools,

@@ -26,8 +26,12 @@ pub(super) async fn run(cli: &Cli, workdir: Option<PathBuf>) -> i32 {
                 // As in process, the root is `--root` alone: without it each
                 // file is served under its own project's root.
                 let root = cli.root.as_deref().map(absolute);
-                let hello =
-                    crate::frontends::daemon::Hello::of_client(root, cli.sandbox.clone(), false);
+                let hello = crate::frontends::daemon::Hello::of_client(
+                    "cli",
+                    root,
+                    cli.sandbox.clone(),
+                    false,
+                );
                 // Ctrl-C or SIGTERM ends the call as in process (status 2);
                 // the connection closing ends the daemon's side of it.
                 let asked = tokio::select! {

@@ -71,6 +71,11 @@ pub struct Hello {
     /// session, and the client answers in process.
     #[serde(default)]
     pub settings: Vec<(String, Option<String>)>,
+    /// Which of sightline's faces the client is (`mcp`, `cli`, `hook`),
+    /// counted in `sightline daemon status`: the proof that an agent's MCP
+    /// session and its hooks reached the same daemon.
+    #[serde(default)]
+    pub client: String,
 }
 
 /// The settings that set what an engine does, as this process resolves
@@ -102,6 +107,33 @@ pub fn settings_env() -> Vec<(String, Option<String>)> {
     ]
 }
 
+/// The variables that decide which daemon a client reaches and what its
+/// servers see: an agent that starts MCP servers with a cleared
+/// environment (Codex) is asked to pass these on (`setup codex` writes
+/// them as `env_vars`), so that its MCP session reaches the daemon its
+/// hooks and the user's shell reach, with the same settings.
+pub fn client_vars() -> Vec<&'static str> {
+    let mut vars = vec![
+        "XDG_RUNTIME_DIR",
+        "XDG_DATA_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_STATE_HOME",
+        "XDG_CACHE_HOME",
+        "SIGHTLINE_DATA_DIR",
+        "SIGHTLINE_CONFIG",
+        "SIGHTLINE_DAEMON",
+        "SIGHTLINE_NO_DAEMON",
+        "SIGHTLINE_DISABLE_LSP_DOWNLOAD",
+        "SIGHTLINE_WATCH_LIMIT",
+        crate::sandbox::credentials::PASS_ENV,
+        "RUST_LOG",
+        "VIRTUAL_ENV",
+    ];
+    vars.extend(crate::pool::env::SERVER_ENV);
+    vars.extend(crate::sandbox::network_env::NETWORK_VARS);
+    vars
+}
+
 /// The directories an agent CLI puts first on the `PATH` of what it starts:
 /// its own helpers, never a language server. Codex 0.169.0 puts
 /// `.../vendor/<target>/codex-path` (its `rg`) first for its hooks and its
@@ -125,8 +157,14 @@ fn own_path(path: &str) -> String {
 pub const SETTINGS_DIFFER: &str = "settings";
 
 impl Hello {
-    /// This process as a client working in `root`: its PATH and build.
-    pub fn of_client(root: Option<PathBuf>, sandbox: Option<String>, edit_tools: bool) -> Hello {
+    /// This process as a `client` (`mcp`, `cli`, `hook`) working in
+    /// `root`: its PATH and build.
+    pub fn of_client(
+        client: &str,
+        root: Option<PathBuf>,
+        sandbox: Option<String>,
+        edit_tools: bool,
+    ) -> Hello {
         Hello {
             root,
             sandbox,
@@ -140,6 +178,7 @@ impl Hello {
             build: build_id(),
             control: false,
             settings: settings_env(),
+            client: client.to_owned(),
         }
     }
 
@@ -156,6 +195,7 @@ impl Hello {
             build: build_id(),
             control: true,
             settings: Vec::new(),
+            client: "control".to_owned(),
         }
     }
 }

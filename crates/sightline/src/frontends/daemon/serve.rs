@@ -59,6 +59,8 @@ struct Daemon {
     started: Instant,
     clients: AtomicUsize,
     sessions: AtomicU64,
+    /// The sessions served, by the kind of client (`Hello::client`).
+    by_client: Mutex<std::collections::BTreeMap<String, u64>>,
     last_left: Mutex<Instant>,
     /// Refuse new sessions and exit when the last one ends.
     draining: AtomicBool,
@@ -121,6 +123,7 @@ async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
         started: Instant::now(),
         clients: AtomicUsize::new(0),
         sessions: AtomicU64::new(0),
+        by_client: Mutex::new(std::collections::BTreeMap::new()),
         last_left: Mutex::new(Instant::now()),
         draining: AtomicBool::new(false),
         stop: tokio::sync::Notify::new(),
@@ -295,6 +298,7 @@ impl Session {
             // Not counting the session that asks.
             "clients": d.clients.load(Ordering::SeqCst).saturating_sub(1),
             "sessions": d.sessions.load(Ordering::SeqCst),
+            "sessions_by_client": d.by_client.lock().unwrap_or_else(PoisonError::into_inner).clone(),
             "build": d.build,
             "servers": servers,
         })
@@ -362,6 +366,13 @@ impl ServerHandler for Session {
             .engines
             .for_hello(&hello)
             .map_err(|e| ErrorData::invalid_request(e, None))?;
+        *self
+            .daemon
+            .by_client
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(hello.client.clone())
+            .or_default() += 1;
         let _ = self.face.set(McpServer::new(
             engine,
             hello.edit_tools || config_edit_tools,

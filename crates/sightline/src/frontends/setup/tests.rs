@@ -275,3 +275,33 @@ fn jsonc_text_to_json(text: &str) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+#[test]
+fn codex_s_block_passes_the_daemon_s_variables_and_an_older_block_is_replaced_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join(".codex/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    // A block as setup wrote it before `env_vars`, then a line of the user's.
+    let older = "# sightline's MCP server (`sightline setup codex`; `--remove` takes it out)\n[mcp_servers.sightline]\ncommand = \"sightline\"\nargs = [\"mcp\"]\n";
+    let before = format!("model = \"x\"\n\n{older}[tui]\ntheme = \"dark\"\n");
+    std::fs::write(&config, &before).unwrap();
+    let scope = Scope::Project(dir.path().to_owned());
+    run(SetupAgent::Codex, &scope, &["sightline".to_owned()], false).unwrap();
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert_eq!(text.matches("[mcp_servers.sightline]").count(), 1, "{text}");
+    // Codex reads `env_vars` as a list of names: each of the daemon's
+    // variables is one of them, one per entry.
+    let at = text.find("env_vars = [").unwrap();
+    let list = &text[at..at + text[at..].find("\n]\n").unwrap()];
+    for var in crate::frontends::daemon::client_vars() {
+        assert_eq!(
+            list.matches(&format!("\"{var}\",")).count(),
+            1,
+            "{var}: {text}"
+        );
+    }
+    assert!(text.ends_with("]\n[tui]\ntheme = \"dark\"\n"), "{text}");
+    // `--remove` puts back the file as this run found it.
+    run(SetupAgent::Codex, &scope, &["sightline".to_owned()], true).unwrap();
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
+}

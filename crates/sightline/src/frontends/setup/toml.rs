@@ -12,22 +12,37 @@ fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// The block for `argv` (the program and its first arguments).
+/// The block for `argv` (the program and its first arguments). Codex
+/// starts MCP servers with a cleared environment (no `XDG_*`, no
+/// `VIRTUAL_ENV`) where its hooks get the whole one; `env_vars` passes
+/// on the variables that decide which daemon `sightline mcp` reaches and
+/// what its servers see (`daemon::client_vars`), so that the session and
+/// the hooks meet in one daemon.
 fn block(argv: &[String]) -> String {
     let (program, rest) = argv
         .split_first()
         .map_or(("sightline", &[][..]), |(p, r)| (p.as_str(), r));
     let mut args: Vec<String> = rest.iter().map(|a| quoted(a)).collect();
     args.push(quoted("mcp"));
+    let vars: Vec<String> = crate::frontends::daemon::client_vars()
+        .chunks(5)
+        .map(|line| {
+            let names: Vec<String> = line.iter().map(|v| quoted(v)).collect();
+            format!("  {},\n", names.join(", "))
+        })
+        .collect();
     format!(
-        "{MARK}\n[mcp_servers.sightline]\ncommand = {}\nargs = [{}]\n",
+        "{MARK}\n[mcp_servers.sightline]\ncommand = {}\nargs = [{}]\nenv_vars = [\n{}]\n",
         quoted(program),
-        args.join(", ")
+        args.join(", "),
+        vars.concat()
     )
 }
 
 /// Where `setup`'s block is in `text`: its start (with the line break
-/// before it that `setup` added) and its end.
+/// before it that `setup` added) and its end. The block is its mark, the
+/// table's line, `command`, `args`, and `env_vars` through its closing
+/// line (a block written before `env_vars` ends at `args`).
 fn find(text: &str) -> Option<(usize, usize)> {
     let at = text.find(MARK)?;
     let start = if text[..at].ends_with('\n') {
@@ -35,7 +50,17 @@ fn find(text: &str) -> Option<(usize, usize)> {
     } else {
         at
     };
-    let len: usize = text[at..].split_inclusive('\n').take(4).map(str::len).sum();
+    let mut lines = text[at..].split_inclusive('\n');
+    let mut len: usize = lines.by_ref().take(4).map(str::len).sum();
+    let mut rest = lines.peekable();
+    if rest.peek().is_some_and(|l| l.starts_with("env_vars = [")) {
+        for line in rest {
+            len += line.len();
+            if line.trim_end() == "]" {
+                break;
+            }
+        }
+    }
     Some((start, at + len))
 }
 

@@ -1,0 +1,48 @@
+//! The user's own network and certificate settings, which every child that
+//! may reach the network (installers, and servers whose entry asks for it)
+//! gets from the user configuration's `network_env`, over whatever the
+//! client that started the daemon had. Gemini CLI strips every variable
+//! whose name holds `CERT` from the MCP servers it starts, and Codex clears
+//! theirs: a daemon first started by one of them could not install behind a
+//! TLS-inspecting proxy, where a daemon started from the user's shell could.
+//! Only the names below are taken, so that the key cannot carry a
+//! credential or change how a child runs.
+
+/// The variables `network_env` may set: proxies, certificate authorities
+/// and package registries, as npm, pip, uv, cargo, go and Node read them.
+pub const NETWORK_VARS: &[&str] = &[
+    "HTTPS_PROXY",
+    "HTTP_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "https_proxy",
+    "http_proxy",
+    "all_proxy",
+    "no_proxy",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "PIP_CERT",
+    "PIP_INDEX_URL",
+    "PIP_EXTRA_INDEX_URL",
+    "PIP_TRUSTED_HOST",
+    "UV_INDEX_URL",
+    "UV_NATIVE_TLS",
+    "npm_config_registry",
+    "npm_config_cafile",
+    "npm_config_proxy",
+    "npm_config_https_proxy",
+    "npm_config_strict_ssl",
+    "CARGO_HTTP_CAINFO",
+    "CARGO_HTTP_PROXY",
+    "GOPROXY",
+    "GONOSUMDB",
+    "GOPRIVATE",
+];
+
+/// Whether `network_env` may set `name`.
+pub fn allowed(name: &str) -> bool {
+    NETWORK_VARS.contains(&name)
+}
