@@ -279,7 +279,9 @@ fn sightline_s_mcp_tools_answer_from_claude_code() {
             "mcp__sightline__lsp_diagnostics".into(),
             json!({ "file": p.path("app.py") }),
         )],
-        &["--allowedTools", "mcp__sightline__lsp_diagnostics"],
+        // No permission flag: `setup claude-code` allowed the answering
+        // tools.
+        &[],
     );
     let next = after_the_tool(&requests);
     assert!(next.contains("app.py: 1 diagnostic"), "{next}");

@@ -217,10 +217,12 @@ fn claude_code_is_allowed_the_answering_tools_and_remove_takes_them_out() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     let me = ["sightline".to_owned()];
-    // The user's own permissions, with a comment, stay as they are.
+    // In the personal `settings.local.json`, which Claude Code applies
+    // without the folder's trust; the user's own permissions there, with a
+    // comment, stay as they are.
     std::fs::create_dir_all(p.join(".claude")).unwrap();
     let theirs = "{\n  // mine\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] }\n}\n";
-    std::fs::write(p.join(".claude/settings.json"), theirs).unwrap();
+    std::fs::write(p.join(".claude/settings.local.json"), theirs).unwrap();
     let scope = Scope::Project(p.to_owned());
     let said = run(SetupAgent::ClaudeCode, &scope, &me, false).unwrap();
     assert!(
@@ -229,7 +231,7 @@ fn claude_code_is_allowed_the_answering_tools_and_remove_takes_them_out() {
         "{said:?}"
     );
     let settings: serde_json::Value = serde_json::from_str(&jsonc_text_to_json(
-        &std::fs::read_to_string(p.join(".claude/settings.json")).unwrap(),
+        &std::fs::read_to_string(p.join(".claude/settings.local.json")).unwrap(),
     ))
     .unwrap();
     let allow: Vec<&str> = settings["permissions"]["allow"]
@@ -263,7 +265,7 @@ fn claude_code_is_allowed_the_answering_tools_and_remove_takes_them_out() {
     );
     run(SetupAgent::ClaudeCode, &scope, &me, true).unwrap();
     assert_eq!(
-        std::fs::read_to_string(p.join(".claude/settings.json")).unwrap(),
+        std::fs::read_to_string(p.join(".claude/settings.local.json")).unwrap(),
         theirs
     );
 }
