@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use serde_json::Value;
+mod launch;
 
-use crate::sandbox::Cache;
+pub use launch::{LaunchQuirks, Offline, PluginExtensions, Runtime};
 
 /// How a server differs from the protocol's defaults, grouped by what the
 /// difference affects. Each field says what the behaviour is; why a given
@@ -198,38 +198,6 @@ pub struct ReferencesQuirks {
     pub packages_need_open: bool,
 }
 
-/// What a server needs to start.
-#[derive(Debug, Clone, Copy)]
-pub struct LaunchQuirks {
-    /// A runtime the server needs at a minimum version, checked before it
-    /// starts.
-    pub runtime: Option<Runtime>,
-    /// Cache directories the server writes, which the sandbox lets it write.
-    pub caches: &'static [Cache],
-    /// Variables pointed at a directory inside the server's private
-    /// temporary directory, as (variable, directory).
-    pub private_env: &'static [(&'static str, &'static str)],
-    /// Makes the server's `initializationOptions` for a root and the program
-    /// found, in place of the spec's `init` text; an `Err` is why the server
-    /// cannot start there (the text of the `unavailable:` answer).
-    pub init_options: Option<InitOptions>,
-    /// Arguments found at launch, after the spec's, from the client's
-    /// environment (`pool::env`); an `Err` is why the server cannot start.
-    pub extra_args: Option<ExtraArgs>,
-    /// The settings answered when the server asks for its whole
-    /// configuration (`workspace/configuration` with the section "" or
-    /// none), given the server's root, for a server that fails on `{}`.
-    pub whole_settings: Option<fn(&Path) -> Value>,
-    /// A rustup component whose proxy rustup puts on PATH: the proxy fails
-    /// until the component is added, so a proxy without it is not taken for
-    /// the server.
-    pub rustup_component: Option<&'static str>,
-    /// Extensions the server handles only with a plugin, and how to find
-    /// the plugin for a root and the program; without it they are left to
-    /// the other servers.
-    pub plugin_extensions: Option<PluginExtensions>,
-}
-
 /// When a server must be restarted, reconfigured or asked again.
 #[derive(Debug, Clone, Copy)]
 pub struct LifecycleQuirks {
@@ -274,14 +242,6 @@ pub enum OnInstall {
     /// unresolved.
     Restart(&'static [&'static str]),
 }
-
-/// `LaunchQuirks::extra_args`: the client's environment (each variable that
-/// `pool::env` carries, with its value or none) to the arguments.
-pub type ExtraArgs = fn(&[(String, Option<String>)]) -> Result<Vec<String>, String>;
-
-/// `LaunchQuirks::init_options`: the project root and the program found
-/// for it.
-pub type InitOptions = fn(&Path, &Path) -> Result<Value, String>;
 
 /// What shows that a project uses a linter: its npm package in a
 /// `node_modules` on the way up, or one of its config files there.
@@ -337,28 +297,6 @@ pub struct Relay {
     pub reply: &'static str,
 }
 
-/// See `LaunchQuirks::plugin_extensions`.
-#[derive(Debug, Clone, Copy)]
-pub struct PluginExtensions {
-    /// The extensions, with their dot.
-    pub extensions: &'static [&'static str],
-    /// Whether the plugin is there, for the root and the program found.
-    pub found: fn(&Path, &Path) -> bool,
-}
-
-/// A runtime a server needs (see `LaunchQuirks::runtime`).
-#[derive(Debug, Clone, Copy)]
-pub struct Runtime {
-    /// Its name in messages (`Java`).
-    pub name: &'static str,
-    /// The program (`java`).
-    pub program: &'static str,
-    /// The arguments that make it print its version (`-version`).
-    pub version_args: &'static [&'static str],
-    /// The oldest major version the server runs on.
-    pub min_major: u32,
-}
-
 impl Quirks {
     /// A server that needs no special handling.
     pub const NONE: Quirks = Quirks {
@@ -396,20 +334,6 @@ impl ReferencesQuirks {
         outside_project: None,
         macro_uses_need_open: false,
         packages_need_open: false,
-    };
-}
-
-impl LaunchQuirks {
-    /// Nothing beyond the spec.
-    pub const NONE: LaunchQuirks = LaunchQuirks {
-        runtime: None,
-        caches: &[],
-        private_env: &[],
-        init_options: None,
-        extra_args: None,
-        whole_settings: None,
-        rustup_component: None,
-        plugin_extensions: None,
     };
 }
 

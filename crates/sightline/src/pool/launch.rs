@@ -109,6 +109,16 @@ impl Pool {
         env_remove.extend(child_env.remove);
         env.extend(client_env);
         env.extend(child_env.set);
+        // Without the network, the build tool resolves from its cache
+        // (`LaunchQuirks::offline`).
+        if !network {
+            let offline = spec.quirks.launch.offline.map_or(&[][..], |o| o.env);
+            env.extend(
+                offline
+                    .iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+            );
+        }
         env.extend(settings.map(|s| s.env.clone()).unwrap_or_default());
         env.extend(crate::sandbox::private_env(
             &tmp,

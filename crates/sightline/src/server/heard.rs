@@ -71,6 +71,9 @@ pub struct LoadSignals {
     /// The first line of the status message when the server says its health
     /// is `error` (rust-analyzer: "Failed to discover workspace.").
     pub failing: Option<String>,
+    /// The whole status message while the server says its health is not
+    /// ok (rust-analyzer's `warning` when `cargo metadata` failed).
+    pub unhealthy: Option<String>,
     /// Bumped by `workspace/diagnostic/refresh`.
     pub refreshes: u64,
     /// The progress of the server's background index (`Quirks::index`) has

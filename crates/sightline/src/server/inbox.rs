@@ -360,8 +360,10 @@ impl Handler for ServerState {
                     .and_then(Value::as_str)
                     .unwrap_or("loading the workspace")
                     .to_owned();
-                let failing = (params.get("health").and_then(Value::as_str) == Some("error"))
+                let health = params.get("health").and_then(Value::as_str);
+                let failing = (health == Some("error"))
                     .then(|| message.lines().next().unwrap_or_default().to_owned());
+                let unhealthy = (health.is_some_and(|h| h != "ok")).then(|| message.clone());
                 self.with(|s| {
                     s.seq += 1;
                     if quiescent && s.load.busy.is_some() {
@@ -370,6 +372,7 @@ impl Handler for ServerState {
                     s.load.busy = (!quiescent).then_some(message);
                     s.load.loaded |= quiescent;
                     s.load.failing = failing;
+                    s.load.unhealthy = unhealthy;
                 });
             }
             // jdtls: `Starting` until `ServiceReady` (or `Started`).

@@ -43,6 +43,7 @@ impl LspServer {
     /// within the ready budget. Other servers are taken as loaded at once.
     pub async fn wait_loaded(&self) -> Result<(), ToolError> {
         self.barrier().await;
+        self.offline_gap()?;
         if !self.spec.quirks.readiness.waits_for_status() || self.state.with(|s| s.load.loaded) {
             return Ok(());
         }
@@ -54,14 +55,35 @@ impl LspServer {
                 &format!("waiting for {} to load the project", self.spec.id),
             );
         }
-        let loaded = self.wait_until(self.budgets.ready, |s| s.load.loaded).await;
+        let offline = self.spec.quirks.launch.offline;
+        let loaded = self
+            .wait_until(self.budgets.ready, |s| {
+                s.load.loaded || missing_offline(offline, s).is_some()
+            })
+            .await;
         if let Some(p) = &waiting {
             p.end(&key, if loaded { "loaded" } else { "still loading" });
         }
+        self.offline_gap()?;
         if loaded {
             return Ok(());
         }
         Err(self.still_loading())
+    }
+
+    /// The answer for a server whose build tool, run without the network,
+    /// said its cache lacks a dependency (`LaunchQuirks::offline`): the one
+    /// command that fills the cache, at once. Asking again would never help.
+    fn offline_gap(&self) -> Result<(), ToolError> {
+        let offline = self.spec.quirks.launch.offline;
+        let Some(why) = self.state.with(|s| missing_offline(offline, s)) else {
+            return Ok(());
+        };
+        let (id, root) = (self.spec.id, self.root.display());
+        let fetch = offline.map_or("", |o| o.fetch);
+        Err(ToolError::unavailable(format!(
+            "{id} cannot load {root}: it runs without the network and its build tool's cache lacks a dependency ({why}); run `{fetch}` in {root} once, or let it download with `lsp.{id}.network: true` in sightline.json"
+        )))
     }
 
     /// `not ready: ...` for a server that has not loaded its project, with
@@ -120,6 +142,7 @@ impl LspServer {
         Fut: std::future::Future<Output = Result<Vec<Location>, ToolError>>,
     {
         self.barrier().await;
+        self.offline_gap()?;
         if !self.spec.quirks.readiness.waits_for_status() || self.state.with(|s| s.load.loaded) {
             return ask().await;
         }
@@ -142,6 +165,9 @@ impl LspServer {
         }
         let mut asked_while_settled = false;
         let result = loop {
+            if let Err(e) = self.offline_gap() {
+                break Err(e);
+            }
             let (loaded, settled) = self.state.with(|s| (s.load.loaded, settled(s)));
             if loaded {
                 break tokio::time::timeout_at(deadline, ask())
@@ -306,4 +332,34 @@ impl LspServer {
             self.budgets.ready.as_secs_f64()
         ))
     }
+}
+
+/// What the server's unhealthy status says is missing from its build
+/// tool's cache, when it matches the server's `offline` quirk: the first
+/// error line.
+fn missing_offline(
+    offline: Option<crate::catalog::quirks::Offline>,
+    s: &crate::server::heard::Heard,
+) -> Option<String> {
+    let offline = offline?;
+    let status = s.load.unhealthy.as_deref()?;
+    // rust-analyzer joins its failures as paragraphs, the project's and
+    // the standard library's.
+    let failure = status.split("\n\n").find(|p| {
+        offline.missing.iter().any(|m| p.contains(m))
+            && !offline.not_the_project.iter().any(|n| p.contains(n))
+    })?;
+    let line = failure
+        .lines()
+        .find(|l| l.contains("error:"))
+        .or_else(|| failure.lines().next())
+        .unwrap_or_default();
+    // cargo's own words, after rust-analyzer's "... exited with an error: ".
+    Some(
+        line.rsplit("error: ")
+            .next()
+            .unwrap_or(line)
+            .trim()
+            .to_owned(),
+    )
 }

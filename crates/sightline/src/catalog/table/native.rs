@@ -2,7 +2,7 @@
 //! C and C++, Java, Kotlin, Dart, OCaml, Haskell and Gleam.
 
 use crate::catalog::quirks::{
-    BackgroundIndex, DiagnosticsQuirks, ImportAliases, LaunchQuirks, LifecycleQuirks,
+    BackgroundIndex, DiagnosticsQuirks, ImportAliases, LaunchQuirks, LifecycleQuirks, Offline,
     OutsideProject, Publishes, Quirks, Readiness, ReferencesQuirks, Runtime, SaveCheck,
 };
 use crate::catalog::spec::{BASE, Install, RootRule, ServerSpec};
@@ -29,6 +29,15 @@ pub static GOPLS: ServerSpec = ServerSpec {
                 Cache::User("go-build"),
                 Cache::Home("go"),
             ],
+            // Without the network, `go list` of a module whose dependencies
+            // are not in the module cache would try the proxy; `off` makes
+            // it use the cache alone, and say "module lookup disabled".
+            offline: Some(Offline {
+                env: &[("GOPROXY", "off")],
+                missing: &["GOPROXY=off", "module lookup disabled"],
+                not_the_project: &[],
+                fetch: "go mod download",
+            }),
             ..LaunchQuirks::NONE
         },
         diagnostics: DiagnosticsQuirks {
@@ -195,6 +204,20 @@ pub static RUST: ServerSpec = ServerSpec {
             // rustup puts a `rust-analyzer` proxy on PATH that fails until
             // the component is added; that is not a server.
             rustup_component: Some("rust-analyzer"),
+            // Without the network, `cargo metadata` of a crate without a
+            // `Cargo.lock` (a fresh clone of most libraries) tried the
+            // crates.io index and waited on it without end: offline, cargo
+            // resolves from its cache at once, or says a dependency is
+            // missing ("As a reminder, you're using offline mode").
+            offline: Some(Offline {
+                env: &[("CARGO_NET_OFFLINE", "true")],
+                missing: &["offline mode", "--offline"],
+                // The standard library's own `cargo metadata` fails the same
+                // way on a cache without its dependencies; rust-analyzer then
+                // loads the sysroot without it, and the project answers.
+                not_the_project: &["for sysroot of"],
+                fetch: "cargo fetch",
+            }),
             ..LaunchQuirks::NONE
         },
         ..Quirks::NONE

@@ -1,7 +1,7 @@
 //! The servers of compiled languages (`catalog/table/native.rs`): clangd,
 //! rust-analyzer, gopls, Razor and jdtls.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use serde_json::json;
 
@@ -370,4 +370,82 @@ fn jdtls_checks_for_java_21_before_it_starts() {
     let out = ask();
     assert!(!out.contains("needs Java"), "{out}");
     assert!(out.contains("jdtls"), "{out}");
+}
+
+/// memchr 2.8.3 as crates.io publishes it (its own manifest, with optional
+/// and dev-dependencies), without a `Cargo.lock`, as a fresh clone of a
+/// library is, in a new project.
+fn memchr_without_its_lock() -> Project {
+    let p = Project::new(&[]);
+    let from = sightline_test_support::pinned::memchr_source();
+    for entry in ["src", "Cargo.toml"] {
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(from.join(entry))
+            .arg(p.root())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    assert!(!p.path("Cargo.lock").exists());
+    p
+}
+
+/// `sightline definition` of the call of `memchr_raw` in memchr's
+/// `src/memchr.rs`, through a new daemon, with cargo's cache at
+/// `cargo_home`; stdout and the exit code.
+fn memchr_raw_definition(p: &Project, cargo_home: &std::path::Path) -> (String, i32) {
+    let at = format!("{}:32:13", p.path("src/memchr.rs").display());
+    sightline_test_support::run_cli(
+        &["definition", &at],
+        &[("CARGO_HOME", cargo_home.to_str().unwrap())],
+    )
+}
+
+#[test]
+fn rust_analyzer_resolves_a_crate_without_its_lock_from_cargo_s_cache_or_names_cargo_fetch() {
+    sightline_test_support::require_rust_analyzer();
+    // rust-analyzer runs without the network. With an empty cache, cargo
+    // (offline) cannot resolve memchr's dependencies: one answer, at once,
+    // naming the command that fills the cache, never "ask again shortly".
+    let empty = tempfile::tempdir().unwrap();
+    let p = memchr_without_its_lock();
+    let t = std::time::Instant::now();
+    let (out, code) = memchr_raw_definition(&p, empty.path());
+    println!(
+        "empty cache: answered in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.starts_with("unavailable: rust cannot load ")
+            && out.contains("no matching package named")
+            && out.contains(&format!("run `cargo fetch` in {} once", p.root().display())),
+        "{out}"
+    );
+    // Its dependencies in the cache (`cargo fetch`, run here with the
+    // network, then the lock it wrote taken away again): the first
+    // definition is right, resolved offline.
+    let full = tempfile::tempdir().unwrap();
+    let p = memchr_without_its_lock();
+    let fetched = std::process::Command::new("cargo")
+        .arg("fetch")
+        .current_dir(p.root())
+        .env("CARGO_HOME", full.path())
+        .output()
+        .unwrap();
+    assert!(
+        fetched.status.success(),
+        "cargo fetch (crates.io): {}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
+    std::fs::remove_file(p.path("Cargo.lock")).unwrap();
+    let (out, code) = memchr_raw_definition(&p, full.path());
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "1 definition\nsrc/memchr.rs:504:11 unsafe fn memchr_raw(\n",
+            0
+        )
+    );
 }
