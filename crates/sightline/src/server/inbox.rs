@@ -351,10 +351,7 @@ impl Handler for ServerState {
             }
             // rust-analyzer: `quiescent` is false while it loads or indexes.
             "experimental/serverStatus" => {
-                let quiescent = params
-                    .get("quiescent")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(true);
+                let quiescent = params["quiescent"].as_bool().unwrap_or(true);
                 let message = params
                     .get("message")
                     .and_then(Value::as_str)
