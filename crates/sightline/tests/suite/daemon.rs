@@ -778,8 +778,16 @@ fn a_client_with_other_settings_answers_in_process_not_with_the_daemon_s() {
     assert!(!dirs.log().contains("other settings"), "{}", dirs.log());
     // Another data directory (where installs and trust live): the daemon,
     // started with the first, refuses; the call answers in process.
+    // Said in the answer's first line, never a second set of servers
+    // without a word.
     let second = ask(b.path());
-    assert_eq!(String::from_utf8_lossy(&second.stdout), want, "{second:?}");
+    let said = String::from_utf8_lossy(&second.stdout);
+    let (note, answer) = said.split_once('\n').unwrap_or_default();
+    assert!(
+        note.starts_with("note: the running sightline daemon has other settings (data directory); this answer comes from servers started for this call alone"),
+        "{said}"
+    );
+    assert_eq!(answer, want, "{second:?}");
     assert_eq!(second.status.code(), Some(0));
     assert!(
         dirs.log().contains("a client with other settings"),
@@ -787,6 +795,45 @@ fn a_client_with_other_settings_answers_in_process_not_with_the_daemon_s() {
         dirs.log()
     );
     assert_eq!(dirs.daemon_pid(), daemon);
+}
+
+#[test]
+fn an_mcp_session_with_other_settings_says_so_in_its_first_answer() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = project();
+    let mut d = McpDriver::start();
+    let other = tempfile::tempdir().unwrap();
+    dirs.open(&mut d, "mine", p.root(), &[]);
+    dirs.open(
+        &mut d,
+        "other",
+        p.root(),
+        &[("SIGHTLINE_DATA_DIR", other.path().to_str().unwrap())],
+    );
+    let ask = |d: &mut McpDriver, session: &str| {
+        d.call(
+            session,
+            "lsp_definition",
+            json!({ "file": p.path("app.py"), "line": 3, "column": 9 }),
+        )
+        .text
+    };
+    let mine = ask(&mut d, "mine");
+    assert!(mine.starts_with("1 definition"), "{mine}");
+    let first = ask(&mut d, "other");
+    let (note, answer) = first.split_once('\n').unwrap_or_default();
+    assert!(
+        note.starts_with(
+            "note: the running sightline daemon has other settings (data directory); "
+        ),
+        "{first}"
+    );
+    assert_eq!(answer, mine);
+    // Once: the next answers are the answers alone.
+    assert_eq!(ask(&mut d, "other"), mine);
+    d.close("other");
+    d.close("mine");
 }
 
 #[test]

@@ -71,6 +71,8 @@ async fn ask(cli: &Cli, call: &Call) -> Option<String> {
     if let Some(p) = place {
         args["path"] = Value::String(absolute(&p).display().to_string());
     }
+    // What the answer says first, when it is not the daemon's.
+    let mut fallback_note = None;
     if cli.uses_daemon() {
         let hello = crate::frontends::daemon::Hello::of_client(
             "hook",
@@ -92,7 +94,9 @@ async fn ask(cli: &Cli, call: &Call) -> Option<String> {
             Ok(_) => return None,
             // A daemon with other settings would answer with its own:
             // answer in process instead (without a before-edit baseline).
-            Err(crate::frontends::daemon::DaemonError::OtherSettings) => {}
+            Err(crate::frontends::daemon::DaemonError::OtherSettings(differ)) => {
+                fallback_note = Some(crate::frontends::daemon::other_settings_note(&differ));
+            }
             Err(e) => {
                 tracing::warn!("sightline hook: {e}");
                 return None;
@@ -115,5 +119,10 @@ async fn ask(cli: &Cli, call: &Call) -> Option<String> {
     let face = crate::frontends::mcp::McpServer::new(engine.clone(), false);
     let answer = face.call(ToolName::Hook.name(), args, false).await;
     engine.shutdown().await;
-    answer.ok().map(|a| a.text)
+    // Nothing to say stays nothing: the note comes only with a context.
+    let text = answer
+        .ok()
+        .map(|a| a.text)
+        .filter(|t| !t.trim().is_empty())?;
+    Some(fallback_note.unwrap_or_default() + &text)
 }

@@ -11,6 +11,9 @@ use crate::frontends::signals::interrupted;
 
 /// Serves the MCP session until stdin closes; the exit status.
 pub(super) async fn run(cli: &Cli, edit_tools: bool, workdir: Option<PathBuf>) -> i32 {
+    // What the first answer says first, when this session is not the
+    // daemon's.
+    let mut note = None;
     if cli.uses_daemon() {
         let hello = crate::frontends::daemon::Hello::of_client(
             "mcp",
@@ -21,7 +24,10 @@ pub(super) async fn run(cli: &Cli, edit_tools: bool, workdir: Option<PathBuf>) -
         // A daemon with other settings (data directory, configuration,
         // downloads) would answer with its own: serve in process instead.
         match crate::frontends::daemon::handshake::accepts(&hello).await {
-            Ok(false) => tracing::info!("the daemon has other settings; serving in process"),
+            Err(crate::frontends::daemon::DaemonError::OtherSettings(differ)) => {
+                tracing::info!("the daemon has other settings; serving in process");
+                note = Some(crate::frontends::daemon::other_settings_note(&differ));
+            }
             _ => return crate::frontends::daemon::bridge::run(hello).await,
         }
     }
@@ -39,7 +45,7 @@ pub(super) async fn run(cli: &Cli, edit_tools: bool, workdir: Option<PathBuf>) -
         ..Options::default()
     }));
     tokio::select! {
-        status = crate::frontends::mcp::serve(engine.clone(), edit_tools) => status,
+        status = crate::frontends::mcp::serve(engine.clone(), edit_tools, note) => status,
         _ = interrupted() => {
             engine.shutdown().await;
             EXIT_FAILED

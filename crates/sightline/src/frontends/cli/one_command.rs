@@ -184,7 +184,16 @@ async fn through_daemon(
         Ok(Some(a)) => print_out(&a.text, status(&a)),
         Ok(None) => print_out("error: no daemon answered\n", EXIT_FAILED),
         // A daemon with other settings: this call answers in process.
-        Err(crate::frontends::daemon::DaemonError::OtherSettings) => return None,
+        Err(crate::frontends::daemon::DaemonError::OtherSettings(differ)) => {
+            // Said first: this call's answer is not the daemon's.
+            let note = crate::frontends::daemon::other_settings_note(&differ);
+            if json {
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), note.as_bytes());
+            } else {
+                print_out(&note, EXIT_OK);
+            }
+            return None;
+        }
         Err(e) if json => print_out(
             &format!(
                 "{}\n",

@@ -58,8 +58,8 @@ pub async fn call_tool(
             Err(Gone::Draining) => {
                 return Err(DaemonError::Io("the daemon kept draining".into()));
             }
-            Err(Gone::Lost(DaemonError::OtherSettings)) => {
-                return Err(DaemonError::OtherSettings);
+            Err(Gone::Lost(DaemonError::OtherSettings(differ))) => {
+                return Err(DaemonError::OtherSettings(differ));
             }
             Err(Gone::Lost(e)) if tries == 0 => return Err(e),
             Err(Gone::Lost(e)) => {
@@ -151,8 +151,8 @@ async fn call_once(
             if draining(&msg) {
                 break Err(Gone::Draining);
             }
-            if other_settings(&msg) {
-                break Err(Gone::Lost(DaemonError::OtherSettings));
+            if let Some(differ) = other_settings(&msg) {
+                break Err(Gone::Lost(DaemonError::OtherSettings(differ)));
             }
             if let Some(e) = msg.get("error") {
                 // The session's own failure (a bad project file): the

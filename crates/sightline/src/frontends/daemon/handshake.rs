@@ -41,15 +41,26 @@ pub(super) fn draining(msg: &Value) -> bool {
     msg.pointer("/error/data/sightline") == Some(&json!("draining"))
 }
 
-pub(super) fn other_settings(msg: &Value) -> bool {
-    msg.pointer("/error/data/sightline") == Some(&json!(super::SETTINGS_DIFFER))
+/// The settings named when the daemon refused the session for them.
+pub(super) fn other_settings(msg: &Value) -> Option<Vec<String>> {
+    if msg.pointer("/error/data/sightline") != Some(&json!(super::SETTINGS_DIFFER)) {
+        return None;
+    }
+    let differ = msg.pointer("/error/data/differ").and_then(Value::as_array);
+    Some(
+        differ
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+    )
 }
 
 /// Whether the daemon (started when none runs) takes a session of this
-/// client: `Ok(false)` when it has other settings, so that the client
-/// answers in process. A draining daemon is waited out (three times at
-/// most).
-pub async fn accepts(hello: &Hello) -> Result<bool, DaemonError> {
+/// client: `Err(OtherSettings)` when it has other settings, so that the
+/// client answers in process. A draining daemon is waited out (three times
+/// at most).
+pub async fn accepts(hello: &Hello) -> Result<(), DaemonError> {
     for _ in 0..3 {
         let stream = connect_or_start().await?;
         let (r, mut w) = transport::split(stream);
@@ -74,7 +85,10 @@ pub async fn accepts(hello: &Hello) -> Result<bool, DaemonError> {
         if draining(&answer) {
             continue;
         }
-        return Ok(!other_settings(&answer));
+        return match other_settings(&answer) {
+            Some(differ) => Err(DaemonError::OtherSettings(differ)),
+            None => Ok(()),
+        };
     }
     Err(DaemonError::Io("the daemon kept draining".into()))
 }

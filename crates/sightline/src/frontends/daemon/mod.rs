@@ -36,9 +36,20 @@ pub enum DaemonError {
     #[error("daemon: no daemon answered on {0} within {1} s")]
     Unreachable(String, u64),
     /// The running daemon has other settings ([`settings_env`]) than this
-    /// client; the client answers in process.
-    #[error("daemon: the running daemon has other settings")]
-    OtherSettings,
+    /// client, those named; the client answers in process, and says so
+    /// ([`other_settings_note`]).
+    #[error("daemon: the running daemon has other settings ({})", .0.join(", "))]
+    OtherSettings(Vec<String>),
+}
+
+/// The first line of an answer given in process because the running daemon
+/// has other settings (`differ` names them): never a second set of servers
+/// started without a word.
+pub fn other_settings_note(differ: &[String]) -> String {
+    format!(
+        "note: the running sightline daemon has other settings ({}); this answer comes from servers started for this call alone (`sightline daemon stop` lets the next client start a daemon with these)\n",
+        differ.join(", ")
+    )
 }
 
 /// What a client tells the daemon in `initialize`

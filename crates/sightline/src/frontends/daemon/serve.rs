@@ -354,11 +354,30 @@ impl ServerHandler for Session {
                 Some(json!({ "sightline": "draining" })),
             ));
         }
-        if !hello.control && hello.settings != crate::frontends::daemon::settings_env() {
-            tracing::warn!("daemon: a client with other settings; it answers in process");
+        let own = crate::frontends::daemon::settings_env();
+        if !hello.control && hello.settings != own {
+            // The settings named by both sides, each whose value differs.
+            let differ: Vec<&String> = own
+                .iter()
+                .chain(&hello.settings)
+                .filter(|(name, _)| {
+                    let of = |s: &[(String, Option<String>)]| {
+                        s.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+                    };
+                    of(&own) != of(&hello.settings)
+                })
+                .map(|(name, _)| name)
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            tracing::warn!(
+                "daemon: a client with other settings ({differ:?}); it answers in process"
+            );
             return Err(ErrorData::invalid_request(
                 "sightline daemon: the client's settings (data directory, configuration, downloads) differ from the daemon's",
-                Some(json!({ "sightline": crate::frontends::daemon::SETTINGS_DIFFER })),
+                Some(
+                    json!({ "sightline": crate::frontends::daemon::SETTINGS_DIFFER, "differ": differ }),
+                ),
             ));
         }
         let (engine, config_edit_tools) = self

@@ -54,6 +54,9 @@ pub struct McpServer {
     edit_tools: bool,
     /// This session's checkpoints (`checkpoint`, edit answers, `since`).
     checkpoints: Arc<std::sync::Mutex<crate::edit::checkpoint::Checkpoints>>,
+    /// A line the session's first answer begins with (served in process
+    /// because the daemon has other settings), taken once.
+    note: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 /// Progress of one call, forwarded to the client as MCP progress
@@ -82,7 +85,17 @@ impl McpServer {
             engine,
             edit_tools,
             checkpoints: Arc::default(),
+            note: Arc::default(),
         }
+    }
+
+    /// The same server, its first answer beginning with `note`.
+    pub fn with_note(self, note: Option<String>) -> Self {
+        *self
+            .note
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = note;
+        self
     }
 
     /// Runs one tool call in process and returns its answer, as a client
@@ -191,9 +204,16 @@ impl ServerHandler for McpServer {
             // was reported: progress never arrives after the result.
             let _ = f.await;
         }
+        let note = self
+            .note
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+            .unwrap_or_default();
         let result = match outcome? {
             Ok(answered) => {
-                let mut r = CallToolResult::success(vec![ContentBlock::text(answered.text)]);
+                let text = note + &answered.text;
+                let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
                 r.structured_content = answered.json;
                 // The CLI's exit status through the daemon: the text is
                 // capped and cannot tell.
@@ -206,7 +226,8 @@ impl ServerHandler for McpServer {
                 r
             }
             Err(e) => {
-                let mut r = CallToolResult::error(vec![ContentBlock::text(render::error_text(&e))]);
+                let text = note + &render::error_text(&e);
+                let mut r = CallToolResult::error(vec![ContentBlock::text(text)]);
                 r.structured_content = json.then(|| render::error_json(&e));
                 r
             }
@@ -217,11 +238,12 @@ impl ServerHandler for McpServer {
 
 /// Serves MCP on stdin/stdout until the client closes stdin, then shuts every
 /// server down.
-pub async fn serve(engine: Arc<Engine>, edit_tools: bool) -> i32 {
+pub async fn serve(engine: Arc<Engine>, edit_tools: bool, note: Option<String>) -> i32 {
     // Non-blocking pipes when the client gave us pipes (it always does): the
     // blocking stdio handles read and write on tokio's blocking pool, a
     // thread hand-off per message.
     let status = match McpServer::new(engine.clone(), edit_tools)
+        .with_note(note)
         .serve(rmcp::transport::stdio_pipes())
         .await
     {
