@@ -217,6 +217,17 @@ impl Config {
                             ),
                         ));
                     }
+                    if let Some((name, _)) = vars
+                        .iter()
+                        .find(|(_, v)| crate::sandbox::network_env::holds_credential(v))
+                    {
+                        return Err(file.error(
+                            prop.range,
+                            &format!(
+                                "network_env: \"{name}\" holds a user or password in its URL; credentials never reach sightline's children (name the variable in SIGHTLINE_PASS_ENV instead)"
+                            ),
+                        ));
+                    }
                     self.record("network_env", json!(vars), file.origin(prop.range));
                     self.network_env = vars.into_iter().collect();
                 }

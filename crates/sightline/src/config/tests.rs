@@ -271,6 +271,17 @@ fn network_env_is_the_user_s_alone_and_only_network_settings() {
         e.starts_with("/u/config.json:2: network_env: \"NPM_TOKEN\" is not a network setting; expected one of HTTPS_PROXY, "),
         "{e}"
     );
+    // Nor a user and password in a proxy's or registry's URL.
+    let e = user("{\n \"network_env\": { \"HTTPS_PROXY\": \"http://me:secret@proxy:3128\" } }")
+        .unwrap_err();
+    assert!(
+        e.contains("\"HTTPS_PROXY\" holds a user or password"),
+        "{e}"
+    );
+    assert!(
+        user("{ \"network_env\": { \"NO_PROXY\": \"localhost,127.0.0.1\", \"HTTPS_PROXY\": \"http://proxy:3128/\" } }")
+            .is_ok()
+    );
     // A cloned repository cannot point installs at its own registry.
     assert_eq!(
         parse("{\n \"network_env\": { \"npm_config_registry\": \"https://evil/\" } }").unwrap_err(),

@@ -55,7 +55,7 @@ static WAITING: Mutex<Vec<Waiting>> = Mutex::new(Vec::new());
 /// `path` as the after-edit call will name it: a file that does not exist
 /// yet (the edit creates it) by its normalised directory, so that a path
 /// through a symlink (`/tmp` on macOS) is the same before and after.
-fn normalized(path: &Path) -> PathBuf {
+pub(crate) fn normalized(path: &Path) -> PathBuf {
     if path.exists() {
         return sightline_lsp::uri::normalize(path);
     }

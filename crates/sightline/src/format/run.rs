@@ -22,7 +22,7 @@ pub(super) fn help_says(
         return false;
     };
     let mut command = std::process::Command::new(program);
-    sandbox.apply_child_env(&mut command);
+    sandbox.apply_child_env(&mut command, false);
     let child = command
         .args(args)
         .env("TMPDIR", &tmp)
@@ -109,7 +109,7 @@ impl Formatters {
 
 async fn run_argv(run: &Run, sandbox: &crate::sandbox::Sandbox) -> Outcome {
     let mut cmd = tokio::process::Command::new(&run.argv[0]);
-    sandbox.apply_child_env(cmd.as_std_mut());
+    sandbox.apply_child_env(cmd.as_std_mut(), false);
     cmd.args(&run.argv[1..])
         .current_dir(&run.cwd)
         .envs(run.env.iter().map(|(k, v)| (k, v)))

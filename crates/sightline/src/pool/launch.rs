@@ -105,7 +105,7 @@ impl Pool {
         let (client_env, mut env_remove) = super::env::split(&self.server_env);
         // By the sandbox's rule (no credential, the user's network
         // settings); an entry's own `env` is set after, and still wins.
-        let child_env = self.sandbox.child_env();
+        let child_env = self.sandbox.child_env(network);
         env_remove.extend(child_env.remove);
         env.extend(client_env);
         env.extend(child_env.set);

@@ -177,19 +177,24 @@ impl Sandbox {
 
     /// A child's environment by one rule, whatever it is (a server, a
     /// formatter, an installer): no credential of this process's
-    /// (`credentials`, but those `SIGHTLINE_PASS_ENV` lets through), and
-    /// the user's network settings over the inherited ones. What the
-    /// child's own entry sets is applied after, and wins.
-    pub fn child_env(&self) -> ChildEnv {
+    /// (`credentials`, but those `SIGHTLINE_PASS_ENV` lets through), and,
+    /// for a child with the `network`, the user's network settings over
+    /// the inherited ones (a child without it has no use for them). What
+    /// the child's own entry sets is applied after, and wins.
+    pub fn child_env(&self, network: bool) -> ChildEnv {
         ChildEnv {
             remove: credentials::present(),
-            set: self.network_env.clone(),
+            set: if network {
+                self.network_env.clone()
+            } else {
+                Vec::new()
+            },
         }
     }
 
     /// [`Sandbox::child_env`] applied to `cmd`.
-    pub fn apply_child_env(&self, cmd: &mut std::process::Command) {
-        let env = self.child_env();
+    pub fn apply_child_env(&self, cmd: &mut std::process::Command, network: bool) {
+        let env = self.child_env(network);
         for name in &env.remove {
             cmd.env_remove(name);
         }

@@ -1,11 +1,13 @@
 //! The user's own network and certificate settings, which every child that
 //! may reach the network (installers, and servers whose entry asks for it)
 //! gets from the user configuration's `network_env`, over whatever the
-//! client that started the daemon had. Gemini CLI strips every variable
+//! client that started the daemon had; a child without the network gets
+//! none of them. Gemini CLI strips every variable
 //! whose name holds `CERT` from the MCP servers it starts, and Codex clears
 //! theirs: a daemon first started by one of them could not install behind a
 //! TLS-inspecting proxy, where a daemon started from the user's shell could.
-//! Only the names below are taken, so that the key cannot carry a
+//! Only the names below are taken, and no value holding a user and
+//! password (`http://user:pass@proxy`), so that the key cannot carry a
 //! credential or change how a child runs.
 
 /// The variables `network_env` may set: proxies, certificate authorities
@@ -45,4 +47,16 @@ pub const NETWORK_VARS: &[&str] = &[
 /// Whether `network_env` may set `name`.
 pub fn allowed(name: &str) -> bool {
     NETWORK_VARS.contains(&name)
+}
+
+/// Whether `value` holds a credential: a URL's `user:password@` (or
+/// `token@`) part.
+pub fn holds_credential(value: &str) -> bool {
+    value.split(',').any(|url| {
+        let Some((_, rest)) = url.split_once("://") else {
+            return false;
+        };
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        authority.contains('@')
+    })
 }

@@ -473,6 +473,55 @@ fn an_edit_of_a_file_whose_check_had_not_arrived_is_counted_with_it() {
 }
 
 #[test]
+fn with_claude_code_s_before_call_the_first_edit_s_error_is_heard_once_either_way() {
+    // Claude Code sends a before-tool call for the second edit too: the
+    // first check, if it ended by then, comes with it ("finished late");
+    // else the second edit's check takes it over, overriding the text the
+    // before-tool call recorded (after the first edit). Either way the
+    // caller's error is heard once, and nothing is dropped.
+    let p = project();
+    let dirs = DaemonDirs::new();
+    let fast = ["--budget-ms", "300"];
+    run_hook(
+        p.root(),
+        &dirs,
+        &fast,
+        &lib_edit(&p, "PreToolUse", "toolu_1", OLD, NEW),
+    );
+    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+    let (stdout, _) = run_hook(
+        p.root(),
+        &dirs,
+        &fast,
+        &lib_edit(&p, "PostToolUse", "toolu_1", OLD, NEW),
+    );
+    assert!(
+        context_of(&stdout).contains("did not finish within 0.3 s"),
+        "{stdout}"
+    );
+    let (first, second) = ("    return n\n", "    return n  # the sum\n");
+    let (before, _) = hook(
+        &p,
+        &dirs,
+        &lib_edit(&p, "PreToolUse", "toolu_2", first, second),
+        false,
+    );
+    let text = std::fs::read_to_string(p.path("lib.py")).unwrap();
+    p.write("lib.py", &text.replacen(first, second, 1));
+    let (after, _) = hook(
+        &p,
+        &dirs,
+        &lib_edit(&p, "PostToolUse", "toolu_2", first, second),
+        false,
+    );
+    let (next, _) = hook(&p, &dirs, &read_event(&p, ""), false);
+    let heard = format!("{before}{after}{next}");
+    assert!(!heard.contains("dropped"), "{heard}");
+    assert_eq!(listed(&heard), ["app.py:3"], "{heard}");
+    assert!(!heard.contains("old_"), "{heard}");
+}
+
+#[test]
 fn an_edit_that_undoes_one_whose_check_had_not_arrived_brings_nothing() {
     let (said, next) = edit_again_before_the_first_check_arrived((NEW, OLD));
     assert_eq!(said, "");

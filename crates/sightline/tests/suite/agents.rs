@@ -275,13 +275,27 @@ fn sightline_s_mcp_tools_answer_from_claude_code() {
     let requests = claude_turn(
         &p,
         &dirs,
-        vec![Turn::Tool(
-            "mcp__sightline__lsp_diagnostics".into(),
-            json!({ "file": p.path("app.py") }),
-        )],
+        vec![
+            Turn::Tool(
+                "mcp__sightline__lsp_references".into(),
+                json!({ "file": p.path("lib.py"), "line": 1, "symbol": "total" }),
+            ),
+            Turn::Tool(
+                "mcp__sightline__lsp_diagnostics".into(),
+                json!({ "file": p.path("app.py") }),
+            ),
+        ],
         // No permission flag: `setup claude-code` allowed the answering
         // tools.
         &[],
+    );
+    // The use in app.py, from `lsp_references`, reached the model.
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.contains("app.py:3:14") && !r.contains("haven't granted")),
+        "{}",
+        requests.last().map_or("", String::as_str)
     );
     let next = after_the_tool(&requests);
     assert!(next.contains("app.py: 1 diagnostic"), "{next}");
@@ -686,6 +700,9 @@ fn codex_s_mcp_session_and_its_hooks_reach_the_daemon_the_user_s_shell_shows() {
         "from lib import total\n\nvalue: str = total(1)\n",
     )
     .unwrap();
+    // Were the variables not passed, `sightline mcp` would reach (or
+    // start) the user's own daemon: its pid files stay as they were.
+    let users = users_daemons();
     let requests = codex_turn(
         &p,
         &dirs,
@@ -701,6 +718,11 @@ fn codex_s_mcp_session_and_its_hooks_reach_the_daemon_the_user_s_shell_shows() {
     assert!(
         requests.iter().any(|r| r.contains("app.py: 1 diagnostic")),
         "the MCP tool's answer did not reach the model"
+    );
+    assert_eq!(
+        users_daemons(),
+        users,
+        "a daemon outside the test's directories"
     );
     let status = dirs.status();
     let by_client = &status["sessions_by_client"];
@@ -719,6 +741,24 @@ fn codex_s_mcp_session_and_its_hooks_reach_the_daemon_the_user_s_shell_shows() {
         Some(std::fs::canonicalize(p.root()).unwrap()),
         "{status}"
     );
+}
+
+/// The pid files of the daemons a client without `XDG_RUNTIME_DIR`
+/// reaches (the user's own: `/run/user/UID`, `/tmp/sightline-UID`), with
+/// their contents.
+fn users_daemons() -> Vec<(PathBuf, Option<String>)> {
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    [
+        PathBuf::from(format!("/run/user/{uid}/sightline/daemon.pid")),
+        PathBuf::from(format!("/tmp/sightline-{uid}/daemon.pid")),
+    ]
+    .into_iter()
+    .map(|p| {
+        let pid = std::fs::read_to_string(&p).ok();
+        (p, pid)
+    })
+    .collect()
 }
 
 /// httpx 0.28.1 (7.9k lines from PyPI, `pinned::httpx_project`) set up for

@@ -118,6 +118,14 @@ fn pyright_tarball(dir: &Path) -> PathBuf {
     ))
 }
 
+/// A `PATH` with npm and node (wherever they are installed) and the
+/// system's directories, but no pyright: the first question installs it.
+fn node_path() -> String {
+    let npm = which::which("npm").expect("npm on PATH (the installer runs it)");
+    let dir = npm.parent().unwrap().display().to_string();
+    format!("{dir}:/usr/local/bin:/usr/bin:/bin")
+}
+
 /// `tests/fixtures/tls_registry.py` serving `tarball`; the paths it was
 /// asked for, as they come.
 struct Registry {
@@ -130,7 +138,7 @@ impl Registry {
     fn start(certs: &Path, tarball: &Path) -> Registry {
         let name = tarball.file_name().unwrap().to_str().unwrap();
         let version = name.trim_start_matches("pyright-").trim_end_matches(".tgz");
-        let mut child = Command::new("python3")
+        let child = Command::new("python3")
             .arg(repo_root().join("crates/sightline/tests/fixtures/tls_registry.py"))
             .args([
                 certs.join("server.pem"),
@@ -142,16 +150,21 @@ impl Registry {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let port = lines.next().unwrap().unwrap().trim().parse().unwrap();
-        let asked = Arc::new(Mutex::new(Vec::new()));
-        let log = asked.clone();
+        // Owned at once: killed however this goes on.
+        let mut registry = Registry {
+            child,
+            port: 0,
+            asked: Arc::new(Mutex::new(Vec::new())),
+        };
+        let mut lines = BufReader::new(registry.child.stdout.take().unwrap()).lines();
+        registry.port = lines.next().unwrap().unwrap().trim().parse().unwrap();
+        let log = registry.asked.clone();
         std::thread::spawn(move || {
             for line in lines.map_while(Result::ok) {
                 log.lock().unwrap().push(line);
             }
         });
-        Registry { child, port, asked }
+        registry
     }
 
     fn asked(&self) -> Vec<String> {
@@ -183,7 +196,8 @@ fn first_question(network_env: Value) -> (String, String, i32) {
         .env_clear()
         .envs(isolation::env())
         .envs(dirs.env())
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        // npm's own directory, and no pyright.
+        .env("PATH", node_path())
         .env("HOME", home.path())
         .env("SIGHTLINE_DATA_DIR", data.path())
         .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "")

@@ -155,7 +155,7 @@ impl Boxed<'_> {
                 tail: e.to_string(),
             })?;
         let mut cmd = tokio::process::Command::new(program);
-        self.sandbox.apply_child_env(cmd.as_std_mut());
+        self.sandbox.apply_child_env(cmd.as_std_mut(), true);
         cmd.args(args).env("TMPDIR", tmp);
         Ok(cmd)
     }

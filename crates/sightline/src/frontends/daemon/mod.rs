@@ -46,9 +46,14 @@ pub enum DaemonError {
 /// has other settings (`differ` names them): never a second set of servers
 /// started without a word.
 pub fn other_settings_note(differ: &[String]) -> String {
+    // A daemon of an older build names none.
+    let which = if differ.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", differ.join(", "))
+    };
     format!(
-        "note: the running sightline daemon has other settings ({}); this answer comes from servers started for this call alone (`sightline daemon stop` lets the next client start a daemon with these)\n",
-        differ.join(", ")
+        "note: the running sightline daemon has other settings{which}; this answer comes from servers started for this call alone (`sightline daemon stop` lets the next client start a daemon with these)\n"
     )
 }
 

@@ -61,9 +61,15 @@ pub(super) fn start(
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (tx, rx) = watch::channel(None);
+    // Named as the edit's baseline names them (a symlinked working
+    // directory, `..`), so that a later edit of the same file meets them.
     let files = files
         .iter()
-        .map(|p| (p.clone(), std::fs::read(p).ok()))
+        .map(|p| {
+            let path = crate::edit::agent_edits::normalized(p);
+            let now = std::fs::read(&path).ok();
+            (path, now)
+        })
         .collect();
     let mut checks = CHECKS.lock().unwrap_or_else(PoisonError::into_inner);
     checks.retain(|c| c.at.elapsed() < KEPT_FOR);
@@ -99,12 +105,23 @@ pub(super) fn running_in(id: u64, task: tokio::task::AbortHandle) {
 /// are stopped and taken out, and the texts they compare with returned
 /// (the earliest for each file), for the new edit's check to compare with.
 pub(super) fn take_over(agent: &str, files: &[PathBuf]) -> Vec<(PathBuf, Option<String>)> {
+    let files: Vec<PathBuf> = files
+        .iter()
+        .map(|p| crate::edit::agent_edits::normalized(p))
+        .collect();
     let mut checks = CHECKS.lock().unwrap_or_else(PoisonError::into_inner);
     let mut befores: Vec<(PathBuf, Option<String>)> = Vec::new();
     let mut i = 0;
     while i < checks.len() {
         let c = &checks[i];
-        let covered = c.agent == agent && c.files.iter().all(|(p, _)| files.contains(p));
+        // Only a check that knows each file's text before its edit: the
+        // new one counts from there, or it would lose the earlier edit's
+        // errors without a word (the check is left, to be dropped in one
+        // line if its file changed).
+        let covered = c.agent == agent
+            && c.files
+                .iter()
+                .all(|(p, _)| files.contains(p) && c.befores.iter().any(|(b, _)| b == p));
         if !covered {
             i += 1;
             continue;

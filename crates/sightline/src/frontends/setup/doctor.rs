@@ -119,7 +119,7 @@ fn scope_state(agent: SetupAgent, scope: &'static str, at: &Scope, codex_dir: &P
                 Entry::AllowAnsweringTools => {
                     state.tools_allowed = Some(value.as_ref().is_some_and(allows_answering_tools));
                 }
-                Entry::ApproveMcpJson | Entry::PluginManifest => {}
+                Entry::ApproveMcpJson | Entry::PluginManifest | Entry::MovedAnsweringTools => {}
             }
         }
     }

@@ -232,14 +232,15 @@ pub fn run(
                 Entry::ApproveMcpJson => {
                     jsonc::in_list(&mut text, &["enabledMcpjsonServers"], "sightline", remove, c)
                 }
-                Entry::AllowAnsweringTools => {
+                Entry::AllowAnsweringTools | Entry::MovedAnsweringTools => {
+                    let moved = matches!(entry, Entry::MovedAnsweringTools);
                     let mut changed = Vec::new();
                     for rule in answering_tools() {
                         changed.extend(jsonc::in_list(
                             &mut text,
                             &["permissions", "allow"],
                             &rule,
-                            remove,
+                            remove || moved,
                             c,
                         )?);
                     }

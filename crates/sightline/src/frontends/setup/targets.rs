@@ -31,6 +31,10 @@ pub(super) enum Entry {
     /// the edit tools): headless `claude -p` refuses an MCP tool that its
     /// settings do not allow.
     AllowAnsweringTools,
+    /// That permission as an earlier setup wrote it into a project's
+    /// shared `settings.json`: taken out, setup or `--remove` alike (it
+    /// lives in `settings.local.json` now).
+    MovedAnsweringTools,
 }
 
 /// One file `setup` edits, and what it puts there.
@@ -80,7 +84,11 @@ pub(super) fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
             t(p.join(".mcp.json"), vec![mcp]),
             t(
                 p.join(".claude/settings.json"),
-                vec![Entry::ApproveMcpJson, Entry::Hooks(CLAUDE_HOOKS, 30)],
+                vec![
+                    Entry::ApproveMcpJson,
+                    Entry::MovedAnsweringTools,
+                    Entry::Hooks(CLAUDE_HOOKS, 30),
+                ],
             ),
             // Claude Code 2.1.328 applies the permissions of a project's
             // shared `settings.json` only once the folder's trust dialog was

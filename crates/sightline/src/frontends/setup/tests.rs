@@ -307,3 +307,19 @@ fn codex_s_block_passes_the_daemon_s_variables_and_an_older_block_is_replaced_wh
     run(SetupAgent::Codex, &scope, &["sightline".to_owned()], true).unwrap();
     assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
 }
+
+#[test]
+fn a_codex_block_whose_list_a_user_reshaped_is_removed_without_what_follows() {
+    let argv = ["sightline".to_owned()];
+    let head = "# sightline's MCP server (`sightline setup codex`; `--remove` takes it out)\n[mcp_servers.sightline]\ncommand = \"sightline\"\nargs = [\"mcp\"]\n";
+    // On one line, or left open: the block ends there, never past it.
+    for list in [
+        "env_vars = [\"XDG_RUNTIME_DIR\"]\n",
+        "env_vars = [\n  \"A\",\n",
+    ] {
+        let mut text = format!("model = \"x\"\n\n{head}{list}[tui]\ntheme = \"dark\"\n");
+        toml::mcp_server(&mut text, &argv, true);
+        assert!(text.ends_with("[tui]\ntheme = \"dark\"\n"), "{text}");
+        assert!(!text.contains("[mcp_servers.sightline]"), "{text}");
+    }
+}

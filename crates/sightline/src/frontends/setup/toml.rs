@@ -52,12 +52,23 @@ fn find(text: &str) -> Option<(usize, usize)> {
     };
     let mut lines = text[at..].split_inclusive('\n');
     let mut len: usize = lines.by_ref().take(4).map(str::len).sum();
+    // `env_vars` as setup writes it: its opening line, lines of quoted
+    // names, and a line `]`. Anything else ends the block (a list closed
+    // on its own line, a line of the user's), so that nothing past it is
+    // ever taken out.
     let mut rest = lines.peekable();
-    if rest.peek().is_some_and(|l| l.starts_with("env_vars = [")) {
-        for line in rest {
-            len += line.len();
-            if line.trim_end() == "]" {
-                break;
+    if let Some(open) = rest.next_if(|l| l.starts_with("env_vars = [")) {
+        len += open.len();
+        if !open.contains(']') {
+            let listed = |l: &&str| {
+                let t = l.trim();
+                t == "]" || (t.starts_with('"') && t.ends_with(','))
+            };
+            while let Some(line) = rest.next_if(listed) {
+                len += line.len();
+                if line.trim() == "]" {
+                    break;
+                }
             }
         }
     }

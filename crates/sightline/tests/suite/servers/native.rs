@@ -392,14 +392,41 @@ fn memchr_without_its_lock() -> Project {
 }
 
 /// `sightline definition` of the call of `memchr_raw` in memchr's
-/// `src/memchr.rs`, through a new daemon, with cargo's cache at
-/// `cargo_home`; stdout and the exit code.
-fn memchr_raw_definition(p: &Project, cargo_home: &std::path::Path) -> (String, i32) {
+/// `src/memchr.rs`, through `dirs`' daemon (its data directory in its
+/// runtime directory, so that every call has the same settings), with
+/// cargo's cache at `cargo_home`; stdout and the exit code.
+fn memchr_raw_definition(
+    p: &Project,
+    dirs: &sightline_test_support::DaemonDirs,
+    cargo_home: &std::path::Path,
+) -> (String, i32) {
     let at = format!("{}:32:13", p.path("src/memchr.rs").display());
-    sightline_test_support::run_cli(
-        &["definition", &at],
-        &[("CARGO_HOME", cargo_home.to_str().unwrap())],
-    )
+    let data = dirs.runtime().join("data");
+    let mut env: Vec<(&str, String)> = dirs
+        .env()
+        .into_iter()
+        .map(|(k, v)| (k, v.display().to_string()))
+        .collect();
+    env.push(("SIGHTLINE_DATA_DIR", data.display().to_string()));
+    env.push(("CARGO_HOME", cargo_home.display().to_string()));
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    sightline_test_support::run_cli(&["definition", &at], &env)
+}
+
+/// `cargo fetch` in `p` with cargo's cache at `cargo_home` (crates.io,
+/// with the network: the test's own step, not sightline's).
+fn cargo_fetch(p: &Project, cargo_home: &std::path::Path) {
+    let fetched = std::process::Command::new("cargo")
+        .arg("fetch")
+        .current_dir(p.root())
+        .env("CARGO_HOME", cargo_home)
+        .output()
+        .unwrap();
+    assert!(
+        fetched.status.success(),
+        "cargo fetch (crates.io): {}",
+        String::from_utf8_lossy(&fetched.stderr)
+    );
 }
 
 #[test]
@@ -410,8 +437,9 @@ fn rust_analyzer_resolves_a_crate_without_its_lock_from_cargo_s_cache_or_names_c
     // naming the command that fills the cache, never "ask again shortly".
     let empty = tempfile::tempdir().unwrap();
     let p = memchr_without_its_lock();
+    let dirs = sightline_test_support::DaemonDirs::new();
     let t = std::time::Instant::now();
-    let (out, code) = memchr_raw_definition(&p, empty.path());
+    let (out, code) = memchr_raw_definition(&p, &dirs, empty.path());
     println!(
         "empty cache: answered in {:.1} s",
         t.elapsed().as_secs_f64()
@@ -423,29 +451,20 @@ fn rust_analyzer_resolves_a_crate_without_its_lock_from_cargo_s_cache_or_names_c
             && out.contains(&format!("run `cargo fetch` in {} once", p.root().display())),
         "{out}"
     );
-    // Its dependencies in the cache (`cargo fetch`, run here with the
-    // network, then the lock it wrote taken away again): the first
-    // definition is right, resolved offline.
+    let want = "1 definition\nsrc/memchr.rs:504:11 unsafe fn memchr_raw(\n";
+    // The user runs the command it named: the same server takes the
+    // project in, and the next answer is right.
+    cargo_fetch(&p, empty.path());
+    let (out, code) = memchr_raw_definition(&p, &dirs, empty.path());
+    assert_eq!((out.as_str(), code), (want, 0));
+    // A new copy, its dependencies already in the cache (the lock that
+    // `cargo fetch` wrote taken away again), through a new daemon: the
+    // first definition is right, resolved offline.
     let full = tempfile::tempdir().unwrap();
     let p = memchr_without_its_lock();
-    let fetched = std::process::Command::new("cargo")
-        .arg("fetch")
-        .current_dir(p.root())
-        .env("CARGO_HOME", full.path())
-        .output()
-        .unwrap();
-    assert!(
-        fetched.status.success(),
-        "cargo fetch (crates.io): {}",
-        String::from_utf8_lossy(&fetched.stderr)
-    );
+    cargo_fetch(&p, full.path());
     std::fs::remove_file(p.path("Cargo.lock")).unwrap();
-    let (out, code) = memchr_raw_definition(&p, full.path());
-    assert_eq!(
-        (out.as_str(), code),
-        (
-            "1 definition\nsrc/memchr.rs:504:11 unsafe fn memchr_raw(\n",
-            0
-        )
-    );
+    let fresh = sightline_test_support::DaemonDirs::new();
+    let (out, code) = memchr_raw_definition(&p, &fresh, full.path());
+    assert_eq!((out.as_str(), code), (want, 0));
 }
