@@ -93,12 +93,57 @@ fn built(name: &str, package: &str) -> PathBuf {
 
 /// The `sightline` binary of this build.
 pub fn sightline_bin() -> PathBuf {
-    built("sightline", "sightline")
+    built("sightline", "sightline-mcp")
 }
 
-/// The scripted fake server of this build (`crates/sightline-fake-lsp`).
+/// The scripted fake server of this build (`crates/sightline-fake-lsp`),
+/// built again first when its sources are newer than it: `cargo test -p
+/// sightline-mcp` builds that package's binaries alone, and a fake server
+/// left from an earlier build would answer by older rules.
 pub fn fake_lsp_bin() -> PathBuf {
-    built("sightline-fake-lsp", "sightline-fake-lsp")
+    static FRESH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FRESH
+        .get_or_init(|| {
+            let bin = bin_dir().join("sightline-fake-lsp");
+            let sources = repo_root().join("crates/sightline-fake-lsp");
+            let built_at = std::fs::metadata(&bin).and_then(|m| m.modified()).ok();
+            if built_at.is_none_or(|at| newest(&sources).is_some_and(|n| n > at)) {
+                let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+                let status = std::process::Command::new(cargo)
+                    .args(["build", "--locked", "-p", "sightline-fake-lsp"])
+                    .current_dir(repo_root())
+                    .status();
+                assert!(
+                    status.is_ok_and(|s| s.success()),
+                    "the fake server is older than its sources and could not be built: run `cargo build -p sightline-fake-lsp`"
+                );
+            }
+            built("sightline-fake-lsp", "sightline-fake-lsp")
+        })
+        .clone()
+}
+
+/// When the newest file under `dir` (its `src/` and manifest) changed.
+fn newest(dir: &Path) -> Option<std::time::SystemTime> {
+    let mut stack = vec![dir.join("src"), dir.join("Cargo.toml")];
+    let mut newest = None;
+    while let Some(p) = stack.pop() {
+        let Ok(meta) = std::fs::metadata(&p) else {
+            continue;
+        };
+        if meta.is_dir() {
+            stack.extend(
+                std::fs::read_dir(&p)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        } else if let Ok(at) = meta.modified() {
+            newest = newest.max(Some(at));
+        }
+    }
+    newest
 }
 
 /// `FILE:LINE:COL` (absolute, 1-based, the column in characters) of

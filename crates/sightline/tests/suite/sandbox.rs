@@ -13,26 +13,31 @@ use sightline::SandboxMode as Mode;
 use super::fake::{self, A_DIAGS};
 use sightline_test_support::{Project, diags, runtime, sightline_bin};
 
-/// Where each probe writes: inside the workspace, in `$HOME`, in `/etc`,
-/// and in a sibling of the workspace.
+/// Where each probe writes: inside the workspace, in a directory standing
+/// for `$HOME`, in one standing for `/etc` (a system directory, made by
+/// root), and in a sibling of the workspace. Each is a private temporary
+/// directory outside the workspace: a sandbox that fails writes nothing of
+/// the user's or the machine's.
 struct Probes {
     inside: PathBuf,
     home: PathBuf,
     etc: PathBuf,
     sibling: PathBuf,
-    _sibling_dir: tempfile::TempDir,
+    _outside: [tempfile::TempDir; 3],
 }
 
 impl Probes {
     fn new(p: &Project, tag: &str) -> Probes {
-        let sibling_dir = tempfile::tempdir().unwrap();
+        let outside = [(); 3].map(|()| tempfile::tempdir().unwrap());
         let name = format!("sightline-sandbox-{tag}-{}", std::process::id());
+        let etc = outside[1].path().join("etc");
+        std::fs::create_dir_all(&etc).unwrap();
         Probes {
             inside: p.path(&format!("{name}.txt")),
-            home: dirs::home_dir().unwrap().join(format!("{name}.txt")),
-            etc: PathBuf::from(format!("/etc/{name}.txt")),
-            sibling: sibling_dir.path().join(format!("{name}.txt")),
-            _sibling_dir: sibling_dir,
+            home: outside[0].path().join(format!("{name}.txt")),
+            etc: etc.join(format!("{name}.txt")),
+            sibling: outside[2].path().join(format!("{name}.txt")),
+            _outside: outside,
         }
     }
 
@@ -90,23 +95,20 @@ fn the_scripted_server_writes_only_where_the_mode_allows() {
             "{mode:?}: inside, $HOME, /etc, sibling"
         );
     }
-    // Without a sandbox, the workspace and its sibling are writable (the
-    // probes of $HOME and /etc are not made, to keep this machine clean).
+    // Without a sandbox, every probe is written (each is a private
+    // directory, so nothing of this machine's is touched).
     let p = fake::project(json!({}));
     let probes = Probes::new(&p, "danger");
     fake::set_script(
         &p,
-        json!({ "rules": [{ "method": "$spawn", "actions": [
-        { "write_file": probes.inside.display().to_string() },
-        { "write_file": probes.sibling.display().to_string() },
-    ] }] }),
+        json!({ "rules": [{ "method": "$spawn", "actions": probes.all().map(|f| json!({ "write_file": f.display().to_string() })) }] }),
     );
     runtime().block_on(async {
         let ws = workspace(Mode::DangerFullAccess);
         assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
         ws.shutdown().await;
     });
-    assert_eq!(probes.written(), [true, false, false, true]);
+    assert_eq!(probes.written(), [true, true, true, true]);
 }
 
 #[test]
@@ -125,11 +127,8 @@ fn a_real_formatter_writes_only_where_the_mode_allows() {
         let probes = Probes::new(&p, &format!("fmt-{}", mode.as_str()));
         // A project formatter that also tries to write everywhere else.
         let script = p.path("escape.sh");
-        let mut targets = vec![probes.inside.clone(), probes.sibling.clone()];
-        if mode != Mode::DangerFullAccess {
-            targets.extend([probes.home.clone(), probes.etc.clone()]);
-        }
-        let writes: String = targets
+        let writes: String = probes
+            .all()
             .iter()
             .map(|t| format!("echo x > '{}' 2>/dev/null\n", t.display()))
             .collect();
@@ -167,7 +166,7 @@ fn a_real_formatter_writes_only_where_the_mode_allows() {
         let want = match mode {
             Mode::WorkspaceWrite => [true, false, false, false],
             Mode::ReadOnly => [false, false, false, false],
-            Mode::DangerFullAccess => [true, false, false, true],
+            Mode::DangerFullAccess => [true, true, true, true],
         };
         assert_eq!(
             probes.written(),
