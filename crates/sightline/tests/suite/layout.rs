@@ -46,6 +46,41 @@ fn module_of(file: &Path) -> Option<String> {
 
 /// The code of a file without its comments (line comments and doc comments;
 /// the crate writes no block comments).
+/// `text` with each `#[cfg(test)]` item blanked (its lines kept empty,
+/// so that line numbers stay): a `mod x;` line, or a block to its closing
+/// brace. Only those: the code after a test module is read too.
+fn without_test_items(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() != "#[cfg(test)]" {
+            out.push(line);
+            continue;
+        }
+        out.push("");
+        let mut depth = 0i64;
+        for item in lines.by_ref() {
+            out.push("");
+            let code = &item[..comment_start(item)];
+            depth += code.matches('{').count() as i64 - code.matches('}').count() as i64;
+            let attribute = item.trim_start().starts_with("#[");
+            if !attribute && depth <= 0 && (code.trim_end().ends_with(';') || code.contains('}')) {
+                break;
+            }
+        }
+    }
+    out.join("\n")
+}
+
+#[test]
+fn the_test_items_are_left_out_and_the_code_after_them_read() {
+    let text = "fn a() {}\n#[cfg(test)]\nmod tests;\nfn b() {}\n#[cfg(test)]\nmod inline {\n    fn t() {}\n}\nfn c() {}\n";
+    assert_eq!(
+        without_test_items(text),
+        "fn a() {}\n\n\nfn b() {}\n\n\n\n\nfn c() {}"
+    );
+}
+
 fn code(text: &str) -> String {
     text.lines()
         .map(|l| &l[..comment_start(l)])
@@ -610,8 +645,8 @@ fn a_server_id_is_written_only_in_the_table() {
             continue;
         }
         let text = std::fs::read_to_string(&f).unwrap();
-        let code_part = text.split("#[cfg(test)]").next().unwrap_or("");
-        for (n, line) in code(code_part).lines().enumerate() {
+        let code_part = without_test_items(&text);
+        for (n, line) in code(&code_part).lines().enumerate() {
             for id in &ids {
                 if line.contains(&format!("\"{id}\"")) {
                     found.push(format!("{}:{}: \"{id}\"", rel.display(), n + 1));
