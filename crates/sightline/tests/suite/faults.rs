@@ -312,13 +312,22 @@ fn unversioned_pushes_wait_for_quiet() {
 }
 
 /// Asks for diagnostics until the answer is `want`, within 15 s.
-async fn diags_until(ws: &sightline::Engine, p: &sightline_test_support::Project, want: &str) {
+/// Asks `a.fake`'s diagnostics until they are `want`; every answer before
+/// must be `before` (the state the background work has not changed yet),
+/// never another: a stale or half-merged answer in between fails.
+async fn diags_until(
+    ws: &sightline::Engine,
+    p: &sightline_test_support::Project,
+    before: &str,
+    want: &str,
+) {
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
         let answer = diags(ws, &p.path("a.fake")).await;
         if answer == want {
             return;
         }
+        assert_eq!(answer, before, "an answer in between");
         assert!(
             std::time::Instant::now() < deadline,
             "never got {want:?}; last: {answer:?}"
@@ -346,6 +355,7 @@ fn a_pull_registration_after_the_first_pull_is_used_next_time() {
         diags_until(
             &ws,
             &p,
+            "a.fake: 1 diagnostic\n2:7 error: found ERR (first) [first]\n",
             "a.fake: 2 diagnostics\n2:7 error: found ERR (first) [first]\n2:7 error: found ERR (second) [second]\n",
         )
         .await;
@@ -374,6 +384,7 @@ fn the_first_pull_answers_and_slower_ones_merge_later() {
         diags_until(
             &ws,
             &p,
+            "a.fake: 1 diagnostic\n2:7 error: found ERR (fast) [fast]\n",
             "a.fake: 2 diagnostics\n2:7 error: found ERR (fast) [fast]\n2:7 error: found ERR (slow) [slow]\n",
         )
         .await;
@@ -387,6 +398,7 @@ fn the_first_pull_answers_and_slower_ones_merge_later() {
         diags_until(
             &ws,
             &p,
+            "a.fake: 1 diagnostic\n2:1 error: found ERR (fast) [fast]\n",
             "a.fake: 2 diagnostics\n2:1 error: found ERR (fast) [fast]\n2:1 error: found ERR (slow) [slow]\n",
         )
         .await;
