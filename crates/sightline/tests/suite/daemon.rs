@@ -119,15 +119,9 @@ impl Drop for Dirs {
     }
 }
 
+/// Whether `f` came to hold within `max` (`poll_until`).
 fn wait_until(max: Duration, mut f: impl FnMut() -> bool) -> bool {
-    let until = Instant::now() + max;
-    while Instant::now() < until {
-        if f() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    f()
+    sightline_test_support::poll_until(max, || f().then_some(())).is_some()
 }
 
 fn project() -> Project {

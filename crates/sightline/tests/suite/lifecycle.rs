@@ -241,18 +241,11 @@ fn stubborn_project() -> sightline_test_support::Project {
 
 /// Polls for the real condition (every process gone), within 15 s.
 fn assert_all_gone(family: &[u32]) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let left: Vec<u32> = family.iter().copied().filter(|&p| alive(p)).collect();
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "still alive after 15 s: {left:?}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let left = || -> Vec<u32> { family.iter().copied().filter(|&p| alive(p)).collect() };
+    let gone = sightline_test_support::poll_until(Duration::from_secs(15), || {
+        left().is_empty().then_some(())
+    });
+    assert!(gone.is_some(), "still alive after 15 s: {:?}", left());
 }
 
 #[test]
