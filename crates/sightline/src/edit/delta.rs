@@ -36,9 +36,9 @@ pub struct Delta {
 /// still the same error.
 const COVERED_CHARS: usize = 120;
 
-/// A diff's middle larger than this many line pairs is taken as one hunk
-/// (the comparison table would be too large).
-const DIFF_CELLS: usize = 1_000_000;
+/// How long the line diff may search for the fewest changes; past it,
+/// `similar` answers with a coarser diff (never a wrong one).
+const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// One changed region: old lines `old.0..=old.1` (1-based; empty when
 /// `old.0 > old.1`, an insertion before old line `old.0`) became new lines
@@ -52,50 +52,22 @@ pub struct Hunk {
 }
 
 /// The lines `old` and `new` share, as (old index, new index) pairs, 0-based,
-/// in order: a longest common subsequence, exact for middles up to
-/// [`DIFF_CELLS`], else the common prefix and suffix only.
+/// in order: Myers's diff (`similar`), the fewest changes within
+/// [`DIFF_DEADLINE`].
 fn matched(old: &[&str], new: &[&str]) -> Vec<(usize, usize)> {
-    let prefix = old.iter().zip(new).take_while(|(x, y)| x == y).count();
-    let suffix = old[prefix..]
-        .iter()
-        .rev()
-        .zip(new[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (a, b) = (
-        &old[prefix..old.len() - suffix],
-        &new[prefix..new.len() - suffix],
-    );
-    let mut pairs: Vec<(usize, usize)> = (0..prefix).map(|i| (i, i)).collect();
-    if !a.is_empty() && !b.is_empty() && a.len().saturating_mul(b.len()) <= DIFF_CELLS {
-        // lcs[i][j]: the common subsequence length of a[i..] and b[j..].
-        let w = b.len() + 1;
-        let mut lcs = vec![0u32; (a.len() + 1) * w];
-        for i in (0..a.len()).rev() {
-            for j in (0..b.len()).rev() {
-                lcs[i * w + j] = if a[i] == b[j] {
-                    lcs[(i + 1) * w + j + 1] + 1
-                } else {
-                    lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
-                };
-            }
-        }
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() && j < b.len() {
-            if a[i] == b[j] {
-                pairs.push((prefix + i, prefix + j));
-                i += 1;
-                j += 1;
-            } else if lcs[(i + 1) * w + j] >= lcs[i * w + j + 1] {
-                i += 1;
-            } else {
-                j += 1;
-            }
-        }
-    }
-    let (n, m) = (old.len(), new.len());
-    pairs.extend((0..suffix).rev().map(|k| (n - 1 - k, m - 1 - k)));
-    pairs
+    let deadline = std::time::Instant::now() + DIFF_DEADLINE;
+    similar::capture_diff_slices_deadline(similar::Algorithm::Myers, old, new, Some(deadline))
+        .into_iter()
+        .filter_map(|op| match op {
+            similar::DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => Some((0..len).map(move |k| (old_index + k, new_index + k))),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// The changed regions of `new` against `old`, in order.

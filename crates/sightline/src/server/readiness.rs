@@ -123,6 +123,9 @@ impl LspServer {
             s.told_changes = false;
             if s.load.busy.is_some() {
                 s.load.loaded = false;
+                // Its last load's failure was of the project before these
+                // changes (`cargo fetch` since): the reload says anew.
+                s.load.unhealthy = None;
             }
         });
     }

@@ -460,11 +460,23 @@ fn rust_analyzer_resolves_a_crate_without_its_lock_from_cargo_s_cache_or_names_c
         "{out}"
     );
     let want = "1 definition\nsrc/memchr.rs:504:11 unsafe fn memchr_raw(\n";
-    // The user runs the command it named: the same server takes the
-    // project in, and the next answer is right.
+    // The user runs the command it named and asks again: the same server
+    // takes the project in (rust-analyzer reloads on the new `Cargo.lock`;
+    // a question that comes before its reload began still hears the
+    // command), and the answer is right.
     cargo_fetch(&p, empty.path());
-    let (out, code) = memchr_raw_definition(&p, &dirs, empty.path());
-    assert_eq!((out.as_str(), code), (want, 0));
+    let answered = sightline_test_support::poll_until(std::time::Duration::from_secs(60), || {
+        let (out, code) = memchr_raw_definition(&p, &dirs, empty.path());
+        if (out.as_str(), code) == (want, 0) {
+            return Some(());
+        }
+        assert!(out.starts_with("unavailable: rust cannot load "), "{out}");
+        None
+    });
+    assert!(
+        answered.is_some(),
+        "never the definition after `cargo fetch`"
+    );
     // A new copy, its dependencies already in the cache (the lock that
     // `cargo fetch` wrote taken away again), through a new daemon: the
     // first definition is right, resolved offline.
