@@ -417,6 +417,30 @@ fn lib_edit(p: &Project, event: &str, tool_use: &str, old: &str, new: &str) -> V
     })
 }
 
+/// The first edit of `lib.py` (`OLD` to `NEW`) through `dirs`' stopped
+/// daemon, with a 300 ms budget its check outlasts (pyright is not even
+/// started): the hook says so, and the check goes on.
+fn first_edit_outlasting_its_budget(p: &Project, dirs: &DaemonDirs) {
+    let fast = ["--budget-ms", "300"];
+    run_hook(
+        p.root(),
+        dirs,
+        &fast,
+        &lib_edit(p, "PreToolUse", "toolu_1", OLD, NEW),
+    );
+    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+    let (stdout, _) = run_hook(
+        p.root(),
+        dirs,
+        &fast,
+        &lib_edit(p, "PostToolUse", "toolu_1", OLD, NEW),
+    );
+    assert!(
+        context_of(&stdout).contains("did not finish within 0.3 s"),
+        "{stdout}"
+    );
+}
+
 /// Edits `lib.py` from a stopped daemon with a 300 ms budget, which its
 /// check outlasts (pyright is not even started), then edits it again, from
 /// `again.0` to `again.1`, with the whole budget; what the second edit's
@@ -427,24 +451,7 @@ fn lib_edit(p: &Project, event: &str, tool_use: &str, old: &str, new: &str) -> V
 fn edit_again_before_the_first_check_arrived(again: (&str, &str)) -> (String, String) {
     let p = project();
     let dirs = DaemonDirs::new();
-    let fast = ["--budget-ms", "300"];
-    run_hook(
-        p.root(),
-        &dirs,
-        &fast,
-        &lib_edit(&p, "PreToolUse", "toolu_1", OLD, NEW),
-    );
-    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
-    let (stdout, _) = run_hook(
-        p.root(),
-        &dirs,
-        &fast,
-        &lib_edit(&p, "PostToolUse", "toolu_1", OLD, NEW),
-    );
-    assert!(
-        context_of(&stdout).contains("did not finish within 0.3 s"),
-        "{stdout}"
-    );
+    first_edit_outlasting_its_budget(&p, &dirs);
     let (first, second) = again;
     let text = std::fs::read_to_string(p.path("lib.py")).unwrap();
     p.write("lib.py", &text.replacen(first, second, 1));
@@ -481,24 +488,7 @@ fn with_claude_code_s_before_call_the_first_edit_s_error_is_heard_once_either_wa
     // caller's error is heard once, and nothing is dropped.
     let p = project();
     let dirs = DaemonDirs::new();
-    let fast = ["--budget-ms", "300"];
-    run_hook(
-        p.root(),
-        &dirs,
-        &fast,
-        &lib_edit(&p, "PreToolUse", "toolu_1", OLD, NEW),
-    );
-    p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
-    let (stdout, _) = run_hook(
-        p.root(),
-        &dirs,
-        &fast,
-        &lib_edit(&p, "PostToolUse", "toolu_1", OLD, NEW),
-    );
-    assert!(
-        context_of(&stdout).contains("did not finish within 0.3 s"),
-        "{stdout}"
-    );
+    first_edit_outlasting_its_budget(&p, &dirs);
     let (first, second) = ("    return n\n", "    return n  # the sum\n");
     let (before, _) = hook(
         &p,
