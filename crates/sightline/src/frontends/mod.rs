@@ -1,7 +1,8 @@
 //! The front ends sightline shows callers: the command line (`cli`), the
 //! MCP server (`mcp`), and the shared daemon that serves MCP on a socket and
 //! the bridge to it (`daemon`); `binary` is the `sightline` program's body.
-//! Each takes a call, asks the [`crate::Engine`], and renders the answer
+//! Each face takes a call and runs it through `tools`, where every tool is
+//! defined once, which asks the [`crate::Engine`] and renders the answer
 //! with `crate::render`.
 
 pub mod binary;
@@ -11,3 +12,4 @@ pub mod hooks;
 pub mod mcp;
 pub mod setup;
 pub mod signals;
+pub mod tools;

@@ -6,17 +6,17 @@ use std::path::Path;
 use serde_json::json;
 
 use crate::engine::Engine;
-use crate::frontends::cli::{Command, EXIT_FAILED, EXIT_OK, abs};
+use crate::frontends::cli::{EXIT_FAILED, EXIT_OK, OtherCommand, abs};
 
 /// Runs one of these commands; returns stdout text and the exit status.
 pub(super) async fn run(
     engine: &Engine,
-    command: &Command,
+    command: &OtherCommand,
     here: &Path,
     json: bool,
 ) -> (String, i32) {
     match command {
-        Command::Format { files } => {
+        OtherCommand::Format { files } => {
             let mut out = String::new();
             let mut status = EXIT_OK;
             for f in files {
@@ -38,7 +38,7 @@ pub(super) async fn run(
             }
             (out, status)
         }
-        Command::Formatters { file } => {
+        OtherCommand::Formatters { file } => {
             let detections = engine.formatters().detect(&abs(here, file));
             if json {
                 return (format!("{}\n", json!(detections)), EXIT_OK);

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::frontends::cli::terminal::print_out;
 use crate::frontends::cli::{Cli, EXIT_OK, absolute};
 use crate::frontends::hooks::{self, Agent, Call, Request};
-use crate::frontends::mcp::tool_name::ToolName;
+use crate::frontends::tools::HOOK_TOOL;
 
 /// Answers one hook; the exit status (always 0: a hook never fails the
 /// agent's tool call).
@@ -83,7 +83,7 @@ async fn ask(cli: &Cli, call: &Call) -> Option<String> {
         let answer = crate::frontends::daemon::call::call_tool(
             &hello,
             !collects,
-            ToolName::Hook.name(),
+            HOOK_TOOL,
             args.clone(),
             false,
             &crate::progress::Silent,
@@ -116,8 +116,8 @@ async fn ask(cli: &Cli, call: &Call) -> Option<String> {
         project_configs: true,
         ..crate::engine::Options::default()
     }));
-    let face = crate::frontends::mcp::McpServer::new(engine.clone(), false);
-    let answer = face.call(ToolName::Hook.name(), args, false).await;
+    let session = crate::frontends::tools::Session::new(engine.clone(), false);
+    let answer = session.answer(HOOK_TOOL, args, false).await;
     engine.shutdown().await;
     // Nothing to say stays nothing: the note comes only with a context.
     let text = answer

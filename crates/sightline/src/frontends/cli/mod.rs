@@ -2,20 +2,18 @@
 //! and `run`, which hands each command to the module of its group:
 //! `local` (`schema`, `trust`: no engine), `daemon_command`, `mcp_command`
 //! (`sightline mcp`, bridged to the daemon or served in process), and
-//! `one_command` for the rest, which asks the daemon or answers in process
-//! with `questions` (the three questions and `batch`), `servers`,
-//! `formatting` and `edits`. `terminal` is the spinner and stdout.
+//! `one_command` for the rest, which asks the daemon or answers in process:
+//! a command that mirrors a tool (`tool_command`) through the tool's own
+//! `run` (`frontends::tools`), `batch` (`questions`), `servers` and
+//! `formatting`. `terminal` is the spinner and stdout.
 
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
-use crate::error::ToolError;
-
 mod command_path;
 mod commands;
 mod daemon_command;
-mod edits;
 mod exit;
 mod formatting;
 mod hook_command;
@@ -25,10 +23,13 @@ mod one_command;
 mod questions;
 mod servers;
 mod terminal;
+mod tool_command;
 
-pub use commands::{Command, DaemonAction};
+pub(crate) use crate::frontends::tools::cli::absolute_path as absolute;
+pub use commands::{DaemonAction, OtherCommand};
 pub use terminal::Spinner;
 use terminal::print_out;
+pub use tool_command::{Command, ToolCommand};
 
 /// Exit status: the command answered.
 pub const EXIT_OK: i32 = 0;
@@ -68,32 +69,6 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Parses `FILE:LINE:COL` from the right, so a path may itself hold colons.
-pub fn parse_position(spec: &str) -> Result<(PathBuf, usize, usize), ToolError> {
-    let bad = || ToolError::bad_input(format!("expected FILE:LINE:COL, got `{spec}`"));
-    let mut parts = spec.rsplitn(3, ':');
-    let col = parts.next().ok_or_else(bad)?;
-    let line = parts.next().ok_or_else(bad)?;
-    let file = parts.next().filter(|f| !f.is_empty()).ok_or_else(bad)?;
-    let num = |s: &str, what: &str| {
-        s.trim()
-            .parse::<usize>()
-            .map_err(|_| ToolError::bad_input(format!("{what} must be a number, got `{s}`")))
-    };
-    Ok((PathBuf::from(file), num(line, "line")?, num(col, "column")?))
-}
-
-/// People type relative paths; the tools themselves require absolute ones.
-pub(crate) fn absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_owned()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(path))
-            .unwrap_or_else(|_| path.to_owned())
-    }
-}
-
 impl Cli {
     /// Whether questions go through the shared daemon: unless `--no-daemon`
     /// or `SIGHTLINE_NO_DAEMON=1` says otherwise.
@@ -106,10 +81,10 @@ impl Cli {
     pub fn is_started_daemon(&self) -> bool {
         matches!(
             self.command,
-            Command::Daemon {
+            Command::Other(OtherCommand::Daemon {
                 action: None,
                 ready_fd: Some(_)
-            }
+            })
         )
     }
 
@@ -117,9 +92,12 @@ impl Cli {
     /// question that mirrors a tool, or `daemon status`/`stop`.
     pub fn daemon_client(&self) -> bool {
         match &self.command {
-            Command::Daemon { action, .. } => action.is_some(),
-            Command::Mcp { .. } | Command::Hook { .. } => self.uses_daemon(),
-            command => self.uses_daemon() && questions::as_tool_call(command).is_some(),
+            Command::Other(OtherCommand::Daemon { action, .. }) => action.is_some(),
+            Command::Other(OtherCommand::Mcp { .. } | OtherCommand::Hook { .. }) => {
+                self.uses_daemon()
+            }
+            Command::Tool(tool) => self.uses_daemon() && one_command::through_daemon(tool),
+            Command::Other(_) => false,
         }
     }
 }
@@ -132,21 +110,24 @@ pub async fn run(cli: Cli) -> i32 {
         .clone()
         .map(|r| absolute(&r))
         .or_else(|| std::env::current_dir().ok());
-    match &cli.command {
-        Command::Schema => local::schema(),
-        Command::Trust { dir, revoke } => local::trust(dir.as_deref(), *revoke, workdir),
-        Command::Daemon { action, ready_fd } => {
+    let Command::Other(command) = &cli.command else {
+        return one_command::run(&cli, workdir).await;
+    };
+    match command {
+        OtherCommand::Schema => local::schema(),
+        OtherCommand::Trust { dir, revoke } => local::trust(dir.as_deref(), *revoke, workdir),
+        OtherCommand::Daemon { action, ready_fd } => {
             daemon_command::run(action.as_ref(), *ready_fd, cli.json).await
         }
-        Command::Mcp { edit_tools, .. } => mcp_command::run(&cli, *edit_tools, workdir).await,
-        Command::Setup {
+        OtherCommand::Mcp { edit_tools, .. } => mcp_command::run(&cli, *edit_tools, workdir).await,
+        OtherCommand::Setup {
             agent,
             user,
             remove,
             plugin,
             ..
         } => local::setup(agent, *user, plugin.as_deref(), *remove, workdir),
-        Command::Hook { agent, budget_ms } => {
+        OtherCommand::Hook { agent, budget_ms } => {
             // The variable is read here, not by clap: a value that is not
             // a number must not fail the hook.
             let budget = budget_ms
@@ -164,7 +145,7 @@ pub async fn run(cli: Cli) -> i32 {
 /// project file says; a command answers a broken one's error line at once.
 fn load_config(command: &Command, workdir: Option<&Path>) -> Result<crate::config::Config, i32> {
     let project = workdir.and_then(crate::config::project_dir);
-    let load = if matches!(command, Command::Mcp { .. }) {
+    let load = if matches!(command, Command::Other(OtherCommand::Mcp { .. })) {
         crate::config::Config::load_for_session
     } else {
         crate::config::Config::load
@@ -185,6 +166,7 @@ fn abs(here: &Path, p: &Path) -> PathBuf {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::frontends::tools::cli::parse_position;
 
     #[test]
     fn positions_parse_from_the_right() {

@@ -7,18 +7,18 @@ use serde_json::json;
 
 use crate::engine::Engine;
 use crate::frontends::cli::daemon_command::{daemon_status, status_text};
-use crate::frontends::cli::{Command, EXIT_FAILED, EXIT_OK};
+use crate::frontends::cli::{EXIT_FAILED, EXIT_OK, OtherCommand};
 use crate::render;
 
 /// Runs one of these commands; returns stdout text and the exit status.
 pub(super) async fn run(
     engine: &Engine,
-    command: &Command,
+    command: &OtherCommand,
     here: &Path,
     json: bool,
 ) -> (String, i32) {
     match command {
-        Command::Servers => {
+        OtherCommand::Servers => {
             let states = engine.server_states(here);
             if json {
                 // The daemon's own are in `sightline daemon status --json`;
@@ -41,8 +41,8 @@ pub(super) async fn run(
                 (text, EXIT_OK)
             }
         }
-        Command::Doctor => (doctor(engine, here, json).await, EXIT_OK),
-        Command::Install { id } => {
+        OtherCommand::Doctor => (doctor(engine, here, json).await, EXIT_OK),
+        OtherCommand::Install { id } => {
             let Some(spec) = find(engine, id) else {
                 let ids: Vec<&str> = engine.all_servers().iter().map(|s| s.id).collect();
                 return (
@@ -64,7 +64,7 @@ pub(super) async fn run(
                 Err(e) => (render::error_text(&e), EXIT_FAILED),
             }
         }
-        Command::Config => {
+        OtherCommand::Config => {
             let c = engine.config();
             if json {
                 let values: serde_json::Map<String, serde_json::Value> = c

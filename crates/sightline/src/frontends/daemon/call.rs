@@ -27,8 +27,7 @@ pub struct ToolAnswer {
 /// Whether a tool only reads, so that a call the daemon took down with it
 /// may be asked again of a new daemon. Edits are never asked twice.
 fn read_only(tool: &str) -> bool {
-    crate::frontends::mcp::tool_name::ToolName::from_name(tool)
-        .is_some_and(crate::frontends::mcp::tool_name::ToolName::retried)
+    crate::frontends::tools::retried(tool)
 }
 
 /// Calls one tool on the daemon over a short MCP session, or `None` when

@@ -9,7 +9,8 @@
 //! the schema are protocol errors. A `notifications/cancelled` drops the call,
 //! which cancels its LSP request (`$/cancelRequest`). When the client sent a
 //! progress token, starting, installing and indexing are reported as progress.
-//! `tools` lists the tools and their schemas; `dispatch` runs one call.
+//! `tools` lists the tools and their schemas; a call is the registry's
+//! (`frontends::tools`), run in this session.
 
 use std::sync::Arc;
 
@@ -24,18 +25,11 @@ use tokio::sync::mpsc;
 
 use crate::engine::Engine;
 use crate::error::ToolError;
+use crate::frontends::tools::{Answered, CallError, Session};
 use crate::progress::Progress;
 use crate::render;
 
-mod by_symbol;
-mod dispatch;
-mod edit_answers;
-mod lsp_operation;
-pub mod tool_args;
-pub mod tool_name;
 mod tools;
-
-pub use dispatch::Answered;
 
 use tools::tools;
 
@@ -50,10 +44,10 @@ pub const ERRORS_KEY: &str = "sightline/errors";
 /// The MCP face of an [`Engine`].
 #[derive(Clone)]
 pub struct McpServer {
-    engine: Arc<Engine>,
+    /// The session its calls run in.
+    session: Session,
+    /// Whether it lists the edit tools.
     edit_tools: bool,
-    /// This session's checkpoints (`checkpoint`, edit answers, `since`).
-    checkpoints: Arc<std::sync::Mutex<crate::edit::checkpoint::Checkpoints>>,
     /// A line the session's first answer begins with (served in process
     /// because the daemon has other settings), taken once.
     note: Arc<std::sync::Mutex<Option<String>>>,
@@ -82,9 +76,8 @@ impl McpServer {
     /// `apply_patch` are served too.
     pub fn new(engine: Arc<Engine>, edit_tools: bool) -> Self {
         McpServer {
-            engine,
+            session: Session::new(engine, edit_tools),
             edit_tools,
-            checkpoints: Arc::default(),
             note: Arc::default(),
         }
     }
@@ -96,26 +89,6 @@ impl McpServer {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = note;
         self
-    }
-
-    /// Runs one tool call in process and returns its answer, as a client
-    /// of the MCP server would read it: the CLI's commands that mirror a
-    /// tool answer with exactly the tool's text (with `json`, its JSON too).
-    /// Arguments that break the schema are a bad-input error.
-    pub async fn call(
-        &self,
-        tool: &str,
-        args: serde_json::Value,
-        json: bool,
-    ) -> Result<Answered, ToolError> {
-        let args = match args {
-            serde_json::Value::Object(m) => Some(m),
-            _ => None,
-        };
-        match crate::error::caught(tool, async { Ok(self.run(tool, args, json).await) }).await? {
-            Ok(answer) => answer,
-            Err(e) => Err(ToolError::bad_input(e.message.to_string())),
-        }
     }
 }
 
@@ -179,14 +152,15 @@ impl ServerHandler for McpServer {
         });
         let sink: Arc<dyn Progress> = Arc::new(CallProgress { tx });
         // A panic inside the call is its answer, never a call left waiting.
+        let args = request.arguments.unwrap_or_default();
         let run = async {
-            match crate::error::caught(&name, async {
-                Ok(self.run(&name, request.arguments, json).await)
-            })
-            .await
-            {
-                Ok(r) => r,
-                Err(e) => Ok(Err(e)),
+            let call = async { Ok(self.session.call(&name, args, json).await) };
+            match crate::error::caught(&name, call).await {
+                Ok(Err(CallError::UnknownTool(m) | CallError::BadArguments(m))) => {
+                    Err(ErrorData::invalid_params(m, None))
+                }
+                Ok(Err(CallError::Failed(e))) | Err(e) => Ok(Err(e)),
+                Ok(Ok(answered)) => Ok(Ok(answered)),
             }
         };
         let work = crate::progress::scoped(sink, run);
@@ -196,7 +170,7 @@ impl ServerHandler for McpServer {
             r = work => r,
             _ = context.ct.cancelled() => {
                 tracing::info!("{name}: cancelled by the client");
-                Ok(Err(ToolError::cancelled("cancelled by the client")))
+                Ok(Err::<Answered, _>(ToolError::cancelled("cancelled by the client")))
             }
         };
         if let Some(f) = forwarder {

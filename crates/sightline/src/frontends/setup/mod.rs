@@ -300,10 +300,8 @@ pub fn run(
 /// Claude Code's permission rule for each of sightline's answering tools
 /// (`mcp__SERVER__TOOL`).
 fn answering_tools() -> Vec<String> {
-    crate::frontends::mcp::tool_name::ToolName::ALL
-        .iter()
-        .filter(|t| !t.is_edit_tool())
-        .map(|t| format!("mcp__sightline__{}", t.name()))
+    crate::frontends::tools::listed(false)
+        .map(|t| format!("mcp__sightline__{}", t.name))
         .collect()
 }
 

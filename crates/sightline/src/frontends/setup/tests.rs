@@ -258,10 +258,7 @@ fn claude_code_is_allowed_the_answering_tools_and_remove_takes_them_out() {
     );
     assert_eq!(
         allow.len(),
-        1 + crate::frontends::mcp::tool_name::ToolName::ALL
-            .iter()
-            .filter(|t| !t.is_edit_tool())
-            .count()
+        1 + crate::frontends::tools::listed(false).count()
     );
     run(SetupAgent::ClaudeCode, &scope, &me, true).unwrap();
     assert_eq!(

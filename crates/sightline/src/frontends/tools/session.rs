@@ -1,0 +1,246 @@
+//! The session a tool runs in: the engine, whether the edit tools are on,
+//! the checkpoints it keeps; and `call`, the one way every face runs a tool.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rmcp::model::JsonObject;
+use serde_json::Value;
+
+use crate::answer::Locations;
+use crate::edit::checkpoint::{Checkpoint, Checkpoints};
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::frontends::tools::args::Context;
+use crate::frontends::tools::{Answered, CallError, find, unknown};
+use crate::render;
+
+/// One client's session: an MCP session, a CLI command, a hook's call.
+#[derive(Clone)]
+pub(crate) struct Session {
+    engine: Arc<Engine>,
+    edit_tools: bool,
+    /// Whether the session outlives its calls (MCP), so that warming a
+    /// server for the next question is worth it.
+    lasting: bool,
+    /// This session's checkpoints (`checkpoint`, edit answers, `since`).
+    checkpoints: Arc<std::sync::Mutex<Checkpoints>>,
+}
+
+impl Session {
+    /// A session over `engine` that outlives its calls; with `edit_tools`,
+    /// the edit tools are served too.
+    pub(crate) fn new(engine: Arc<Engine>, edit_tools: bool) -> Session {
+        Session {
+            engine,
+            edit_tools,
+            lasting: true,
+            checkpoints: Arc::default(),
+        }
+    }
+
+    /// A session of one CLI command: the edit tools served, nothing warmed.
+    pub(crate) fn of_command(engine: Arc<Engine>) -> Session {
+        Session {
+            lasting: false,
+            ..Session::new(engine, true)
+        }
+    }
+
+    /// The engine that answers.
+    pub(crate) fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    /// Whether warming a server now serves a later call of this session.
+    pub(crate) fn lasting(&self) -> bool {
+        self.lasting
+    }
+
+    /// Runs one call of `tool` with the engine of the project configuration
+    /// of the file or directory it names (`Engine::for_path`).
+    pub(crate) async fn call(
+        &self,
+        tool: &str,
+        args: JsonObject,
+        json: bool,
+    ) -> Result<Answered, CallError> {
+        let entry = find(tool)
+            .filter(|t| t.served_with(self.edit_tools))
+            .ok_or_else(|| unknown(tool))?;
+        // A dry run tells the shared servers text that is not on disk, so
+        // it runs alone (`Engine::preview` waits for the calls before it to
+        // end), and a call of any session waits for it to end.
+        let _turn = match entry.previews(&args) {
+            true => None,
+            false => Some(crate::sync::preview::shared_turn().await),
+        };
+        let session = match self.path_of(&args).map(|p| self.engine.for_path(&p)) {
+            None => None,
+            Some(Ok(engine)) if Arc::ptr_eq(&engine, &self.engine) => None,
+            Some(Ok(engine)) => Some(Session {
+                engine,
+                ..self.clone()
+            }),
+            Some(Err(e)) => return Err(e.into()),
+        };
+        let session = session.as_ref().unwrap_or(self);
+        (entry.run)(session, args, json).await
+    }
+
+    /// Runs one call as a command does: a panic inside it, or arguments
+    /// that break the schema, become its error line.
+    pub(crate) async fn answer(
+        &self,
+        tool: &str,
+        args: Value,
+        json: bool,
+    ) -> Result<Answered, ToolError> {
+        let args = match args {
+            Value::Object(m) => m,
+            _ => JsonObject::new(),
+        };
+        let call = async { Ok(self.call(tool, args, json).await) };
+        crate::error::caught(tool, call)
+            .await?
+            .map_err(CallError::into_tool_error)
+    }
+
+    /// The absolute file or directory a call names: `file`, `path`, or the
+    /// first file of a patch; relative ones start at the workspace root.
+    fn path_of(&self, args: &JsonObject) -> Option<PathBuf> {
+        let named = ["file", "path"]
+            .iter()
+            .find_map(|k| args.get(*k).and_then(Value::as_str).map(str::to_owned))
+            .or_else(|| {
+                let patch = args.get("patch").and_then(Value::as_str)?;
+                patch.lines().find_map(|l| {
+                    ["*** Add File: ", "*** Delete File: ", "*** Update File: "]
+                        .iter()
+                        .find_map(|p| l.trim().strip_prefix(p))
+                        .map(str::to_owned)
+                })
+            })?;
+        let path = PathBuf::from(named.trim());
+        if path.is_absolute() {
+            Some(path)
+        } else {
+            self.engine.workspace_root().map(|r| r.join(path))
+        }
+    }
+
+    /// Keeps a checkpoint for this session and returns its name.
+    pub(crate) fn keep(&self, cp: Checkpoint) -> String {
+        self.checkpoints
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .add(cp)
+    }
+
+    /// What changed since the checkpoint `name`, in `path` (a file, or a
+    /// directory, or every file the checkpoint holds).
+    pub(crate) async fn since(
+        &self,
+        name: &str,
+        path: Option<&Path>,
+        json: bool,
+    ) -> Result<Answered, ToolError> {
+        let cp = self
+            .checkpoints
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)?;
+        let file = path.filter(|p| !p.is_dir());
+        let dir = path.filter(|p| p.is_dir());
+        let since = self.engine.since(name, &cp, file, dir).await?;
+        Ok(Answered::text(since.text(), json).with_errors(since.new_errors() > 0))
+    }
+
+    /// An edit's answer, ending with the checkpoint of the files as they
+    /// were before it; it lists errors when the edit brought some.
+    pub(crate) fn edited(
+        &self,
+        answer: Result<crate::edit::EditAnswer, ToolError>,
+        json: bool,
+    ) -> Result<Answered, ToolError> {
+        let answer = answer?;
+        let errors = answer.brought_errors();
+        let mut text = answer.text();
+        if !answer.preview && !answer.baseline.states.is_empty() {
+            let name = self.keep(Checkpoint {
+                dir: None,
+                files: answer.baseline.states,
+            });
+            text.push_str(&format!("checkpoint: {name} (before this edit)\n"));
+        }
+        Ok(Answered::text(text, json).with_errors(errors))
+    }
+
+    /// A refactoring's answer, ending with the checkpoint of the files as
+    /// they were before it; it lists errors when a changed file has some.
+    pub(crate) fn refactored(
+        &self,
+        r: Result<crate::edit::refactor::Refactored, ToolError>,
+        json: bool,
+    ) -> Result<Answered, ToolError> {
+        let r = r?;
+        let mut text = r.text;
+        if !r.before.is_empty() {
+            let name = self.keep(Checkpoint {
+                dir: None,
+                files: r.before,
+            });
+            text.push_str(&format!("checkpoint: {name} (before this change)\n"));
+        }
+        Ok(Answered::text(text, json).with_errors(r.errors))
+    }
+
+    /// The line and column of a call: `line` and `column` (or `symbol` on
+    /// the line), or without `line` the symbol its name path names in the
+    /// file's outline.
+    pub(crate) async fn position(
+        &self,
+        file: &Path,
+        line: Option<usize>,
+        column: Option<usize>,
+        symbol: Option<&str>,
+        kind: Option<&str>,
+    ) -> Result<(usize, usize), ToolError> {
+        match (line, column, symbol) {
+            (Some(line), Some(column), _) => Ok((line, column)),
+            (Some(line), None, Some(name)) => {
+                Ok((line, self.engine.symbol_column(file, line, name)?))
+            }
+            (Some(_), None, None) => Err(ToolError::bad_input(
+                "give `column` (1-based, on the symbol) or `symbol` (its name on the line)",
+            )),
+            (None, _, Some(name_path)) => {
+                let found = self.engine.find_symbol(file, name_path, kind).await?;
+                Ok((found.item.loc.line, found.item.loc.column))
+            }
+            (None, _, None) => Err(ToolError::bad_input(
+                "give `line` and `column`, or `symbol` (a name path such as `Session/request`)",
+            )),
+        }
+    }
+
+    /// A locations answer, with the symbol each place sits in when
+    /// `context` asks for it (the places shown only: at most 50).
+    pub(crate) async fn with_context(
+        &self,
+        mut l: Locations,
+        context: Option<Context>,
+        json: bool,
+    ) -> Answered {
+        if context == Some(Context::Symbol) {
+            let places: Vec<_> = l
+                .locations
+                .iter()
+                .take(if json { usize::MAX } else { render::CAP })
+                .map(|loc| (loc.path.clone(), loc.line))
+                .collect();
+            l.enclosing = self.engine.enclosing_symbols(&places).await;
+        }
+        Answered::locations(&l, json)
+    }
+}

@@ -1,0 +1,67 @@
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+
+#[test]
+fn every_tool_is_found_by_its_name_and_unknown_ones_are_not() {
+    for t in REGISTRY {
+        assert_eq!(find(t.name).map(|f| f.name), Some(t.name));
+    }
+    assert!(find("lsp_hover").is_none());
+    let questions: Vec<_> = listed(false).map(|t| t.name).collect();
+    assert_eq!(
+        questions.len(),
+        7,
+        "the contract's seven tools: {questions:?}"
+    );
+    assert_eq!(
+        listed(true).count(),
+        REGISTRY.len() - 1,
+        "all but the hook's"
+    );
+}
+
+#[test]
+fn every_listed_tool_has_a_command_and_no_command_is_named_twice() {
+    for t in listed(true) {
+        assert!(!t.cli.is_empty(), "{} has no command", t.name);
+        for c in t.cli {
+            assert_eq!(c.tool, t.name);
+        }
+    }
+    let mut names: Vec<_> = cli::cli_commands().map(|c| c.name).collect();
+    let all = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), all, "a command name is used twice");
+}
+
+#[test]
+fn each_schema_is_an_object_of_the_arguments() {
+    for t in listed(true) {
+        let schema = t.schema();
+        assert_eq!(
+            schema.get("type"),
+            Some(&Value::from("object")),
+            "{}",
+            t.name
+        );
+    }
+}
+
+#[test]
+fn only_a_dry_run_previews() {
+    let edit = find("edit").unwrap();
+    let args = |dry_run: bool| {
+        serde_json::json!({ "file": "/a.py", "old": "a", "new": "b", "dry_run": dry_run })
+            .as_object()
+            .cloned()
+            .unwrap()
+    };
+    assert!(edit.previews(&args(true)));
+    assert!(!edit.previews(&args(false)));
+    let rename = find("rename").unwrap();
+    let renamed = serde_json::json!({ "file": "/a.py", "new_name": "b", "dry_run": true });
+    // A rename's dry run asks the server, and tells it nothing.
+    assert!(!rename.previews(renamed.as_object().unwrap()));
+}
