@@ -36,6 +36,7 @@ mod network;
 mod open_before_asking;
 mod organize_imports;
 mod package;
+mod parity;
 mod project_config;
 mod python;
 mod readiness;

@@ -21,7 +21,8 @@ pub(crate) struct Session {
     engine: Arc<Engine>,
     edit_tools: bool,
     /// Whether the session outlives its calls (MCP), so that warming a
-    /// server for the next question is worth it.
+    /// server for the next question is worth it, and an edit's checkpoint
+    /// can be asked about later (`since`).
     lasting: bool,
     /// This session's checkpoints (`checkpoint`, edit answers, `since`).
     checkpoints: Arc<std::sync::Mutex<Checkpoints>>,
@@ -156,8 +157,10 @@ impl Session {
         Ok(Answered::text(since.text(), json).with_errors(since.new_errors() > 0))
     }
 
-    /// An edit's answer, ending with the checkpoint of the files as they
-    /// were before it; it lists errors when the edit brought some.
+    /// An edit's answer, ending in a lasting session with the checkpoint of
+    /// the files as they were before it (a command's session ends with the
+    /// call: no later call could name it); it lists errors when the edit
+    /// brought some.
     pub(crate) fn edited(
         &self,
         answer: Result<crate::edit::EditAnswer, ToolError>,
@@ -166,7 +169,7 @@ impl Session {
         let answer = answer?;
         let errors = answer.brought_errors();
         let mut text = answer.text();
-        if !answer.preview && !answer.baseline.states.is_empty() {
+        if self.lasting && !answer.preview && !answer.baseline.states.is_empty() {
             let name = self.keep(Checkpoint {
                 dir: None,
                 files: answer.baseline.states,
@@ -176,8 +179,9 @@ impl Session {
         Ok(Answered::text(text, json).with_errors(errors))
     }
 
-    /// A refactoring's answer, ending with the checkpoint of the files as
-    /// they were before it; it lists errors when a changed file has some.
+    /// A refactoring's answer, ending in a lasting session with the
+    /// checkpoint of the files as they were before it; it lists errors when
+    /// a changed file has some.
     pub(crate) fn refactored(
         &self,
         r: Result<crate::edit::refactor::Refactored, ToolError>,
@@ -185,7 +189,7 @@ impl Session {
     ) -> Result<Answered, ToolError> {
         let r = r?;
         let mut text = r.text;
-        if !r.before.is_empty() {
+        if self.lasting && !r.before.is_empty() {
             let name = self.keep(Checkpoint {
                 dir: None,
                 files: r.before,

@@ -65,3 +65,19 @@ fn only_a_dry_run_previews() {
     // A rename's dry run asks the server, and tells it nothing.
     assert!(!rename.previews(renamed.as_object().unwrap()));
 }
+
+#[test]
+fn the_edit_command_s_format_range_says_what_the_tool_s_does() {
+    // The CLI once could only turn it on; unsaid, the configuration decides.
+    let edit = cli_command("edit").unwrap();
+    let args = |more: &[&str]| {
+        let mut argv = vec!["edit", "/a.py", "--old", "a", "--new", "b"];
+        argv.extend_from_slice(more);
+        let matches = edit.command().try_get_matches_from(argv).unwrap();
+        edit.args(&matches).unwrap()["format_range"].clone()
+    };
+    assert_eq!(args(&["--format-range", "false"]), Value::Bool(false));
+    assert_eq!(args(&["--format-range", "true"]), Value::Bool(true));
+    assert_eq!(args(&["--format-range"]), Value::Bool(true));
+    assert_eq!(args(&[]), Value::Null);
+}
