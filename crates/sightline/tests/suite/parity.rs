@@ -5,6 +5,8 @@
 //! allowed is the one a session makes: an MCP edit's answer ends naming its
 //! checkpoint, which a command (a session of one call) cannot keep.
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
