@@ -181,7 +181,7 @@ impl Fake {
             | "textDocument/hover" => {
                 if self.script.only_open && !self.docs.contains_key(&uri) {
                     return Err(ResponseError {
-                        code: -32602,
+                        code: sightline_lsp::ErrorCode::InvalidParams.code(),
                         message: "trying to get AST for non-added document".into(),
                         data: None,
                     });

@@ -271,7 +271,7 @@ impl Fake {
                                 frame(&response(
                                     &id,
                                     Err(ResponseError {
-                                        code: -32602,
+                                        code: sightline_lsp::ErrorCode::InvalidParams.code(),
                                         message: "trying to get AST for non-added document".into(),
                                         data: None,
                                     }),

@@ -331,6 +331,17 @@ impl Client {
         })
     }
 
+    /// Sends the protocol's request `R`, its method and result type `R`'s
+    /// (rust-analyzer's `lsp-server` and Zed send them so); `params` may be
+    /// built as JSON, for the fields a server needs beyond the protocol.
+    pub async fn send<R: crate::protocol::Request>(
+        &self,
+        params: impl Serialize,
+        timeout: Duration,
+    ) -> Result<R::Result, ClientError> {
+        self.request(R::METHOD.as_str(), params, timeout).await
+    }
+
     /// Sends a request and returns its raw result. Dropping the future before
     /// it resolves, or running out of time, cancels the request on the server.
     pub async fn request_value(

@@ -15,5 +15,5 @@ mod writer;
 
 pub use client::{Client, Handler, SpawnConfig};
 pub use error::ClientError;
-pub use message::{Message, RequestId, ResponseError};
+pub use message::{ErrorCode, Message, RequestId, ResponseError};
 pub use position::{Encoding, LineIndex};

@@ -31,13 +31,42 @@ pub struct ResponseError {
     pub data: Option<Value>,
 }
 
+/// The JSON-RPC and LSP error codes sightline sends or acts on, in one
+/// place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i64)]
+pub enum ErrorCode {
+    /// The method is not one the receiver handles.
+    MethodNotFound = -32601,
+    /// The params are not the method's (a fake server's scripted fault).
+    InvalidParams = -32602,
+    /// The receiver failed inside.
+    InternalError = -32603,
+    /// The client cancelled the request.
+    RequestCancelled = -32800,
+    /// The document changed while the server worked: ask again.
+    ContentModified = -32801,
+    /// The server cancelled the request itself (pulled diagnostics): ask
+    /// again.
+    ServerCancelled = -32802,
+}
+
+impl ErrorCode {
+    /// The number on the wire.
+    pub const fn code(self) -> i64 {
+        self as i64
+    }
+}
+
 impl ResponseError {
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    pub const REQUEST_CANCELLED: i64 = -32800;
+    /// Whether the error carries `code`.
+    pub fn is(&self, code: ErrorCode) -> bool {
+        self.code == code.code()
+    }
 
     pub fn method_not_found(method: &str) -> Self {
         Self {
-            code: Self::METHOD_NOT_FOUND,
+            code: ErrorCode::MethodNotFound.code(),
             message: format!("unhandled method {method}"),
             data: None,
         }

@@ -7,6 +7,9 @@ pub use gen_lsp_types::{
     Position, PublishDiagnosticsParams, Range, RelatedFullDocumentDiagnosticReport,
     RelatedUnchangedDocumentDiagnosticReport, UnchangedDocumentDiagnosticReport, Uri,
 };
+/// The requests sightline sends typed by method (`Client::send`): the
+/// method's name and its result's type are the protocol's.
+pub use gen_lsp_types::{DefinitionRequest, DocumentDiagnosticRequest, ReferencesRequest, Request};
 
 /// Flattens the text of a diagnostic message, which LSP 3.18 allows to be markup.
 pub fn message_text(message: &Message) -> &str {

@@ -1,6 +1,7 @@
 //! What a server tells us on its own initiative, kept for the engine: pushed
 //! diagnostics, dynamically registered pull providers, readiness signals. It is
-//! also the [`Handler`] that answers every server-to-client request.
+//! also the [`Handler`] that answers every server-to-client request. Each
+//! message is parsed once (`incoming`) and handled by a function of its own.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -13,6 +14,11 @@ use sightline_lsp::{Handler, ResponseError};
 use tokio::sync::watch;
 
 use crate::catalog::ServerSpec;
+use crate::server::incoming::{
+    ApplyEditParams, ConfigurationParams, LanguageStatusParams, LogMessageParams, ProgressKind,
+    ProgressParams, RegistrationParams, ServerNotification, ServerRequest, ServerStatusParams,
+    UnregistrationParams,
+};
 
 pub use crate::server::heard::{Heard, Push};
 
@@ -114,105 +120,25 @@ impl Handler for ServerState {
             s.seq += 1;
             s.last_message_at = Some(Instant::now());
         });
-        let result = match method {
-            "workspace/configuration" => {
-                let items = params
-                    .get("items")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                Ok(Value::Array(
-                    items
-                        .iter()
-                        .map(|i| self.configuration(i.get("section").and_then(Value::as_str)))
-                        .collect(),
-                ))
-            }
-            "client/registerCapability" => {
-                let regs = params
-                    .get("registrations")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                self.with(|s| {
-                    for r in regs {
-                        let id = r.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
-                        let method = r.get("method").and_then(Value::as_str).unwrap_or("");
-                        s.registered.methods.insert(id.clone(), method.to_owned());
-                        if method == "workspace/didChangeWatchedFiles" {
-                            let options = r.get("registerOptions").cloned().unwrap_or_default();
-                            s.registered
-                                .watchers
-                                .insert(id.clone(), crate::server::watchers::parse(&options));
-                            s.registered.watchers_added += 1;
-                        }
-                        if method == "textDocument/diagnostic" {
-                            let identifier = r
-                                .pointer("/registerOptions/identifier")
-                                .and_then(Value::as_str)
-                                .map(str::to_owned);
-                            s.registered.pulls.insert(id, identifier);
-                        }
-                    }
-                });
+        let result = match ServerRequest::parse(method, params) {
+            ServerRequest::Configuration(p) => Ok(self.on_configuration(&p)),
+            ServerRequest::RegisterCapability(p) => {
+                self.on_register(p);
                 // vscode-languageserver-node servers treat an error here as fatal.
                 Ok(Value::Null)
             }
-            "client/unregisterCapability" => {
-                let regs = params
-                    .get("unregisterations")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default();
-                self.with(|s| {
-                    for r in regs {
-                        if let Some(id) = r.get("id").and_then(Value::as_str) {
-                            s.registered.pulls.remove(id);
-                            s.registered.methods.remove(id);
-                            s.registered.watchers.remove(id);
-                        }
-                    }
-                });
+            ServerRequest::UnregisterCapability(p) => {
+                self.on_unregister(&p);
                 Ok(Value::Null)
             }
-            "workspace/diagnostic/refresh" => {
+            ServerRequest::DiagnosticRefresh => {
                 self.with(|s| s.load.refreshes += 1);
                 Ok(Value::Null)
             }
-            "window/workDoneProgress/create"
-            | "window/showMessageRequest"
-            | "window/showDocument" => Ok(Value::Null),
-            "workspace/workspaceFolders" => {
-                let uri = path_to_uri_string(&self.root).unwrap_or_default();
-                let name = self
-                    .root
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                Ok(json!([{ "uri": uri, "name": name }]))
-            }
-            // Only while sightline runs a command of the server's, whose
-            // edits it applies with the rest of the change (all or nothing,
-            // after this answer); any other time nothing asked for one.
-            "workspace/applyEdit" => {
-                let edit = params.get("edit").cloned().unwrap_or(Value::Null);
-                let taken = self.with(|s| match &mut s.gathered_edits {
-                    Some(list) => {
-                        list.push(edit);
-                        true
-                    }
-                    None => false,
-                });
-                Ok(if taken {
-                    json!({ "applied": true })
-                } else {
-                    json!({ "applied": false, "failureReason": "sightline applies server edits only for a command it runs" })
-                })
-            }
-            "workspace/semanticTokens/refresh"
-            | "workspace/inlayHint/refresh"
-            | "workspace/codeLens/refresh" => Ok(Value::Null),
-            other => Err(ResponseError::method_not_found(other)),
+            ServerRequest::WorkspaceFolders => Ok(self.workspace_folders()),
+            ServerRequest::ApplyEdit(p) => Ok(self.on_apply_edit(p)),
+            ServerRequest::Acknowledged => Ok(Value::Null),
+            ServerRequest::Unknown(other) => Err(ResponseError::method_not_found(&other)),
         };
         self.bump();
         result
@@ -220,178 +146,243 @@ impl Handler for ServerState {
 
     fn notification(&self, method: &str, params: Value) {
         self.with(|s| s.last_message_at = Some(Instant::now()));
-        match method {
-            "textDocument/publishDiagnostics" => {
-                let Ok(p) = serde_json::from_value::<PublishDiagnosticsParams>(params) else {
-                    tracing::warn!("{}: malformed publishDiagnostics", self.spec.id);
-                    return;
-                };
-                let Ok(path) = uri_to_path(p.uri.as_str()) else {
-                    return;
-                };
-                let path = normalize(&path);
-                self.with(|s| {
-                    s.seq += 1;
-                    let last = s.pushes.get(&path);
-                    let count = last.map_or(0, |p| p.count) + 1;
-                    let same_version = match last {
-                        Some(l) if p.version.is_some() && l.version == p.version => {
-                            l.same_version + 1
-                        }
-                        _ => 1,
-                    };
-                    let push = Push {
-                        version: p.version,
-                        seq: s.seq,
-                        at: Instant::now(),
-                        items: p.diagnostics,
-                        count,
-                        same_version,
-                    };
-                    s.pushes.insert(path, push);
-                });
+        match ServerNotification::parse(self.spec, method, params) {
+            ServerNotification::PublishDiagnostics(Some(p)) => self.on_publish(p),
+            ServerNotification::PublishDiagnostics(None) => {
+                tracing::warn!("{}: malformed publishDiagnostics", self.spec.id);
+                return;
             }
-            m if self.spec.quirks.relay.is_some_and(|r| r.notification == m) => {
+            ServerNotification::Relayed(params) => {
                 if let Some(queue) = &self.relay {
                     let _ = queue.send(params);
                 }
             }
-            "window/logMessage" => {
-                let text = params.get("message").and_then(Value::as_str).unwrap_or("");
-                tracing::debug!(target: "sightline::server_log", "{}: {text}", self.spec.id);
-                let indexed = self
-                    .spec
-                    .quirks
-                    .readiness
-                    .log_text()
-                    .is_some_and(|needle| text.contains(needle));
-                self.with(|s| {
-                    s.seq += 1;
-                    s.load.indexed |= indexed;
-                });
-            }
-            "$/progress" => {
-                let token = match params.get("token") {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
-                    None => return,
-                };
-                let kind = params
-                    .pointer("/value/kind")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let title = params
-                    .pointer("/value/title")
-                    .and_then(Value::as_str)
-                    .unwrap_or("working")
-                    .to_owned();
-                let quirks = self.spec.quirks;
-                let is_check = |t: &str| {
-                    quirks
-                        .diagnostics
-                        .save_check
-                        .is_some_and(|c| t.starts_with(c.title))
-                };
-                // Progress of one of our own requests, or work the server
-                // does in the background that no question waits for.
-                let not_indexing = token.starts_with(OWN_TOKEN_PREFIX)
-                    || quirks.background_progress.contains(&title.as_str());
-                self.with(|s| {
-                    s.seq += 1;
-                    match kind {
-                        "begin" if s.progress.ended_early.contains(&token) => {
-                            s.progress.ended_early.retain(|t| *t != token);
-                        }
-                        // A check is not indexing: the server answers
-                        // questions while it runs, so it is kept apart.
-                        "begin" if is_check(&title) => {
-                            s.save_check.began = s.seq;
-                            s.save_check.running.insert(token);
-                        }
-                        "begin" if not_indexing && !token.starts_with(OWN_TOKEN_PREFIX) => {
-                            s.progress.background.insert(token);
-                        }
-                        "begin" if not_indexing => {}
-                        "begin" => {
-                            s.progress.running.insert(token, title);
-                            s.progress.begun += 1;
-                        }
-                        "end" => {
-                            let was_check = s.save_check.running.remove(&token);
-                            if was_check {
-                                s.save_check.ended = s.seq;
-                                s.save_check.ended_at = Some(std::time::Instant::now());
-                            }
-                            let known = was_check || s.progress.background.remove(&token);
-                            match s.progress.running.remove(&token) {
-                                Some(title)
-                                    if quirks
-                                        .readiness
-                                        .progress_title()
-                                        .is_some_and(|p| title.starts_with(p)) =>
-                                {
-                                    s.load.loaded = true;
-                                }
-                                Some(title) if quirks.index.is_some_and(|i| title == i.title) => {
-                                    s.load.index_done = true;
-                                }
-                                Some(_) => {}
-                                None if !known && !token.starts_with(OWN_TOKEN_PREFIX) => {
-                                    if s.progress.ended_early.len() >= ENDED_EARLY_KEPT {
-                                        s.progress.ended_early.pop_front();
-                                    }
-                                    s.progress.ended_early.push_back(token);
-                                }
-                                None => {}
-                            }
-                        }
-                        _ => {}
-                    }
-                });
-            }
-            // rust-analyzer: `quiescent` is false while it loads or indexes.
-            "experimental/serverStatus" => {
-                let quiescent = params["quiescent"].as_bool().unwrap_or(true);
-                let message = params
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("loading the workspace")
-                    .to_owned();
-                let health = params.get("health").and_then(Value::as_str);
-                let failing = (health == Some("error"))
-                    .then(|| message.lines().next().unwrap_or_default().to_owned());
-                let unhealthy = (health.is_some_and(|h| h != "ok")).then(|| message.clone());
-                self.with(|s| {
-                    s.seq += 1;
-                    if quiescent && s.load.busy.is_some() {
-                        s.load.idle_at = Some(std::time::Instant::now());
-                    }
-                    s.load.busy = (!quiescent).then_some(message);
-                    s.load.loaded |= quiescent;
-                    s.load.failing = failing;
-                    s.load.unhealthy = unhealthy;
-                });
-            }
-            // jdtls: `Starting` until `ServiceReady` (or `Started`).
-            "language/status" => {
-                let kind = params.get("type").and_then(Value::as_str).unwrap_or("");
-                let message = params
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("starting")
-                    .to_owned();
-                self.with(|s| {
-                    s.seq += 1;
-                    s.load.busy = match kind {
-                        "Starting" => Some(message),
-                        _ => None,
-                    };
-                    s.load.loaded |= matches!(kind, "ServiceReady" | "Started");
-                });
-            }
-            _ => self.with(|s| s.seq += 1),
+            ServerNotification::LogMessage(p) => self.on_log(&p),
+            ServerNotification::Progress(p) => self.on_progress(p),
+            ServerNotification::ServerStatus(p) => self.on_server_status(p),
+            ServerNotification::LanguageStatus(p) => self.on_language_status(p),
+            ServerNotification::Other => self.with(|s| s.seq += 1),
         }
         self.bump();
+    }
+}
+
+/// The handlers of the server's requests.
+impl ServerState {
+    fn on_configuration(&self, p: &ConfigurationParams) -> Value {
+        Value::Array(
+            p.items
+                .iter()
+                .map(|i| self.configuration(i.section.as_deref()))
+                .collect(),
+        )
+    }
+
+    fn on_register(&self, p: RegistrationParams) {
+        self.with(|s| {
+            for r in p.registrations {
+                let id = r.id.unwrap_or_default();
+                let method = r.method.unwrap_or_default();
+                s.registered.methods.insert(id.clone(), method.clone());
+                if method == "workspace/didChangeWatchedFiles" {
+                    s.registered.watchers.insert(
+                        id.clone(),
+                        crate::server::watchers::parse(&r.register_options),
+                    );
+                    s.registered.watchers_added += 1;
+                }
+                if method == "textDocument/diagnostic" {
+                    let identifier = r
+                        .register_options
+                        .get("identifier")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                    s.registered.pulls.insert(id, identifier);
+                }
+            }
+        });
+    }
+
+    fn on_unregister(&self, p: &UnregistrationParams) {
+        self.with(|s| {
+            for id in p.unregisterations.iter().filter_map(|u| u.id.as_deref()) {
+                s.registered.pulls.remove(id);
+                s.registered.methods.remove(id);
+                s.registered.watchers.remove(id);
+            }
+        });
+    }
+
+    fn workspace_folders(&self) -> Value {
+        let uri = path_to_uri_string(&self.root).unwrap_or_default();
+        let name = self
+            .root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        json!([{ "uri": uri, "name": name }])
+    }
+
+    /// Taken only while sightline runs a command of the server's, whose
+    /// edits it applies with the rest of the change (all or nothing, after
+    /// this answer); any other time nothing asked for one.
+    fn on_apply_edit(&self, p: ApplyEditParams) -> Value {
+        let taken = self.with(|s| match &mut s.gathered_edits {
+            Some(list) => {
+                list.push(p.edit);
+                true
+            }
+            None => false,
+        });
+        if taken {
+            json!({ "applied": true })
+        } else {
+            json!({ "applied": false, "failureReason": "sightline applies server edits only for a command it runs" })
+        }
+    }
+}
+
+/// The handlers of the server's notifications.
+impl ServerState {
+    fn on_publish(&self, p: PublishDiagnosticsParams) {
+        let Ok(path) = uri_to_path(p.uri.as_str()) else {
+            return;
+        };
+        let path = normalize(&path);
+        self.with(|s| {
+            s.seq += 1;
+            let last = s.pushes.get(&path);
+            let count = last.map_or(0, |p| p.count) + 1;
+            let same_version = match last {
+                Some(l) if p.version.is_some() && l.version == p.version => l.same_version + 1,
+                _ => 1,
+            };
+            let push = Push {
+                version: p.version,
+                seq: s.seq,
+                at: Instant::now(),
+                items: p.diagnostics,
+                count,
+                same_version,
+            };
+            s.pushes.insert(path, push);
+        });
+    }
+
+    fn on_log(&self, p: &LogMessageParams) {
+        let text = p.message.as_deref().unwrap_or_default();
+        tracing::debug!(target: "sightline::server_log", "{}: {text}", self.spec.id);
+        let indexed = self
+            .spec
+            .quirks
+            .readiness
+            .log_text()
+            .is_some_and(|needle| text.contains(needle));
+        self.with(|s| {
+            s.seq += 1;
+            s.load.indexed |= indexed;
+        });
+    }
+
+    fn on_progress(&self, p: ProgressParams) {
+        let quirks = self.spec.quirks;
+        let ours = p.token.starts_with(OWN_TOKEN_PREFIX);
+        // A check is not indexing: the server answers questions while it
+        // runs, so it is kept apart.
+        let is_check = quirks
+            .diagnostics
+            .save_check
+            .is_some_and(|c| p.title.starts_with(c.title));
+        // Progress of one of our own requests, or work the server does in
+        // the background that no question waits for.
+        let not_indexing = ours || quirks.background_progress.contains(&p.title.as_str());
+        self.with(|s| {
+            s.seq += 1;
+            match p.kind {
+                ProgressKind::Begin if s.progress.ended_early.contains(&p.token) => {
+                    s.progress.ended_early.retain(|t| *t != p.token);
+                }
+                ProgressKind::Begin if is_check => {
+                    s.save_check.began = s.seq;
+                    s.save_check.running.insert(p.token);
+                }
+                ProgressKind::Begin if not_indexing && !ours => {
+                    s.progress.background.insert(p.token);
+                }
+                ProgressKind::Begin if not_indexing => {}
+                ProgressKind::Begin => {
+                    s.progress.running.insert(p.token, p.title);
+                    s.progress.begun += 1;
+                }
+                ProgressKind::End => progress_ended(s, &quirks, p.token),
+                ProgressKind::Report => {}
+            }
+        });
+    }
+
+    /// rust-analyzer: `quiescent` is false while it loads or indexes.
+    fn on_server_status(&self, p: ServerStatusParams) {
+        let message = p
+            .message
+            .unwrap_or_else(|| "loading the workspace".to_owned());
+        let health = p.health.as_deref();
+        let failing = (health == Some("error"))
+            .then(|| message.lines().next().unwrap_or_default().to_owned());
+        let unhealthy = (health.is_some_and(|h| h != "ok")).then(|| message.clone());
+        self.with(|s| {
+            s.seq += 1;
+            if p.quiescent && s.load.busy.is_some() {
+                s.load.idle_at = Some(Instant::now());
+            }
+            s.load.busy = (!p.quiescent).then_some(message);
+            s.load.loaded |= p.quiescent;
+            s.load.failing = failing;
+            s.load.unhealthy = unhealthy;
+        });
+    }
+
+    /// jdtls: `Starting` until `ServiceReady` (or `Started`).
+    fn on_language_status(&self, p: LanguageStatusParams) {
+        let kind = p.kind.unwrap_or_default();
+        let message = p.message.unwrap_or_else(|| "starting".to_owned());
+        self.with(|s| {
+            s.seq += 1;
+            s.load.busy = (kind == "Starting").then_some(message);
+            s.load.loaded |= matches!(kind.as_str(), "ServiceReady" | "Started");
+        });
+    }
+}
+
+/// A work-done progress ended: a check on save, background work, the
+/// loading or indexing a question waits for, or one whose begin is still
+/// to come (kept, so that its begin is not taken for work that never ends).
+fn progress_ended(s: &mut Heard, quirks: &crate::catalog::Quirks, token: String) {
+    let was_check = s.save_check.running.remove(&token);
+    if was_check {
+        s.save_check.ended = s.seq;
+        s.save_check.ended_at = Some(Instant::now());
+    }
+    let known = was_check || s.progress.background.remove(&token);
+    match s.progress.running.remove(&token) {
+        Some(title)
+            if quirks
+                .readiness
+                .progress_title()
+                .is_some_and(|p| title.starts_with(p)) =>
+        {
+            s.load.loaded = true;
+        }
+        Some(title) if quirks.index.is_some_and(|i| title == i.title) => {
+            s.load.index_done = true;
+        }
+        Some(_) => {}
+        None if !known && !token.starts_with(OWN_TOKEN_PREFIX) => {
+            if s.progress.ended_early.len() >= ENDED_EARLY_KEPT {
+                s.progress.ended_early.pop_front();
+            }
+            s.progress.ended_early.push_back(token);
+        }
+        None => {}
     }
 }
 

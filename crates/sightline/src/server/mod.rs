@@ -27,6 +27,7 @@ mod heard;
 #[cfg(test)]
 mod in_memory_tests;
 mod inbox;
+mod incoming;
 mod locs;
 mod only_changes;
 mod pull;

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use sightline_lsp::protocol::{Diagnostic, DocumentDiagnosticReport};
+use sightline_lsp::ErrorCode;
+use sightline_lsp::protocol::{Diagnostic, DocumentDiagnosticReport, DocumentDiagnosticRequest};
 use sightline_lsp::uri::path_to_uri_string;
 use sightline_lsp::{Client, ClientError};
 use tokio::sync::mpsc;
@@ -23,10 +24,6 @@ use crate::server::inbox::ServerState;
 /// How long a cancelled pull waits for news from the server before it is
 /// asked again.
 const ASK_AGAIN_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
-
-/// JSON-RPC codes a pull may fail with that mean "ask again".
-const SERVER_CANCELLED: i64 = -32802;
-const CONTENT_MODIFIED: i64 = -32801;
 
 /// One provider's last full answer for one file.
 #[derive(Debug, Clone)]
@@ -265,11 +262,7 @@ impl Puller {
             let refreshes = self.state.with(|s| s.load.refreshes);
             let r = self
                 .client
-                .request::<DocumentDiagnosticReport>(
-                    "textDocument/diagnostic",
-                    params,
-                    left.min(self.pull_budget),
-                )
+                .send::<DocumentDiagnosticRequest>(params, left.min(self.pull_budget))
                 .await;
             let entry = match r {
                 Ok(DocumentDiagnosticReport::RelatedFullDocumentDiagnosticReport(full)) => {
@@ -289,7 +282,8 @@ impl Puller {
                     })
                 }
                 Err(ClientError::Response { error, .. })
-                    if error.code == SERVER_CANCELLED || error.code == CONTENT_MODIFIED =>
+                    if error.is(ErrorCode::ServerCancelled)
+                        || error.is(ErrorCode::ContentModified) =>
                 {
                     tracing::debug!(
                         "{}: pull cancelled by the server ({}); asking again",

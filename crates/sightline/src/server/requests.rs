@@ -6,15 +6,14 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sightline_lsp::protocol::{DefinitionResponse, Location, Position, definition_locations};
+use sightline_lsp::protocol::{
+    DefinitionRequest, DefinitionResponse, Location, Position, ReferencesRequest,
+    definition_locations,
+};
 use sightline_lsp::uri::path_to_uri_string;
 
 use crate::error::ToolError;
 use crate::server::LspServer;
-
-/// The JSON-RPC code of "content modified": the answer was computed for
-/// content that changed meanwhile; the request may be sent again.
-const CONTENT_MODIFIED: i64 = -32801;
 
 /// The request each capability of `initialize` stands for, as a dynamic
 /// registration names it.
@@ -106,7 +105,7 @@ impl LspServer {
                 // Before the first load, `while_loading` asks again at the
                 // next settled moment, sooner than the end of indexing.
                 Err(sightline_lsp::ClientError::Response { error, .. })
-                    if error.code == CONTENT_MODIFIED
+                    if error.is(sightline_lsp::ErrorCode::ContentModified)
                         && tries < 3
                         && (!self.spec.quirks.readiness.waits_for_status()
                             || self.state.with(|s| s.load.loaded)) =>
@@ -157,6 +156,15 @@ impl LspServer {
         })
     }
 
+    /// [`Self::ask`] of the protocol's request `R`: its method, and its
+    /// answer decoded into its result type.
+    pub(crate) async fn ask_request<R: sightline_lsp::protocol::Request>(
+        &self,
+        params: Value,
+    ) -> Result<R::Result, ToolError> {
+        self.ask_as(R::METHOD.as_str(), params).await
+    }
+
     /// The hover text at `pos`, as markdown.
     pub async fn hover(&self, path: &Path, pos: Position) -> Result<String, ToolError> {
         self.require("hoverProvider", "hover")?;
@@ -185,7 +193,7 @@ impl LspServer {
         // The question itself is always the server's to answer; its answer
         // is kept for a references question that follows at this position.
         let generation = self.generation();
-        let r: Option<DefinitionResponse> = self.ask_as("textDocument/definition", params).await?;
+        let r = self.ask_request::<DefinitionRequest>(params).await?;
         let found = definition_locations(r);
         self.keep("definition", &uri, pos, generation, &found);
         Ok(found)
@@ -204,7 +212,7 @@ impl LspServer {
             "position": pos,
             "context": { "includeDeclaration": true },
         });
-        let r: Option<Vec<Location>> = self.ask_as("textDocument/references", params).await?;
+        let r = self.ask_request::<ReferencesRequest>(params).await?;
         Ok(r.unwrap_or_default())
     }
 

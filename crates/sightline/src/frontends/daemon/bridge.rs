@@ -27,7 +27,7 @@ fn gone_answer(id: &Value, method: &str) -> Value {
     if method == "tools/call" {
         json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [{ "type": "text", "text": text }], "isError": true } })
     } else {
-        json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32603, "message": text } })
+        json!({ "jsonrpc": "2.0", "id": id, "error": { "code": sightline_lsp::ErrorCode::InternalError.code(), "message": text } })
     }
 }
 
