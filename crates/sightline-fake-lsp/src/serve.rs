@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use sightline_lsp::framing::{Frame, LspCodec};
+use sightline_lsp::{Frame, LspCodec};
 use sightline_lsp::{Message, RequestId, ResponseError};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;

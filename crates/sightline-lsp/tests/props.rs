@@ -13,13 +13,13 @@ use std::path::Path;
 use bytes::BytesMut;
 use proptest::prelude::*;
 use serde_json::Value;
-use sightline_lsp::framing::{DEFAULT_MAX_BODY, Frame, LspCodec};
-use sightline_lsp::message::Message;
-use sightline_lsp::protocol::Position;
+use sightline_lsp::Message;
+use sightline_lsp::Position;
 #[cfg(unix)]
-use sightline_lsp::uri::path_to_uri;
-use sightline_lsp::uri::{path_to_uri_string, uri_to_path};
+use sightline_lsp::path_to_uri;
+use sightline_lsp::{DEFAULT_MAX_BODY, Frame, LspCodec};
 use sightline_lsp::{Encoding, LineIndex, RequestId, ResponseError};
+use sightline_lsp::{path_to_uri_string, uri_to_path};
 use tokio_util::codec::{Decoder, Encoder};
 
 /// 256 cases each, unless `PROPTEST_CASES` asks for a longer search.
@@ -431,19 +431,19 @@ proptest! {
         unc in any::<bool>(),
         parts in prop::collection::vec("[^\\\\/:*?\"<>|\x00-\x1f]{1,8}", 1..5),
     ) {
-        use sightline_lsp::uri::windows;
+
         let path = if unc {
             format!(r"\\{}", parts.join("\\"))
         } else {
             format!(r"{drive}:\{}", parts.join("\\"))
         };
         prop_assume!(!unc || parts.len() > 1);
-        let uri = windows::path_to_uri(&path).unwrap();
+        let uri = sightline_lsp::windows_path_to_uri(&path).unwrap();
         prop_assert!(!uri.contains('\\') && !uri.contains(' '), "{}", uri);
-        prop_assert_eq!(windows::uri_to_path(&uri).unwrap(), path.clone());
+        prop_assert_eq!(sightline_lsp::windows_uri_to_path(&uri).unwrap(), path.clone());
         if !unc {
             let vscode = uri.replacen(&format!("{drive}:"), &format!("{}%3A", drive.to_ascii_lowercase()), 1);
-            prop_assert_eq!(windows::uri_to_path(&vscode).unwrap(), path);
+            prop_assert_eq!(sightline_lsp::windows_uri_to_path(&vscode).unwrap(), path);
         }
     }
 }

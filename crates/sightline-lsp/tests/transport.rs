@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use sightline_lsp::framing::{Frame, LspCodec};
 use sightline_lsp::{Client, ClientError, Handler, Message, RequestId, ResponseError};
+use sightline_lsp::{Frame, LspCodec};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 #[derive(Default)]

@@ -29,7 +29,7 @@ impl AbsPath {
     /// The same path with symbolic links and `..` resolved where it exists
     /// (so that a linked root and its target compare equal), else as it is.
     pub fn canonical(&self) -> AbsPath {
-        AbsPath(sightline_lsp::uri::normalize(&self.0))
+        AbsPath(sightline_lsp::normalize(&self.0))
     }
 
     /// The path.

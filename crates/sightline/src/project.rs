@@ -86,7 +86,7 @@ static IN_PROCESS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::n
 /// Trusts `dir` (and everything under it) for the rest of this process.
 pub fn trust_in_process(dir: &Path) {
     if let Ok(mut t) = IN_PROCESS.lock() {
-        t.push(sightline_lsp::uri::normalize(dir));
+        t.push(sightline_lsp::normalize(dir));
     }
 }
 
@@ -97,13 +97,13 @@ fn trust_file() -> PathBuf {
 
 /// Whether `dir` has been trusted with `sightline trust`.
 pub fn is_trusted(dir: &Path) -> bool {
-    let dir = sightline_lsp::uri::normalize(dir);
+    let dir = sightline_lsp::normalize(dir);
     std::fs::read_to_string(trust_file()).is_ok_and(|t| t.lines().any(|l| Path::new(l) == dir))
 }
 
 /// Trusts (or, with `trust = false`, stops trusting) the project in `dir`.
 pub fn set_trusted(dir: &Path, trust: bool) -> std::io::Result<PathBuf> {
-    let dir = sightline_lsp::uri::normalize(dir);
+    let dir = sightline_lsp::normalize(dir);
     let path = trust_file();
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let mut lines: Vec<String> = text

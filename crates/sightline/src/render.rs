@@ -31,7 +31,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// The diagnostics answer: `PATH: N diagnostics`, notes, then a line each.
 pub fn diagnostics_text(d: &Diagnostics) -> String {
-    let path = sightline_lsp::uri::normalize(&d.file);
+    let path = sightline_lsp::normalize(&d.file);
     let mut out = format!(
         "{}: {}\n",
         shown(&d.root, &path),
@@ -182,7 +182,7 @@ pub fn error_text(e: &ToolError) -> String {
 
 /// The JSON of a diagnostics answer.
 pub fn diagnostics_json(d: &Diagnostics) -> Value {
-    let path = sightline_lsp::uri::normalize(&d.file);
+    let path = sightline_lsp::normalize(&d.file);
     json!({
         "path": shown(&d.root, &path),
         "file": path,

@@ -4,8 +4,11 @@
 //! platform: process groups with a parent-death signal and a reaper on Unix
 //! (`unix`), a Job Object that kills on close on Windows (`windows`).
 
-pub mod job;
-pub mod shim;
+// The Job Object's flags are Windows's alone; they compile everywhere so
+// that a change to them is seen on every platform's build.
+#[cfg_attr(not(windows), allow(dead_code))]
+mod job;
+pub(crate) mod shim;
 #[cfg(unix)]
 mod unix;
 #[cfg(windows)]

@@ -250,7 +250,7 @@ pub fn project_dir(start: &Path) -> Option<PathBuf> {
     start
         .ancestors()
         .find(|d| project_file(d).is_some())
-        .map(sightline_lsp::uri::normalize)
+        .map(sightline_lsp::normalize)
 }
 
 /// A fingerprint of `config` and of whether its programs may run: engines

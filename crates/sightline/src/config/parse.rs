@@ -90,7 +90,7 @@ impl Config {
         if let Some(ws) = workspace
             && let Some(project) = project_file(ws)
         {
-            config.project = Some(sightline_lsp::uri::normalize(ws));
+            config.project = Some(sightline_lsp::normalize(ws));
             config.trusted = is_trusted(ws);
             config.merge_file(&project, true)?;
         }

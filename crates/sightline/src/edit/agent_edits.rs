@@ -57,10 +57,10 @@ static WAITING: Mutex<Vec<Waiting>> = Mutex::new(Vec::new());
 /// through a symlink (`/tmp` on macOS) is the same before and after.
 pub(crate) fn normalized(path: &Path) -> PathBuf {
     if path.exists() {
-        return sightline_lsp::uri::normalize(path);
+        return sightline_lsp::normalize(path);
     }
     match (path.parent(), path.file_name()) {
-        (Some(dir), Some(name)) => sightline_lsp::uri::normalize(dir).join(name),
+        (Some(dir), Some(name)) => sightline_lsp::normalize(dir).join(name),
         _ => path.to_owned(),
     }
 }

@@ -220,7 +220,7 @@ impl Engine {
             now.insert(d.file.clone(), errors_of(d.diagnostics));
         } else if let Some(cp_dir) = &cp.dir {
             let dir = dir
-                .map(sightline_lsp::uri::normalize)
+                .map(sightline_lsp::normalize)
                 .unwrap_or_else(|| cp_dir.clone());
             let checked = self.check(Some(&dir)).await?;
             since.notes.extend(checked.notes.iter().cloned());

@@ -100,7 +100,7 @@ fn left_out(edit: &Value, references: &[Loc], old_name: &str) -> Vec<Loc> {
                 loc.line.saturating_sub(1) as u64,
                 loc.column.saturating_sub(1) as u64,
             );
-            let path = sightline_lsp::uri::normalize(&loc.path);
+            let path = sightline_lsp::normalize(&loc.path);
             let covered = ranges
                 .get(&path)
                 .is_some_and(|r| r.iter().any(|(first, last)| (*first..=*last).contains(&at)));
@@ -152,7 +152,7 @@ mod tests {
         let b = dir.path().join("b.ts");
         std::fs::write(&a, "export function f() {}\nf()\nf(f)\n").unwrap();
         std::fs::write(&b, "import { f as g } from './a'\ng()\nf()\n").unwrap();
-        let uri = |p: &Path| sightline_lsp::uri::path_to_uri_string(p).unwrap();
+        let uri = |p: &Path| sightline_lsp::path_to_uri_string(p).unwrap();
         let range = |l: u64, c: u64| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 1}});
         // The declaration and the first `f` of `f(f)` in a.ts, the import
         // in b.ts.

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sightline_lsp::LineIndex;
-use sightline_lsp::protocol::Position;
-use sightline_lsp::uri::{normalize, uri_to_path};
+use sightline_lsp::Position;
+use sightline_lsp::{normalize, uri_to_path};
 
 use crate::edit::Text;
 use crate::edit::commit::read_bytes;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use futures_util::StreamExt;
 use sightline_lsp::LineIndex;
-use sightline_lsp::protocol::{Location, Position, Range};
-use sightline_lsp::uri::uri_to_path;
+use sightline_lsp::uri_to_path;
+use sightline_lsp::{Location, Position, Range};
 
 use crate::catalog::ImportAliases;
 use crate::error::ToolError;
@@ -109,7 +109,7 @@ fn words(index: &LineIndex, name: &str) -> Vec<(usize, usize)> {
 }
 
 fn word_location(
-    uri: &sightline_lsp::protocol::Uri,
+    uri: &sightline_lsp::Uri,
     server: &LspServer,
     index: &LineIndex,
     line: usize,

@@ -207,7 +207,7 @@ impl Engine {
         file: &Path,
         at: Pos,
         wait: Wait,
-    ) -> Result<(Arc<LspServer>, Snapshot, sightline_lsp::protocol::Position), ToolError> {
+    ) -> Result<(Arc<LspServer>, Snapshot, sightline_lsp::Position), ToolError> {
         let checked = Snapshot::read(file)?;
         let index = checked.index.clone();
         validate::validate_position(&index, file, at)?;
@@ -284,12 +284,12 @@ impl Engine {
 async fn open_macro_definition(
     server: &LspServer,
     path: &Path,
-    pos: sightline_lsp::protocol::Position,
+    pos: sightline_lsp::Position,
 ) -> Result<(), ToolError> {
     if !server.spec.quirks.references.macro_uses_need_open {
         return Ok(());
     }
-    let uri = sightline_lsp::uri::path_to_uri_string(path).unwrap_or_default();
+    let uri = sightline_lsp::path_to_uri_string(path).unwrap_or_default();
     let definitions = server
         .remembered("definition", &uri, pos, server.definition(path, pos))
         .await?;

@@ -158,7 +158,7 @@ impl Engine {
                 .config
                 .project
                 .clone()
-                .or_else(|| options.root.as_deref().map(sightline_lsp::uri::normalize))
+                .or_else(|| options.root.as_deref().map(sightline_lsp::normalize))
         };
         Engine::new_in(options, config_dir)
     }
@@ -169,7 +169,7 @@ impl Engine {
         let projects = options
             .project_configs
             .then(|| projects::Projects::new(options.clone()));
-        let root = options.root.map(|r| sightline_lsp::uri::normalize(&r));
+        let root = options.root.map(|r| sightline_lsp::normalize(&r));
         // The environment switch wins over the configuration, which wins
         // over the default (install).
         let downloads = options.downloads.unwrap_or_else(|| {

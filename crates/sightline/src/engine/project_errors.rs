@@ -144,7 +144,7 @@ impl Engine {
                 dir.display()
             )));
         }
-        let dir = sightline_lsp::uri::normalize(&dir);
+        let dir = sightline_lsp::normalize(&dir);
         let (files, more) = self.served_files(&dir, MAX_FILES);
         let mut answer = Checked {
             dir: dir.clone(),

@@ -161,7 +161,7 @@ impl Engine {
             return Ok(self.clone());
         };
         // `a/../b` must not look in `a`.
-        let path = sightline_lsp::uri::normalize(path);
+        let path = sightline_lsp::normalize(path);
         let start = if path.is_dir() {
             path.as_path()
         } else {

@@ -24,7 +24,7 @@ impl Engine {
                 "no server is called `{id}`; `sightline servers` lists them"
             )));
         }
-        let root = root.map(sightline_lsp::uri::normalize);
+        let root = root.map(sightline_lsp::normalize);
         let pick = |s: &crate::server::LspServer| {
             server.is_none_or(|id| s.spec.id == id)
                 && root.as_deref().is_none_or(|r| s.root.starts_with(r))

@@ -153,7 +153,7 @@ impl Engine {
                     let _ = server
                         .ask_value(
                             "textDocument/foldingRange",
-                            serde_json::json!({ "textDocument": { "uri": sightline_lsp::uri::path_to_uri_string(&checked.path).unwrap_or_default() } }),
+                            serde_json::json!({ "textDocument": { "uri": sightline_lsp::path_to_uri_string(&checked.path).unwrap_or_default() } }),
                         )
                         .await;
                     let mut found = Vec::new();

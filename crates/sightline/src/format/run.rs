@@ -54,7 +54,7 @@ fn wait_for_help(child: std::process::Child, needles: &[&str]) -> bool {
             out.status.success() && needles.iter().all(|n| first.contains(n))
         }
         _ => {
-            sightline_lsp::process::kill_pid(pid);
+            sightline_lsp::kill_pid(pid);
             false
         }
     }
@@ -117,7 +117,7 @@ async fn run_argv(run: &Run, sandbox: &crate::sandbox::Sandbox) -> Outcome {
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     // In a group of its own (a job on Windows), killed with it on timeout.
-    let child = match sightline_lsp::process::spawn_group(cmd).await {
+    let child = match sightline_lsp::spawn_group(cmd).await {
         Ok(c) => c,
         Err(e) => {
             return Outcome::Failed {
@@ -130,7 +130,7 @@ async fn run_argv(run: &Run, sandbox: &crate::sandbox::Sandbox) -> Outcome {
     // Its helpers live in its group: stop any left, exited or timed out, and
     // let the reaper (or the job table) forget the group.
     if let Some(pid) = pid {
-        sightline_lsp::process::kill_group(pid);
+        sightline_lsp::kill_group(pid);
     }
     match waited {
         Ok(Ok(out)) if out.status.success() => Outcome::Formatted,

@@ -189,7 +189,7 @@ pub(super) fn resolve_program(program: &str, root: &Path) -> Option<PathBuf> {
     if Path::new(program).components().count() > 1 {
         let p = root.join(program);
         let (dir, name) = (p.parent()?, p.file_name()?.to_str()?);
-        return sightline_lsp::process::shim::find_in(dir, name);
+        return sightline_lsp::find_in(dir, name);
     }
     which::which(program).ok()
 }

@@ -82,7 +82,7 @@ fn is_executable(p: &Path) -> bool {
     {
         p.parent()
             .zip(p.file_name().and_then(|n| n.to_str()))
-            .and_then(|(dir, name)| sightline_lsp::process::shim::find_in(dir, name))
+            .and_then(|(dir, name)| sightline_lsp::find_in(dir, name))
             .is_some()
     }
 }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
-use sightline_lsp::protocol::{Location, Position};
+use sightline_lsp::{Location, Position};
 
 use crate::error::ToolError;
 use crate::server::LspServer;

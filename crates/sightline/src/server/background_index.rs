@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use sightline_lsp::LineIndex;
-use sightline_lsp::protocol::{Location, Position};
-use sightline_lsp::uri::uri_to_path;
+use sightline_lsp::uri_to_path;
+use sightline_lsp::{Location, Position};
 
 use crate::error::ToolError;
 use crate::server::LspServer;

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use sightline_lsp::LineIndex;
-use sightline_lsp::protocol::{Diagnostic, DiagnosticSeverity, message_text};
+use sightline_lsp::{Diagnostic, DiagnosticSeverity, message_text};
 
 use crate::answer::{Finding, Severity, fold};
 use crate::error::ToolError;
@@ -393,8 +393,8 @@ impl LspServer {
                     message: fold(message_text(&d.message)),
                     source: d.source.clone().unwrap_or_else(|| self.spec.id.to_owned()),
                     code: d.code.as_ref().map(|c| match c {
-                        sightline_lsp::protocol::Code::Int(i) => i.to_string(),
-                        sightline_lsp::protocol::Code::String(s) => s.clone(),
+                        sightline_lsp::Code::Int(i) => i.to_string(),
+                        sightline_lsp::Code::String(s) => s.clone(),
                     }),
                 }
             })

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use sightline_lsp::uri::path_to_uri_string;
+use sightline_lsp::path_to_uri_string;
 
 use crate::catalog::OnInstall;
 use crate::error::ToolError;

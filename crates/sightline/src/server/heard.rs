@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use serde_json::Value;
-use sightline_lsp::protocol::Diagnostic;
+use sightline_lsp::Diagnostic;
 
 /// One push for a file, with the order it arrived in.
 #[derive(Debug, Clone)]

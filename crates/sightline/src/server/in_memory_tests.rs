@@ -25,7 +25,7 @@ struct InMemory {
 impl InMemory {
     async fn start(spec: &'static ServerSpec, script: Value) -> InMemory {
         let dir = tempfile::tempdir().unwrap();
-        let root = sightline_lsp::uri::normalize(dir.path());
+        let root = sightline_lsp::normalize(dir.path());
         let budgets = Budgets {
             document: Duration::from_secs(5),
             ..Budgets::default()
@@ -37,7 +37,7 @@ impl InMemory {
     }
 
     fn path(&self, name: &str) -> PathBuf {
-        sightline_lsp::uri::normalize(&self.dir.path().join(name))
+        sightline_lsp::normalize(&self.dir.path().join(name))
     }
 
     /// Writes `name` and returns its path and text as sightline reads it.

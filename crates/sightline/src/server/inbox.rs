@@ -8,9 +8,9 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use sightline_lsp::protocol::PublishDiagnosticsParams;
-use sightline_lsp::uri::{normalize, path_to_uri_string, uri_to_path};
+use sightline_lsp::PublishDiagnosticsParams;
 use sightline_lsp::{Handler, ResponseError};
+use sightline_lsp::{normalize, path_to_uri_string, uri_to_path};
 use tokio::sync::watch;
 
 use crate::catalog::ServerSpec;

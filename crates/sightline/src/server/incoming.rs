@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
-use sightline_lsp::protocol::PublishDiagnosticsParams;
+use sightline_lsp::PublishDiagnosticsParams;
 
 use crate::catalog::ServerSpec;
 

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use sightline_lsp::LineIndex;
-use sightline_lsp::protocol::{Location, Position};
-use sightline_lsp::uri::{normalize, uri_to_path};
+use sightline_lsp::{Location, Position};
+use sightline_lsp::{normalize, uri_to_path};
 
 use crate::answer::{Loc, Pos};
 use crate::server::LspServer;

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use sightline_lsp::protocol::Diagnostic;
+use sightline_lsp::Diagnostic;
 
 use crate::server::LspServer;
 use crate::server::diagnostics::PushState;
@@ -59,7 +59,7 @@ impl LspServer {
     /// `path` as sent (a hover at its start: gopls type-checks the package
     /// first), so that its publish, if any, comes before the quiet after.
     pub(super) async fn confirm(&self, path: &Path, deadline: tokio::time::Instant) {
-        let uri = sightline_lsp::uri::path_to_uri_string(path).unwrap_or_default();
+        let uri = sightline_lsp::path_to_uri_string(path).unwrap_or_default();
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         let params = serde_json::json!({
             "textDocument": { "uri": uri },

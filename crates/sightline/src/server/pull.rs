@@ -10,9 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use sightline_lsp::ErrorCode;
-use sightline_lsp::protocol::{Diagnostic, DocumentDiagnosticReport, DocumentDiagnosticRequest};
-use sightline_lsp::uri::path_to_uri_string;
+use sightline_lsp::path_to_uri_string;
 use sightline_lsp::{Client, ClientError};
+use sightline_lsp::{Diagnostic, DocumentDiagnosticReport, DocumentDiagnosticRequest};
 use tokio::sync::mpsc;
 
 use crate::answer::Finding;
@@ -172,8 +172,8 @@ impl LspServer {
             let Some(path) = report
                 .get("uri")
                 .and_then(Value::as_str)
-                .and_then(|u| sightline_lsp::uri::uri_to_path(u).ok())
-                .map(|p| sightline_lsp::uri::normalize(&p))
+                .and_then(|u| sightline_lsp::uri_to_path(u).ok())
+                .map(|p| sightline_lsp::normalize(&p))
             else {
                 continue;
             };

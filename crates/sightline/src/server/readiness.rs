@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use sightline_lsp::protocol::Location;
+use sightline_lsp::Location;
 
 use crate::error::ToolError;
 use crate::server::LspServer;

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sightline_lsp::protocol::Position;
-use sightline_lsp::uri::path_to_uri_string;
+use sightline_lsp::Position;
+use sightline_lsp::path_to_uri_string;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::server::LspServer;

@@ -6,11 +6,11 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sightline_lsp::protocol::{
+use sightline_lsp::path_to_uri_string;
+use sightline_lsp::{
     DefinitionRequest, DefinitionResponse, Location, Position, ReferencesRequest,
     definition_locations,
 };
-use sightline_lsp::uri::path_to_uri_string;
 
 use crate::error::ToolError;
 use crate::server::LspServer;
@@ -128,7 +128,7 @@ impl LspServer {
     /// Opens the document `uri` with the disk's text when the server holds
     /// no copy of it; its path, when it is a file.
     fn open_if_untold(&self, uri: &str) -> Result<Option<std::path::PathBuf>, ToolError> {
-        let Ok(path) = sightline_lsp::uri::uri_to_path(uri) else {
+        let Ok(path) = sightline_lsp::uri_to_path(uri) else {
             return Ok(None);
         };
         if self.docs().get(&path).is_some() {
@@ -158,7 +158,7 @@ impl LspServer {
 
     /// [`Self::ask`] of the protocol's request `R`: its method, and its
     /// answer decoded into its result type.
-    pub(crate) async fn ask_request<R: sightline_lsp::protocol::Request>(
+    pub(crate) async fn ask_request<R: sightline_lsp::Request>(
         &self,
         params: Value,
     ) -> Result<R::Result, ToolError> {

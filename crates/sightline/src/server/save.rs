@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use sightline_lsp::uri::path_to_uri_string;
+use sightline_lsp::path_to_uri_string;
 
 use crate::error::ToolError;
 use crate::server::LspServer;

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use sightline_lsp::uri::path_to_uri_string;
+use sightline_lsp::path_to_uri_string;
 use sightline_lsp::{Client, ClientError, Encoding, SpawnConfig};
 
 use crate::catalog::{Budgets, ServerSpec};

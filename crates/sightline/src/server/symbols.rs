@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use sightline_lsp::LineIndex;
-use sightline_lsp::protocol::Position;
-use sightline_lsp::uri::{normalize, path_to_uri_string, uri_to_path};
+use sightline_lsp::Position;
+use sightline_lsp::{normalize, path_to_uri_string, uri_to_path};
 
 use crate::answer::Item;
 use crate::error::ToolError;

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sightline_lsp::protocol::Position;
+use sightline_lsp::Position;
 
 use crate::answer::Item;
 use crate::error::ToolError;

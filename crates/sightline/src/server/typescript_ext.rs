@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sightline_lsp::protocol::Position;
+use sightline_lsp::Position;
 use sightline_lsp::{Encoding, LineIndex};
 
 use crate::answer::{Finding, Severity, fold};
@@ -148,7 +148,7 @@ impl LspServer {
                 line: at("line").unwrap_or(1).saturating_sub(1) as u32,
                 character: at("offset").unwrap_or(1).saturating_sub(1) as u32,
             };
-            let path = sightline_lsp::uri::normalize(Path::new(path));
+            let path = sightline_lsp::normalize(Path::new(path));
             let Some(loc) = self.loc_at(&path, start, &mut texts) else {
                 continue;
             };

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use sightline_lsp::uri::uri_to_path;
+use sightline_lsp::uri_to_path;
 
 use crate::sync::watch::Change;
 

@@ -75,7 +75,7 @@ pub fn active() -> bool {
 pub fn stage(path: &Path, text: Option<String>) -> bool {
     // Keyed as `Snapshot::read` looks it up: a patch's path is as the
     // agent wrote it (`..`, a link).
-    let path = sightline_lsp::uri::normalize(path);
+    let path = sightline_lsp::normalize(path);
     PREVIEW
         .try_with(|p| {
             lock(&p.0).insert(path, text.map(|t| Arc::new(LineIndex::new(t))));
@@ -102,7 +102,7 @@ pub fn staged(path: &Path) -> Option<Option<Arc<LineIndex>>> {
             }
             staged
                 .get(path)
-                .or_else(|| staged.get(&sightline_lsp::uri::normalize(path)))
+                .or_else(|| staged.get(&sightline_lsp::normalize(path)))
                 .cloned()
         })
         .ok()

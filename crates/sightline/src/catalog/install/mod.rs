@@ -103,8 +103,7 @@ pub fn installed_bin(spec: &ServerSpec) -> PathBuf {
         Install::Toolchain(_) => dir.join("bin"),
         _ => dir.join("node_modules").join(".bin"),
     };
-    sightline_lsp::process::shim::find_in(&bin, spec.command)
-        .unwrap_or_else(|| bin.join(spec.command))
+    sightline_lsp::find_in(&bin, spec.command).unwrap_or_else(|| bin.join(spec.command))
 }
 
 /// A PyPI install counts once this marker exists.
@@ -125,7 +124,7 @@ pub(super) fn is_installed(spec: &ServerSpec, bin: &Path) -> bool {
 /// [`crate::project::trusted_at`]), then the extra `search_path`, then PATH,
 /// then sightline's install directory.
 pub fn locate(spec: &ServerSpec, root: &Path, search_path: &[PathBuf]) -> Option<PathBuf> {
-    use sightline_lsp::process::shim::find_in;
+    use sightline_lsp::find_in;
     for dir in root.ancestors() {
         if let Some(local) = find_in(&dir.join("node_modules").join(".bin"), spec.command)
             && crate::project::trusted_at(dir)

@@ -278,7 +278,7 @@ async fn install_pypi(boxed: &Boxed<'_>, python: &Path) -> Result<PathBuf, Insta
         .map(|a| a.to_string())
         .chain([what(spec)])
         .collect();
-        let python = sightline_lsp::process::shim::find_in(&super::venv_bin(&venv), "python")
+        let python = sightline_lsp::find_in(&super::venv_bin(&venv), "python")
             .unwrap_or_else(|| super::venv_bin(&venv).join("python"));
         result = match boxed.command(&python, &pip_args) {
             Ok(cmd) => run(spec, cmd).await,

@@ -441,7 +441,7 @@ fn eslint_settings(root: &Path) -> Value {
         "nodePath": null,
         "workingDirectory": { "mode": "location" },
         "workspaceFolder": {
-            "uri": sightline_lsp::uri::path_to_uri_string(root).unwrap_or_default(),
+            "uri": sightline_lsp::path_to_uri_string(root).unwrap_or_default(),
             "name": name
         }
     })

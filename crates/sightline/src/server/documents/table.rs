@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::json;
-use sightline_lsp::uri::path_to_uri_string;
+use sightline_lsp::path_to_uri_string;
 use sightline_lsp::{Client, LineIndex};
 
 use crate::catalog::language_id;
