@@ -78,7 +78,11 @@ impl Engine {
     /// [`Engine::after_agent_edit`]. No server is asked: the agent's tool
     /// never waits for one (the text before the edit is asked in memory
     /// after it).
-    pub fn before_agent_edit(&self, session: &str, edits: &[AgentEdit]) -> Result<(), ToolError> {
+    pub(crate) fn before_agent_edit(
+        &self,
+        session: &str,
+        edits: &[AgentEdit],
+    ) -> Result<(), ToolError> {
         let mut staged: Vec<(PathBuf, Option<Text>)> = Vec::new();
         for edit in edits {
             staged.extend(stage(self, edit, &staged)?);
@@ -147,7 +151,7 @@ impl Engine {
     /// before an `earlier` edit taken over, the text the before-edit call
     /// recorded, or else `originals`; a file with none is left out.
     /// Nothing is taken.
-    pub fn texts_before_agent_edit(
+    pub(crate) fn texts_before_agent_edit(
         &self,
         session: &str,
         files: &[PathBuf],
@@ -179,7 +183,7 @@ impl Engine {
     /// the same agent whose check this one takes over (it had not reached
     /// the agent): they are the baseline of those files instead, so the
     /// answer is the delta of both edits.
-    pub async fn after_agent_edit(
+    pub(crate) async fn after_agent_edit(
         &self,
         session: &str,
         files: &[PathBuf],

@@ -61,7 +61,7 @@ impl Engine {
 
     /// The whole text of the symbol `name_path` in `file`, with its line
     /// numbers (those `read` shows), headed by its name path and kind.
-    pub async fn read_symbol(
+    pub(crate) async fn read_symbol(
         &self,
         file: &Path,
         name_path: &str,
@@ -83,7 +83,7 @@ impl Engine {
     /// Replaces the symbol's lines with `text`, or puts `text` on lines of
     /// its own before or after them; formatted, and answered with the
     /// errors it brought, as `edit` is.
-    pub async fn edit_symbol(
+    pub(crate) async fn edit_symbol(
         &self,
         file: &Path,
         name_path: &str,
@@ -145,7 +145,7 @@ impl Engine {
     /// Deletes the symbol's lines when nothing outside them uses it; else
     /// refuses and lists the uses. With `force`, deletes it all the same,
     /// and the answer's errors are what that broke.
-    pub async fn safe_delete(
+    pub(crate) async fn safe_delete(
         &self,
         file: &Path,
         name_path: &str,

@@ -33,7 +33,7 @@ impl Engine {
     /// Runs `edit` (one of `write`, `edit`, `apply_patch` or the symbol
     /// edits) as a dry run: the same checks, refusals and error delta,
     /// nothing written, and the servers left holding the disk's text.
-    pub async fn preview(
+    pub(crate) async fn preview(
         &self,
         edit: impl Future<Output = Result<EditAnswer, ToolError>>,
     ) -> Result<EditAnswer, ToolError> {
@@ -75,7 +75,7 @@ impl Engine {
     /// The edit comes boxed: an edit's future is large, and the MCP
     /// dispatch's, holding it beside its preview, overflowed a worker
     /// thread's stack.
-    pub async fn edit_or_preview(
+    pub(crate) async fn edit_or_preview(
         &self,
         dry_run: bool,
         edit: BoxedEdit<'_>,

@@ -248,7 +248,7 @@ impl Engine {
 
     /// Where the symbol at a position is implemented (an interface's or an
     /// abstract method's concrete versions).
-    pub async fn implementation(
+    pub(crate) async fn implementation(
         &self,
         file: &Path,
         line: usize,

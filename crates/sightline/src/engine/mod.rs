@@ -244,12 +244,12 @@ impl Engine {
     }
 
     /// The sandbox every child starts in, and the edit tools' writes are judged by.
-    pub fn sandbox(&self) -> &crate::sandbox::Sandbox {
+    pub(crate) fn sandbox(&self) -> &crate::sandbox::Sandbox {
         &self.sandbox
     }
 
     /// The formatters, as configured.
-    pub fn formatters(&self) -> &crate::format::Formatters {
+    pub(crate) fn formatters(&self) -> &crate::format::Formatters {
         &self.formatters
     }
 
@@ -259,7 +259,7 @@ impl Engine {
 
     /// Starts the servers of `file` and opens it, so that the next question
     /// about it is fast. Failures are left for that question to report.
-    pub async fn warm(&self, file: &Path) {
+    pub(crate) async fn warm(&self, file: &Path) {
         let Ok(checked) = Snapshot::read(file) else {
             return;
         };
@@ -282,34 +282,17 @@ impl Engine {
     }
 
     /// The workspace directory given at start (`--root`).
-    pub fn workspace_root(&self) -> Option<&Path> {
+    pub(crate) fn workspace_root(&self) -> Option<&Path> {
         self.root.as_deref()
     }
 
     /// Whether some server handles files like `path`.
-    pub fn handles(&self, path: &Path) -> bool {
+    pub(crate) fn handles(&self, path: &Path) -> bool {
         !crate::catalog::servers_for(path, &self.servers).is_empty()
     }
 
-    /// Other files the server of `file` holds open, under the same root.
-    pub fn open_files_beside(&self, file: &Path) -> Vec<PathBuf> {
-        let Ok(checked) = Snapshot::read(file) else {
-            return Vec::new();
-        };
-        let Ok((spec, root)) = self.route(&checked) else {
-            return Vec::new();
-        };
-        self.pool
-            .running()
-            .into_iter()
-            .filter(|s| s.spec.id == spec.id && s.root == root)
-            .flat_map(|s| s.open_documents())
-            .filter(|p| p != &checked.path && p.starts_with(&root))
-            .collect()
-    }
-
     /// The configuration this workspace runs with.
-    pub fn config(&self) -> &Config {
+    pub(crate) fn config(&self) -> &Config {
         &self.config
     }
 
@@ -322,12 +305,12 @@ impl Engine {
     }
 
     /// The program that would run for `spec` under `root`, if found.
-    pub fn locate_server(&self, spec: &ServerSpec, root: &Path) -> Option<PathBuf> {
+    pub(crate) fn locate_server(&self, spec: &ServerSpec, root: &Path) -> Option<PathBuf> {
         self.pool.locate(spec, root)
     }
 
     /// Installs `spec` now (for `sightline install`), reporting progress.
-    pub async fn install(&self, spec: &'static ServerSpec) -> Result<PathBuf, ToolError> {
+    pub(crate) async fn install(&self, spec: &'static ServerSpec) -> Result<PathBuf, ToolError> {
         crate::catalog::install::install(
             spec,
             &crate::progress::Tee::current(&self.progress),

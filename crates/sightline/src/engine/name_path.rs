@@ -24,7 +24,7 @@ pub struct Found {
 
 impl Engine {
     /// The symbol of `file` that `name_path` names, of `kind` when given.
-    pub async fn find_symbol(
+    pub(crate) async fn find_symbol(
         &self,
         file: &Path,
         name_path: &str,
@@ -56,7 +56,10 @@ impl Engine {
     /// The name path (`Session.request`) of the innermost symbol each place
     /// sits in, from each file's outline; `None` for a place in no symbol,
     /// or in a file whose outline cannot be had.
-    pub async fn enclosing_symbols(&self, places: &[(PathBuf, usize)]) -> Vec<Option<String>> {
+    pub(crate) async fn enclosing_symbols(
+        &self,
+        places: &[(PathBuf, usize)],
+    ) -> Vec<Option<String>> {
         self.enclosing_items(places)
             .await
             .into_iter()

@@ -156,7 +156,7 @@ impl Engine {
     /// the one it was made with (or it was made without
     /// [`Options::project_configs`]), else that project's. A project file
     /// that does not parse is an error naming its file and line.
-    pub fn for_path(self: &Arc<Self>, path: &Path) -> Result<Arc<Engine>, ToolError> {
+    pub(crate) fn for_path(self: &Arc<Self>, path: &Path) -> Result<Arc<Engine>, ToolError> {
         let Some(projects) = &self.projects else {
             return Ok(self.clone());
         };

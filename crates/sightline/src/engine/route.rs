@@ -18,7 +18,7 @@ impl Engine {
     }
 
     /// Every server this workspace knows: configured ones, then built-ins.
-    pub fn all_servers(&self) -> Vec<&'static ServerSpec> {
+    pub(crate) fn all_servers(&self) -> Vec<&'static ServerSpec> {
         self.servers
             .iter()
             .chain(catalog::BUILTIN)
@@ -27,7 +27,7 @@ impl Engine {
     }
 
     /// Why `spec` is off, or `None` when it may run.
-    pub fn why_off(&self, spec: &ServerSpec) -> Option<String> {
+    pub(crate) fn why_off(&self, spec: &ServerSpec) -> Option<String> {
         if let Some(why) = &self.resolved.all_off {
             return Some(why.clone());
         }

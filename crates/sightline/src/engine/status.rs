@@ -69,7 +69,7 @@ impl Engine {
 impl Engine {
     /// Stops the server unused the longest, if any is unused now; its id
     /// and root (the daemon's memory limit).
-    pub fn stop_idlest_server(&self) -> Option<(&'static str, std::path::PathBuf)> {
+    pub(crate) fn stop_idlest_server(&self) -> Option<(&'static str, std::path::PathBuf)> {
         self.pool.stop_idlest().or_else(|| {
             self.with_projects()
                 .iter()

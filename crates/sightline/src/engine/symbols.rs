@@ -51,7 +51,7 @@ impl Engine {
     /// `.gitignore` leaves), one after another, at most
     /// [`DIRECTORY_OUTLINES`] files; a file whose outline cannot be had
     /// says why on its line.
-    pub async fn directory_symbols(&self, dir: &Path) -> Result<String, ToolError> {
+    pub(crate) async fn directory_symbols(&self, dir: &Path) -> Result<String, ToolError> {
         let (files, more) = self.served_files(dir, DIRECTORY_OUTLINES);
         if files.is_empty() {
             return Err(ToolError::bad_input(format!(
@@ -77,7 +77,7 @@ impl Engine {
     /// Symbols matching `query` across a workspace. With `file`, its servers
     /// answer; without, every server for the kinds of files in the workspace
     /// directory is started (not just the running ones) and asked.
-    pub async fn workspace_symbols(
+    pub(crate) async fn workspace_symbols(
         &self,
         query: &str,
         file: Option<&Path>,
@@ -342,7 +342,7 @@ impl Engine {
     /// The 1-based column of `symbol` on `line` of `file`, for callers that
     /// name the symbol instead of counting columns. A name that is not on the
     /// line, or is there more than once, is an error listing what is there.
-    pub fn symbol_column(
+    pub(crate) fn symbol_column(
         &self,
         file: &Path,
         line: usize,

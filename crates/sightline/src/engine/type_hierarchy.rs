@@ -16,7 +16,7 @@ use crate::sync::Snapshot;
 
 impl Engine {
     /// The supertypes (`up`) or subtypes of the type at a position.
-    pub async fn type_hierarchy(
+    pub(crate) async fn type_hierarchy(
         &self,
         file: &Path,
         line: usize,

@@ -138,11 +138,6 @@ impl LspServer {
         self.client.shutdown(Duration::from_secs(2)).await;
     }
 
-    /// The documents the server holds open.
-    pub fn open_documents(&self) -> Vec<PathBuf> {
-        self.docs().open_paths()
-    }
-
     /// Why the server is no longer running: exit status and stderr tail.
     pub fn exit_reason(&self) -> String {
         with_denial_hint(self.client.exited_error().to_string(), &self.client)
