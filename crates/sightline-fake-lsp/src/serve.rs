@@ -324,6 +324,7 @@ impl Fake {
     }
 
     /// Runs one scripted action; true when it took the place of the answer.
+    #[allow(clippy::too_many_lines, reason = "one arm per scripted action")]
     async fn act(
         &mut self,
         action: &Action,

@@ -16,6 +16,11 @@
 //!
 //! Run with `cargo bench -p sightline-mcp --bench agent_edit`.
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test or bench is one scenario, read top to bottom"
+)]
+
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::path::Path;

@@ -5,6 +5,11 @@
 //! against one. The daemon gets private runtime and state directories and
 //! is stopped at the end. Run with `cargo bench -p sightline-mcp --bench daemon`.
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test or bench is one scenario, read top to bottom"
+)]
+
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::io::{BufRead, BufReader, Write};

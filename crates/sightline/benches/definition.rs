@@ -6,6 +6,11 @@
 //! server request answered with `null`. It is the floor sightline is measured
 //! against. Run with `cargo bench -p sightline-mcp --bench definition`.
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test or bench is one scenario, read top to bottom"
+)]
+
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::time::Instant;

@@ -14,6 +14,11 @@
 //! time. Run with
 //! `cargo bench -p sightline-mcp --bench diagnostics`.
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test or bench is one scenario, read top to bottom"
+)]
+
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::path::Path;

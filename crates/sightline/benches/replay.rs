@@ -43,6 +43,11 @@
 //! sides' servers running throughout (the designs of earlier runs), and
 //! `SIGHTLINE_REPLAY_DUMP=FILE` writes every question's two times.
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test or bench is one scenario, read top to bottom"
+)]
+
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -3,6 +3,11 @@
 //! directly, in one run. Prints both medians and their ratio. Run with
 //! `cargo bench -p sightline-mcp --bench sandbox`.
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test or bench is one scenario, read top to bottom"
+)]
+
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::process::{Command, Stdio};

@@ -4,6 +4,11 @@
 //! fails when it grew by more than 10%. Run with
 //! `cargo bench -p sightline-mcp --bench soak`.
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test or bench is one scenario, read top to bottom"
+)]
+
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::time::Instant;

@@ -2,6 +2,11 @@
 //! one after another, so its long sessions do not share the machine with the
 //! timing-sensitive tests in `all`, and its three sessions take turns.
 
+#![allow(
+    clippy::too_many_lines,
+    reason = "a test or bench is one scenario, read top to bottom"
+)]
+
 #[path = "suite/soak.rs"]
 mod soak;
 

@@ -62,6 +62,10 @@ impl Engine {
     /// Asks each file about to change (and, for a change to what a file
     /// declares, the files using it) for its diagnostics as they are now.
     /// Fails when a file changed on disk meanwhile: nothing is written then.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "the baseline is one pass over the files to change and their dependents, whose steps share the staged texts and the budget left"
+    )]
     pub(super) async fn baseline(
         &self,
         staged: &[(PathBuf, Option<Text>)],
@@ -273,6 +277,10 @@ impl Engine {
 
     /// Adds what the change did to the errors of `files` and of the
     /// dependents the baseline found to the answer.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one pass over the changed files and their dependents, whose steps share the budget left and the answer being built"
+    )]
     pub(super) async fn check_errors(&self, answer: &mut EditAnswer, files: &[PathBuf]) {
         let config = self.config();
         let (use_delta, warnings, budget) = (

@@ -15,6 +15,10 @@ use crate::progress::Progress;
 use crate::server::{Launch, LspServer};
 
 impl Pool {
+    #[allow(
+        clippy::too_many_lines,
+        reason = "the steps of a launch share the program found, its settings and the sandbox; each is a few lines with the reason beside it"
+    )]
     pub(super) async fn start(
         &self,
         spec: &'static ServerSpec,

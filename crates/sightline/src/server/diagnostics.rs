@@ -50,6 +50,42 @@ pub(super) enum PushState {
 }
 
 impl LspServer {
+    /// tsserver's own answer for the content it holds now, which is exact
+    /// (its pushes cannot say when an answer is complete); `None` when it
+    /// has none and the pushes are waited for.
+    async fn tsserver_answer(
+        &self,
+        path: &Path,
+        doc: &Doc,
+    ) -> Option<(Vec<Finding>, Option<String>)> {
+        match self.tsserver_diagnostics(path, doc).await {
+            Ok(f) => Some((f, None)),
+            // tsserver threw while checking this file: its pushes come
+            // from the same check and fail alike, so waiting for them
+            // only spends the budget. Seen with `.vue` files in a
+            // project without a tsconfig (primevue's components): "Debug
+            // Failure. False expression: getScriptInfo".
+            Err(e) if let Some(why) = super::typescript_ext::failure(&e.to_string()) => {
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy())
+                    .unwrap_or_default();
+                let note = format!(
+                    "{} could not check {name}: tsserver failed ({why})",
+                    self.spec.id
+                );
+                Some((Vec::new(), Some(note)))
+            }
+            Err(e) => {
+                tracing::debug!(
+                    "{}: sync diagnostics unavailable ({e}); waiting for pushes",
+                    self.spec.id
+                );
+                None
+            }
+        }
+    }
+
     /// Diagnostics for the content of `doc`, which `sync` has just sent. Returns
     /// the findings and, when freshness could not be confirmed, a note.
     pub async fn diagnostics(
@@ -57,34 +93,10 @@ impl LspServer {
         path: &Path,
         doc: &Doc,
     ) -> Result<(Vec<Finding>, Option<String>), ToolError> {
-        if self.spec.quirks.diagnostics.ask_tsserver {
-            // Its pushes cannot say when an answer is complete; tsserver
-            // itself answers for the content it holds now, which is exact.
-            match self.tsserver_diagnostics(path, doc).await {
-                Ok(f) => return Ok((f, None)),
-                // tsserver threw while checking this file: its pushes come
-                // from the same check and fail alike, so waiting for them
-                // only spends the budget. Seen with `.vue` files in a
-                // project without a tsconfig (primevue's components): "Debug
-                // Failure. False expression: getScriptInfo".
-                Err(e) if let Some(why) = super::typescript_ext::failure(&e.to_string()) => {
-                    let name = path
-                        .file_name()
-                        .map(|n| n.to_string_lossy())
-                        .unwrap_or_default();
-                    return Ok((
-                        Vec::new(),
-                        Some(format!(
-                            "{} could not check {name}: tsserver failed ({why})",
-                            self.spec.id
-                        )),
-                    ));
-                }
-                Err(e) => tracing::debug!(
-                    "{}: sync diagnostics unavailable ({e}); waiting for pushes",
-                    self.spec.id
-                ),
-            }
+        if self.spec.quirks.diagnostics.ask_tsserver
+            && let Some(answer) = self.tsserver_answer(path, doc).await
+        {
+            return Ok(answer);
         }
         self.save_once(path)?;
         self.wait_loaded().await?;

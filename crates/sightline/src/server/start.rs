@@ -217,21 +217,13 @@ impl LspServer {
         let init = match init {
             Ok(v) => v,
             Err(e) => {
-                client.kill();
-                if let Some(t) = &tmp {
-                    let _ = std::fs::remove_dir_all(t);
-                }
-                return Err(match e {
-                    ClientError::Timeout { .. } => ToolError::server(format!(
-                        "{} did not finish initializing within {:.0} s",
-                        spec.id,
-                        budgets.initialize.as_secs_f64()
-                    )),
-                    other => ToolError::server(with_denial_hint(
-                        format!("{} failed to initialize: {other}", spec.id),
-                        &client,
-                    )),
-                });
+                return Err(initialize_failed(
+                    spec,
+                    &client,
+                    tmp.as_deref(),
+                    &budgets,
+                    e,
+                ));
             }
         };
         let caps = init.get("capabilities").cloned().unwrap_or(Value::Null);
@@ -305,5 +297,31 @@ impl LspServer {
             );
         }
         Ok(server)
+    }
+}
+
+/// An `initialize` that failed or timed out: the server is killed, its
+/// temporary directory removed, and the error says which.
+fn initialize_failed(
+    spec: &'static ServerSpec,
+    client: &Client,
+    tmp: Option<&std::path::Path>,
+    budgets: &Budgets,
+    e: ClientError,
+) -> ToolError {
+    client.kill();
+    if let Some(t) = tmp {
+        let _ = std::fs::remove_dir_all(t);
+    }
+    match e {
+        ClientError::Timeout { .. } => ToolError::server(format!(
+            "{} did not finish initializing within {:.0} s",
+            spec.id,
+            budgets.initialize.as_secs_f64()
+        )),
+        other => ToolError::server(with_denial_hint(
+            format!("{} failed to initialize: {other}", spec.id),
+            client,
+        )),
     }
 }

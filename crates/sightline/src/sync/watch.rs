@@ -305,6 +305,10 @@ impl DiskWatch {
     /// A directory that appears in or leaves an install directory, or an
     /// install root (`.venv`) that appears or goes, counts as a change of
     /// that directory.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one pass over the queued events under the lock, whose cases (install directories, install roots, renames) share the result being built"
+    )]
     pub fn drain(&self) -> Vec<(PathBuf, Change)> {
         let Ok(mut inner) = self.inner.lock() else {
             return Vec::new();

@@ -91,10 +91,6 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Op>, PatchError> {
             base.join(p)
         }
     };
-    let syntax = |line: usize, message: &str| PatchError::Syntax {
-        line: line + 1,
-        message: message.to_owned(),
-    };
     let mut ops = Vec::new();
     let mut i = first + 1;
     while i < last {
@@ -104,7 +100,7 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Op>, PatchError> {
             i += 1;
             while i < last && !lines[i].starts_with("*** ") {
                 let Some(l) = lines[i].strip_prefix('+') else {
-                    return Err(syntax(i, "lines of an added file start with `+`"));
+                    return Err(syntax_error(i, "lines of an added file start with `+`"));
                 };
                 text.push_str(l);
                 text.push('\n');
@@ -125,41 +121,9 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Op>, PatchError> {
                 move_to = Some(resolve(m));
                 i += 1;
             }
-            let mut hunks: Vec<Hunk> = Vec::new();
-            while i < last && (!lines[i].starts_with("*** ") || lines[i] == "*** End of File") {
-                let l = lines[i];
-                if l == "*** End of File" {
-                    if let Some(h) = hunks.last_mut() {
-                        h.at_end = true;
-                    }
-                } else if let Some(anchor) = l.strip_prefix("@@") {
-                    hunks.push(Hunk {
-                        anchor: anchor.trim().to_owned(),
-                        ..Hunk::default()
-                    });
-                } else {
-                    if hunks.is_empty() {
-                        hunks.push(Hunk::default());
-                    }
-                    let h = hunks.last_mut().ok_or_else(|| syntax(i, "no hunk"))?;
-                    match l.chars().next() {
-                        Some(' ') => {
-                            h.old.push(l[1..].to_owned());
-                            h.new.push(l[1..].to_owned());
-                        }
-                        None => {
-                            h.old.push(String::new());
-                            h.new.push(String::new());
-                        }
-                        Some('-') => h.old.push(l[1..].to_owned()),
-                        Some('+') => h.new.push(l[1..].to_owned()),
-                        _ => return Err(syntax(i, "hunk lines start with ` `, `-` or `+`")),
-                    }
-                }
-                i += 1;
-            }
+            let hunks = parse_hunks(&lines, &mut i, last)?;
             if hunks.iter().all(|h| h.old.is_empty() && h.new.is_empty()) && move_to.is_none() {
-                return Err(syntax(
+                return Err(syntax_error(
                     i,
                     &format!("the update of {} has no hunks", path.display()),
                 ));
@@ -172,13 +136,62 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Op>, PatchError> {
         } else if line.trim().is_empty() {
             i += 1;
         } else {
-            return Err(syntax(
+            return Err(syntax_error(
                 i,
                 "expected `*** Add File:`, `*** Delete File:` or `*** Update File:`",
             ));
         }
     }
     Ok(ops)
+}
+
+/// The error of the patch's line `line` (0-based).
+fn syntax_error(line: usize, message: &str) -> PatchError {
+    PatchError::Syntax {
+        line: line + 1,
+        message: message.to_owned(),
+    }
+}
+
+/// The hunks of an update, from the line `*i` up to the next `*** `
+/// header (or `last`), leaving `*i` on that header.
+fn parse_hunks(lines: &[&str], i: &mut usize, last: usize) -> Result<Vec<Hunk>, PatchError> {
+    let mut hunks: Vec<Hunk> = Vec::new();
+    while *i < last && (!lines[*i].starts_with("*** ") || lines[*i] == "*** End of File") {
+        let l = lines[*i];
+        if l == "*** End of File" {
+            if let Some(h) = hunks.last_mut() {
+                h.at_end = true;
+            }
+        } else if let Some(anchor) = l.strip_prefix("@@") {
+            hunks.push(Hunk {
+                anchor: anchor.trim().to_owned(),
+                ..Hunk::default()
+            });
+        } else {
+            if hunks.is_empty() {
+                hunks.push(Hunk::default());
+            }
+            let h = hunks
+                .last_mut()
+                .ok_or_else(|| syntax_error(*i, "no hunk"))?;
+            match l.chars().next() {
+                Some(' ') => {
+                    h.old.push(l[1..].to_owned());
+                    h.new.push(l[1..].to_owned());
+                }
+                None => {
+                    h.old.push(String::new());
+                    h.new.push(String::new());
+                }
+                Some('-') => h.old.push(l[1..].to_owned()),
+                Some('+') => h.new.push(l[1..].to_owned()),
+                _ => return Err(syntax_error(*i, "hunk lines start with ` `, `-` or `+`")),
+            }
+        }
+        *i += 1;
+    }
+    Ok(hunks)
 }
 
 /// Applies hunks to a file's lines (without line endings).

@@ -77,6 +77,39 @@ enum Gone {
     Lost(DaemonError),
 }
 
+/// A progress notification of the daemon's, on the caller's spinner: the
+/// first begins it (an install's key when the daemon installs, so that a
+/// terminal-less run still prints what it does, as in process).
+fn show_progress(
+    msg: &Value,
+    shown: &mut Option<(&'static str, String)>,
+    progress: &dyn crate::progress::Progress,
+) {
+    let message = msg
+        .pointer("/params/message")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match shown {
+        Some((key, last)) => {
+            progress.update(key, message);
+            // An install's spinner ends with what the install said last
+            // ("installed …"), not what came after it.
+            if !key.starts_with("install") || message.starts_with("install") {
+                *last = message.to_owned();
+            }
+        }
+        None => {
+            let key = if message.starts_with("install") {
+                "install (daemon)"
+            } else {
+                "daemon"
+            };
+            progress.begin(key, message);
+            *shown = Some((key, message.to_owned()));
+        }
+    }
+}
+
 async fn call_once(
     hello: &Hello,
     start: bool,
@@ -108,8 +141,6 @@ async fn call_once(
         .await
         .map_err(lost)?;
     // Every way out below ends the spinner.
-    // The spinner's key: an install's, when the daemon installs, so that
-    // a terminal-less run still prints what it does (as in process).
     let mut shown: Option<(&'static str, String)> = None;
     let answer = loop {
         let line = match lines.next_line().await {
@@ -123,29 +154,7 @@ async fn call_once(
         };
         let msg: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
         if msg.get("method") == Some(&json!("notifications/progress")) {
-            let message = msg
-                .pointer("/params/message")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            match &mut shown {
-                Some((key, last)) => {
-                    progress.update(key, message);
-                    // An install's spinner ends with what the install said
-                    // last ("installed …"), not what came after it.
-                    if !key.starts_with("install") || message.starts_with("install") {
-                        *last = message.to_owned();
-                    }
-                }
-                None => {
-                    let key = if message.starts_with("install") {
-                        "install (daemon)"
-                    } else {
-                        "daemon"
-                    };
-                    progress.begin(key, message);
-                    shown = Some((key, message.to_owned()));
-                }
-            }
+            show_progress(&msg, &mut shown, progress);
         } else if msg.get("id") == Some(&json!(1)) {
             if draining(&msg) {
                 break Err(Gone::Draining);

@@ -159,6 +159,53 @@ fn save_made(made: &Made) {
     }
 }
 
+/// Adds (or with `remove`, takes out) one entry of a file's `text`: the
+/// names of what changed.
+fn apply_entry(
+    entry: &Entry,
+    text: &mut String,
+    argv: &[String],
+    hook_command: &str,
+    remove: bool,
+    c: &mut std::collections::BTreeSet<String>,
+) -> Result<Vec<String>, String> {
+    match entry {
+        Entry::McpJson { key, opencode } => {
+            jsonc::mcp_server(text, key, *opencode, argv, remove, c)
+        }
+        Entry::Hooks(events, timeout) => {
+            jsonc::hooks(text, events, hook_command, *timeout, remove, c)
+        }
+        Entry::McpToml => Ok(toml::mcp_server(text, argv, remove)),
+        Entry::PluginManifest => jsonc::plugin_manifest(text, remove),
+        Entry::ApproveMcpJson => {
+            jsonc::in_list(text, &["enabledMcpjsonServers"], "sightline", remove, c)
+        }
+        Entry::AllowAnsweringTools | Entry::MovedAnsweringTools => {
+            let moved = matches!(entry, Entry::MovedAnsweringTools);
+            let mut changed = Vec::new();
+            for rule in answering_tools() {
+                changed.extend(jsonc::in_list(
+                    text,
+                    &["permissions", "allow"],
+                    &rule,
+                    remove || moved,
+                    c,
+                )?);
+            }
+            // One line for the lot.
+            Ok(if changed.is_empty() {
+                Vec::new()
+            } else {
+                vec![format!(
+                    "permissions.allow: sightline's {} answering tools (mcp__sightline__*; not the edit tools)",
+                    changed.len()
+                )]
+            })
+        }
+    }
+}
+
 /// Sets up (or, with `remove`, takes out) `agent` in `scope`, running
 /// `argv`; one line per file about what changed.
 pub fn run(
@@ -220,42 +267,8 @@ pub fn run(
         let mut what = Vec::new();
         for entry in &target.entries {
             let c = &mut made.containers;
-            let changed = match entry {
-                Entry::McpJson { key, opencode } => {
-                    jsonc::mcp_server(&mut text, key, *opencode, argv, remove, c)
-                }
-                Entry::Hooks(events, timeout) => {
-                    jsonc::hooks(&mut text, events, &hook_command, *timeout, remove, c)
-                }
-                Entry::McpToml => Ok(toml::mcp_server(&mut text, argv, remove)),
-                Entry::PluginManifest => jsonc::plugin_manifest(&mut text, remove),
-                Entry::ApproveMcpJson => {
-                    jsonc::in_list(&mut text, &["enabledMcpjsonServers"], "sightline", remove, c)
-                }
-                Entry::AllowAnsweringTools | Entry::MovedAnsweringTools => {
-                    let moved = matches!(entry, Entry::MovedAnsweringTools);
-                    let mut changed = Vec::new();
-                    for rule in answering_tools() {
-                        changed.extend(jsonc::in_list(
-                            &mut text,
-                            &["permissions", "allow"],
-                            &rule,
-                            remove || moved,
-                            c,
-                        )?);
-                    }
-                    // One line for the lot.
-                    Ok(if changed.is_empty() {
-                        Vec::new()
-                    } else {
-                        vec![format!(
-                            "permissions.allow: sightline's {} answering tools (mcp__sightline__*; not the edit tools)",
-                            changed.len()
-                        )]
-                    })
-                }
-            }
-            .map_err(|e| format!("{}: {e}", target.path.display()))?;
+            let changed = apply_entry(entry, &mut text, argv, &hook_command, remove, c)
+                .map_err(|e| format!("{}: {e}", target.path.display()))?;
             what.extend(changed);
         }
         let shown = target.path.display();
