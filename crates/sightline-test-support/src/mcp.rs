@@ -46,6 +46,9 @@ pub struct Answer {
     pub text: String,
     pub is_error: bool,
     pub progress: Vec<String>,
+    /// With [`McpDriver::together`]: when the call was sent and when it
+    /// was answered, in ms from the first call's start.
+    pub span_ms: Option<(u64, u64)>,
 }
 
 impl McpDriver {
@@ -232,6 +235,7 @@ impl McpDriver {
                 .iter()
                 .map(|p| p.as_str().unwrap_or("").to_owned())
                 .collect(),
+            span_ms: None,
         }
     }
 
@@ -255,6 +259,10 @@ impl McpDriver {
                     text: r["text"].as_str().unwrap().to_owned(),
                     is_error: r["isError"].as_bool().unwrap(),
                     progress: Vec::new(),
+                    span_ms: Some((
+                        r["started_ms"].as_u64().unwrap(),
+                        r["ended_ms"].as_u64().unwrap(),
+                    )),
                 }
             })
             .collect()

@@ -22,7 +22,6 @@
     clippy::too_many_lines,
     reason = "a test or bench is one scenario, read top to bottom"
 )]
-
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::path::{Path, PathBuf};

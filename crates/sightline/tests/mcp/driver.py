@@ -16,7 +16,8 @@ at once. Commands:
   {"cmd": "together", "calls": [{"session", "tool", "args", "after_ms"}, ...]}
                                                -> {"results": [...]}: each call
                                                   started after_ms after the first,
-                                                  all running at once; results in order
+                                                  all running at once; results in order,
+                                                  each with started_ms and ended_ms
 """
 
 import json
@@ -142,10 +143,16 @@ class Driver:
 
     async def together(self, cmd):
         results = [None] * len(cmd["calls"])
+        t0 = anyio.current_time()
 
         async def one(i, call):
             await anyio.sleep(call.get("after_ms", 0) / 1000)
+            started = anyio.current_time() - t0
             results[i] = await self.call(call)
+            # When each call was sent and answered, from the first's start,
+            # so that a test can tell which overlapped.
+            results[i]["started_ms"] = round(started * 1000)
+            results[i]["ended_ms"] = round((anyio.current_time() - t0) * 1000)
 
         async with anyio.create_task_group() as tg:
             for i, call in enumerate(cmd["calls"]):

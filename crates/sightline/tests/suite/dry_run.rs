@@ -288,6 +288,17 @@ fn another_session_s_questions_during_a_dry_run_are_answered_for_the_disk() {
         "{}",
         answers[0].text
     );
+    // The test proves something only when b asked while a's preview ran:
+    // some of b's questions were sent before the preview was answered.
+    let (_, preview_ended) = answers[0].span_ms.unwrap();
+    let during = answers[1..]
+        .iter()
+        .filter(|a| a.span_ms.unwrap().0 < preview_ended)
+        .count();
+    assert!(
+        during > 0,
+        "none of b's questions was asked during the preview (it ended at {preview_ended} ms)"
+    );
     // Each answer is the disk's: the whole answer, or, when pyright was
     // re-checking core.py after the preview told it the disk's text again
     // and had not ended within the budget, an answer that says so and

@@ -688,8 +688,14 @@ fn every_long_function_allowed_says_why() {
         bare.join("\n")
     );
     let threshold = std::fs::read_to_string(src().join("../../../clippy.toml")).unwrap();
-    assert!(threshold.contains("too-many-lines-threshold = 100"), "{threshold}");
-    assert!(allowed > 0, "no allowance found: is the scan reading the sources?");
+    assert!(
+        threshold.contains("too-many-lines-threshold = 100"),
+        "{threshold}"
+    );
+    assert!(
+        allowed > 0,
+        "no allowance found: is the scan reading the sources?"
+    );
 }
 
 #[test]
