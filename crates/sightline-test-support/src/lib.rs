@@ -32,6 +32,6 @@ pub use paths::{
     bin_dir, fake_lsp_bin, path_with_tools, place_of, repo_root, require, require_rust_analyzer,
     sightline_bin, tool, tools_bin, tsserver_js,
 };
-pub use poll::poll_until;
+pub use poll::{poll_until, poll_until_async};
 pub use process::{BusyLoops, alive, descendants, rss_kib, rss_kib_of};
 pub use project::Project;

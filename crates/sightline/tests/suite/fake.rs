@@ -4,13 +4,13 @@
 #![allow(clippy::unwrap_used, dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use sightline::{Budgets, FAKE};
 use sightline::{Engine, Options};
 
-use sightline_test_support::Project;
+use sightline_test_support::{Project, poll_until_async};
 
 /// `a.fake` defines `alpha` and has one error on line 2; `b.fake` uses it.
 pub const A: &str = "def alpha\nalpha ERR\n";
@@ -73,38 +73,27 @@ pub fn received(p: &Project, method: &str) -> usize {
 
 /// Polls the fake server's log until `needle` shows up, within 15 s.
 pub async fn wait_for_log(p: &Project, needle: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
+    let found = poll_until_async(Duration::from_secs(15), || async {
         let text = log(p);
-        if text.contains(needle) {
-            return text;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the fake server never logged {needle:?}:\n{text}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+        text.contains(needle).then_some(text)
+    })
+    .await;
+    found.unwrap_or_else(|| panic!("the fake server never logged {needle:?}:\n{}", log(p)))
 }
 
 /// Polls until no process in `pids` is alive, within 15 s.
 pub async fn wait_gone(pids: &[u32]) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let left: Vec<u32> = pids
-            .iter()
+    let alive = || -> Vec<u32> {
+        pids.iter()
             .copied()
             .filter(|&p| sightline_test_support::alive(p))
-            .collect();
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "still alive after 15 s: {left:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+            .collect()
+    };
+    let gone = poll_until_async(Duration::from_secs(15), || async {
+        alive().is_empty().then_some(())
+    })
+    .await;
+    assert!(gone.is_some(), "still alive after 15 s: {:?}", alive());
 }
 
 /// The pid of the `sleep` child the fake server started, from its log.

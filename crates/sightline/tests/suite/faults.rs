@@ -321,19 +321,17 @@ async fn diags_until(
     before: &str,
     want: &str,
 ) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(15);
-    loop {
+    let got = sightline_test_support::poll_until_async(Duration::from_secs(15), || async {
         let answer = diags(ws, &p.path("a.fake")).await;
         if answer == want {
-            return;
+            return Some(());
         }
         assert_eq!(answer, before, "an answer in between");
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never got {want:?}; last: {answer:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        None
+    })
+    .await;
+    // Every answer until then was `before`.
+    assert!(got.is_some(), "never got {want:?}; last: {before:?}");
 }
 
 #[test]

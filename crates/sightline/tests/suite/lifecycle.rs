@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use sightline_test_support::{BatchSession, Project, alive, descendants};
+use sightline_test_support::{BatchSession, Project, alive, descendants, poll_until_async};
 
 #[test]
 fn sigkill_leaves_no_server_behind() {
@@ -87,16 +87,14 @@ fn a_server_failing_again_and_again_is_broken_then_retried_after_a_cool_down() {
         assert!(state.starts_with("broken for ") && state.contains("crashing on initialize"), "{state}");
         // Once the cool-down has passed, it is tried again.
         fake::set_script(&p, json!({}));
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
+        // Until then, each answer says it is broken.
+        let retried = poll_until_async(Duration::from_secs(15), || async {
             let answer = diags(&ws, &p.path("a.fake")).await;
-            if answer == A_DIAGS {
-                break;
-            }
-            assert!(answer.contains("is broken"), "{answer}");
-            assert!(Instant::now() < deadline, "never retried: {answer}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+            assert!(answer == A_DIAGS || answer.contains("is broken"), "{answer}");
+            (answer == A_DIAGS).then_some(())
+        })
+        .await;
+        assert!(retried.is_some(), "never retried");
         assert_eq!(std::fs::read_to_string(p.path("fake-lsp.runs")).unwrap(), "4");
         let pid = ws.server_pids()[0];
         assert_eq!(fake_state(&ws, &p), format!("running for {} (pid {pid})", p.root().display()));
