@@ -3,7 +3,7 @@
 //! tool runs, each file's text is recorded (nothing is asked, so the tool
 //! never waits for a server); after it ran, the files and the users of what
 //! changed are asked twice, first with the text before the edit held in
-//! memory (`sync::preview`, as a dry run holds its text), then as the disk
+//! memory (`sync::dry_run_texts`, as a dry run holds its text), then as the disk
 //! has them, and the answer lists what the edit introduced. Nothing here
 //! writes a file.
 //!
@@ -42,12 +42,12 @@ const KEPT_AT_MOST: usize = 64;
 struct Waiting {
     session: String,
     files: Vec<PathBuf>,
-    texts: Texts,
+    texts: BeforeAndAfter,
     at: Instant,
 }
 
 /// Each file's text before an edit, and as the edit alone leaves it.
-type Texts = (Vec<(PathBuf, Option<String>)>, Vec<(PathBuf, Option<Text>)>);
+type BeforeAndAfter = (Vec<(PathBuf, Option<String>)>, Vec<(PathBuf, Option<Text>)>);
 
 /// The baselines of this process, oldest first.
 static WAITING: Mutex<Vec<Waiting>> = Mutex::new(Vec::new());
@@ -130,14 +130,14 @@ impl Engine {
         olds: &[(PathBuf, Option<String>)],
         staged: &[(PathBuf, Option<Text>)],
     ) -> Result<Baseline, ToolError> {
-        let _turn = crate::sync::preview::own_turn().await;
+        let _turn = crate::sync::dry_run_texts::own_turn().await;
         let restore = super::dry_run::Restore {
             engine: self,
-            held: crate::sync::preview::Held::default(),
+            held: crate::sync::dry_run_texts::DryRunFiles::default(),
         };
-        let asked = crate::sync::preview::scope(&restore.held, async {
+        let asked = crate::sync::dry_run_texts::scope(&restore.held, async {
             for (path, old) in olds {
-                crate::sync::preview::stage(path, old.clone());
+                crate::sync::dry_run_texts::stage(path, old.clone());
             }
             self.baseline(staged).await
         })
@@ -268,17 +268,17 @@ impl Engine {
                 if !landed {
                     return EditAnswer::default();
                 }
-                let _turn = crate::sync::preview::own_turn().await;
+                let _turn = crate::sync::dry_run_texts::own_turn().await;
                 let restore = super::dry_run::Restore {
                     engine: self,
-                    held: crate::sync::preview::Held::default(),
+                    held: crate::sync::dry_run_texts::DryRunFiles::default(),
                 };
-                crate::sync::preview::scope(&restore.held, async {
+                crate::sync::dry_run_texts::scope(&restore.held, async {
                     for (path, text) in &staged {
                         let text = text
                             .as_ref()
                             .map(|t| String::from_utf8_lossy(&t.encode()).into_owned());
-                        crate::sync::preview::stage(path, text);
+                        crate::sync::dry_run_texts::stage(path, text);
                     }
                     self.check_errors(&mut answer, &written).await;
                 })
@@ -288,7 +288,7 @@ impl Engine {
             None => {
                 // After any dry run of another session: its text is not
                 // the disk's.
-                let _turn = crate::sync::preview::shared_turn().await;
+                let _turn = crate::sync::dry_run_texts::shared_turn().await;
                 self.check_errors(&mut answer, &written).await;
             }
         }

@@ -1,5 +1,5 @@
 //! An edit's impact without writing it (`dry_run`): the edit runs as it
-//! would, but its files are held in memory (`sync::preview`), the servers
+//! would, but its files are held in memory (`sync::dry_run_texts`), the servers
 //! are told their new text with `didChange` and asked for the errors, and
 //! then told the disk's text again. The answer is the delta the real edit
 //! would give, headed `preview: nothing was written`.
@@ -16,7 +16,7 @@ use crate::error::ToolError;
 /// call).
 pub(super) struct Restore<'a> {
     pub(super) engine: &'a Engine,
-    pub(super) held: crate::sync::preview::Held,
+    pub(super) held: crate::sync::dry_run_texts::DryRunFiles,
 }
 
 impl Drop for Restore<'_> {
@@ -39,12 +39,12 @@ impl Engine {
     ) -> Result<EditAnswer, ToolError> {
         // Alone: another call's question would be answered for the staged
         // text, or would tell a server the disk's text in the middle.
-        let _turn = crate::sync::preview::own_turn().await;
+        let _turn = crate::sync::dry_run_texts::own_turn().await;
         let restore = Restore {
             engine: self,
-            held: crate::sync::preview::Held::default(),
+            held: crate::sync::dry_run_texts::DryRunFiles::default(),
         };
-        let answer = crate::sync::preview::scope(&restore.held, edit).await;
+        let answer = crate::sync::dry_run_texts::scope(&restore.held, edit).await;
         let staged = restore.held.paths();
         let deletes = restore.held.deletes();
         // The servers whose check on save was left out of the answer.
@@ -97,7 +97,7 @@ impl Engine {
                     continue;
                 }
                 let restored = match crate::sync::Snapshot::read(path) {
-                    Ok(disk) => crate::sync::preview::without_saves(|| {
+                    Ok(disk) => crate::sync::dry_run_texts::without_saves(|| {
                         server.sync(path, &disk.index).map(drop)
                     }),
                     Err(_) => server.close(path),

@@ -207,7 +207,7 @@ impl Engine {
                 path.display()
             )
         };
-        let new = crate::sync::preview::read_text(path);
+        let new = crate::sync::dry_run_texts::read_text(path);
         // The hunks of the old text against the new one are in the new
         // text's lines, as the outline of the file now is.
         let hunks = delta::hunks(&new, old);
@@ -311,7 +311,7 @@ impl Engine {
                         ..FileErrors::default()
                     };
                     if let Some(before) = before {
-                        let text = crate::sync::preview::read_text(file);
+                        let text = crate::sync::dry_run_texts::read_text(file);
                         apply(&mut entry, before, &after, &text, |f| shown(f, true));
                     }
                     answer.files.push(entry);
@@ -387,7 +387,7 @@ impl Engine {
                     &mut entry,
                     before,
                     &after,
-                    &crate::sync::preview::read_text(user),
+                    &crate::sync::dry_run_texts::read_text(user),
                     |f| shown(f, true),
                 );
             }
@@ -426,9 +426,9 @@ fn still_as_read(
 /// `path`'s text before the change: held in memory when the change is on
 /// disk already (`Engine::after_agent_edit`), else the disk's.
 fn current_text(path: &Path) -> Option<String> {
-    match crate::sync::preview::staged(path) {
+    match crate::sync::dry_run_texts::staged(path) {
         Some(held) => held.map(|i| i.text().to_owned()),
-        None => Some(crate::sync::preview::read_text(path)).filter(|_| path.exists()),
+        None => Some(crate::sync::dry_run_texts::read_text(path)).filter(|_| path.exists()),
     }
 }
 

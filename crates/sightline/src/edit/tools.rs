@@ -15,7 +15,7 @@ use crate::error::ToolError;
 use crate::files::{AbsPath, atomic_write};
 
 /// Staged files and what each change did, one line each.
-pub(super) type Staged = (Vec<(PathBuf, Option<Text>)>, Vec<String>);
+pub(super) type StagedEdit = (Vec<(PathBuf, Option<Text>)>, Vec<String>);
 
 impl Engine {
     /// Numbered lines of `file` (1-based, the numbers the LSP tools take).
@@ -183,7 +183,7 @@ impl Engine {
     /// The files a patch's operations leave, staged in memory, and a line
     /// for each change. With `guard`, a file that changed on disk since the
     /// edit tools last read it is refused.
-    pub(super) fn stage_patch(&self, ops: Vec<Op>, guard: bool) -> Result<Staged, ToolError> {
+    pub(super) fn stage_patch(&self, ops: Vec<Op>, guard: bool) -> Result<StagedEdit, ToolError> {
         let mut staged: Vec<(PathBuf, Option<Text>)> = Vec::new();
         let mut changes = Vec::new();
         for op in ops {
@@ -295,12 +295,12 @@ impl Engine {
         };
         // A dry run holds the files in memory instead (`Engine::preview`):
         // its checks see them there, and nothing is formatted or written.
-        if crate::sync::preview::active() {
+        if crate::sync::dry_run_texts::active() {
             for (path, text) in &staged {
                 let text = text
                     .as_ref()
                     .map(|t| String::from_utf8_lossy(&t.encode()).into_owned());
-                crate::sync::preview::stage(path, text);
+                crate::sync::dry_run_texts::stage(path, text);
             }
             answer.preview = true;
             return Ok(answer);

@@ -20,7 +20,7 @@ use crate::server::LspServer;
 
 /// One file's state while the edit is staged.
 #[derive(Debug, Clone)]
-pub(super) struct Staged {
+pub(super) struct StagedFile {
     /// Its bytes on disk before the edit (`None`: no such file).
     pub(super) before: Option<Vec<u8>>,
     /// Its content after the edit so far (`None`: deleted or not there).
@@ -30,7 +30,7 @@ pub(super) struct Staged {
 /// A staged edit.
 #[derive(Debug, Default)]
 pub struct Plan {
-    pub(super) files: BTreeMap<PathBuf, Staged>,
+    pub(super) files: BTreeMap<PathBuf, StagedFile>,
     /// The order files were first touched, for the answer.
     order: Vec<PathBuf>,
     /// Text edits applied.
@@ -137,14 +137,15 @@ impl Plan {
     }
 
     /// The state of `path`, read from disk the first time.
-    fn file(&mut self, path: &Path) -> Result<&mut Staged, ToolError> {
+    fn file(&mut self, path: &Path) -> Result<&mut StagedFile, ToolError> {
         if !self.files.contains_key(path) {
             let before = read_bytes(path)?;
             let after = match &before {
                 Some(b) => Some(Text::decode(b, path)?),
                 None => None,
             };
-            self.files.insert(path.to_owned(), Staged { before, after });
+            self.files
+                .insert(path.to_owned(), StagedFile { before, after });
             self.order.push(path.to_owned());
         }
         Ok(self.files.get_mut(path).expect("inserted above"))

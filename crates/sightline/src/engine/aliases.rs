@@ -1,9 +1,7 @@
 //! Uses that servers leave out of a symbol's references: the uses of an
 //! import alias (`from m import f as g`, `use m::f as g;`).
 
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::Arc;
+use crate::sync::TextsByPath;
 
 use futures_util::StreamExt;
 use sightline_lsp::LineIndex;
@@ -13,8 +11,6 @@ use sightline_lsp::{Location, Position, Range};
 use crate::catalog::ImportAliases;
 use crate::error::ToolError;
 use crate::server::LspServer;
-
-type Texts = HashMap<PathBuf, Arc<LineIndex>>;
 
 /// pyright and ty stop at `from m import f as g`: they list that line among
 /// the references of `f` but not the uses of `g`. For each such line in
@@ -27,7 +23,7 @@ pub async fn alias_references(
     server: &LspServer,
     found: &[Location],
     include_declaration: bool,
-    texts: &mut Texts,
+    texts: &mut TextsByPath,
 ) -> Result<Vec<Location>, ToolError> {
     let mut more: Vec<Location> = Vec::new();
     for loc in found {

@@ -27,7 +27,7 @@ pub(crate) enum Wait {
     IndexedOrPartial,
     /// Nothing: the caller asks through [`LspServer::while_loading`], which
     /// takes the first non-empty answer.
-    Answer,
+    WhileLoading,
 }
 
 impl Engine {
@@ -39,7 +39,7 @@ impl Engine {
         column: usize,
     ) -> Result<Locations, ToolError> {
         let (server, checked, pos) = self
-            .prepare(file, Pos::new(line, column), Wait::Answer)
+            .prepare(file, Pos::new(line, column), Wait::WhileLoading)
             .await?;
         let found = server
             .while_loading(|| server.definition(&checked.path, pos))
@@ -217,7 +217,7 @@ impl Engine {
             Wait::Loaded => server.wait_ready(false).await?,
             Wait::Indexed => server.wait_ready(true).await?,
             Wait::IndexedOrPartial => server.wait_ready_or_partial().await?,
-            Wait::Answer => {}
+            Wait::WhileLoading => {}
         }
         let pos = server.position(&doc, at).ok_or_else(|| {
             ToolError::bad_input(format!(

@@ -123,7 +123,7 @@ impl LspServer {
                 // (rust-analyzer's `cargo check`) reads the disk: none is
                 // started or waited for, and its findings are not shown,
                 // before the change or after (`Engine::preview` says so).
-                let previewing = self.check_on_save && crate::sync::preview::active();
+                let previewing = self.check_on_save && crate::sync::dry_run_texts::active();
                 let checked =
                     !self.check_on_save || (!previewing && self.wait_check(path, deadline).await);
                 let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;
@@ -260,11 +260,11 @@ impl LspServer {
     /// content is followed by a save, so that check saw the files as they
     /// are now.
     async fn wait_check(&self, path: &Path, deadline: tokio::time::Instant) -> bool {
-        let done = |s: &crate::server::heard::Heard| {
+        let done = |s: &crate::server::heard::ServerReports| {
             (s.save_check.began > s.save_check.saved_at && s.save_check.ended > s.save_check.began)
                 || s.load.failing.is_some()
         };
-        let began = |s: &crate::server::heard::Heard| {
+        let began = |s: &crate::server::heard::ServerReports| {
             s.save_check.began > s.save_check.saved_at || s.load.failing.is_some()
         };
         let settle = std::time::Duration::from_millis(
@@ -322,7 +322,7 @@ impl LspServer {
                 )
             });
             if busy {
-                let restarted_or_idle = |s: &crate::server::heard::Heard| {
+                let restarted_or_idle = |s: &crate::server::heard::ServerReports| {
                     s.save_check.began != began_at
                         || s.load.busy.is_none()
                         || s.load.failing.is_some()
@@ -341,7 +341,7 @@ impl LspServer {
             };
             let wake = tokio::time::Instant::from_std(settled_at).min(deadline);
             // A reload that begins within the settle time is waited out too.
-            let restarted = |s: &crate::server::heard::Heard| {
+            let restarted = |s: &crate::server::heard::ServerReports| {
                 s.save_check.began != began_at
                     || (s.load.busy.is_some() && s.load.failing.is_none())
             };

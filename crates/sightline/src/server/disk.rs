@@ -18,7 +18,7 @@ use crate::sync::watch::{Change, DiskWatch};
 
 /// Changes drained from the watch and not yet told to the server.
 #[derive(Default)]
-pub(crate) struct Disk {
+pub(crate) struct UntoldChanges {
     pending: crate::sync::watch::Changes,
     /// `watchers_added` when the registered directories were last watched.
     watchers_seen: u64,

@@ -1,5 +1,5 @@
 //! What a server has said on its own initiative, as of its last message
-//! (`Heard`), in named parts: its publishes, whether it has loaded, its
+//! (`ServerReports`), in named parts: its publishes, whether it has loaded, its
 //! work-done progress, its check on save, and what it registered. The inbox
 //! (`inbox`) writes it; the waits (`readiness`, `diagnostics`) read it.
 
@@ -15,7 +15,7 @@ use sightline_lsp::Diagnostic;
 pub struct Push {
     /// The document version the publish was for, if it said.
     pub version: Option<i32>,
-    /// The value of [`Heard::seq`] when it arrived.
+    /// The value of [`ServerReports::seq`] when it arrived.
     pub seq: u64,
     /// When it arrived.
     pub at: Instant,
@@ -29,7 +29,7 @@ pub struct Push {
 
 /// What the server has said, as of the last message, in named parts.
 #[derive(Debug, Default)]
-pub struct Heard {
+pub struct ServerReports {
     /// Counts every message from the server, so that "after our change" can be
     /// told by arrival order when a server sends no versions.
     pub seq: u64,

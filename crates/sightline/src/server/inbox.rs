@@ -20,7 +20,7 @@ use crate::server::incoming::{
     UnregistrationParams,
 };
 
-pub use crate::server::heard::{Heard, Push};
+pub use crate::server::heard::{Push, ServerReports};
 
 /// The prefix of the work-done tokens sightline puts in its own requests. The
 /// progress a server reports under one belongs to that request (pyright's
@@ -32,12 +32,12 @@ const ENDED_EARLY_KEPT: usize = 64;
 
 /// What a server sends unasked, kept for the questions to wait on; it
 /// answers the server's own requests too.
-pub struct ServerState {
+pub struct Inbox {
     /// The server.
     pub spec: &'static ServerSpec,
     /// Its root.
     pub root: PathBuf,
-    inner: Mutex<Heard>,
+    inner: Mutex<ServerReports>,
     changed: watch::Sender<u64>,
     next_token: std::sync::atomic::AtomicU64,
     /// The user's virtualenv (`settings`).
@@ -48,13 +48,13 @@ pub struct ServerState {
     relay: Option<crate::server::relay::RelayQueue>,
 }
 
-impl ServerState {
+impl Inbox {
     /// The state of `spec` started for `root`, before any message.
     pub fn new(spec: &'static ServerSpec, root: PathBuf) -> Self {
-        ServerState {
+        Inbox {
             spec,
             root,
-            inner: Mutex::new(Heard::default()),
+            inner: Mutex::new(ServerReports::default()),
             changed: watch::channel(0).0,
             next_token: std::sync::atomic::AtomicU64::new(1),
             virtual_env: None,
@@ -97,7 +97,7 @@ impl ServerState {
     }
 
     /// Runs `f` on the state under its lock.
-    pub fn with<T>(&self, f: impl FnOnce(&mut Heard) -> T) -> T {
+    pub fn with<T>(&self, f: impl FnOnce(&mut ServerReports) -> T) -> T {
         match self.inner.lock() {
             Ok(mut g) => f(&mut g),
             Err(poisoned) => f(&mut poisoned.into_inner()),
@@ -114,7 +114,7 @@ impl ServerState {
     }
 }
 
-impl Handler for ServerState {
+impl Handler for Inbox {
     fn request(&self, method: &str, params: Value) -> Result<Value, ResponseError> {
         self.with(|s| {
             s.seq += 1;
@@ -168,7 +168,7 @@ impl Handler for ServerState {
 }
 
 /// The handlers of the server's requests.
-impl ServerState {
+impl Inbox {
     fn on_configuration(&self, p: &ConfigurationParams) -> Value {
         Value::Array(
             p.items
@@ -243,7 +243,7 @@ impl ServerState {
 }
 
 /// The handlers of the server's notifications.
-impl ServerState {
+impl Inbox {
     fn on_publish(&self, p: PublishDiagnosticsParams) {
         let Ok(path) = uri_to_path(p.uri.as_str()) else {
             return;
@@ -356,7 +356,7 @@ impl ServerState {
 /// A work-done progress ended: a check on save, background work, the
 /// loading or indexing a question waits for, or one whose begin is still
 /// to come (kept, so that its begin is not taken for work that never ends).
-fn progress_ended(s: &mut Heard, quirks: &crate::catalog::Quirks, token: String) {
+fn progress_ended(s: &mut ServerReports, quirks: &crate::catalog::Quirks, token: String) {
     let was_check = s.save_check.running.remove(&token);
     if was_check {
         s.save_check.ended = s.seq;
@@ -394,7 +394,7 @@ mod tests {
 
     use super::*;
 
-    fn progress(s: &ServerState, token: &str, value: Value) {
+    fn progress(s: &Inbox, token: &str, value: Value) {
         s.notification("$/progress", json!({ "token": token, "value": value }));
     }
 
@@ -402,7 +402,7 @@ mod tests {
     /// each seen with pyright on a real package.
     #[test]
     fn only_unfinished_indexing_counts_as_indexing() {
-        let s = ServerState::new(&crate::catalog::table::PYRIGHT, PathBuf::from("/w"));
+        let s = Inbox::new(&crate::catalog::table::PYRIGHT, PathBuf::from("/w"));
         let running = || s.with(|i| i.progress.running.len());
         // Progress of our own request ("Finding references").
         let mut params = json!({});

@@ -2,6 +2,7 @@
 //! encoding (utf-8, utf-16 or utf-32) turned into a 1-based line and
 //! character column, and back; and places read from the files they are in.
 
+use crate::sync::TextsByPath;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,8 +14,6 @@ use sightline_lsp::{normalize, uri_to_path};
 use crate::answer::{Loc, Pos};
 use crate::server::LspServer;
 use crate::server::documents::Doc;
-
-type Texts = HashMap<PathBuf, Arc<LineIndex>>;
 
 impl LspServer {
     /// The server position of a caller's position in `doc`, in the server's
@@ -82,7 +81,12 @@ impl LspServer {
     }
 
     /// A place in agent coordinates, reading the file's text when needed.
-    pub(super) fn loc_at(&self, path: &Path, start: Position, texts: &mut Texts) -> Option<Loc> {
+    pub(super) fn loc_at(
+        &self,
+        path: &Path,
+        start: Position,
+        texts: &mut TextsByPath,
+    ) -> Option<Loc> {
         let index = self.index_for(path, texts)?;
         let (line, col) = index.from_lsp(start, self.encoding);
         let at = Pos::from_zero_based(line, col);
@@ -94,7 +98,7 @@ impl LspServer {
         })
     }
 
-    pub(super) fn line_of(&self, path: &Path, pos: Position, texts: &mut Texts) -> usize {
+    pub(super) fn line_of(&self, path: &Path, pos: Position, texts: &mut TextsByPath) -> usize {
         self.index_for(path, texts)
             .map(|i| i.from_lsp(pos, self.encoding).0 + 1)
             .unwrap_or(pos.line as usize + 1)

@@ -15,7 +15,7 @@ use sightline_lsp::{Client, Encoding};
 use crate::catalog::{Budgets, ServerSpec};
 use crate::error::ToolError;
 use crate::server::documents::Documents;
-use crate::server::inbox::ServerState;
+use crate::server::inbox::Inbox;
 use crate::server::pull::PullCache;
 
 mod answer_cache;
@@ -55,7 +55,7 @@ pub struct LspServer {
     /// The root it serves.
     pub root: PathBuf,
     pub(crate) client: Client,
-    pub(crate) state: Arc<ServerState>,
+    pub(crate) state: Arc<Inbox>,
     pub(crate) encoding: Encoding,
     /// `Some(identifier)` when the server declared pull diagnostics statically.
     pub(crate) static_pull: Option<Option<String>>,
@@ -72,7 +72,7 @@ pub struct LspServer {
     /// External edits to files the server may have read from disk.
     watch: Option<crate::sync::watch::DiskWatch>,
     /// Changes drained from the watch, not yet told to the server.
-    disk: Mutex<disk::Disk>,
+    disk: Mutex<disk::UntoldChanges>,
     /// A line for the next diagnostics answer (why the server was restarted).
     note: Mutex<Option<String>>,
     /// Why the pool should replace this server at the next question.

@@ -19,7 +19,7 @@ use crate::answer::Finding;
 use crate::error::ToolError;
 use crate::server::LspServer;
 use crate::server::documents::Doc;
-use crate::server::inbox::ServerState;
+use crate::server::inbox::Inbox;
 
 /// How long a cancelled pull waits for news from the server before it is
 /// asked again.
@@ -229,7 +229,7 @@ impl LspServer {
 struct Puller {
     client: Client,
     cache: PullCache,
-    state: Arc<ServerState>,
+    state: Arc<Inbox>,
     path: PathBuf,
     identifier: Option<String>,
     version: i32,

@@ -20,7 +20,7 @@ impl LspServer {
     pub(crate) async fn wait_until(
         &self,
         budget: Duration,
-        ready: impl Fn(&crate::server::heard::Heard) -> bool,
+        ready: impl Fn(&crate::server::heard::ServerReports) -> bool,
     ) -> bool {
         let deadline = tokio::time::Instant::now() + budget;
         let mut rx = self.state.subscribe();
@@ -150,7 +150,7 @@ impl LspServer {
             return ask().await;
         }
         let answers_while = self.spec.quirks.readiness.answers_while();
-        let settled = |s: &crate::server::heard::Heard| {
+        let settled = |s: &crate::server::heard::ServerReports| {
             s.progress
                 .running
                 .values()
@@ -261,7 +261,7 @@ impl LspServer {
         // the answer for complete.
         let index_pending = self.index_pending();
         let index_title = quirks.index.map(|i| i.title);
-        let only_index_left = |s: &crate::server::heard::Heard| {
+        let only_index_left = |s: &crate::server::heard::ServerReports| {
             s.load.busy.is_none()
                 && (quirks.readiness.log_text().is_none() || s.load.indexed)
                 && s.progress
@@ -269,7 +269,7 @@ impl LspServer {
                     .values()
                     .all(|t| Some(t.as_str()) == index_title)
         };
-        let indexed = |s: &crate::server::heard::Heard| {
+        let indexed = |s: &crate::server::heard::ServerReports| {
             s.progress.running.is_empty()
                 && s.load.busy.is_none()
                 && (quirks.readiness.log_text().is_none() || s.load.indexed)
@@ -342,7 +342,7 @@ impl LspServer {
 /// error line.
 fn missing_offline(
     offline: Option<crate::catalog::quirks::Offline>,
-    s: &crate::server::heard::Heard,
+    s: &crate::server::heard::ServerReports,
 ) -> Option<String> {
     let offline = offline?;
     let status = s.load.unhealthy.as_deref()?;

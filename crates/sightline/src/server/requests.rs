@@ -115,7 +115,7 @@ impl LspServer {
                         "{}: {method} failed with content modified; asking again once it settles",
                         self.spec.id
                     );
-                    let quiet = |s: &crate::server::heard::Heard| {
+                    let quiet = |s: &crate::server::heard::ServerReports| {
                         s.progress.running.is_empty() && s.load.busy.is_none()
                     };
                     self.wait_until(self.budgets.ready, quiet).await;

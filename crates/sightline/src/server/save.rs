@@ -16,7 +16,7 @@ impl LspServer {
     pub(crate) fn save(&self, path: &Path) -> Result<(), ToolError> {
         // A dry run's text is not on disk, where the check would read it:
         // the save comes when the disk's text is told again.
-        if !self.check_on_save || crate::sync::preview::active() {
+        if !self.check_on_save || crate::sync::dry_run_texts::active() {
             return Ok(());
         }
         let uri = path_to_uri_string(path).unwrap_or_default();

@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
-use crate::server::inbox::ServerState;
+use crate::server::inbox::Inbox;
 
-impl ServerState {
+impl Inbox {
     /// The settings answered to `workspace/configuration` for one section:
     /// the built-in ones with the configured ones (`lsp.ID.settings`, at
     /// that dotted section) merged over them.

@@ -13,7 +13,7 @@ use sightline_lsp::{Client, ClientError, Encoding, SpawnConfig};
 use crate::catalog::{Budgets, ServerSpec};
 use crate::error::ToolError;
 use crate::server::documents::Documents;
-use crate::server::inbox::ServerState;
+use crate::server::inbox::Inbox;
 use crate::server::pull::PullCache;
 use crate::server::{LspServer, with_denial_hint};
 
@@ -137,7 +137,7 @@ impl LspServer {
     ) -> Result<Arc<LspServer>, ToolError> {
         let (relay_queue, relayed) = tokio::sync::mpsc::unbounded_channel();
         let state = Arc::new(
-            ServerState::new(spec, root.clone())
+            Inbox::new(spec, root.clone())
                 .with_virtual_env(launch.virtual_env.clone())
                 .with_settings(launch.settings.clone())
                 .with_relay(spec.quirks.relay.map(|_| relay_queue)),
@@ -176,7 +176,7 @@ impl LspServer {
     ) -> Result<Arc<LspServer>, ToolError> {
         let (relay_queue, relayed) = tokio::sync::mpsc::unbounded_channel();
         let state = Arc::new(
-            ServerState::new(spec, root.clone()).with_relay(spec.quirks.relay.map(|_| relay_queue)),
+            Inbox::new(spec, root.clone()).with_relay(spec.quirks.relay.map(|_| relay_queue)),
         );
         let (reader, writer) = sightline_fake_lsp::in_memory(root.clone(), script);
         let client = Client::over_streams(spec.id, reader, writer, state.clone());
@@ -195,7 +195,7 @@ impl LspServer {
         spec: &'static ServerSpec,
         root: PathBuf,
         client: Client,
-        state: Arc<ServerState>,
+        state: Arc<Inbox>,
         relayed: tokio::sync::mpsc::UnboundedReceiver<Value>,
         setup: Setup,
         budgets: Budgets,

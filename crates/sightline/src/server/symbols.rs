@@ -4,20 +4,16 @@
 //! (`DocumentSymbol` or `SymbolInformation`, `WorkspaceSymbol` without a
 //! range, ...).
 
-use std::collections::HashMap;
+use crate::sync::TextsByPath;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde_json::{Value, json};
-use sightline_lsp::LineIndex;
 use sightline_lsp::Position;
 use sightline_lsp::{normalize, path_to_uri_string, uri_to_path};
 
 use crate::answer::Item;
 use crate::error::ToolError;
 use crate::server::LspServer;
-
-type Texts = HashMap<PathBuf, Arc<LineIndex>>;
 
 /// The LSP `SymbolKind` in words.
 pub(super) fn kind_name(kind: Option<u64>) -> &'static str {
@@ -72,7 +68,7 @@ impl LspServer {
         let params =
             json!({ "textDocument": { "uri": path_to_uri_string(path).unwrap_or_default() } });
         let v = self.ask("textDocument/documentSymbol", params).await?;
-        let mut texts = Texts::new();
+        let mut texts = TextsByPath::new();
         Ok(v.as_array()
             .map(|a| {
                 a.iter()
@@ -83,7 +79,7 @@ impl LspServer {
     }
 
     /// One `DocumentSymbol` (with children) or `SymbolInformation`.
-    fn symbol(&self, path: &Path, s: &Value, texts: &mut Texts) -> Option<Item> {
+    fn symbol(&self, path: &Path, s: &Value, texts: &mut TextsByPath) -> Option<Item> {
         let (file, range, start) = match s.get("location") {
             Some(l) => {
                 let file = uri_path(l.get("uri")?.as_str()?)?;
@@ -125,7 +121,7 @@ impl LspServer {
         let v = self
             .ask("workspace/symbol", json!({ "query": query }))
             .await?;
-        let mut texts = Texts::new();
+        let mut texts = TextsByPath::new();
         let mut out = Vec::new();
         for s in v.as_array().into_iter().flatten() {
             // `WorkspaceSymbol` may leave out the range; its start is then
@@ -180,7 +176,7 @@ impl LspServer {
     }
 
     /// A call hierarchy item at its name.
-    pub fn call_item(&self, item: &Value, texts: &mut Texts) -> Option<Item> {
+    pub fn call_item(&self, item: &Value, texts: &mut TextsByPath) -> Option<Item> {
         let file = uri_path(item.get("uri")?.as_str()?)?;
         let sel = item.get("selectionRange").or_else(|| item.get("range"))?;
         let loc = self.loc_at(&file, position(sel.get("start")?)?, texts)?;
@@ -198,7 +194,7 @@ impl LspServer {
     pub async fn incoming_calls(
         &self,
         item: &Value,
-        texts: &mut Texts,
+        texts: &mut TextsByPath,
     ) -> Result<Vec<Item>, ToolError> {
         let v = self
             .ask("callHierarchy/incomingCalls", json!({ "item": item }))
@@ -238,7 +234,7 @@ impl LspServer {
     pub async fn outgoing_calls(
         &self,
         item: &Value,
-        texts: &mut Texts,
+        texts: &mut TextsByPath,
     ) -> Result<Vec<Item>, ToolError> {
         let v = self
             .ask("callHierarchy/outgoingCalls", json!({ "item": item }))

@@ -154,7 +154,7 @@ impl Snapshot {
         let given = AbsPath::new(file)?;
         let shown = file.display();
         // A dry run's staged text, in the task that previews it.
-        if let Some(staged) = crate::sync::preview::staged(given.canonical().as_path()) {
+        if let Some(staged) = crate::sync::dry_run_texts::staged(given.canonical().as_path()) {
             return match staged {
                 Some(index) => Ok(Snapshot {
                     path: given.canonical(),

@@ -72,7 +72,7 @@ pub async fn install(
             install_dir(spec).display()
         ),
     );
-    let boxed = Boxed {
+    let boxed = SandboxedInstall {
         sandbox,
         spec,
         tmps: std::sync::Mutex::new(Vec::new()),
@@ -106,14 +106,14 @@ fn what(spec: &ServerSpec) -> String {
 
 /// An install in the sandbox: it may write the data directory, the package
 /// managers' caches and the toolchains' homes, nothing else.
-struct Boxed<'a> {
+struct SandboxedInstall<'a> {
     sandbox: &'a crate::sandbox::Sandbox,
     spec: &'a ServerSpec,
     /// The private temporary directories handed out, removed at the end.
     tmps: std::sync::Mutex<Vec<PathBuf>>,
 }
 
-impl Drop for Boxed<'_> {
+impl Drop for SandboxedInstall<'_> {
     fn drop(&mut self) {
         if let Ok(tmps) = self.tmps.lock() {
             for t in tmps.iter() {
@@ -123,7 +123,7 @@ impl Drop for Boxed<'_> {
     }
 }
 
-impl Boxed<'_> {
+impl SandboxedInstall<'_> {
     fn command(
         &self,
         program: &Path,
@@ -191,7 +191,7 @@ async fn run(spec: &ServerSpec, mut cmd: tokio::process::Command) -> Result<(), 
 }
 
 async fn install_npm(
-    boxed: &Boxed<'_>,
+    boxed: &SandboxedInstall<'_>,
     npm: &Path,
     servers: &Path,
 ) -> Result<PathBuf, InstallError> {
@@ -251,7 +251,10 @@ async fn install_npm(
     result
 }
 
-async fn install_pypi(boxed: &Boxed<'_>, python: &Path) -> Result<PathBuf, InstallError> {
+async fn install_pypi(
+    boxed: &SandboxedInstall<'_>,
+    python: &Path,
+) -> Result<PathBuf, InstallError> {
     let spec = boxed.spec;
     let dir = install_dir(spec);
     // A leftover of a killed install has no marker; start afresh.
@@ -308,7 +311,7 @@ async fn install_pypi(boxed: &Boxed<'_>, python: &Path) -> Result<PathBuf, Insta
     }
 }
 
-async fn install_toolchain(boxed: &Boxed<'_>) -> Result<PathBuf, InstallError> {
+async fn install_toolchain(boxed: &SandboxedInstall<'_>) -> Result<PathBuf, InstallError> {
     let spec = boxed.spec;
     let Install::Toolchain(argv) = spec.install else {
         unreachable!("only toolchain installs come here")

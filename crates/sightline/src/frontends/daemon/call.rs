@@ -48,20 +48,20 @@ pub async fn call_tool(
     loop {
         tries -= 1;
         match call_once(hello, start, tool, &arguments, json, progress).await {
-            Err(Gone::Draining) if drained < 3 => {
+            Err(NoAnswer::Draining) if drained < 3 => {
                 // It left its socket before answering; the next try starts
                 // this build's daemon.
                 drained += 1;
                 tries += 1;
             }
-            Err(Gone::Draining) => {
+            Err(NoAnswer::Draining) => {
                 return Err(DaemonError::Io("the daemon kept draining".into()));
             }
-            Err(Gone::Lost(DaemonError::OtherSettings(differ))) => {
+            Err(NoAnswer::Lost(DaemonError::OtherSettings(differ))) => {
                 return Err(DaemonError::OtherSettings(differ));
             }
-            Err(Gone::Lost(e)) if tries == 0 => return Err(e),
-            Err(Gone::Lost(e)) => {
+            Err(NoAnswer::Lost(e)) if tries == 0 => return Err(e),
+            Err(NoAnswer::Lost(e)) => {
                 tracing::warn!("{e}; asking a new daemon");
             }
             Ok(answer) => return Ok(answer),
@@ -70,7 +70,7 @@ pub async fn call_tool(
 }
 
 /// Why one call got no answer.
-enum Gone {
+enum NoAnswer {
     /// The daemon is of another build and drains.
     Draining,
     /// The connection failed or closed.
@@ -117,11 +117,11 @@ async fn call_once(
     arguments: &Value,
     json: bool,
     progress: &dyn crate::progress::Progress,
-) -> Result<Option<ToolAnswer>, Gone> {
+) -> Result<Option<ToolAnswer>, NoAnswer> {
     let stream = if start {
-        connect_or_start().await.map_err(Gone::Lost)?
+        connect_or_start().await.map_err(NoAnswer::Lost)?
     } else {
-        match transport::connect().await.map_err(Gone::Lost)? {
+        match transport::connect().await.map_err(NoAnswer::Lost)? {
             Some(s) => s,
             None => return Ok(None),
         }
@@ -136,7 +136,7 @@ async fn call_once(
     let call = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": tool, "arguments": arguments, "_meta": meta } });
     let done = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-    let lost = |e: std::io::Error| Gone::Lost(DaemonError::Io(e.to_string()));
+    let lost = |e: std::io::Error| NoAnswer::Lost(DaemonError::Io(e.to_string()));
     w.write_all(format!("{init}\n").as_bytes())
         .await
         .map_err(lost)?;
@@ -146,7 +146,7 @@ async fn call_once(
         let line = match lines.next_line().await {
             Ok(Some(line)) => line,
             Ok(None) => {
-                break Err(Gone::Lost(DaemonError::Io(
+                break Err(NoAnswer::Lost(DaemonError::Io(
                     "the daemon closed the connection".into(),
                 )));
             }
@@ -157,10 +157,10 @@ async fn call_once(
             show_progress(&msg, &mut shown, progress);
         } else if msg.get("id") == Some(&json!(1)) {
             if draining(&msg) {
-                break Err(Gone::Draining);
+                break Err(NoAnswer::Draining);
             }
             if let Some(differ) = other_settings(&msg) {
-                break Err(Gone::Lost(DaemonError::OtherSettings(differ)));
+                break Err(NoAnswer::Lost(DaemonError::OtherSettings(differ)));
             }
             if let Some(e) = msg.get("error") {
                 // The session's own failure (a bad project file): the

@@ -7,7 +7,7 @@
 //! starts the daemon and connects, and adds the client's [`Hello`] to the
 //! MCP `initialize` request; `serve` (in the daemon) checks the peer's uid,
 //! picks the engine for the hello's key (`engines`) and answers the session
-//! with the same MCP face as `sightline mcp` in process.
+//! with the same MCP server as `sightline mcp` in process.
 
 use std::path::PathBuf;
 
@@ -247,7 +247,7 @@ pub fn build_id() -> String {
 }
 
 /// Whether `SIGHTLINE_NO_DAEMON=1` (or `SIGHTLINE_DAEMON=0`) keeps every
-/// face in process.
+/// server in process.
 pub fn disabled_by_env() -> bool {
     let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     set("SIGHTLINE_NO_DAEMON").is_some_and(|v| v != "0")

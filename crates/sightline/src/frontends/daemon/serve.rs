@@ -244,7 +244,7 @@ async fn session(daemon: Arc<Daemon>, stream: transport::Stream) {
     daemon.sessions.fetch_add(1, Ordering::SeqCst);
     let handler = Session {
         daemon: daemon.clone(),
-        face: Arc::new(OnceLock::new()),
+        mcp: Arc::new(OnceLock::new()),
     };
     match handler.serve(stream).await {
         Ok(running) => {
@@ -254,16 +254,16 @@ async fn session(daemon: Arc<Daemon>, stream: transport::Stream) {
     }
 }
 
-/// One client's session: the MCP face of its engine, chosen at `initialize`.
+/// One client's session: the MCP mcp of its engine, chosen at `initialize`.
 #[derive(Clone)]
 struct Session {
     daemon: Arc<Daemon>,
-    face: Arc<OnceLock<McpServer>>,
+    mcp: Arc<OnceLock<McpServer>>,
 }
 
 impl Session {
-    fn face(&self) -> Result<&McpServer, ErrorData> {
-        self.face
+    fn mcp(&self) -> Result<&McpServer, ErrorData> {
+        self.mcp
             .get()
             .ok_or_else(|| ErrorData::invalid_request("the session is not initialized", None))
     }
@@ -392,7 +392,7 @@ impl ServerHandler for Session {
             .unwrap_or_else(PoisonError::into_inner)
             .entry(hello.client.clone())
             .or_default() += 1;
-        let _ = self.face.set(McpServer::new(
+        let _ = self.mcp.set(McpServer::new(
             engine,
             hello.edit_tools || config_edit_tools,
         ));
@@ -405,11 +405,11 @@ impl ServerHandler for Session {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.face()?.list_tools(request, context).await
+        self.mcp()?.list_tools(request, context).await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.face.get()?.get_tool(name)
+        self.mcp.get()?.get_tool(name)
     }
 
     async fn call_tool(
@@ -426,7 +426,7 @@ impl ServerHandler for Session {
                 self.daemon.stop.notify_one();
                 Ok(CallToolResult::success(vec![ContentBlock::text("stopping")]).into())
             }
-            _ => self.face()?.call_tool(request, context).await,
+            _ => self.mcp()?.call_tool(request, context).await,
         }
     }
 }

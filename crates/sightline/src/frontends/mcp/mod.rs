@@ -41,7 +41,7 @@ pub const JSON_META: &str = "sightline/json";
 /// error, for the CLI's exit status through the daemon.
 pub const ERRORS_KEY: &str = "sightline/errors";
 
-/// The MCP face of an [`Engine`].
+/// The MCP server of an [`Engine`].
 #[derive(Clone)]
 pub struct McpServer {
     /// The session its calls run in.

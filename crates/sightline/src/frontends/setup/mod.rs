@@ -113,7 +113,7 @@ fn command_line(argv: &[String]) -> String {
 /// containers it had to create, and whether it created the file. Kept in
 /// sightline's data directory, never in the agent's files.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-struct Made {
+struct FileRecord {
     #[serde(default)]
     files: std::collections::BTreeMap<String, MadeIn>,
 }
@@ -142,14 +142,14 @@ fn made_path() -> PathBuf {
     crate::files::data_dir().join("setup-made.json")
 }
 
-fn load_made() -> Made {
+fn load_made() -> FileRecord {
     std::fs::read_to_string(made_path())
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default()
 }
 
-fn save_made(made: &Made) {
+fn save_made(made: &FileRecord) {
     let path = made_path();
     if let Some(dir) = path.parent() {
         let _ = std::fs::create_dir_all(dir);

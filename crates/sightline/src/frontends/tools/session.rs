@@ -74,7 +74,7 @@ impl Session {
         // end), and a call of any session waits for it to end.
         let _turn = match entry.previews(&args) {
             true => None,
-            false => Some(crate::sync::preview::shared_turn().await),
+            false => Some(crate::sync::dry_run_texts::shared_turn().await),
         };
         let session = match self.path_of(&args).map(|p| self.engine.for_path(&p)) {
             None => None,

@@ -85,7 +85,7 @@ impl LspServer {
         // after such an open, its result still the one computed with the
         // disk's text (an agent's edit heard as old); a change makes it
         // check the importers again, and marks the others stale here.
-        if let Some(Some(_)) = crate::sync::preview::staged(path)
+        if let Some(Some(_)) = crate::sync::dry_run_texts::staged(path)
             && !docs.open_paths().iter().any(|p| p == path)
             && let Ok(disk) = std::fs::read_to_string(path)
             && disk != text.text()

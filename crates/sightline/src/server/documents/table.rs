@@ -199,7 +199,7 @@ impl Documents {
             .docs
             .iter()
             .filter(|(p, d)| {
-                d.last_used.elapsed() >= idle && crate::sync::preview::staged(p).is_none()
+                d.last_used.elapsed() >= idle && crate::sync::dry_run_texts::staged(p).is_none()
             })
             .map(|(p, _)| p.clone())
             .collect();
@@ -222,7 +222,7 @@ impl Documents {
                 // the server would fall back to its disk text, and the
                 // files checked after would be answered for that.
                 .filter(|(p, _)| {
-                    !self.asked.contains_key(*p) && crate::sync::preview::staged(p).is_none()
+                    !self.asked.contains_key(*p) && crate::sync::dry_run_texts::staged(p).is_none()
                 })
                 .min_by_key(|(_, d)| d.last_used)
                 .map(|(p, _)| p.clone())

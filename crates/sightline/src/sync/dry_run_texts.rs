@@ -15,15 +15,15 @@ use sightline_lsp::LineIndex;
 
 /// The staged files of one dry run: a text, or `None` for a file the edit
 /// deletes.
-type Staged = HashMap<PathBuf, Option<Arc<LineIndex>>>;
+type TextsInMemory = HashMap<PathBuf, Option<Arc<LineIndex>>>;
 
 /// One dry run's staged files, shared between the task that previews and
 /// the caller that puts the servers back afterwards (also when the preview
 /// is dropped half-way).
 #[derive(Clone, Default)]
-pub struct Held(Arc<Mutex<Staged>>);
+pub struct DryRunFiles(Arc<Mutex<TextsInMemory>>);
 
-impl Held {
+impl DryRunFiles {
     /// The paths staged so far.
     pub fn paths(&self) -> Vec<PathBuf> {
         lock(&self.0).keys().cloned().collect()
@@ -36,7 +36,7 @@ impl Held {
 }
 
 tokio::task_local! {
-    static PREVIEW: Held;
+    static PREVIEW: DryRunFiles;
 }
 
 /// The order of dry runs and other calls in this process (the daemon's
@@ -57,11 +57,11 @@ pub async fn own_turn() -> tokio::sync::RwLockWriteGuard<'static, ()> {
 
 /// Runs `work` as a dry run: [`stage`] inside it holds text in `held`
 /// instead of writing it.
-pub async fn scope<T>(held: &Held, work: impl Future<Output = T>) -> T {
+pub async fn scope<T>(held: &DryRunFiles, work: impl Future<Output = T>) -> T {
     PREVIEW.scope(held.clone(), work).await
 }
 
-fn lock(p: &Mutex<Staged>) -> std::sync::MutexGuard<'_, Staged> {
+fn lock(p: &Mutex<TextsInMemory>) -> std::sync::MutexGuard<'_, TextsInMemory> {
     p.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
@@ -87,7 +87,7 @@ pub fn stage(path: &Path, text: Option<String>) -> bool {
 /// is sent (the disk's text told again after a preview is what the last
 /// check on save already saw).
 pub fn without_saves<T>(f: impl FnOnce() -> T) -> T {
-    PREVIEW.sync_scope(Held::default(), f)
+    PREVIEW.sync_scope(DryRunFiles::default(), f)
 }
 
 /// The staged text of `path` in this task's dry run: `Some(Some(text))`,
@@ -129,7 +129,7 @@ mod tests {
     async fn staged_text_is_seen_only_inside_the_dry_run() {
         let path = Path::new("/p/a.py");
         assert!(!stage(path, Some("x".into())), "no dry run outside a scope");
-        let held = Held::default();
+        let held = DryRunFiles::default();
         scope(&held, async {
             assert!(active());
             assert!(stage(path, Some("new\n".into())));
