@@ -81,3 +81,51 @@ fn the_edit_command_s_format_range_says_what_the_tool_s_does() {
     assert_eq!(args(&["--format-range"]), Value::Bool(true));
     assert_eq!(args(&[]), Value::Null);
 }
+
+/// The rows of the first Markdown table after `header` in `doc`: each
+/// row's cells, code quotes taken off.
+fn table_rows(doc: &str, header: &str) -> Vec<Vec<String>> {
+    let at = doc.find(header).unwrap();
+    doc[at..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().replace('`', ""))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_docs_tables_list_the_registry_s_tools_and_commands() {
+    let readme = include_str!("../../../../../README.md");
+    let tools: Vec<String> = table_rows(readme, "| tool | arguments | answers |")
+        .into_iter()
+        .map(|row| row[0].clone())
+        .collect();
+    let questions: Vec<&str> = listed(false).map(|t| t.name).collect();
+    assert_eq!(tools, questions, "README's table of the tools");
+    let edit_tools = readme.split("--edit-tools` also serves").nth(1).unwrap();
+    for t in listed(true).filter(|t| t.served == Served::WithEditTools) {
+        assert!(
+            edit_tools.contains(&format!("`{}`", t.name)),
+            "README does not name {}",
+            t.name
+        );
+    }
+    let cli_doc = include_str!("../../../../../docs/cli.md");
+    let documented: Vec<(String, String)> = table_rows(cli_doc, "| tool | commands |")
+        .into_iter()
+        .map(|row| (row[0].clone(), row[1].clone()))
+        .collect();
+    let registry: Vec<(String, String)> = listed(true)
+        .map(|t| {
+            let commands: Vec<&str> = t.cli.iter().map(|c| c.name).collect();
+            (t.name.to_owned(), commands.join(", "))
+        })
+        .collect();
+    assert_eq!(documented, registry, "docs/cli.md's table of the commands");
+}
