@@ -117,7 +117,7 @@ async fn ask(cli: &Cli, call: &Call) -> Option<String> {
         ..crate::engine::Options::default()
     }));
     let session = crate::frontends::tools::Session::new(engine.clone(), false);
-    let answer = session.answer(HOOK_TOOL, args, false).await;
+    let answer = session.answer(HOOK_TOOL, HOOK_TOOL, args, false).await;
     engine.shutdown().await;
     // Nothing to say stays nothing: the note comes only with a context.
     let text = answer

@@ -94,7 +94,7 @@ async fn tool_command(
     let engine = engine(config);
     let session = Session::of_command(engine.clone());
     let status = tokio::select! {
-        r = session.answer(name, args, cli.json) => questions::print_tool_answer(r, cli.json),
+        r = session.answer(tool.name(), name, args, cli.json) => questions::print_tool_answer(r, cli.json),
         _ = interrupted() => EXIT_FAILED,
     };
     engine.shutdown().await;

@@ -95,7 +95,7 @@ async fn batch_answer(session: &Session, verb: &str, rest: &str, json: bool) -> 
         .map_err(|e| ToolError::bad_input(e.kind().to_string()))
         .and_then(|m| entry.args(&m));
     match args {
-        Ok(args) => rendered(session.answer(entry.tool, args, json).await, json),
+        Ok(args) => rendered(session.answer(verb, entry.tool, args, json).await, json),
         Err(e) => failed(&e, json),
     }
 }

@@ -90,9 +90,11 @@ impl Session {
     }
 
     /// Runs one call as a command does: a panic inside it, or arguments
-    /// that break the schema, become its error line.
+    /// that break the schema, become its error line, which names the
+    /// command as it was typed (`internal error in diagnostics`).
     pub(crate) async fn answer(
         &self,
+        command: &str,
         tool: &str,
         args: Value,
         json: bool,
@@ -102,7 +104,7 @@ impl Session {
             _ => JsonObject::new(),
         };
         let call = async { Ok(self.call(tool, args, json).await) };
-        crate::error::caught(tool, call)
+        crate::error::caught(command, call)
             .await?
             .map_err(CallError::into_tool_error)
     }
