@@ -63,6 +63,8 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
     let mut held: Option<Vec<Value>> = None;
     let mut stdin_closed = false;
     let mut last_restart: Option<Instant> = None;
+    // The answers to write when a daemon went away with calls in flight.
+    let mut answered: Vec<String> = Vec::new();
     let drain_deadline = tokio::time::sleep(Duration::from_secs(3600));
     tokio::pin!(drain_deadline);
     loop {
@@ -156,17 +158,24 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                     }
                     _ => {
                         tracing::warn!("the sightline daemon went away; starting a new one");
-                        // What was held is answered below, with the rest in
-                        // flight; the new daemon's session starts over.
-                        if held.is_some() {
-                            held = Some(Vec::new());
-                        }
-                        for (_, (id, method)) in pending.drain() {
-                            let answer = gone_answer(&id, &method);
-                            let _ = stdout.write_all(format!("{answer}\n").as_bytes()).await;
+                        // Messages still held never reached a daemon: they
+                        // go to the next one. What was sent is answered.
+                        let unsent = held.take().unwrap_or_default();
+                        let unsent_ids: std::collections::HashSet<String> =
+                            unsent.iter().filter_map(|m| m.get("id")).map(Value::to_string).collect();
+                        pending.retain(|key, (id, method)| {
+                            if unsent_ids.contains(key) {
+                                return true;
+                            }
+                            let answer = gone_answer(id, method);
+                            answered.push(format!("{answer}\n"));
+                            false
+                        });
+                        for answer in answered.drain(..) {
+                            let _ = stdout.write_all(answer.as_bytes()).await;
                         }
                         let _ = stdout.flush().await;
-                        if stdin_closed {
+                        if stdin_closed && unsent.is_empty() {
                             break;
                         }
                         // Not in a tight loop if daemons keep failing.
@@ -179,12 +188,24 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                         let (r2, w2) = transport::split(stream);
                         from_daemon = BufReader::new(r2).lines();
                         w = w2;
-                        if let Some(i) = &init {
-                            let mut again = i.clone();
-                            again["id"] = json!(REINIT_ID);
-                            let _ = w.write_all(format!("{again}\n").as_bytes()).await;
-                            let done = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-                            let _ = w.write_all(format!("{done}\n").as_bytes()).await;
+                        match &init {
+                            Some(i) => {
+                                let mut again = i.clone();
+                                again["id"] = json!(REINIT_ID);
+                                let _ = w.write_all(format!("{again}\n").as_bytes()).await;
+                                let done = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+                                let _ = w.write_all(format!("{done}\n").as_bytes()).await;
+                                // The client's messages wait for the new
+                                // session's answer: a connection that landed
+                                // in a dying daemon's backlog ends before it,
+                                // and they then go to the next daemon.
+                                held = Some(unsent);
+                            }
+                            None => {
+                                for m in unsent {
+                                    let _ = w.write_all(format!("{m}\n").as_bytes()).await;
+                                }
+                            }
                         }
                     }
                 }

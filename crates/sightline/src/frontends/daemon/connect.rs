@@ -66,9 +66,17 @@ pub(super) async fn gone_for_good() {
 fn running(pid: u32) -> bool {
     #[cfg(target_os = "linux")]
     {
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-            stat.rsplit_once(") ")
-                .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+        // A killed process's threads exit one by one: its first thread can
+        // be a zombie while another still holds the descriptors, its
+        // listening socket among them. It has gone when every thread has.
+        let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return false;
+        };
+        threads.flatten().any(|t| {
+            std::fs::read_to_string(t.path().join("stat")).is_ok_and(|stat| {
+                stat.rsplit_once(") ")
+                    .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+            })
         })
     }
     #[cfg(all(unix, not(target_os = "linux")))]
