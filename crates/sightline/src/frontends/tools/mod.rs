@@ -186,6 +186,7 @@ pub(crate) struct Entry {
     /// The CLI commands that build its arguments.
     pub(crate) cli: &'static [CliEntry],
     schema: fn() -> JsonObject,
+    #[cfg(test)]
     previews: fn(&JsonObject) -> bool,
     run: for<'a> fn(&'a Session, JsonObject, bool) -> BoxFuture<'a, Result<Answered, CallError>>,
 }
@@ -197,6 +198,7 @@ impl Entry {
     }
 
     /// Whether these arguments make the call a dry run.
+    #[cfg(test)]
     pub(crate) fn previews(&self, args: &JsonObject) -> bool {
         (self.previews)(args)
     }
@@ -220,6 +222,7 @@ const fn entry<T: Tool>() -> Entry {
         retried: T::RETRIED,
         cli: T::CLI,
         schema: schema_of::<T::Args>,
+        #[cfg(test)]
         previews: previews_of::<T>,
         run: run_erased::<T>,
     }
@@ -232,6 +235,7 @@ fn schema_of<A: JsonSchema>() -> JsonObject {
     }
 }
 
+#[cfg(test)]
 fn previews_of<T: Tool>(args: &JsonObject) -> bool {
     parse::<T::Args>(T::NAME, args.clone()).is_ok_and(|a| T::previews(&a))
 }
@@ -243,6 +247,13 @@ fn run_erased<T: Tool>(
 ) -> BoxFuture<'_, Result<Answered, CallError>> {
     Box::pin(async move {
         let args = parse::<T::Args>(T::NAME, args)?;
+        // A dry run tells the shared servers text that is not on disk, so
+        // it runs alone (`Engine::preview` waits for the calls before it to
+        // end), and a call of any session waits for it to end.
+        let _turn = match T::previews(&args) {
+            true => None,
+            false => Some(crate::sync::dry_run_texts::shared_turn().await),
+        };
         Ok(T::run(session, args, json).await?)
     })
 }

@@ -59,7 +59,9 @@ impl Session {
     }
 
     /// Runs one call of `tool` with the engine of the project configuration
-    /// of the file or directory it names (`Engine::for_path`).
+    /// of the file or directory it names (`Engine::for_path`); the tool's
+    /// entry parses the arguments once and takes the call's turn beside a
+    /// dry run.
     pub(crate) async fn call(
         &self,
         tool: &str,
@@ -69,13 +71,6 @@ impl Session {
         let entry = find(tool)
             .filter(|t| t.served_with(self.edit_tools))
             .ok_or_else(|| unknown(tool))?;
-        // A dry run tells the shared servers text that is not on disk, so
-        // it runs alone (`Engine::preview` waits for the calls before it to
-        // end), and a call of any session waits for it to end.
-        let _turn = match entry.previews(&args) {
-            true => None,
-            false => Some(crate::sync::dry_run_texts::shared_turn().await),
-        };
         let session = match self.path_of(&args).map(|p| self.engine.for_path(&p)) {
             None => None,
             Some(Ok(engine)) if Arc::ptr_eq(&engine, &self.engine) => None,
