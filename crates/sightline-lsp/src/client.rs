@@ -115,6 +115,9 @@ impl std::fmt::Debug for Client {
 
 const STDERR_BYTES: usize = 16 * 1024;
 const STDERR_TAIL_LINES: usize = 12;
+/// How long a failed write waits for the reader to learn why the server went:
+/// longer than the reader's own two 2 s waits for stderr and the exit status.
+const EXIT_INFO_WAIT: Duration = Duration::from_secs(5);
 
 impl Client {
     /// Starts the server process with piped stdio in its own process group.
@@ -300,6 +303,15 @@ impl Client {
         }
     }
 
+    /// Why the server is gone, once the reader has published its exit status
+    /// and stderr: a write can fail on the closed pipe before the reader has
+    /// seen stdout close, and the error would then name neither. The wait is
+    /// bounded by the reader's own (it gives stderr and the status 2 s each).
+    async fn exit_error_once_known(&self) -> ClientError {
+        let _ = tokio::time::timeout(EXIT_INFO_WAIT, self.exited()).await;
+        self.exited_error()
+    }
+
     /// Sends a notification.
     pub fn notify(&self, method: &str, params: impl Serialize) -> Result<(), ClientError> {
         let params = serde_json::to_value(params).unwrap_or(Value::Null);
@@ -373,7 +385,7 @@ impl Client {
         .encode();
         if self.inner.writer.send(frame(&body)).is_err() {
             guard.armed = false;
-            return Err(self.exited_error());
+            return Err(self.exit_error_once_known().await);
         }
         let outcome = tokio::time::timeout(timeout, rx).await;
         match outcome {

@@ -231,3 +231,32 @@ async fn real_process_exit_carries_stderr_tail() {
     assert!(text.contains("crasher exited with status 3"), "{text}");
     assert!(text.contains("fatal: index corrupt"), "{text}");
 }
+
+/// A write that fails on the closed pipe before the reader has seen stdout
+/// close still names the exit status and stderr (CI saw Roslyn's stand-in
+/// answered "razor exited" with neither).
+#[tokio::test]
+async fn a_write_to_a_closed_pipe_waits_to_name_the_exit() {
+    let mut cfg = sightline_lsp::SpawnConfig::new("crasher", "/bin/sh", "/");
+    cfg.args = vec![
+        "-c".into(),
+        "exec 0<&-; echo 'fatal: no input' >&2; sleep 1; exit 4".into(),
+    ];
+    let client = Client::spawn(cfg, Arc::new(Recorder::default()))
+        .await
+        .unwrap();
+    // Its stdin is closed once the line is on stderr; its stdout is open a
+    // second more, so the reader has not seen it go.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !client.stderr_tail(1).contains("fatal: no input") {
+        assert!(std::time::Instant::now() < deadline, "no stderr line");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let err = client
+        .request_value("initialize", json!({}), Duration::from_secs(10))
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("crasher exited with status 4"), "{text}");
+    assert!(text.contains("fatal: no input"), "{text}");
+}
