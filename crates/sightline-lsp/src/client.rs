@@ -343,6 +343,28 @@ impl Client {
         })
     }
 
+    /// Sends the protocol's notification `N` (its method `N`'s).
+    pub fn notify_of<N: crate::protocol::Notification>(
+        &self,
+        params: impl Serialize,
+    ) -> Result<(), ClientError> {
+        self.notify(N::METHOD.as_str(), params)
+    }
+
+    /// Sends the protocol's request `R` (its method `R`'s) and returns its
+    /// raw result, for a caller that reads it leniently: servers stray from
+    /// the protocol's result types (a hover's deprecated `MarkedString`s, a
+    /// command's own answer).
+    pub async fn request_of<R: crate::protocol::Request>(
+        &self,
+        params: impl Serialize,
+        timeout: Duration,
+    ) -> Result<Value, ClientError> {
+        let params = serde_json::to_value(params).unwrap_or(Value::Null);
+        self.request_value(R::METHOD.as_str(), params, timeout)
+            .await
+    }
+
     /// Sends the protocol's request `R`, its method and result type `R`'s
     /// (rust-analyzer's `lsp-server` and Zed send them so); `params` may be
     /// built as JSON, for the fields a server needs beyond the protocol.

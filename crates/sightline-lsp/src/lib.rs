@@ -35,5 +35,5 @@ pub use protocol::{
     FullDocumentDiagnosticReport, Location, LocationLink, Message as DiagnosticMessage, Position,
     PublishDiagnosticsParams, Range, ReferencesRequest, RelatedFullDocumentDiagnosticReport,
     RelatedUnchangedDocumentDiagnosticReport, Request, UnchangedDocumentDiagnosticReport, Uri,
-    definition_locations, message_text,
+    definition_locations, message_text, notification, request,
 };

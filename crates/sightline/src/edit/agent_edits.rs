@@ -3,7 +3,7 @@
 //! tool runs, each file's text is recorded (nothing is asked, so the tool
 //! never waits for a server); after it ran, the files and the users of what
 //! changed are asked twice, first with the text before the edit held in
-//! memory (`sync::dry_run_texts`, as a dry run holds its text), then as the disk
+//! memory (`sync::FileView`, as a dry run holds its text), then as the disk
 //! has them, and the answer lists what the edit introduced. Nothing here
 //! writes a file.
 //!
@@ -130,20 +130,8 @@ impl Engine {
         olds: &[(PathBuf, Option<String>)],
         staged: &[(PathBuf, Option<Text>)],
     ) -> Result<Baseline, ToolError> {
-        let _turn = crate::sync::dry_run_texts::own_turn().await;
-        let restore = super::dry_run::Restore {
-            engine: self,
-            held: crate::sync::dry_run_texts::DryRunFiles::default(),
-        };
-        let asked = crate::sync::dry_run_texts::scope(&restore.held, async {
-            for (path, old) in olds {
-                crate::sync::dry_run_texts::stage(path, old.clone());
-            }
-            self.baseline(staged).await
-        })
-        .await;
-        drop(restore);
-        asked
+        let held = self.hold_in_memory(olds.to_vec()).await;
+        held.view.baseline(staged).await
     }
 
     /// Each of `files`' text before the edit session `session`'s tool just
@@ -268,27 +256,22 @@ impl Engine {
                 if !landed {
                     return EditAnswer::default();
                 }
-                let _turn = crate::sync::dry_run_texts::own_turn().await;
-                let restore = super::dry_run::Restore {
-                    engine: self,
-                    held: crate::sync::dry_run_texts::DryRunFiles::default(),
-                };
-                crate::sync::dry_run_texts::scope(&restore.held, async {
-                    for (path, text) in &staged {
+                let texts = staged
+                    .iter()
+                    .map(|(path, text)| {
                         let text = text
                             .as_ref()
                             .map(|t| String::from_utf8_lossy(&t.encode()).into_owned());
-                        crate::sync::dry_run_texts::stage(path, text);
-                    }
-                    self.check_errors(&mut answer, &written).await;
-                })
-                .await;
-                drop(restore);
+                        (path.clone(), text)
+                    })
+                    .collect();
+                let held = self.hold_in_memory(texts).await;
+                held.view.check_errors(&mut answer, &written).await;
             }
             None => {
                 // After any dry run of another session: its text is not
                 // the disk's.
-                let _turn = crate::sync::dry_run_texts::shared_turn().await;
+                let _turn = crate::sync::file_view::shared_turn().await;
                 self.check_errors(&mut answer, &written).await;
             }
         }

@@ -1,5 +1,5 @@
 //! An edit's impact without writing it (`dry_run`): the edit runs as it
-//! would, but its files are held in memory (`sync::dry_run_texts`), the servers
+//! would, but its files are held in memory (`sync::FileView`), the servers
 //! are told their new text with `didChange` and asked for the errors, and
 //! then told the disk's text again. The answer is the delta the real edit
 //! would give, headed `preview: nothing was written`.
@@ -14,15 +14,26 @@ use crate::error::ToolError;
 /// Puts every server's copy of the previewed files back to the disk's when
 /// dropped: after the preview, or when it is dropped half-way (a cancelled
 /// call).
-pub(super) struct Restore<'a> {
-    pub(super) engine: &'a Engine,
-    pub(super) held: crate::sync::dry_run_texts::DryRunFiles,
+struct Restore<'a> {
+    engine: &'a Engine,
+    held: crate::sync::DryRunFiles,
 }
 
 impl Drop for Restore<'_> {
     fn drop(&mut self) {
         self.engine.restore_disk_text(&self.held.paths());
     }
+}
+
+/// A dry run's view of an engine ([`Engine::hold_in_memory`]), which runs
+/// alone until dropped; then every server is told the disk's text again.
+pub(super) struct InMemory<'a> {
+    // Dropped first: the servers hold the disk's text again before the
+    // turn ends.
+    restore: Restore<'a>,
+    _turn: tokio::sync::RwLockWriteGuard<'static, ()>,
+    /// The view: its reads see the staged texts, its writes stage.
+    pub(super) view: Engine,
 }
 
 /// An edit's work, boxed ([`Engine::edit_or_preview`]).
@@ -32,21 +43,17 @@ pub type BoxedEdit<'a> =
 impl Engine {
     /// Runs `edit` (one of `write`, `edit`, `apply_patch` or the symbol
     /// edits) as a dry run: the same checks, refusals and error delta,
-    /// nothing written, and the servers left holding the disk's text.
+    /// nothing written, and the servers left holding the disk's text. The
+    /// edit is given a view of this engine whose reads see what it stages
+    /// and whose writes stage (`Engine::dry_run_view`).
     pub(crate) async fn preview(
         &self,
-        edit: impl Future<Output = Result<EditAnswer, ToolError>>,
+        edit: impl for<'e> FnOnce(&'e Engine) -> BoxedEdit<'e>,
     ) -> Result<EditAnswer, ToolError> {
-        // Alone: another call's question would be answered for the staged
-        // text, or would tell a server the disk's text in the middle.
-        let _turn = crate::sync::dry_run_texts::own_turn().await;
-        let restore = Restore {
-            engine: self,
-            held: crate::sync::dry_run_texts::DryRunFiles::default(),
-        };
-        let answer = crate::sync::dry_run_texts::scope(&restore.held, edit).await;
-        let staged = restore.held.paths();
-        let deletes = restore.held.deletes();
+        let held = self.hold_in_memory(Vec::new()).await;
+        let answer = edit(&held.view).await;
+        let staged = held.restore.held.paths();
+        let deletes = held.restore.held.deletes();
         // The servers whose check on save was left out of the answer.
         let on_save: Vec<&str> = self
             .running_servers()
@@ -54,7 +61,7 @@ impl Engine {
             .filter(|s| s.check_on_save && staged.iter().any(|p| s.holds(p)))
             .map(|s| s.spec.id)
             .collect();
-        drop(restore);
+        drop(held);
         let mut answer = answer?;
         answer.preview = true;
         for id in on_save {
@@ -70,7 +77,32 @@ impl Engine {
         Ok(answer)
     }
 
-    /// `edit`, or with `dry_run` its preview ([`Engine::preview`]).
+    /// A dry run's view of this engine with `texts` staged (`None`: the
+    /// file deleted), once the calls before it have ended: alone, since
+    /// another call's question would be answered for the staged text, or
+    /// would tell a server the disk's text in the middle.
+    pub(super) async fn hold_in_memory(
+        &self,
+        texts: Vec<(PathBuf, Option<String>)>,
+    ) -> InMemory<'_> {
+        let turn = crate::sync::file_view::own_turn().await;
+        let restore = Restore {
+            engine: self,
+            held: crate::sync::DryRunFiles::default(),
+        };
+        let view = self.dry_run_view(&restore.held);
+        for (path, text) in texts {
+            view.files().stage(&path, text);
+        }
+        InMemory {
+            restore,
+            _turn: turn,
+            view,
+        }
+    }
+
+    /// `edit` run on this engine, or with `dry_run` its preview
+    /// ([`Engine::preview`]) run on a dry run's view of it.
     ///
     /// The edit comes boxed: an edit's future is large, and the MCP
     /// dispatch's, holding it beside its preview, overflowed a worker
@@ -78,12 +110,12 @@ impl Engine {
     pub(crate) async fn edit_or_preview(
         &self,
         dry_run: bool,
-        edit: BoxedEdit<'_>,
+        edit: impl for<'e> FnOnce(&'e Engine) -> BoxedEdit<'e>,
     ) -> Result<EditAnswer, ToolError> {
         if dry_run {
             self.preview(edit).await
         } else {
-            edit.await
+            edit(self).await
         }
     }
 
@@ -97,9 +129,7 @@ impl Engine {
                     continue;
                 }
                 let restored = match crate::sync::Snapshot::read(path) {
-                    Ok(disk) => crate::sync::dry_run_texts::without_saves(|| {
-                        server.sync(path, &disk.index).map(drop)
-                    }),
+                    Ok(disk) => server.restore(path, &disk.index).map(drop),
                     Err(_) => server.close(path),
                 };
                 if let Err(e) = restored {

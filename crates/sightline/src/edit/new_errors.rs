@@ -19,6 +19,7 @@ use crate::edit::text::Text;
 use crate::edit::{EditAnswer, FileErrors, OTHER_FILES};
 use crate::engine::Engine;
 use crate::error::{ErrorKind, ToolError};
+use crate::sync::FileView;
 
 /// At most this many changed declarations are followed to their users.
 const SYMBOLS_FOLLOWED: usize = 12;
@@ -85,7 +86,7 @@ impl Engine {
             // The old text of each file a server handles: not one too
             // large to ask, or not text (its errors are listed whole).
             let large = std::fs::metadata(path).is_ok_and(|m| m.len() > LARGEST);
-            let old = current_text(path);
+            let old = current_text(self.files(), path);
             if large || old.as_ref().is_some_and(|t| t.contains('\0')) {
                 continue;
             }
@@ -114,7 +115,7 @@ impl Engine {
         }
         base.spent_files = started.elapsed();
         if budget.is_zero() {
-            return still_as_read(&olds, base);
+            return still_as_read(self.files(), &olds, base);
         }
         let deadline = Instant::now() + budget;
         let left = || deadline.saturating_duration_since(Instant::now());
@@ -184,7 +185,7 @@ impl Engine {
             }
         }
         base.spent_dependents = t.elapsed();
-        still_as_read(&olds, base)
+        still_as_read(self.files(), &olds, base)
     }
 
     /// Looks for the users of what the change altered in `path` (whose old
@@ -207,7 +208,7 @@ impl Engine {
                 path.display()
             )
         };
-        let new = crate::sync::dry_run_texts::read_text(path);
+        let new = self.files().read_text(path);
         // The hunks of the old text against the new one are in the new
         // text's lines, as the outline of the file now is.
         let hunks = delta::hunks(&new, old);
@@ -311,7 +312,7 @@ impl Engine {
                         ..FileErrors::default()
                     };
                     if let Some(before) = before {
-                        let text = crate::sync::dry_run_texts::read_text(file);
+                        let text = self.files().read_text(file);
                         apply(&mut entry, before, &after, &text, |f| shown(f, true));
                     }
                     answer.files.push(entry);
@@ -387,7 +388,7 @@ impl Engine {
                     &mut entry,
                     before,
                     &after,
-                    &crate::sync::dry_run_texts::read_text(user),
+                    &self.files().read_text(user),
                     |f| shown(f, true),
                 );
             }
@@ -409,11 +410,12 @@ impl Engine {
 /// Refuses the change when a file it changes is no longer what the
 /// baseline read (an edit made meanwhile would be overwritten).
 fn still_as_read(
+    files: &FileView,
     olds: &[(PathBuf, Option<String>, Option<&Text>)],
     base: Baseline,
 ) -> Result<Baseline, ToolError> {
     for (path, old, _) in olds {
-        if current_text(path) != *old {
+        if current_text(files, path) != *old {
             return Err(ToolError::refused(format!(
                 "{} changed on disk while the edit was being checked; nothing was changed, read it again",
                 path.display()
@@ -423,12 +425,13 @@ fn still_as_read(
     Ok(base)
 }
 
-/// `path`'s text before the change: held in memory when the change is on
-/// disk already (`Engine::after_agent_edit`), else the disk's.
-fn current_text(path: &Path) -> Option<String> {
-    match crate::sync::dry_run_texts::staged(path) {
+/// `path`'s text before the change as `files` sees it: held in memory
+/// when the change is on disk already (`Engine::after_agent_edit`), else
+/// the disk's.
+fn current_text(files: &FileView, path: &Path) -> Option<String> {
+    match files.staged(path) {
         Some(held) => held.map(|i| i.text().to_owned()),
-        None => Some(crate::sync::dry_run_texts::read_text(path)).filter(|_| path.exists()),
+        None => Some(files.read_text(path)).filter(|_| path.exists()),
     }
 }
 

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use sightline_lsp::Position;
 use sightline_lsp::path_to_uri_string;
+use sightline_lsp::request;
 
 use crate::edit::Text;
 use crate::engine::Engine;
@@ -34,7 +35,7 @@ impl Engine {
     }
 
     async fn server_range_format(&self, path: &Path, first: usize, last: usize) -> Option<Report> {
-        let checked = crate::sync::Snapshot::read(path).ok()?;
+        let checked = self.snapshot(path).ok()?;
         let routes = self.route_all(&checked).ok()?;
         for (spec, root) in routes {
             let Ok(server) = self.pool_get(spec, &root).await else {
@@ -43,7 +44,9 @@ impl Engine {
             if !server.offers("documentRangeFormattingProvider") {
                 continue;
             }
-            let doc = server.sync(&checked.path, &checked.index).ok()?;
+            let doc = server
+                .sync(&checked.path, &checked.index, self.files())
+                .ok()?;
             let end_line = last.min(doc.index.line_count());
             let params = json!({
                 "textDocument": { "uri": path_to_uri_string(path).ok()? },
@@ -55,10 +58,7 @@ impl Engine {
                 "options": { "tabSize": 2, "insertSpaces": true },
             });
             let name = format!("{} (lines {first}-{last})", spec.id);
-            let edits = match server
-                .ask_value("textDocument/rangeFormatting", params)
-                .await
-            {
+            let edits = match server.ask_of::<request::RangeFormatting>(params).await {
                 Ok(v) => v,
                 Err(e) => {
                     return Some(Report {

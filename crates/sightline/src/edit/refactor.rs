@@ -253,7 +253,7 @@ impl Engine {
         file: &Path,
         dry_run: bool,
     ) -> Result<Refactored, ToolError> {
-        let lines = crate::sync::Snapshot::read(file)?.index.line_count().max(1);
+        let lines = self.snapshot(file)?.index.line_count().max(1);
         let (server, _, removals) = self
             .actions(file, 1, Some(lines), Some(REMOVE_UNUSED))
             .await?;
@@ -303,7 +303,7 @@ impl Engine {
 
     /// The server's `source.organizeImports` for `file`.
     async fn sort_imports(&self, file: &Path, dry_run: bool) -> Result<Refactored, ToolError> {
-        let lines = crate::sync::Snapshot::read(file)?.index.line_count().max(1);
+        let lines = self.snapshot(file)?.index.line_count().max(1);
         let (server, path, actions) = self
             .actions(file, 1, Some(lines), Some("source.organizeImports"))
             .await?;
@@ -378,7 +378,7 @@ impl Engine {
         // The diagnostics of the file are what quick fixes are offered for;
         // they are made current first.
         let _ = self.diagnostics(file).await;
-        let checked = crate::sync::Snapshot::read(file)?;
+        let checked = self.snapshot(file)?;
         let count = checked.index.line_count().max(1);
         if line == 0 || line > count {
             return Err(ToolError::bad_input(format!(
@@ -387,7 +387,7 @@ impl Engine {
             )));
         }
         let server = self.server_for(&checked).await?;
-        let doc = server.sync(&checked.path, &checked.index)?;
+        let doc = server.sync(&checked.path, &checked.index, self.files())?;
         server.wait_ready(false).await?;
         let start = server.position_at(&doc.index, line - 1, 0).ok_or_else(|| {
             ToolError::bad_input(format!("line {line} is past the end of {}", file.display()))

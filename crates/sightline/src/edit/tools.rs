@@ -295,12 +295,12 @@ impl Engine {
         };
         // A dry run holds the files in memory instead (`Engine::preview`):
         // its checks see them there, and nothing is formatted or written.
-        if crate::sync::dry_run_texts::active() {
+        if self.files().is_dry_run() {
             for (path, text) in &staged {
                 let text = text
                     .as_ref()
                     .map(|t| String::from_utf8_lossy(&t.encode()).into_owned());
-                crate::sync::dry_run_texts::stage(path, text);
+                self.files().stage(path, text);
             }
             answer.preview = true;
             return Ok(answer);

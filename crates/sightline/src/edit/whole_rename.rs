@@ -23,7 +23,13 @@ pub(super) fn load_packages<'a>(
     file: &Path,
     old_name: &str,
 ) -> Result<LoadedPackages<'a>, ToolError> {
-    let packages = load_users(server, file, old_name, engine.config().max_packages)?;
+    let packages = load_users(
+        server,
+        engine.files(),
+        file,
+        old_name,
+        engine.config().max_packages,
+    )?;
     match &packages.note {
         Some(note) => Err(ToolError::refused(format!(
             "rename not done: {note}; nothing was written"

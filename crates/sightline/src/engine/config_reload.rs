@@ -48,9 +48,10 @@ impl Engine {
     /// servers in line (module docs). A file that no longer parses leaves
     /// everything as it was (logged).
     pub(super) fn follow_config(&self) {
-        let now = stamp(self.config_dir.as_deref());
+        let now = stamp(self.shared.config_dir.as_deref());
         {
             let mut seen = self
+                .shared
                 .config_stamp
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -59,19 +60,23 @@ impl Engine {
             }
             *seen = now;
         }
-        let config = match Config::load(self.config_dir.as_deref()) {
+        let config = match Config::load(self.shared.config_dir.as_deref()) {
             Ok(c) => c,
             Err(e) => {
                 tracing::warn!("the changed configuration is not used: {e}");
                 return;
             }
         };
-        let resolved = config.resolve(self.budgets);
-        let changed = self.pool.set_settings(resolved.settings, resolved.blocked);
+        let resolved = config.resolve(self.shared.budgets);
+        let changed = self
+            .shared
+            .pool
+            .set_settings(resolved.settings, resolved.blocked);
         for (id, only_settings) in changed {
             for server in self.running_servers().iter().filter(|s| s.spec.id == id) {
                 if only_settings {
                     let settings = self
+                        .shared
                         .pool
                         .settings_of(&id)
                         .and_then(|s| s.settings)

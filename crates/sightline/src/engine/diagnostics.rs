@@ -6,19 +6,20 @@ use std::path::Path;
 use crate::answer::{Diagnostics, Finding};
 use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::sync::Snapshot;
 
 impl Engine {
     /// The diagnostics of `file` as it is on disk now, from every server
     /// attached to it, merged.
     pub async fn diagnostics(&self, file: &Path) -> Result<Diagnostics, ToolError> {
-        let checked = Snapshot::read(file)?;
+        let checked = self.snapshot(file)?;
         let routes = self.route_all(&checked)?;
         let answers = futures_util::future::join_all(routes.iter().map(|(spec, root)| async {
-            let server = self.pool.get(spec, root).await?;
+            let server = self.shared.pool.get(spec, root).await?;
             let restarted = server.take_note();
-            let doc = server.sync(&checked.path, &checked.index)?;
-            let (findings, note) = server.diagnostics(&checked.path, &doc).await?;
+            let doc = server.sync(&checked.path, &checked.index, self.files())?;
+            let (findings, note) = server
+                .diagnostics(&checked.path, &doc, self.files())
+                .await?;
             Ok::<_, ToolError>((
                 server.root.clone(),
                 findings,
@@ -65,10 +66,10 @@ impl Engine {
     /// first server's `workspace/diagnostic` (a full check, within that
     /// budget). A server without it answers for `file` alone.
     pub async fn workspace_diagnostics(&self, file: &Path) -> Result<Vec<Diagnostics>, ToolError> {
-        let checked = Snapshot::read(file)?;
+        let checked = self.snapshot(file)?;
         let (spec, root) = self.route(&checked)?;
-        let server = self.pool.get(spec, &root).await?;
-        server.sync(&checked.path, &checked.index)?;
+        let server = self.shared.pool.get(spec, &root).await?;
+        server.sync(&checked.path, &checked.index, self.files())?;
         let Some(files) = server.workspace_diagnostics().await? else {
             return Ok(vec![self.diagnostics(file).await?]);
         };

@@ -88,7 +88,7 @@ impl Engine {
     /// server answers no such request again; that server is then restarted
     /// at the next question.
     fn broken_server(&self, file: &Path, why: &str) -> bool {
-        let Ok(checked) = crate::sync::Snapshot::read(file) else {
+        let Ok(checked) = self.snapshot(file) else {
             return false;
         };
         let Ok((spec, root)) = self.route(&checked) else {
@@ -129,6 +129,7 @@ impl Engine {
         // until the answer is in.
         let packages = packages::load_users(
             &server,
+            self.files(),
             &checked.path,
             &name_at(&checked, Pos::new(line, column)),
             self.config().max_packages,
@@ -140,7 +141,7 @@ impl Engine {
         // files that mention the name are open: clangd fails a declaration
         // asked in a file it has not been given.
         if loose_name.is_none() {
-            open_macro_definition(&server, &checked.path, pos).await?;
+            open_macro_definition(&server, self.files(), &checked.path, pos).await?;
         }
         let early = !include_declaration && loose_name.is_none();
         let declarations = async {
@@ -158,14 +159,14 @@ impl Engine {
         // begins just after `initialized`); then the answer may be partial:
         // wait for the index and ask again, the declarations too.
         if server.indexing() {
-            server.sync(&checked.path, &checked.index)?;
+            server.sync(&checked.path, &checked.index, self.files())?;
             server.wait_ready_or_partial().await?;
             found = server.references(&checked.path, pos).await?;
             declarations = None;
         }
         if let Some(name) = loose_name {
-            for group in outside_project::groups(&server, &checked, &name) {
-                outside_project::open(&server, &checked, &group).await?;
+            for group in outside_project::groups(&server, self.files(), &checked, &name) {
+                outside_project::open(&server, self.files(), &checked, &group).await?;
                 found.extend(server.references(&checked.path, pos).await?);
             }
         }
@@ -208,11 +209,11 @@ impl Engine {
         at: Pos,
         wait: Wait,
     ) -> Result<(Arc<LspServer>, Snapshot, sightline_lsp::Position), ToolError> {
-        let checked = Snapshot::read(file)?;
+        let checked = self.snapshot(file)?;
         let index = checked.index.clone();
         validate::validate_position(&index, file, at)?;
         let server = self.server_for(&checked).await?;
-        let doc = server.sync(&checked.path, &checked.index)?;
+        let doc = server.sync(&checked.path, &checked.index, self.files())?;
         match wait {
             Wait::Loaded => server.wait_ready(false).await?,
             Wait::Indexed => server.wait_ready(true).await?,
@@ -261,6 +262,7 @@ impl Engine {
         // mention the name.
         let packages = packages::load_users(
             &server,
+            self.files(),
             &checked.path,
             &name_at(&checked, Pos::new(line, column)),
             self.config().max_packages,
@@ -280,9 +282,10 @@ impl Engine {
 /// For a server that finds a macro's uses in a header only while it is
 /// open (`ReferencesQuirks::macro_uses_need_open`): when the definition at
 /// `pos` is a `#define` in a file the server does not hold, that file is
-/// opened with the disk's text, and built, before references are asked.
+/// opened with its text as `files` sees it, and built, before references are asked.
 async fn open_macro_definition(
     server: &LspServer,
+    files: &crate::sync::FileView,
     path: &Path,
     pos: sightline_lsp::Position,
 ) -> Result<(), ToolError> {
@@ -298,10 +301,10 @@ async fn open_macro_definition(
         if !loc.text.starts_with('#') || server.holds(&loc.path) {
             continue;
         }
-        let Ok(header) = Snapshot::read(&loc.path) else {
+        let Ok(header) = files.read(&loc.path) else {
             continue;
         };
-        let doc = server.sync(&header.path, &header.index)?;
+        let doc = server.sync(&header.path, &header.index, files)?;
         server.wait_built(&header.path, &doc).await?;
     }
     Ok(())

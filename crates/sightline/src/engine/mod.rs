@@ -120,7 +120,17 @@ impl Default for Options {
 
 /// The engine: every question of the tool contract, for files as they are
 /// on disk now. One per session; its servers live until [`Engine::shutdown`].
+///
+/// A dry run's edit runs on a view of it ([`Engine::dry_run_view`]): the
+/// same servers, its files read through the dry run's staged texts.
 pub struct Engine {
+    shared: Arc<Shared>,
+    /// The files as this engine's calls read them.
+    files: crate::sync::FileView,
+}
+
+/// What every view of one engine shares.
+struct Shared {
     root: Option<PathBuf>,
     pool: Pool,
     /// Servers consulted before the built-ins: the caller's, then custom
@@ -226,7 +236,7 @@ impl Engine {
         .with_server_env(options.server_env)
         .with_shared(options.shared_servers)
         .with_watch_limit(options.watch_limit);
-        Engine {
+        let shared = Shared {
             root,
             pool,
             servers,
@@ -240,35 +250,60 @@ impl Engine {
             config_stamp,
             config_dir,
             projects,
+        };
+        Engine {
+            shared: Arc::new(shared),
+            files: crate::sync::FileView::default(),
         }
+    }
+
+    /// A view of this engine for a dry run whose edit stages its files in
+    /// `files`: the same servers, its reads seeing the staged texts, its
+    /// writes staging them.
+    pub(crate) fn dry_run_view(&self, files: &crate::sync::DryRunFiles) -> Engine {
+        Engine {
+            shared: self.shared.clone(),
+            files: crate::sync::FileView::dry_run(files),
+        }
+    }
+
+    /// The files as this engine's calls read them.
+    pub(crate) fn files(&self) -> &crate::sync::FileView {
+        &self.files
+    }
+
+    /// Reads a question's file as this engine's calls see it: the disk's
+    /// text, or a dry run's staged one ([`crate::sync::FileView::read`]).
+    pub(crate) fn snapshot(&self, file: &Path) -> Result<Snapshot, ToolError> {
+        self.files.read(file)
     }
 
     /// The sandbox every child starts in, and the edit tools' writes are judged by.
     pub(crate) fn sandbox(&self) -> &crate::sandbox::Sandbox {
-        &self.sandbox
+        &self.shared.sandbox
     }
 
     /// The formatters, as configured.
     pub(crate) fn formatters(&self) -> &crate::format::Formatters {
-        &self.formatters
+        &self.shared.formatters
     }
 
     pub(crate) fn last_read(&self) -> &crate::sync::LastRead {
-        &self.last_read
+        &self.shared.last_read
     }
 
     /// Starts the servers of `file` and opens it, so that the next question
     /// about it is fast. Failures are left for that question to report.
     pub(crate) async fn warm(&self, file: &Path) {
-        let Ok(checked) = Snapshot::read(file) else {
+        let Ok(checked) = self.snapshot(file) else {
             return;
         };
         let Ok(routes) = self.route_all(&checked) else {
             return;
         };
         for (spec, root) in routes {
-            if let Ok(server) = self.pool.get(spec, &root).await {
-                let _ = server.sync(&checked.path, &checked.index);
+            if let Ok(server) = self.shared.pool.get(spec, &root).await {
+                let _ = server.sync(&checked.path, &checked.index, self.files());
             }
         }
     }
@@ -278,43 +313,43 @@ impl Engine {
         spec: &'static ServerSpec,
         root: &Path,
     ) -> Result<Arc<LspServer>, ToolError> {
-        self.pool.get(spec, root).await
+        self.shared.pool.get(spec, root).await
     }
 
     /// The workspace directory given at start (`--root`).
     pub(crate) fn workspace_root(&self) -> Option<&Path> {
-        self.root.as_deref()
+        self.shared.root.as_deref()
     }
 
     /// Whether some server handles files like `path`.
     pub(crate) fn handles(&self, path: &Path) -> bool {
-        !crate::catalog::servers_for(path, &self.servers).is_empty()
+        !crate::catalog::servers_for(path, &self.shared.servers).is_empty()
     }
 
     /// The configuration this workspace runs with.
     pub(crate) fn config(&self) -> &Config {
-        &self.config
+        &self.shared.config
     }
 
     pub(crate) fn running_servers(&self) -> Vec<Arc<LspServer>> {
-        self.pool.running()
+        self.shared.pool.running()
     }
 
     pub(crate) fn broken_servers(&self) -> Vec<(&'static str, PathBuf, String)> {
-        self.pool.broken()
+        self.shared.pool.broken()
     }
 
     /// The program that would run for `spec` under `root`, if found.
     pub(crate) fn locate_server(&self, spec: &ServerSpec, root: &Path) -> Option<PathBuf> {
-        self.pool.locate(spec, root)
+        self.shared.pool.locate(spec, root)
     }
 
     /// Installs `spec` now (for `sightline install`), reporting progress.
     pub(crate) async fn install(&self, spec: &'static ServerSpec) -> Result<PathBuf, ToolError> {
         crate::catalog::install::install(
             spec,
-            &crate::progress::Tee::current(&self.progress),
-            &self.sandbox,
+            &crate::progress::Tee::current(&self.shared.progress),
+            &self.shared.sandbox,
         )
         .await
         .map_err(|e| ToolError::unavailable(e.to_string()))
@@ -322,7 +357,13 @@ impl Engine {
 
     /// Process ids of every running server, the project engines' too.
     pub fn server_pids(&self) -> Vec<u32> {
-        let mut pids: Vec<u32> = self.pool.running().iter().filter_map(|s| s.pid()).collect();
+        let mut pids: Vec<u32> = self
+            .shared
+            .pool
+            .running()
+            .iter()
+            .filter_map(|s| s.pid())
+            .collect();
         for e in self.with_projects() {
             pids.extend(e.server_pids());
         }
@@ -337,8 +378,8 @@ impl Engine {
         for e in self.with_projects() {
             Box::pin(e.shutdown_unshared()).await;
         }
-        if self.pool.sole_holder() {
-            self.pool.shutdown().await;
+        if self.shared.pool.sole_holder() {
+            self.shared.pool.shutdown().await;
         }
     }
 
@@ -347,6 +388,6 @@ impl Engine {
         for e in self.with_projects() {
             Box::pin(e.shutdown()).await;
         }
-        self.pool.shutdown().await;
+        self.shared.pool.shutdown().await;
     }
 }

@@ -35,7 +35,7 @@ impl Engine {
         // pyright's selection range for `*args` starts at the `*`: the
         // position of a symbol is where its name is written on the line.
         let loc = &mut found.item.loc;
-        if let Ok(snapshot) = crate::sync::Snapshot::read(&loc.path)
+        if let Ok(snapshot) = self.snapshot(&loc.path)
             && let Some(text) = snapshot.index.line(loc.line - 1)
         {
             let from: usize = text

@@ -24,14 +24,20 @@ const MAX_FILE_BYTES: u64 = 1 << 20;
 pub use crate::project::in_project;
 
 /// The other workspace files of `server` that mention `name`, in groups
-/// small enough to be open together with `file` (open document limit).
-pub fn groups(server: &LspServer, file: &Snapshot, name: &str) -> Vec<Vec<Snapshot>> {
+/// small enough to be open together with `file` (open document limit),
+/// read as `files` sees them.
+pub fn groups(
+    server: &LspServer,
+    files: &crate::sync::FileView,
+    file: &Snapshot,
+    name: &str,
+) -> Vec<Vec<Snapshot>> {
     let candidates: Vec<Snapshot> = crate::sync::walk::files_under(&server.root)
         .into_iter()
         .filter(|p| *p != file.path && server.spec.handles(p))
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
         .filter_map(|p| {
-            let read = Snapshot::read(&p).ok()?;
+            let read = files.read(&p).ok()?;
             read.text().contains(name).then_some(read)
         })
         .take(CANDIDATE_LIMIT)
@@ -45,17 +51,19 @@ pub fn groups(server: &LspServer, file: &Snapshot, name: &str) -> Vec<Vec<Snapsh
 
 /// Opens a group, then `file` again so that it is the most recently used
 /// document and stays open while the next group is opened. For a server
-/// that takes a file in only once built (clangd), waits for that.
+/// that takes a file in only once built (clangd), waits for that. The
+/// files are read as `files` sees them.
 pub async fn open(
     server: &LspServer,
+    files: &crate::sync::FileView,
     file: &Snapshot,
     group: &[Snapshot],
 ) -> Result<(), ToolError> {
     let mut opened = Vec::new();
     for other in group {
-        opened.push((&other.path, server.sync(&other.path, &other.index)?));
+        opened.push((&other.path, server.sync(&other.path, &other.index, files)?));
     }
-    server.sync(&file.path, &file.index)?;
+    server.sync(&file.path, &file.index, files)?;
     if server
         .spec
         .quirks

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::catalog::spec::RootRule;
 use crate::error::ToolError;
 use crate::server::{Asking, LspServer};
-use crate::sync::Snapshot;
+use crate::sync::{FileView, Snapshot};
 use crate::workspaces::{Workspace, workspace_of};
 
 /// Files larger than this are not read for the name (bundles).
@@ -52,6 +52,7 @@ pub(crate) fn served_workspace(server: &LspServer, file: &Path) -> Option<Worksp
 /// their projects while the question is asked.
 pub(crate) fn load_users<'a>(
     server: &'a LspServer,
+    files: &FileView,
     file: &Path,
     name: &str,
     budget: usize,
@@ -61,7 +62,7 @@ pub(crate) fn load_users<'a>(
     }
     let what = format!("that {{mention}} `{name}`");
     let users = |ws: &Workspace, own: &Path, package: &Path| depends_on(ws, own, package);
-    load(server, file, budget, &what, users, |text| {
+    load(server, files, file, budget, &what, users, |text| {
         mentions(text, name)
     })
 }
@@ -70,11 +71,13 @@ pub(crate) fn load_users<'a>(
 /// `budget` of them: a workspace symbol query names no one symbol.
 pub(crate) fn load_all<'a>(
     server: &'a LspServer,
+    files: &FileView,
     file: &Path,
     budget: usize,
 ) -> Result<LoadedPackages<'a>, ToolError> {
     load(
         server,
+        files,
         file,
         budget,
         "of the workspace",
@@ -88,6 +91,7 @@ pub(crate) fn load_all<'a>(
 /// packages were looked for (`{mention}` is the verb, agreeing in number).
 fn load<'a>(
     server: &'a LspServer,
+    files: &FileView,
     file: &Path,
     budget: usize,
     what: &str,
@@ -106,7 +110,7 @@ fn load<'a>(
         .iter()
         .filter(|p| Some(*p) != own.as_ref())
         .filter(|p| own.as_ref().is_none_or(|o| may_use(&ws, o, p)))
-        .filter_map(|p| first_file(server, p, &wanted).map(|s| (p.clone(), s)))
+        .filter_map(|p| first_file(server, files, p, &wanted).map(|s| (p.clone(), s)))
         .collect();
     let mut open = Vec::new();
     let mut opened = Vec::new();
@@ -118,7 +122,7 @@ fn load<'a>(
         }
         // Marked first, so that opening the next one cannot close it.
         open.push(server.asking(&snapshot.path));
-        server.sync(&snapshot.path, &snapshot.index)?;
+        server.sync(&snapshot.path, &snapshot.index, files)?;
         opened.push(snapshot.path.to_path_buf());
     }
     let one = left_out.len() == 1;
@@ -204,23 +208,24 @@ fn is_test(path: &Path) -> bool {
         .is_some_and(|n| n.contains(".test.") || n.contains(".spec."))
 }
 
-/// The first file of `package` the server handles whose text `wanted`
-/// takes, a test's last.
+/// The first file of `package` the server handles whose text (as `files`
+/// sees it) `wanted` takes, a test's last.
 fn first_file(
     server: &LspServer,
+    files: &FileView,
     package: &Path,
     wanted: &impl Fn(&str) -> bool,
 ) -> Option<Snapshot> {
-    let mut files: Vec<PathBuf> = crate::sync::walk::files_under(package)
+    let mut paths: Vec<PathBuf> = crate::sync::walk::files_under(package)
         .into_iter()
         .filter(|p| server.spec.handles(p))
         .collect();
-    files.sort_by_key(|p| is_test(p));
-    files
+    paths.sort_by_key(|p| is_test(p));
+    paths
         .into_iter()
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= MAX_FILE_BYTES))
         .find_map(|p| {
-            let read = Snapshot::read(&p).ok()?;
+            let read = files.read(&p).ok()?;
             wanted(read.text()).then_some(read)
         })
 }

@@ -116,7 +116,7 @@ impl Engine {
                 continue;
             }
             let path = entry.path();
-            if crate::catalog::servers_for(path, &self.servers).is_empty() {
+            if crate::catalog::servers_for(path, &self.shared.servers).is_empty() {
                 continue;
             }
             if files.len() == max {
@@ -225,7 +225,7 @@ impl Engine {
         let mut known = HashMap::new();
         let mut tried = HashSet::new();
         for file in files {
-            let Ok(snapshot) = crate::sync::Snapshot::read(file) else {
+            let Ok(snapshot) = self.snapshot(file) else {
                 continue;
             };
             // A file several servers check has its findings merged per
@@ -239,7 +239,7 @@ impl Engine {
             if !tried.insert((spec.id, root.clone())) {
                 continue;
             }
-            let Ok(server) = self.pool.get(spec, root).await else {
+            let Ok(server) = self.shared.pool.get(spec, root).await else {
                 continue;
             };
             if !server.workspace_pull {
@@ -247,7 +247,10 @@ impl Engine {
             }
             // Syncing one file brings every open document and the changes
             // on disk to the server first, so its report is of the disk.
-            if server.sync(&snapshot.path, &snapshot.index).is_err() {
+            if server
+                .sync(&snapshot.path, &snapshot.index, self.files())
+                .is_err()
+            {
                 continue;
             }
             match server.workspace_diagnostics().await {

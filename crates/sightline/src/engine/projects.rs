@@ -157,7 +157,7 @@ impl Engine {
     /// [`Options::project_configs`]), else that project's. A project file
     /// that does not parse is an error naming its file and line.
     pub(crate) fn for_path(self: &Arc<Self>, path: &Path) -> Result<Arc<Engine>, ToolError> {
-        let Some(projects) = &self.projects else {
+        let Some(projects) = &self.shared.projects else {
             return Ok(self.clone());
         };
         // `a/../b` must not look in `a`.
@@ -168,7 +168,7 @@ impl Engine {
             path.parent().unwrap_or(&path)
         };
         let dir = crate::config::project_dir(start);
-        if dir == self.config.project {
+        if dir == self.shared.config.project {
             return Ok(self.clone());
         }
         projects.engine_for(dir)
@@ -176,7 +176,8 @@ impl Engine {
 
     /// Every project engine this one made.
     pub(crate) fn with_projects(&self) -> Vec<Arc<Engine>> {
-        self.projects
+        self.shared
+            .projects
             .as_ref()
             .map(Projects::all)
             .unwrap_or_default()

@@ -32,7 +32,8 @@ impl Engine {
         // This engine's servers and its project engines' (a root-less CLI
         // call's servers live in the engines of their projects).
         let projects = self.with_projects();
-        let pools = std::iter::once(&self.pool).chain(projects.iter().map(|e| &e.pool));
+        let pools =
+            std::iter::once(&self.shared.pool).chain(projects.iter().map(|e| &e.shared.pool));
         let mut stopped = Vec::new();
         for pool in pools {
             for (spec, root) in pool.stop_where(pick).await {

@@ -14,12 +14,13 @@ use crate::sync::Snapshot;
 impl Engine {
     /// The servers that handle `path`, configured ones first.
     pub(crate) fn servers_for(&self, path: &Path) -> Vec<&'static ServerSpec> {
-        catalog::servers_for(path, &self.servers)
+        catalog::servers_for(path, &self.shared.servers)
     }
 
     /// Every server this workspace knows: configured ones, then built-ins.
     pub(crate) fn all_servers(&self) -> Vec<&'static ServerSpec> {
-        self.servers
+        self.shared
+            .servers
             .iter()
             .chain(catalog::BUILTIN)
             .copied()
@@ -28,17 +29,23 @@ impl Engine {
 
     /// Why `spec` is off, or `None` when it may run.
     pub(crate) fn why_off(&self, spec: &ServerSpec) -> Option<String> {
-        if let Some(why) = &self.resolved.all_off {
+        if let Some(why) = &self.shared.resolved.all_off {
             return Some(why.clone());
         }
-        if let Some(why) = self.resolved.blocked.get(spec.id) {
+        if let Some(why) = self.shared.resolved.blocked.get(spec.id) {
             return Some(why.clone());
         }
-        if self.config.servers.get(spec.id).is_some_and(|e| e.disabled) {
+        if self
+            .shared
+            .config
+            .servers
+            .get(spec.id)
+            .is_some_and(|e| e.disabled)
+        {
             return Some("disabled in the configuration".into());
         }
         match spec.role {
-            catalog::Role::Alternative if !self.resolved.enabled.contains(spec.id) => {
+            catalog::Role::Alternative if !self.shared.resolved.enabled.contains(spec.id) => {
                 Some(format!(
                     "an alternative server; turn it on with \"lsp\": {{\"{}\": {{}}}}",
                     spec.id
@@ -52,21 +59,26 @@ impl Engine {
     /// off, alternatives and linters only when configured, and linters also
     /// when they are already installed where sightline looks.
     fn is_on(&self, spec: &ServerSpec, root: &Path) -> bool {
-        if self.resolved.explicit.contains(spec.id) {
+        if self.shared.resolved.explicit.contains(spec.id) {
             return true;
         }
         match spec.role {
             catalog::Role::Linter => {
-                !self.config.servers.get(spec.id).is_some_and(|e| e.disabled)
+                !self
+                    .shared
+                    .config
+                    .servers
+                    .get(spec.id)
+                    .is_some_and(|e| e.disabled)
                     && spec
                         .quirks
                         .linter
                         .used_by_project
                         .is_none_or(|u| u.in_project(root))
                     && (!spec.quirks.linter.runs_project_code || crate::project::trusted_at(root))
-                    && self.pool.locate(spec, root).is_some()
+                    && self.shared.pool.locate(spec, root).is_some()
             }
-            _ => self.resolved.enabled.contains(spec.id),
+            _ => self.shared.resolved.enabled.contains(spec.id),
         }
     }
 
@@ -80,7 +92,8 @@ impl Engine {
         if !plugin.extensions.contains(&ext.as_str()) {
             return true;
         }
-        self.pool
+        self.shared
+            .pool
             .locate(spec, root)
             .is_some_and(|program| (plugin.found)(root, &program))
     }
@@ -101,7 +114,7 @@ impl Engine {
         file: &Snapshot,
     ) -> Result<Vec<(&'static ServerSpec, PathBuf)>, ToolError> {
         self.follow_config();
-        let specs = catalog::servers_for(&file.path, &self.servers);
+        let specs = catalog::servers_for(&file.path, &self.shared.servers);
         if specs.is_empty() {
             let ext =
                 crate::files::extension_of(&file.path).unwrap_or_else(|| "extension-less".into());
@@ -110,13 +123,14 @@ impl Engine {
                 catalog::supported_summary()
             )));
         };
-        if let Some(why) = &self.resolved.all_off {
+        if let Some(why) = &self.shared.resolved.all_off {
             return Err(ToolError::unavailable(why.clone()));
         }
         let mut routes = Vec::new();
         let mut off = Vec::new();
         for spec in specs {
-            let Some(root) = roots::root_for_server(spec, &file.path, self.root.as_deref()) else {
+            let Some(root) = roots::root_for_server(spec, &file.path, self.shared.root.as_deref())
+            else {
                 continue;
             };
             if !self.plugin_present(spec, &file.path, &root) {
@@ -153,6 +167,6 @@ impl Engine {
 
     pub(crate) async fn server_for(&self, file: &Snapshot) -> Result<Arc<LspServer>, ToolError> {
         let (spec, root) = self.route(file)?;
-        self.pool.get(spec, &root).await
+        self.shared.pool.get(spec, &root).await
     }
 }

@@ -70,7 +70,7 @@ impl Engine {
     /// Stops the server unused the longest, if any is unused now; its id
     /// and root (the daemon's memory limit).
     pub(crate) fn stop_idlest_server(&self) -> Option<(&'static str, std::path::PathBuf)> {
-        self.pool.stop_idlest().or_else(|| {
+        self.shared.pool.stop_idlest().or_else(|| {
             self.with_projects()
                 .iter()
                 .find_map(|e| e.stop_idlest_server())
@@ -90,7 +90,8 @@ impl Engine {
     }
 
     fn own_server_status(&self) -> Vec<ServerRow> {
-        self.pool
+        self.shared
+            .pool
             .running_confined()
             .into_iter()
             .map(|(writable, s)| {

@@ -11,7 +11,6 @@ use crate::catalog;
 use crate::engine::locations::Wait;
 use crate::engine::{Engine, outside_project, validate};
 use crate::error::ToolError;
-use crate::sync::Snapshot;
 
 /// At most this many files are outlined by a directory's `documentSymbol`.
 pub const DIRECTORY_OUTLINES: usize = 40;
@@ -32,9 +31,9 @@ impl Engine {
     /// The outline of `file`: its symbols, nested, with line ranges. The
     /// document is opened (and synced) first.
     pub async fn document_symbols(&self, file: &Path) -> Result<Items, ToolError> {
-        let checked = Snapshot::read(file)?;
+        let checked = self.snapshot(file)?;
         let server = self.server_for(&checked).await?;
-        server.sync(&checked.path, &checked.index)?;
+        server.sync(&checked.path, &checked.index, self.files())?;
         server.wait_ready(false).await?;
         let mut items = server.document_symbols(&checked.path).await?;
         sort_outline(&mut items);
@@ -118,7 +117,7 @@ impl Engine {
         let mut first_error = None;
         let mut notes = Vec::new();
         for anchor in anchors {
-            let checked = Snapshot::read(&anchor)?;
+            let checked = self.snapshot(&anchor)?;
             let (spec, r) = match self.route(&checked) {
                 Ok(x) => x,
                 Err(e) => {
@@ -134,9 +133,10 @@ impl Engine {
                 let server = self.pool_get(spec, &r).await?;
                 // tsserver answers only for projects with an open file: in a
                 // monorepo, a file of each package is opened too.
-                server.sync(&checked.path, &checked.index)?;
+                server.sync(&checked.path, &checked.index, self.files())?;
                 let packages = crate::engine::packages::load_all(
                     &server,
+                    self.files(),
                     &checked.path,
                     self.config().max_packages,
                 )?;
@@ -151,8 +151,7 @@ impl Engine {
                     // own (a `tsserverRequest` flushes nothing): one cheap
                     // request first, else tsserver answers "No Project".
                     let _ = server
-                        .ask_value(
-                            "textDocument/foldingRange",
+                        .ask_of::<sightline_lsp::request::FoldingRange>(
                             serde_json::json!({ "textDocument": { "uri": sightline_lsp::path_to_uri_string(&checked.path).unwrap_or_default() } }),
                         )
                         .await;
@@ -239,6 +238,7 @@ impl Engine {
         let packages = if kind == ItemsKind::IncomingCalls {
             crate::engine::packages::load_users(
                 &server,
+                self.files(),
                 &checked.path,
                 &crate::engine::locations::name_at(&checked, Pos::new(line, column)),
                 self.config().max_packages,
@@ -253,8 +253,8 @@ impl Engine {
             && let Some(name) =
                 outside_project::name_to_open(&server, &checked, Pos::new(line, column))
         {
-            for group in outside_project::groups(&server, &checked, &name) {
-                outside_project::open(&server, &checked, &group).await?;
+            for group in outside_project::groups(&server, self.files(), &checked, &name) {
+                outside_project::open(&server, self.files(), &checked, &group).await?;
                 for item in &prepared {
                     items.extend(server.incoming_calls(item, &mut texts).await?);
                 }
@@ -307,7 +307,8 @@ impl Engine {
         // Boxed: the call hierarchy's future holding the references' beside
         // its own overflowed a daemon worker's stack.
         let uses = Box::pin(self.references(file, line, column, false)).await?;
-        let name = Snapshot::read(file)
+        let name = self
+            .snapshot(file)
             .map(|s| crate::engine::locations::name_at(&s, Pos::new(line, column)))
             .unwrap_or_default();
         let calls: Vec<&crate::answer::Loc> = uses
@@ -348,7 +349,7 @@ impl Engine {
         line: usize,
         symbol: &str,
     ) -> Result<usize, ToolError> {
-        let checked = Snapshot::read(file)?;
+        let checked = self.snapshot(file)?;
         let index = checked.index.clone();
         validate::column_of(&index, file, line, symbol)
     }

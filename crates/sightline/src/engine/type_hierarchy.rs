@@ -98,7 +98,7 @@ impl Engine {
             Some(l) => (l.path.clone(), l.line, l.column),
             None => (file.to_owned(), line, column),
         };
-        let text = Snapshot::read(&decl_file)?.index.text().to_owned();
+        let text = self.snapshot(&decl_file)?.index.text().to_owned();
         let Some(start) = offset_of(&text, decl_line, decl_col) else {
             return Ok(Vec::new());
         };

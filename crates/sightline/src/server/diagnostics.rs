@@ -86,19 +86,24 @@ impl LspServer {
         }
     }
 
-    /// Diagnostics for the content of `doc`, which `sync` has just sent. Returns
-    /// the findings and, when freshness could not be confirmed, a note.
+    /// Diagnostics for the content of `doc`, which `sync` has just sent with
+    /// `files`' text. Returns the findings and, when freshness could not be
+    /// confirmed, a note.
     pub async fn diagnostics(
         &self,
         path: &Path,
         doc: &Doc,
+        files: &crate::sync::FileView,
     ) -> Result<(Vec<Finding>, Option<String>), ToolError> {
         if self.spec.quirks.diagnostics.ask_tsserver
             && let Some(answer) = self.tsserver_answer(path, doc).await
         {
             return Ok(answer);
         }
-        self.save_once(path)?;
+        // A dry run's text is not on disk, where a check on save reads.
+        if !files.is_dry_run() {
+            self.save_once(path)?;
+        }
         self.wait_loaded().await?;
         let started = tokio::time::Instant::now();
         let mut deadline = started + self.budgets.document;
@@ -123,7 +128,7 @@ impl LspServer {
                 // (rust-analyzer's `cargo check`) reads the disk: none is
                 // started or waited for, and its findings are not shown,
                 // before the change or after (`Engine::preview` says so).
-                let previewing = self.check_on_save && crate::sync::dry_run_texts::active();
+                let previewing = self.check_on_save && files.is_dry_run();
                 let checked =
                     !self.check_on_save || (!previewing && self.wait_check(path, deadline).await);
                 let (mut items, mut note) = self.pull(path, doc, providers, deadline).await?;

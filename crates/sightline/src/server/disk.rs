@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use sightline_lsp::notification;
 use sightline_lsp::path_to_uri_string;
 
 use crate::catalog::OnInstall;
@@ -185,10 +186,10 @@ impl LspServer {
                 "{}: packages or the virtualenv changed; its configuration is sent again",
                 self.spec.id
             );
-            self.client.notify(
-                "workspace/didChangeConfiguration",
-                json!({ "settings": self.state.configuration(None) }),
-            )?;
+            self.client
+                .notify_of::<notification::DidChangeConfiguration>(
+                    json!({ "settings": self.state.configuration(None) }),
+                )?;
         }
         if drained.is_empty() && !reconfigure {
             return Ok((all, Vec::new()));
@@ -210,10 +211,8 @@ impl LspServer {
             .collect();
         if !changes.is_empty() {
             tracing::debug!("{}: {} files changed on disk", self.spec.id, changes.len());
-            self.client.notify(
-                "workspace/didChangeWatchedFiles",
-                json!({ "changes": changes }),
-            )?;
+            self.client
+                .notify_of::<notification::DidChangeWatchedFiles>(json!({ "changes": changes }))?;
             self.state.with(|s| s.told_changes = true);
         }
         docs.generation += 1;

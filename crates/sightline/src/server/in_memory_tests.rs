@@ -59,8 +59,9 @@ impl InMemory {
 
     /// The errors of `path` as the server answers them for its text now.
     async fn errors(&self, path: &Path, text: &Arc<LineIndex>) -> Vec<Finding> {
-        let doc = self.server.sync(path, text).unwrap();
-        let (findings, note) = self.server.diagnostics(path, &doc).await.unwrap();
+        let disk = crate::sync::FileView::default();
+        let doc = self.server.sync(path, text, &disk).unwrap();
+        let (findings, note) = self.server.diagnostics(path, &doc, &disk).await.unwrap();
         assert_eq!(note, None, "the answer was not confirmed fresh");
         findings
             .into_iter()
@@ -106,6 +107,65 @@ fn a_document_is_opened_once_and_changed_only_when_its_text_changes() {
             changes[0].contains(r#""version":2"#) && changes[0].contains("two ERR"),
             "{}",
             changes[0]
+        );
+        fake.stop().await;
+    });
+}
+
+/// A dry run's text told to the server (`FileView`) stays as told while
+/// other files are synced with the disk's view, as a question about a
+/// file the server never opened does (`open_if_untold`), though its file
+/// changed on disk meanwhile (the watch reports it, and an open document
+/// so reported is read again); the disk's text told again after
+/// (`restore`) ends that.
+#[test]
+fn a_dry_run_s_text_stays_as_told_until_the_disk_s_is_told_again() {
+    runtime().block_on(async {
+        let fake = InMemory::start(&FAKE, json!({})).await;
+        let (a, on_disk) = fake.write("a.fake", "one\n");
+        let (b, b_text) = fake.write("b.fake", "b\n");
+        let files = crate::sync::DryRunFiles::default();
+        let view = crate::sync::FileView::dry_run(&files);
+        assert!(view.stage(&a, Some("two ERR\n".into())));
+        let staged = view.read(&a).unwrap();
+        let doc = fake.server.sync(&a, &staged.index, &view).unwrap();
+        let (findings, _) = fake.server.diagnostics(&a, &doc, &view).await.unwrap();
+        assert_eq!(
+            findings.len(),
+            1,
+            "answered for the staged text: {findings:?}"
+        );
+        let disk = crate::sync::FileView::default();
+        std::fs::write(&a, "four\n").unwrap();
+        fake.server.sync(&b, &b_text, &disk).unwrap();
+        let held = fake
+            .server
+            .docs()
+            .get(&a)
+            .map(|d| d.index.text().to_owned());
+        assert_eq!(
+            held.as_deref(),
+            Some("two ERR\n"),
+            "the staged text was replaced"
+        );
+        fake.server.restore(&a, &on_disk).unwrap();
+        let held = fake
+            .server
+            .docs()
+            .get(&a)
+            .map(|d| d.index.text().to_owned());
+        assert_eq!(held.as_deref(), Some("one\n"));
+        std::fs::write(&a, "three\n").unwrap();
+        fake.server.sync(&b, &b_text, &disk).unwrap();
+        let held = fake
+            .server
+            .docs()
+            .get(&a)
+            .map(|d| d.index.text().to_owned());
+        assert_eq!(
+            held.as_deref(),
+            Some("three\n"),
+            "read again from disk after"
         );
         fake.stop().await;
     });

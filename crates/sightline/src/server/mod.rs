@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use sightline_lsp::notification;
 use sightline_lsp::{Client, Encoding};
 
 use crate::catalog::{Budgets, ServerSpec};
@@ -167,10 +168,10 @@ impl LspServer {
             .user_settings
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = settings;
-        self.client.notify(
-            "workspace/didChangeConfiguration",
-            serde_json::json!({ "settings": self.state.configuration(None) }),
-        )?;
+        self.client
+            .notify_of::<notification::DidChangeConfiguration>(
+                serde_json::json!({ "settings": self.state.configuration(None) }),
+            )?;
         // Diagnostics kept from before are the old settings' answers.
         self.docs().generation += 1;
         Ok(())

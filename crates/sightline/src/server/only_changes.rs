@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use sightline_lsp::Diagnostic;
+use sightline_lsp::request;
 
 use crate::server::LspServer;
 use crate::server::diagnostics::PushState;
@@ -65,9 +66,6 @@ impl LspServer {
             "textDocument": { "uri": uri },
             "position": { "line": 0, "character": 0 },
         });
-        let _ = self
-            .client
-            .request_value("textDocument/hover", params, left)
-            .await;
+        let _ = self.client.request_of::<request::Hover>(params, left).await;
     }
 }

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use sightline_lsp::ErrorCode;
 use sightline_lsp::path_to_uri_string;
+use sightline_lsp::request;
 use sightline_lsp::{Client, ClientError};
 use sightline_lsp::{Diagnostic, DocumentDiagnosticReport, DocumentDiagnosticRequest};
 use tokio::sync::mpsc;
@@ -148,7 +149,7 @@ impl LspServer {
         }
         let answer = self
             .client
-            .request_value("workspace/diagnostic", params, self.budgets.full)
+            .request_of::<request::WorkspaceDiagnostic>(params, self.budgets.full)
             .await;
         let answer = match answer {
             Ok(v) => v,

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use sightline_lsp::Position;
 use sightline_lsp::path_to_uri_string;
+use sightline_lsp::request;
 
 use crate::error::{ErrorKind, ToolError};
 use crate::server::LspServer;
@@ -26,7 +27,7 @@ impl LspServer {
             return Ok(());
         }
         match self
-            .ask("textDocument/prepareRename", Self::at(path, pos))
+            .ask_of::<request::PrepareRename>(Self::at(path, pos))
             .await
         {
             Ok(Value::Null) => Err(ToolError::refused(format!(
@@ -64,7 +65,7 @@ impl LspServer {
         if let Some(a) = set {
             self.set_rename_preference(path, a, keep_aliases).await?;
         }
-        let asked = self.ask("textDocument/rename", params).await;
+        let asked = self.ask_of::<request::Rename>(params).await;
         if let Some(a) = set
             && let Err(e) = self
                 .set_rename_preference(path, a, a.keeps_by_default)
@@ -112,7 +113,7 @@ impl LspServer {
             "arguments": ["configure", { "file": path, "formatOptions": {}, "preferences": preferences }],
         });
         self.client
-            .request_value("workspace/executeCommand", params, self.budgets.document)
+            .request_of::<request::ExecuteCommand>(params, self.budgets.document)
             .await?;
         Ok(())
     }
@@ -146,7 +147,7 @@ impl LspServer {
             "range": { "start": start, "end": end },
             "context": context,
         });
-        let found = self.ask("textDocument/codeAction", params).await?;
+        let found = self.ask_of::<request::CodeAction>(params).await?;
         Ok(found
             .as_array()
             .cloned()
@@ -178,7 +179,9 @@ impl LspServer {
         if !resolves || action.get("edit").is_some() {
             return Ok(action);
         }
-        let resolved = self.ask("codeAction/resolve", action.clone()).await?;
+        let resolved = self
+            .ask_of::<request::CodeActionResolve>(action.clone())
+            .await?;
         Ok(if resolved.is_object() {
             resolved
         } else {
@@ -194,7 +197,7 @@ impl LspServer {
             "command": command.get("command").cloned().unwrap_or(Value::Null),
             "arguments": command.get("arguments").cloned().unwrap_or(json!([])),
         });
-        let r = self.ask("workspace/executeCommand", params).await;
+        let r = self.ask_of::<request::ExecuteCommand>(params).await;
         let edits = self
             .state
             .with(|s| s.gathered_edits.take())

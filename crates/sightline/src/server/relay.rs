@@ -8,6 +8,7 @@
 use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::{Value, json};
+use sightline_lsp::request;
 use tokio::sync::mpsc;
 
 use crate::catalog::quirks::Relay;
@@ -111,7 +112,7 @@ impl LspServer {
         let budget = self.budgets.document.max(self.budgets.ready);
         match self
             .client
-            .request_value("workspace/executeCommand", params, budget)
+            .request_of::<request::ExecuteCommand>(params, budget)
             .await
         {
             Ok(v) => v.get("body").cloned().unwrap_or(Value::Null),

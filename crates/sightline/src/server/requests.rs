@@ -6,11 +6,11 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use sightline_lsp::path_to_uri_string;
 use sightline_lsp::{
     DefinitionRequest, DefinitionResponse, Location, Position, ReferencesRequest,
     definition_locations,
 };
+use sightline_lsp::{path_to_uri_string, request};
 
 use crate::error::ToolError;
 use crate::server::LspServer;
@@ -69,11 +69,6 @@ impl LspServer {
             "textDocument": { "uri": path_to_uri_string(path).unwrap_or_default() },
             "position": pos,
         })
-    }
-
-    /// One request with the ordinary budget, for other modules.
-    pub async fn ask_value(&self, method: &str, params: Value) -> Result<Value, ToolError> {
-        self.ask(method, params).await
     }
 
     /// One request with the ordinary budget, carrying a work-done token of
@@ -135,18 +130,32 @@ impl LspServer {
             return Ok(Some(path));
         }
         // Not a file sightline can read: the server answers as it will.
+        // The disk's text, also in a dry run: its staged files are told
+        // before any question about them, and stay open as told until it
+        // ends (`Documents::holds_dry_run_text`).
         if let Ok(read) = crate::sync::Snapshot::read(&path) {
-            self.sync(&path, &read.index)?;
+            self.sync(&path, &read.index, &crate::sync::FileView::default())?;
         }
         Ok(Some(path))
     }
 
-    /// [`Self::ask`], decoding the answer into `R`.
-    pub(crate) async fn ask_as<R: serde::de::DeserializeOwned>(
+    /// [`Self::ask`] of the protocol's request `R` (its method `R`'s), the
+    /// answer kept as JSON for a caller that reads it leniently.
+    pub(crate) async fn ask_of<R: sightline_lsp::Request>(
         &self,
-        method: &str,
         params: Value,
-    ) -> Result<R, ToolError> {
+    ) -> Result<Value, ToolError> {
+        self.ask(R::METHOD.as_str(), params).await
+    }
+
+    /// [`Self::ask`] of the protocol's request `R`, its answer decoded into
+    /// `T`: `R`'s result type ([`Self::ask_request`]) or one that takes the
+    /// same answer (a declaration's or implementation's as a definition's).
+    pub(crate) async fn ask_as<R: sightline_lsp::Request, T: serde::de::DeserializeOwned>(
+        &self,
+        params: Value,
+    ) -> Result<T, ToolError> {
+        let method = R::METHOD.as_str();
         let v = self.ask(method, params).await?;
         serde_json::from_value(v).map_err(|e| {
             ToolError::server(format!(
@@ -162,13 +171,13 @@ impl LspServer {
         &self,
         params: Value,
     ) -> Result<R::Result, ToolError> {
-        self.ask_as(R::METHOD.as_str(), params).await
+        self.ask_as::<R, R::Result>(params).await
     }
 
     /// The hover text at `pos`, as markdown.
     pub async fn hover(&self, path: &Path, pos: Position) -> Result<String, ToolError> {
         self.require("hoverProvider", "hover")?;
-        let v = self.ask("textDocument/hover", Self::at(path, pos)).await?;
+        let v = self.ask_of::<request::Hover>(Self::at(path, pos)).await?;
         Ok(hover_markdown(v.get("contents").unwrap_or(&Value::Null)))
     }
 
@@ -180,7 +189,7 @@ impl LspServer {
     ) -> Result<Vec<Location>, ToolError> {
         self.require("implementationProvider", "goToImplementation")?;
         let r: Option<DefinitionResponse> = self
-            .ask_as("textDocument/implementation", Self::at(path, pos))
+            .ask_as::<request::Implementation, _>(Self::at(path, pos))
             .await?;
         Ok(definition_locations(r))
     }
@@ -314,7 +323,7 @@ impl LspServer {
         let params = json!({ "textDocument": { "uri": uri }, "position": at });
         self.remembered("declaration", uri, at, async {
             let r: Option<DefinitionResponse> =
-                self.ask_as("textDocument/declaration", params).await?;
+                self.ask_as::<request::Declaration, _>(params).await?;
             Ok(definition_locations(r))
         })
         .await

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use serde_json::json;
+use sightline_lsp::notification;
 use sightline_lsp::path_to_uri_string;
 
 use crate::error::ToolError;
@@ -13,10 +14,10 @@ use crate::server::LspServer;
 impl LspServer {
     /// Sends `didSave` for `path` to a server that checks on save (see
     /// `DiagnosticsQuirks::save_check`); nothing to others.
+    /// A dry run sends none (its callers ask this only outside one): its
+    /// text is not on disk, where the check would read it.
     pub(crate) fn save(&self, path: &Path) -> Result<(), ToolError> {
-        // A dry run's text is not on disk, where the check would read it:
-        // the save comes when the disk's text is told again.
-        if !self.check_on_save || crate::sync::dry_run_texts::active() {
+        if !self.check_on_save {
             return Ok(());
         }
         let uri = path_to_uri_string(path).unwrap_or_default();
@@ -24,8 +25,7 @@ impl LspServer {
             s.save_check.saved_at = s.seq;
             s.save_check.saved = true;
         });
-        self.client.notify(
-            "textDocument/didSave",
+        self.client.notify_of::<notification::DidSaveTextDocument>(
             json!({ "textDocument": { "uri": uri } }),
         )?;
         Ok(())

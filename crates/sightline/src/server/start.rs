@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::{Value, json};
+use sightline_lsp::notification;
 use sightline_lsp::path_to_uri_string;
 use sightline_lsp::{Client, ClientError, Encoding, SpawnConfig};
 
@@ -208,8 +209,7 @@ impl LspServer {
         } = setup;
         let check_on_save = spec.quirks.diagnostics.save_check.is_some() && !check_off;
         let init = client
-            .request_value(
-                "initialize",
+            .request_of::<sightline_lsp::request::Initialize>(
                 initialize_params(&root, initialization_options),
                 budgets.initialize,
             )
@@ -240,7 +240,7 @@ impl LspServer {
             .pointer("/diagnosticProvider/workspaceDiagnostics")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        client.notify("initialized", json!({}))?;
+        client.notify_of::<notification::Initialized>(json!({}))?;
         let watch = crate::sync::watch::DiskWatch::with_limit(&root, watch_limit)
             .map_err(|e| tracing::warn!("cannot watch {} for external edits: {e}", root.display()))
             .ok();

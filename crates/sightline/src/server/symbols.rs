@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use sightline_lsp::Position;
+use sightline_lsp::request;
 use sightline_lsp::{normalize, path_to_uri_string, uri_to_path};
 
 use crate::answer::Item;
@@ -67,7 +68,7 @@ impl LspServer {
         self.require("documentSymbolProvider", "documentSymbol")?;
         let params =
             json!({ "textDocument": { "uri": path_to_uri_string(path).unwrap_or_default() } });
-        let v = self.ask("textDocument/documentSymbol", params).await?;
+        let v = self.ask_of::<request::DocumentSymbol>(params).await?;
         let mut texts = TextsByPath::new();
         Ok(v.as_array()
             .map(|a| {
@@ -119,7 +120,7 @@ impl LspServer {
     pub async fn workspace_symbols(&self, query: &str) -> Result<Vec<Item>, ToolError> {
         self.require("workspaceSymbolProvider", "workspaceSymbol")?;
         let v = self
-            .ask("workspace/symbol", json!({ "query": query }))
+            .ask_of::<request::WorkspaceSymbol>(json!({ "query": query }))
             .await?;
         let mut texts = TextsByPath::new();
         let mut out = Vec::new();
@@ -170,7 +171,7 @@ impl LspServer {
     ) -> Result<Vec<Value>, ToolError> {
         self.require("callHierarchyProvider", "the call hierarchy")?;
         let v = self
-            .ask("textDocument/prepareCallHierarchy", Self::at(path, pos))
+            .ask_of::<request::CallHierarchyPrepare>(Self::at(path, pos))
             .await?;
         Ok(v.as_array().cloned().unwrap_or_default())
     }
@@ -197,7 +198,7 @@ impl LspServer {
         texts: &mut TextsByPath,
     ) -> Result<Vec<Item>, ToolError> {
         let v = self
-            .ask("callHierarchy/incomingCalls", json!({ "item": item }))
+            .ask_of::<request::CallHierarchyIncomingCalls>(json!({ "item": item }))
             .await?;
         let mut out = Vec::new();
         for call in v.as_array().into_iter().flatten() {
@@ -237,7 +238,7 @@ impl LspServer {
         texts: &mut TextsByPath,
     ) -> Result<Vec<Item>, ToolError> {
         let v = self
-            .ask("callHierarchy/outgoingCalls", json!({ "item": item }))
+            .ask_of::<request::CallHierarchyOutgoingCalls>(json!({ "item": item }))
             .await?;
         Ok(v.as_array()
             .into_iter()

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use sightline_lsp::Position;
+use sightline_lsp::request;
 
 use crate::answer::Item;
 use crate::error::ToolError;
@@ -23,17 +24,19 @@ impl LspServer {
         up: bool,
     ) -> Result<Vec<Item>, ToolError> {
         let prepared = self
-            .ask("textDocument/prepareTypeHierarchy", Self::at(path, pos))
+            .ask_of::<request::TypeHierarchyPrepare>(Self::at(path, pos))
             .await?;
-        let method = if up {
-            "typeHierarchy/supertypes"
-        } else {
-            "typeHierarchy/subtypes"
-        };
         let mut texts = HashMap::new();
         let mut out = Vec::new();
         for item in prepared.as_array().into_iter().flatten() {
-            let v = self.ask(method, json!({ "item": item })).await?;
+            let params = json!({ "item": item });
+            let v = if up {
+                self.ask_of::<request::TypeHierarchySupertypes>(params)
+                    .await?
+            } else {
+                self.ask_of::<request::TypeHierarchySubtypes>(params)
+                    .await?
+            };
             out.extend(
                 v.as_array()
                     .into_iter()

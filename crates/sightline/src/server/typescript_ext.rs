@@ -11,6 +11,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use sightline_lsp::Position;
+use sightline_lsp::request;
 use sightline_lsp::{Encoding, LineIndex};
 
 use crate::answer::{Finding, Severity, fold};
@@ -56,7 +57,7 @@ impl LspServer {
             let budget = self.budgets.document.max(self.budgets.ready);
             let v = self
                 .client
-                .request_value("workspace/executeCommand", params, budget)
+                .request_of::<request::ExecuteCommand>(params, budget)
                 .await?;
             let items = v.get("body").cloned().unwrap_or(v);
             let Some(items) = items.as_array() else {
@@ -131,7 +132,7 @@ impl LspServer {
         });
         let v = self
             .client
-            .request_value("workspace/executeCommand", params, self.budgets.request)
+            .request_of::<request::ExecuteCommand>(params, self.budgets.request)
             .await?;
         let items = v.get("body").cloned().unwrap_or(v);
         let mut texts = std::collections::HashMap::new();

@@ -147,22 +147,18 @@ fn keep(path: &Path, stamp: Stamp, statted: SystemTime, index: &Arc<LineIndex>) 
 }
 
 impl Snapshot {
-    /// Reads `file`, or says in one `error:` line why it cannot be a
+    /// A text held in memory for `path`: a dry run's staged one
+    /// ([`crate::sync::FileView::read`]).
+    pub(crate) fn in_memory(path: AbsPath, index: Arc<LineIndex>) -> Snapshot {
+        Snapshot { path, index }
+    }
+
+    /// Reads `file` from disk, or says in one `error:` line why it cannot be a
     /// question's subject: a relative path, missing, a directory, binary, or
     /// not UTF-8.
     pub fn read(file: &Path) -> Result<Snapshot, ToolError> {
         let given = AbsPath::new(file)?;
         let shown = file.display();
-        // A dry run's staged text, in the task that previews it.
-        if let Some(staged) = crate::sync::dry_run_texts::staged(given.canonical().as_path()) {
-            return match staged {
-                Some(index) => Ok(Snapshot {
-                    path: given.canonical(),
-                    index,
-                }),
-                None => Err(ToolError::bad_input(format!("file not found: {shown}"))),
-            };
-        }
         let statted = SystemTime::now();
         let meta = std::fs::metadata(file).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => {

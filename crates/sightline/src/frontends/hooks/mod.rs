@@ -173,7 +173,7 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, call: Call) -> String {
             // an answer that reaches the agent.
             let uses = async {
                 // The hook's calls take their turn here (`mcp::dispatch`).
-                let _turn = crate::sync::dry_run_texts::shared_turn().await;
+                let _turn = crate::sync::file_view::shared_turn().await;
                 search::uses(engine, &name, &cwd).await.unwrap_or_default()
             };
             tokio::time::timeout(within(budget), uses)

@@ -85,7 +85,7 @@ pub(super) fn warm(engine: &std::sync::Arc<Engine>, cwd: &Path) -> String {
         for file in anchors {
             // In turn: an agent's edit asked of its text held in memory
             // must not see the warming tell a server the disk's.
-            let _turn = crate::sync::dry_run_texts::shared_turn().await;
+            let _turn = crate::sync::file_view::shared_turn().await;
             let _ = engine.diagnostics(&file).await;
         }
     });

@@ -39,9 +39,11 @@ impl Tool for ApplyPatch {
 
     async fn run(session: &Session, a: PatchArgs, json: bool) -> Result<Answered, ToolError> {
         let engine = session.engine();
-        let patch = engine.apply_patch(&a.patch);
+        let dry_run = a.dry_run.unwrap_or(false);
         let done = engine
-            .edit_or_preview(a.dry_run.unwrap_or(false), Box::pin(patch))
+            .edit_or_preview(dry_run, move |engine| {
+                Box::pin(async move { engine.apply_patch(&a.patch).await })
+            })
             .await;
         session.edited(done, json)
     }

@@ -52,9 +52,15 @@ impl Tool for Edit {
         let range = a.format_range.unwrap_or(engine.config().format_range);
         let file = PathBuf::from(a.file);
         let replace_all = a.replace_all.unwrap_or(false);
-        let edit = engine.edit_with(&file, &a.old, &a.new, replace_all, range);
+        let dry_run = a.dry_run.unwrap_or(false);
         let done = engine
-            .edit_or_preview(a.dry_run.unwrap_or(false), Box::pin(edit))
+            .edit_or_preview(dry_run, move |engine| {
+                Box::pin(async move {
+                    engine
+                        .edit_with(&file, &a.old, &a.new, replace_all, range)
+                        .await
+                })
+            })
             .await;
         session.edited(done, json)
     }

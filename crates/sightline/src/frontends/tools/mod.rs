@@ -252,7 +252,7 @@ fn run_erased<T: Tool>(
         // end), and a call of any session waits for it to end.
         let _turn = match T::previews(&args) {
             true => None,
-            false => Some(crate::sync::dry_run_texts::shared_turn().await),
+            false => Some(crate::sync::file_view::shared_turn().await),
         };
         Ok(T::run(session, args, json).await?)
     })

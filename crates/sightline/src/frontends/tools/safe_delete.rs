@@ -46,9 +46,16 @@ impl Tool for SafeDelete {
     async fn run(session: &Session, a: SafeDeleteArgs, json: bool) -> Result<Answered, ToolError> {
         let engine = session.engine();
         let force = a.force.unwrap_or(false);
-        let delete = engine.safe_delete(Path::new(&a.file), &a.symbol, a.kind.as_deref(), force);
+        let dry_run = a.dry_run.unwrap_or(false);
         let done = engine
-            .edit_or_preview(a.dry_run.unwrap_or(false), Box::pin(delete))
+            .edit_or_preview(dry_run, move |engine| {
+                Box::pin(async move {
+                    let kind = a.kind.as_deref();
+                    engine
+                        .safe_delete(Path::new(&a.file), &a.symbol, kind, force)
+                        .await
+                })
+            })
             .await;
         session.edited(done, json)
     }

@@ -43,15 +43,16 @@ pub(crate) async fn run(
     json: bool,
 ) -> Result<Answered, ToolError> {
     let engine = session.engine();
-    let edit = engine.edit_symbol(
-        Path::new(&a.file),
-        &a.symbol,
-        a.kind.as_deref(),
-        how,
-        &a.text,
-    );
+    let dry_run = a.dry_run.unwrap_or(false);
     let done = engine
-        .edit_or_preview(a.dry_run.unwrap_or(false), Box::pin(edit))
+        .edit_or_preview(dry_run, move |engine| {
+            Box::pin(async move {
+                let kind = a.kind.as_deref();
+                engine
+                    .edit_symbol(Path::new(&a.file), &a.symbol, kind, how, &a.text)
+                    .await
+            })
+        })
         .await;
     session.edited(done, json)
 }

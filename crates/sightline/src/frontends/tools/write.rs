@@ -42,9 +42,11 @@ impl Tool for Write {
     async fn run(session: &Session, a: WriteArgs, json: bool) -> Result<Answered, ToolError> {
         let engine = session.engine();
         let file = PathBuf::from(a.file);
-        let write = engine.write(&file, &a.content);
+        let dry_run = a.dry_run.unwrap_or(false);
         let done = engine
-            .edit_or_preview(a.dry_run.unwrap_or(false), Box::pin(write))
+            .edit_or_preview(dry_run, move |engine| {
+                Box::pin(async move { engine.write(&file, &a.content).await })
+            })
             .await;
         session.edited(done, json)
     }

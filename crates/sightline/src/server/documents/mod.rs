@@ -37,10 +37,34 @@ impl LspServer {
             .max(3)
     }
 
-    /// Makes the server's copy of `path` equal to `text` (read from disk by
-    /// the caller), and re-checks every other open document against disk so
-    /// that edits made by anything else are seen.
-    pub fn sync(&self, path: &Path, text: &Arc<LineIndex>) -> Result<Doc, ToolError> {
+    /// Makes the server's copy of `path` equal to `text` (read by the caller
+    /// as `files` sees it: the disk's, or a dry run's staged text), and
+    /// re-checks every other open document against disk so that edits made
+    /// by anything else are seen.
+    pub fn sync(
+        &self,
+        path: &Path,
+        text: &Arc<LineIndex>,
+        files: &crate::sync::FileView,
+    ) -> Result<Doc, ToolError> {
+        let told = Told {
+            staged: files.staged(path).is_some(),
+            saves: !files.is_dry_run(),
+        };
+        self.tell(path, text, told)
+    }
+
+    /// Tells the server the disk's text of `path` again after a dry run,
+    /// with no save: the last check on save already read the disk.
+    pub(crate) fn restore(&self, path: &Path, text: &Arc<LineIndex>) -> Result<Doc, ToolError> {
+        let told = Told {
+            staged: false,
+            saves: false,
+        };
+        self.tell(path, text, told)
+    }
+
+    fn tell(&self, path: &Path, text: &Arc<LineIndex>, told: Told) -> Result<Doc, ToolError> {
         let (seq, pushes) = self
             .state
             .with(|s| (s.seq, s.pushes.get(path).map_or(0, |p| p.count)));
@@ -58,7 +82,10 @@ impl LspServer {
         // or when the watch cannot see its directory at all.
         for other in docs.open_paths() {
             let unseen = self.watch.as_ref().is_none_or(|w| !w.covers(&other));
-            if other == path || !(unseen || all_changed.contains(&other)) {
+            if other == path
+                || !(unseen || all_changed.contains(&other))
+                || docs.holds_dry_run_text(&other)
+            {
                 continue;
             }
             match crate::sync::Snapshot::read(&other) {
@@ -69,7 +96,7 @@ impl LspServer {
                     docs.sync(
                         &self.client,
                         &other,
-                        &t.index,
+                        (&t.index, false),
                         (seq, other_pushes),
                         self.open_limit(),
                         || self.opening_counts(&other),
@@ -85,7 +112,7 @@ impl LspServer {
         // after such an open, its result still the one computed with the
         // disk's text (an agent's edit heard as old); a change makes it
         // check the importers again, and marks the others stale here.
-        if let Some(Some(_)) = crate::sync::dry_run_texts::staged(path)
+        if told.staged
             && !docs.open_paths().iter().any(|p| p == path)
             && let Ok(disk) = std::fs::read_to_string(path)
             && disk != text.text()
@@ -93,7 +120,7 @@ impl LspServer {
             docs.sync(
                 &self.client,
                 path,
-                &Arc::new(LineIndex::new(disk)),
+                (&Arc::new(LineIndex::new(disk)), false),
                 (seq, pushes),
                 self.open_limit(),
                 || self.opening_counts(path),
@@ -102,7 +129,7 @@ impl LspServer {
         let (mut doc, how) = docs.sync(
             &self.client,
             path,
-            text,
+            (text, told.staged),
             (seq, pushes),
             self.open_limit(),
             || self.opening_counts(path),
@@ -145,7 +172,7 @@ impl LspServer {
         // (`save_once`). Saving at the first open started a `cargo check`
         // beside rust-analyzer's loading of the workspace, and a first
         // definition waited for the two sharing the cores.
-        if how == Synced::Changed || !changed.is_empty() {
+        if told.saves && (how == Synced::Changed || !changed.is_empty()) {
             self.save(path)?;
         }
         if how != Synced::Unchanged {
@@ -190,4 +217,14 @@ impl LspServer {
             .get(path)
             .map(|d| (d.version, d.index.text().to_owned()))
     }
+}
+
+/// What one sync tells a server.
+#[derive(Clone, Copy)]
+struct Told {
+    /// The text is a dry run's, held in memory.
+    staged: bool,
+    /// A server that checks on save is sent `didSave` after a change: not
+    /// in a dry run, whose texts are not on disk where the check reads.
+    saves: bool,
 }

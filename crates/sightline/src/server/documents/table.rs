@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::json;
+use sightline_lsp::notification;
 use sightline_lsp::path_to_uri_string;
 use sightline_lsp::{Client, LineIndex};
 
@@ -31,6 +32,11 @@ pub struct Doc {
     last_used: Instant,
     /// Its opening and closing count in `Documents::opens`.
     opening_counts: bool,
+    /// Its text is a dry run's, held in memory (`FileView`), not the
+    /// disk's: it stays open, as told, until the disk's text is told again
+    /// (closed, the server would fall back to its disk text, and the files
+    /// checked after would be answered for that).
+    dry_run_text: bool,
 }
 
 /// The documents a server holds open, and the versions sent.
@@ -85,16 +91,22 @@ impl Documents {
         self.docs.keys().cloned().collect()
     }
 
-    /// Makes the server's copy of `path` equal to `text`, keeping at most
-    /// `max_open` documents open. `seq` and `pushes` are the server's message
-    /// count and the file's push count right now; `opening_counts` says,
-    /// when it is opened, whether opening or closing it can change the
-    /// server's answers (asked only then: it stats the file's directories).
+    /// Whether the open document of `path` holds a dry run's text.
+    pub fn holds_dry_run_text(&self, path: &Path) -> bool {
+        self.docs.get(path).is_some_and(|d| d.dry_run_text)
+    }
+
+    /// Makes the server's copy of `path` equal to `text` (`staged`: a dry
+    /// run's), keeping at most `max_open` documents open. `seq` and `pushes`
+    /// are the server's message count and the file's push count right now;
+    /// `opening_counts` says, when it is opened, whether opening or closing
+    /// it can change the server's answers (asked only then: it stats the
+    /// file's directories).
     pub fn sync(
         &mut self,
         client: &Client,
         path: &Path,
-        text: &Arc<LineIndex>,
+        (text, staged): (&Arc<LineIndex>, bool),
         (seq, pushes): (u64, u64),
         max_open: usize,
         opening_counts: impl FnOnce() -> bool,
@@ -102,6 +114,7 @@ impl Documents {
         let uri = path_to_uri_string(path).unwrap_or_default();
         if let Some(doc) = self.docs.get_mut(path) {
             doc.last_used = Instant::now();
+            doc.dry_run_text = staged;
             // The same snapshot (a file unchanged on disk) is the same
             // index; other text is compared only when its length matches.
             if Arc::ptr_eq(&doc.index, text) || doc.index.text() == text.text() {
@@ -118,9 +131,7 @@ impl Documents {
         self.opens += u64::from(opening_counts);
         let version = self.versions.get(path).map_or(1, |v| v + 1);
         self.versions.insert(path.to_owned(), version);
-        client.notify(
-            "textDocument/didOpen",
-            json!({
+        client.notify_of::<notification::DidOpenTextDocument>(json!({
                 "textDocument": { "uri": uri, "languageId": language_id(path), "version": version, "text": text.text() },
             }),
         )?;
@@ -133,6 +144,7 @@ impl Documents {
             changed_at: Instant::now(),
             last_used: Instant::now(),
             opening_counts,
+            dry_run_text: staged,
         };
         self.docs.insert(path.to_owned(), doc.clone());
         Ok((doc, Synced::Opened))
@@ -181,8 +193,7 @@ impl Documents {
                 self.opens += u64::from(doc.opening_counts);
             }
             let uri = path_to_uri_string(path).unwrap_or_default();
-            client.notify(
-                "textDocument/didClose",
+            client.notify_of::<notification::DidCloseTextDocument>(
                 json!({ "textDocument": { "uri": uri } }),
             )?;
         }
@@ -198,9 +209,7 @@ impl Documents {
         let stale: Vec<PathBuf> = self
             .docs
             .iter()
-            .filter(|(p, d)| {
-                d.last_used.elapsed() >= idle && crate::sync::dry_run_texts::staged(p).is_none()
-            })
+            .filter(|(_, d)| d.last_used.elapsed() >= idle && !d.dry_run_text)
             .map(|(p, _)| p.clone())
             .collect();
         for path in stale {
@@ -218,12 +227,8 @@ impl Documents {
             let Some(oldest) = self
                 .docs
                 .iter()
-                // A dry run's staged file stays open until it ends: closed,
-                // the server would fall back to its disk text, and the
-                // files checked after would be answered for that.
-                .filter(|(p, _)| {
-                    !self.asked.contains_key(*p) && crate::sync::dry_run_texts::staged(p).is_none()
-                })
+                // A dry run's staged file stays open until it ends.
+                .filter(|(p, d)| !self.asked.contains_key(*p) && !d.dry_run_text)
                 .min_by_key(|(_, d)| d.last_used)
                 .map(|(p, _)| p.clone())
             else {
@@ -271,13 +276,10 @@ fn change(
     doc.version += 1;
     versions.insert(path.to_owned(), doc.version);
     let uri = path_to_uri_string(path).unwrap_or_default();
-    client.notify(
-        "textDocument/didChange",
-        json!({
-            "textDocument": { "uri": uri, "version": doc.version },
-            "contentChanges": [{ "text": doc.index.text() }],
-        }),
-    )?;
+    client.notify_of::<notification::DidChangeTextDocument>(json!({
+        "textDocument": { "uri": uri, "version": doc.version },
+        "contentChanges": [{ "text": doc.index.text() }],
+    }))?;
     doc.changed_seq = seq;
     doc.pushes_at_change = pushes;
     doc.changed_at = Instant::now();
