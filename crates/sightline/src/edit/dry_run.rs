@@ -94,6 +94,7 @@ impl Engine {
         for (path, text) in texts {
             view.files().stage(&path, text);
         }
+        view.tell_held_files();
         InMemory {
             restore,
             _turn: turn,
@@ -116,6 +117,32 @@ impl Engine {
             self.preview(edit).await
         } else {
             edit(self).await
+        }
+    }
+
+    /// Tells every running server that holds a file this view stages open
+    /// its staged text, so that no answer in the dry run comes from the
+    /// server's older copy: a question about another file reads only those
+    /// that changed on disk since the server last looked, and the
+    /// agent-edit check holds a text the disk no longer has.
+    fn tell_held_files(&self) {
+        let held = self.files().paths();
+        for server in self.running_servers() {
+            for path in held.iter().filter(|p| server.holds(p)) {
+                let told = match self.snapshot(path) {
+                    Ok(staged) => server.sync(path, &staged.index, self.files()).map(drop),
+                    // A file the edit deletes stays as the disk has it (the
+                    // preview says so).
+                    Err(_) => Ok(()),
+                };
+                if let Err(e) = told {
+                    tracing::warn!(
+                        "{}: could not tell {} its dry run's text: {e}",
+                        server.spec.id,
+                        path.display()
+                    );
+                }
+            }
         }
     }
 

@@ -171,6 +171,40 @@ fn a_dry_run_s_text_stays_as_told_until_the_disk_s_is_told_again() {
     });
 }
 
+/// The agent-edit check holds a file's text before the edit while the
+/// disk has the edit's: another open file the edit changed, read again
+/// because the watch saw it change, reads as the dry run stages it, not as
+/// the disk has it, while the check asks about the first.
+#[test]
+fn an_open_file_a_dry_run_stages_reads_as_staged_when_it_changed_on_disk() {
+    runtime().block_on(async {
+        let fake = InMemory::start(&FAKE, json!({})).await;
+        let (a, a_text) = fake.write("a.fake", "a\n");
+        let (b, b_before) = fake.write("b.fake", "b before\n");
+        let disk = crate::sync::FileView::default();
+        fake.server.sync(&b, &b_before, &disk).unwrap();
+        std::fs::write(&b, "b after ERR\n").unwrap();
+        let files = crate::sync::DryRunFiles::default();
+        let view = crate::sync::FileView::dry_run(&files);
+        assert!(view.stage(&b, Some("b before\n".into())));
+        fake.server.sync(&a, &a_text, &view).unwrap();
+        let held = fake
+            .server
+            .docs()
+            .get(&b)
+            .map(|d| d.index.text().to_owned());
+        assert_eq!(
+            held.as_deref(),
+            Some("b before\n"),
+            "the disk's text was told"
+        );
+        fake.server
+            .restore(&b, &Arc::new(LineIndex::new("b after ERR\n")))
+            .unwrap();
+        fake.stop().await;
+    });
+}
+
 /// A publish for the version before the change (computed before the
 /// server saw it) arrives first; the answer waits for the current
 /// version's publish and shows that, not the stale error.

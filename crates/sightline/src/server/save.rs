@@ -14,8 +14,9 @@ use crate::server::LspServer;
 impl LspServer {
     /// Sends `didSave` for `path` to a server that checks on save (see
     /// `DiagnosticsQuirks::save_check`); nothing to others.
-    /// A dry run sends none (its callers ask this only outside one): its
-    /// text is not on disk, where the check would read it.
+    /// A dry run sends none (its callers ask this only outside one, see
+    /// `LspServer::sync_unasked`): its text is not on disk, where the
+    /// check would read it.
     pub(crate) fn save(&self, path: &Path) -> Result<(), ToolError> {
         if !self.check_on_save {
             return Ok(());

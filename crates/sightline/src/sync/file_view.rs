@@ -57,6 +57,14 @@ impl FileView {
         }
     }
 
+    /// The paths this view's dry run stages (none for the disk's view).
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.dry_run
+            .as_ref()
+            .map(DryRunFiles::paths)
+            .unwrap_or_default()
+    }
+
     /// Whether this view is a dry run's: its edit writes nothing.
     pub fn is_dry_run(&self) -> bool {
         self.dry_run.is_some()
@@ -133,31 +141,37 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    /// Staged texts and deletions are what the dry run's view reads, over
+    /// files that are on disk; the disk's view (another call's) reads the
+    /// disk.
     #[test]
     fn staged_text_is_seen_only_through_the_dry_run_s_view() {
-        let path = Path::new("/p/a.py");
+        let dir = tempfile::tempdir().unwrap();
+        let root = sightline_lsp::normalize(dir.path());
+        let (kept, gone) = (root.join("a.py"), root.join("gone.py"));
+        std::fs::write(&kept, "disk\n").unwrap();
+        std::fs::write(&gone, "still here\n").unwrap();
+        let disk = FileView::default();
         assert!(
-            !FileView::default().stage(path, Some("x".into())),
+            !disk.stage(&kept, Some("x".into())),
             "the disk's view stages nothing"
         );
         let files = DryRunFiles::default();
         let view = FileView::dry_run(&files);
-        assert!(view.is_dry_run());
-        assert!(view.stage(path, Some("new\n".into())));
-        assert!(view.stage(Path::new("/p/gone.py"), None));
-        assert_eq!(view.staged(path).unwrap().unwrap().text(), "new\n");
-        assert!(view.staged(Path::new("/p/gone.py")).unwrap().is_none());
-        assert!(view.staged(Path::new("/p/other.py")).is_none());
-        assert_eq!(view.read(path).unwrap().index.text(), "new\n");
-        assert!(view.read(Path::new("/p/gone.py")).is_err());
-        // Another view (another call's) does not see it.
-        assert!(FileView::default().staged(path).is_none());
+        assert!(view.is_dry_run() && !disk.is_dry_run());
+        assert!(view.stage(&kept, Some("new\n".into())));
+        assert!(view.stage(&gone, None));
+        assert_eq!(view.read(&kept).unwrap().index.text(), "new\n");
+        assert_eq!(view.read_text(&kept), "new\n");
+        let deleted = view.read(&gone).err().unwrap();
+        assert!(deleted.message.starts_with("file not found"), "{deleted}");
+        assert_eq!(view.read_text(&gone), "");
+        assert_eq!(disk.read(&kept).unwrap().index.text(), "disk\n");
+        assert_eq!(disk.read_text(&gone), "still here\n");
         let mut paths = files.paths();
         paths.sort();
-        assert_eq!(
-            paths,
-            [PathBuf::from("/p/a.py"), PathBuf::from("/p/gone.py")]
-        );
+        assert_eq!(paths, [kept, gone]);
+        assert_eq!(view.paths().len(), 2);
         assert!(files.deletes());
     }
 }

@@ -11,6 +11,7 @@ use sightline_lsp::LineIndex;
 
 use crate::error::ToolError;
 use crate::server::LspServer;
+use crate::sync::FileView;
 
 mod table;
 
@@ -45,26 +46,42 @@ impl LspServer {
         &self,
         path: &Path,
         text: &Arc<LineIndex>,
-        files: &crate::sync::FileView,
+        files: &FileView,
     ) -> Result<Doc, ToolError> {
-        let told = Told {
-            staged: files.staged(path).is_some(),
-            saves: !files.is_dry_run(),
-        };
-        self.tell(path, text, told)
+        self.tell(path, text, files, !files.is_dry_run())
+    }
+
+    /// [`Self::sync`] of the disk's text of a file no question named (one an
+    /// answer or a request points to): with no save while the server holds
+    /// a dry run's text, whose calls this may come from, since a check on
+    /// save would read the disk, not what the server holds.
+    pub(crate) fn sync_unasked(
+        &self,
+        path: &Path,
+        text: &Arc<LineIndex>,
+    ) -> Result<Doc, ToolError> {
+        let saves = !self.docs().holds_any_dry_run_text();
+        self.tell(path, text, &FileView::default(), saves)
     }
 
     /// Tells the server the disk's text of `path` again after a dry run,
     /// with no save: the last check on save already read the disk.
     pub(crate) fn restore(&self, path: &Path, text: &Arc<LineIndex>) -> Result<Doc, ToolError> {
-        let told = Told {
-            staged: false,
-            saves: false,
-        };
-        self.tell(path, text, told)
+        self.tell(path, text, &FileView::default(), false)
     }
 
-    fn tell(&self, path: &Path, text: &Arc<LineIndex>, told: Told) -> Result<Doc, ToolError> {
+    /// Tells `text` of `path`, the other open documents changed on disk read
+    /// as `files` sees them; `saves`: a server that checks on save is sent
+    /// `didSave` after a change (never in a dry run, whose texts are not on
+    /// disk where the check reads).
+    fn tell(
+        &self,
+        path: &Path,
+        text: &Arc<LineIndex>,
+        files: &FileView,
+        saves: bool,
+    ) -> Result<Doc, ToolError> {
+        let staged = files.staged(path).is_some();
         let (seq, pushes) = self
             .state
             .with(|s| (s.seq, s.pushes.get(path).map_or(0, |p| p.count)));
@@ -88,15 +105,19 @@ impl LspServer {
             {
                 continue;
             }
-            match crate::sync::Snapshot::read(&other) {
+            // A dry run's staged file reads as staged: the agent-edit check
+            // holds a file's text before the edit while the disk has the
+            // edit's, and its open copy must not take the disk's meanwhile.
+            match files.read(&other) {
                 Ok(t) => {
+                    let other_staged = files.staged(&other).is_some();
                     let other_pushes = self
                         .state
                         .with(|s| s.pushes.get(&other).map_or(0, |p| p.count));
                     docs.sync(
                         &self.client,
                         &other,
-                        (&t.index, false),
+                        (&t.index, other_staged),
                         (seq, other_pushes),
                         self.open_limit(),
                         || self.opening_counts(&other),
@@ -112,7 +133,7 @@ impl LspServer {
         // after such an open, its result still the one computed with the
         // disk's text (an agent's edit heard as old); a change makes it
         // check the importers again, and marks the others stale here.
-        if told.staged
+        if staged
             && !docs.open_paths().iter().any(|p| p == path)
             && let Ok(disk) = std::fs::read_to_string(path)
             && disk != text.text()
@@ -129,7 +150,7 @@ impl LspServer {
         let (mut doc, how) = docs.sync(
             &self.client,
             path,
-            (text, told.staged),
+            (text, staged),
             (seq, pushes),
             self.open_limit(),
             || self.opening_counts(path),
@@ -172,7 +193,7 @@ impl LspServer {
         // (`save_once`). Saving at the first open started a `cargo check`
         // beside rust-analyzer's loading of the workspace, and a first
         // definition waited for the two sharing the cores.
-        if told.saves && (how == Synced::Changed || !changed.is_empty()) {
+        if saves && (how == Synced::Changed || !changed.is_empty()) {
             self.save(path)?;
         }
         if how != Synced::Unchanged {
@@ -217,14 +238,4 @@ impl LspServer {
             .get(path)
             .map(|d| (d.version, d.index.text().to_owned()))
     }
-}
-
-/// What one sync tells a server.
-#[derive(Clone, Copy)]
-struct Told {
-    /// The text is a dry run's, held in memory.
-    staged: bool,
-    /// A server that checks on save is sent `didSave` after a change: not
-    /// in a dry run, whose texts are not on disk where the check reads.
-    saves: bool,
 }

@@ -91,6 +91,11 @@ impl Documents {
         self.docs.keys().cloned().collect()
     }
 
+    /// Whether any open document holds a dry run's text: one runs.
+    pub fn holds_any_dry_run_text(&self) -> bool {
+        self.docs.values().any(|d| d.dry_run_text)
+    }
+
     /// Whether the open document of `path` holds a dry run's text.
     pub fn holds_dry_run_text(&self, path: &Path) -> bool {
         self.docs.get(path).is_some_and(|d| d.dry_run_text)
