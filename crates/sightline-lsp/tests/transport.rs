@@ -213,21 +213,28 @@ async fn peer_exit_fails_every_pending_request() {
     assert!(matches!(again, ClientError::ServerExited { .. }), "{again}");
 }
 
-#[tokio::test]
-async fn real_process_exit_carries_stderr_tail() {
+/// A server named "crasher" that runs `script` in `sh`.
+async fn crasher(script: &str) -> Client {
     let mut cfg = sightline_lsp::SpawnConfig::new("crasher", "/bin/sh", "/");
-    cfg.args = vec![
-        "-c".into(),
-        "read line; echo 'fatal: index corrupt' >&2; exit 3".into(),
-    ];
-    let client = Client::spawn(cfg, Arc::new(Recorder::default()))
+    cfg.args = vec!["-c".into(), script.into()];
+    Client::spawn(cfg, Arc::new(Recorder::default()))
         .await
-        .unwrap();
-    let err = client
+        .unwrap()
+}
+
+/// The error of an `initialize` asked of `client`, as text.
+async fn initialize_error(client: &Client) -> String {
+    client
         .request_value("initialize", json!({}), Duration::from_secs(10))
         .await
-        .unwrap_err();
-    let text = err.to_string();
+        .unwrap_err()
+        .to_string()
+}
+
+#[tokio::test]
+async fn real_process_exit_carries_stderr_tail() {
+    let client = crasher("read line; echo 'fatal: index corrupt' >&2; exit 3").await;
+    let text = initialize_error(&client).await;
     assert!(text.contains("crasher exited with status 3"), "{text}");
     assert!(text.contains("fatal: index corrupt"), "{text}");
 }
@@ -237,14 +244,7 @@ async fn real_process_exit_carries_stderr_tail() {
 /// answered "razor exited" with neither).
 #[tokio::test]
 async fn a_write_to_a_closed_pipe_waits_to_name_the_exit() {
-    let mut cfg = sightline_lsp::SpawnConfig::new("crasher", "/bin/sh", "/");
-    cfg.args = vec![
-        "-c".into(),
-        "exec 0<&-; echo 'fatal: no input' >&2; sleep 1; exit 4".into(),
-    ];
-    let client = Client::spawn(cfg, Arc::new(Recorder::default()))
-        .await
-        .unwrap();
+    let client = crasher("exec 0<&-; echo 'fatal: no input' >&2; sleep 1; exit 4").await;
     // Its stdin is closed once the line is on stderr; its stdout is open a
     // second more, so the reader has not seen it go.
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
@@ -252,11 +252,7 @@ async fn a_write_to_a_closed_pipe_waits_to_name_the_exit() {
         assert!(std::time::Instant::now() < deadline, "no stderr line");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let err = client
-        .request_value("initialize", json!({}), Duration::from_secs(10))
-        .await
-        .unwrap_err();
-    let text = err.to_string();
+    let text = initialize_error(&client).await;
     assert!(text.contains("crasher exited with status 4"), "{text}");
     assert!(text.contains("fatal: no input"), "{text}");
 }

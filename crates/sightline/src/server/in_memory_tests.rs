@@ -69,6 +69,12 @@ impl InMemory {
             .collect()
     }
 
+    /// The text the server holds open for `path`, if any.
+    fn held(&self, path: &Path) -> Option<String> {
+        let docs = self.server.docs();
+        docs.get(path).map(|d| d.index.text().to_owned())
+    }
+
     async fn stop(self) {
         self.server.shutdown().await;
     }
@@ -138,30 +144,18 @@ fn a_dry_run_s_text_stays_as_told_until_the_disk_s_is_told_again() {
         let disk = crate::sync::FileView::default();
         std::fs::write(&a, "four\n").unwrap();
         fake.server.sync(&b, &b_text, &disk).unwrap();
-        let held = fake
-            .server
-            .docs()
-            .get(&a)
-            .map(|d| d.index.text().to_owned());
+        let held = fake.held(&a);
         assert_eq!(
             held.as_deref(),
             Some("two ERR\n"),
             "the staged text was replaced"
         );
         fake.server.restore(&a, &on_disk).unwrap();
-        let held = fake
-            .server
-            .docs()
-            .get(&a)
-            .map(|d| d.index.text().to_owned());
+        let held = fake.held(&a);
         assert_eq!(held.as_deref(), Some("one\n"));
         std::fs::write(&a, "three\n").unwrap();
         fake.server.sync(&b, &b_text, &disk).unwrap();
-        let held = fake
-            .server
-            .docs()
-            .get(&a)
-            .map(|d| d.index.text().to_owned());
+        let held = fake.held(&a);
         assert_eq!(
             held.as_deref(),
             Some("three\n"),
@@ -188,11 +182,7 @@ fn an_open_file_a_dry_run_stages_reads_as_staged_when_it_changed_on_disk() {
         let view = crate::sync::FileView::dry_run(&files);
         assert!(view.stage(&b, Some("b before\n".into())));
         fake.server.sync(&a, &a_text, &view).unwrap();
-        let held = fake
-            .server
-            .docs()
-            .get(&b)
-            .map(|d| d.index.text().to_owned());
+        let held = fake.held(&b);
         assert_eq!(
             held.as_deref(),
             Some("b before\n"),

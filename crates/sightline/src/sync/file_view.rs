@@ -97,6 +97,11 @@ impl FileView {
     /// Reads `file` as this view sees it: staged, or the disk's
     /// ([`Snapshot::read`]).
     pub fn read(&self, file: &Path) -> Result<Snapshot, ToolError> {
+        // Every question reads through here: the disk's view resolves the
+        // path once, in `Snapshot::read`, not once more for a lookup.
+        if self.dry_run.is_none() {
+            return Snapshot::read(file);
+        }
         let given = crate::files::AbsPath::new(file)?;
         match self.staged(given.canonical().as_path()) {
             Some(Some(index)) => Ok(Snapshot::in_memory(given.canonical(), index)),
