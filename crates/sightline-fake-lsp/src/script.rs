@@ -69,6 +69,10 @@ pub enum Action {
     DelayMs(u64),
     /// Blocks the whole server for this many milliseconds.
     SleepMs(u64),
+    /// Blocks the whole server for this many milliseconds of the clock,
+    /// spinning on the processor (a server at work: starved of the
+    /// processor, it is runnable all along).
+    SpinMs(u64),
     /// Writes these bytes to stdout as they are.
     Raw(String),
     /// Answers with this text as the body of a correctly framed message;

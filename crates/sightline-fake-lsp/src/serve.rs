@@ -344,6 +344,12 @@ impl Fake {
             }
             Action::Hang | Action::Ignore => return id.is_some(),
             Action::SleepMs(ms) => tokio::time::sleep(std::time::Duration::from_millis(*ms)).await,
+            Action::SpinMs(ms) => {
+                let until = std::time::Instant::now() + std::time::Duration::from_millis(*ms);
+                while std::time::Instant::now() < until {
+                    std::hint::spin_loop();
+                }
+            }
             Action::Raw(text) => self.send(text.clone().into_bytes()),
             Action::RawBody(text) => {
                 let id = id.map(|i| serde_json::to_string(i).unwrap_or_default());

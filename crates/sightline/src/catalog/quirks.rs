@@ -129,10 +129,6 @@ pub struct DiagnosticsQuirks {
     /// sends `didSave`, and a diagnostics answer waits for the check's
     /// work-done progress that began after the change.
     pub save_check: Option<SaveCheck>,
-    /// How long in all a diagnostics answer may wait while the server
-    /// visibly works (it used the processor: `server::working`), past the
-    /// document budget. A server idle ends the wait at the budget.
-    pub working_cap: std::time::Duration,
 }
 
 /// Which `publishDiagnostics` of a document version is final.
@@ -321,7 +317,6 @@ impl DiagnosticsQuirks {
         publishes: Publishes::OncePerVersion,
         ask_tsserver: false,
         save_check: None,
-        working_cap: std::time::Duration::from_secs(30),
     };
 }
 

@@ -216,6 +216,7 @@ const BUDGET_KEYS: &[&str] = &[
     "pull_ms",
     "push_quiet_ms",
     "ready_ms",
+    "ceiling_ms",
     "full_ms",
     "initialize_ms",
     "request_ms",

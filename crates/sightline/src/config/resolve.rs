@@ -109,6 +109,7 @@ impl Config {
                     "pull_ms" => b.pull = d,
                     "push_quiet_ms" => b.push_quiet = d,
                     "ready_ms" => b.ready = d,
+                    "ceiling_ms" => b.ceiling = d,
                     "full_ms" => b.full = d,
                     "initialize_ms" => b.initialize = d,
                     "request_ms" => b.request = d,

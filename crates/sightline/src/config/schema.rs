@@ -155,6 +155,9 @@ mod shape {
         push_quiet_ms: Option<u64>,
         /// How long a cross-file question waits for indexing (10000).
         ready_ms: Option<u64>,
+        /// How long in all a wait may go on past its budget while the
+        /// server visibly works (120000).
+        ceiling_ms: Option<u64>,
         /// How long a whole-workspace check may take (10000).
         full_ms: Option<u64>,
         /// Timeout of `initialize` (45000).

@@ -78,7 +78,7 @@ fn every_invalid_shape_names_the_file_and_line() {
         ),
         (
             "{ \"lsp\": { \"pyright\": {\n \"diagnostics\": { \"doc\": 5 } } } }",
-            "/p/sightline.json:2: unknown budget \"doc\"; expected one of document_ms, pull_ms, push_quiet_ms, ready_ms, full_ms, initialize_ms, request_ms",
+            "/p/sightline.json:2: unknown budget \"doc\"; expected one of document_ms, pull_ms, push_quiet_ms, ready_ms, ceiling_ms, full_ms, initialize_ms, request_ms",
         ),
         (
             "{ \"lsp\": { \"pyright\": {\n \"disable\": true } } }",

@@ -105,16 +105,10 @@ impl LspServer {
             self.save_once(path)?;
         }
         self.wait_loaded().await?;
-        let started = tokio::time::Instant::now();
-        let mut deadline = started + self.budgets.document;
         // While the server visibly works, the wait goes on past the
-        // document budget, up to the server's cap.
-        let cap = started
-            + self
-                .budgets
-                .document
-                .max(self.spec.quirks.diagnostics.working_cap);
-        let mut cpu = super::working::CpuWatch::start(self.pid());
+        // document budget, up to its ceiling.
+        let mut patience = self.patience(self.budgets.document);
+        let mut deadline = patience.deadline();
         let mut rx = self.state.subscribe();
         let mut confirmed = None;
         loop {
@@ -137,11 +131,13 @@ impl LspServer {
                 if note.is_some() && tokio::time::Instant::now() >= deadline {
                     // A pull gets a whole pull budget more: one cut short
                     // each second would be cancelled before it could end.
-                    if self.working_until(cap, &mut cpu).is_some() {
-                        deadline = cap.min(tokio::time::Instant::now() + self.budgets.pull);
+                    if self.keeps_working(&mut patience) {
+                        deadline = patience
+                            .ceiling()
+                            .min(tokio::time::Instant::now() + self.budgets.pull);
                         continue;
                     }
-                    note = Some(self.waited_note(started.elapsed()));
+                    note = Some(self.waited_note(&patience));
                 }
                 // A server that failed to load the project runs no check, and
                 // its answers are empty for want of a project, not of errors.
@@ -179,10 +175,8 @@ impl LspServer {
             if !self.is_alive() {
                 return Err(self.exited());
             }
-            if tokio::time::Instant::now() >= deadline
-                && let Some(later) = self.working_until(cap, &mut cpu)
-            {
-                deadline = later;
+            if tokio::time::Instant::now() >= deadline && self.keeps_working(&mut patience) {
+                deadline = deadline.max(patience.deadline());
             }
             if tokio::time::Instant::now() >= deadline {
                 // Only results computed after our change may be shown.
@@ -197,7 +191,7 @@ impl LspServer {
                     .unwrap_or_default();
                 return Ok((
                     self.findings(&items, &doc.index),
-                    Some(self.waited_note(started.elapsed())),
+                    Some(self.waited_note(&patience)),
                 ));
             }
             let _ = tokio::time::timeout_at(wake_at, rx.changed()).await;

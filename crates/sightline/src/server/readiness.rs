@@ -10,30 +10,44 @@ use sightline_lsp::Location;
 use crate::error::ToolError;
 use crate::server::LspServer;
 use crate::server::documents::Doc;
+use crate::server::working::Patience;
 
 /// How long a barrier request may take (an unknown method is answered at
 /// once with an error).
 const BARRIER: std::time::Duration = std::time::Duration::from_secs(2);
 
 impl LspServer {
-    /// Waits until `ready` holds on the server state, or the budget runs out.
+    /// Waits until `ready` holds on the server state, or the budget runs
+    /// out while the server shows no work (past it, the wait goes on while
+    /// it works, up to its ceiling: `server::working`).
     pub(crate) async fn wait_until(
         &self,
         budget: Duration,
         ready: impl Fn(&crate::server::heard::ServerReports) -> bool,
     ) -> bool {
-        let deadline = tokio::time::Instant::now() + budget;
+        self.wait_patiently(budget, ready).await.0
+    }
+
+    /// [`Self::wait_until`], with how the wait went.
+    async fn wait_patiently(
+        &self,
+        budget: Duration,
+        ready: impl Fn(&crate::server::heard::ServerReports) -> bool,
+    ) -> (bool, Patience) {
+        let mut patience = self.patience(budget);
         let mut rx = self.state.subscribe();
         loop {
             if self.state.with(|s| ready(s)) {
-                return true;
+                return (true, patience);
             }
             if !self.is_alive() {
-                return false;
+                return (false, patience);
             }
-            match tokio::time::timeout_at(deadline, rx.changed()).await {
+            match tokio::time::timeout_at(patience.deadline(), rx.changed()).await {
                 Ok(Ok(())) => {}
-                _ => return self.state.with(|s| ready(s)),
+                Ok(Err(_)) => return (self.state.with(|s| ready(s)), patience),
+                Err(_) if self.keeps_working(&mut patience) => {}
+                Err(_) => return (self.state.with(|s| ready(s)), patience),
             }
         }
     }
@@ -56,8 +70,8 @@ impl LspServer {
             );
         }
         let offline = self.spec.quirks.launch.offline;
-        let loaded = self
-            .wait_until(self.budgets.ready, |s| {
+        let (loaded, waited) = self
+            .wait_patiently(self.budgets.ready, |s| {
                 s.load.loaded || missing_offline(offline, s).is_some()
             })
             .await;
@@ -68,7 +82,7 @@ impl LspServer {
         if loaded {
             return Ok(());
         }
-        Err(self.still_loading())
+        Err(self.still_loading(&waited))
     }
 
     /// The answer for a server whose build tool, run without the network,
@@ -86,9 +100,9 @@ impl LspServer {
         )))
     }
 
-    /// `not ready: ...` for a server that has not loaded its project, with
-    /// what it says it is doing.
-    fn still_loading(&self) -> ToolError {
+    /// `not ready: ...` for a server that has not loaded its project after
+    /// `waited`, with what it says it is doing.
+    fn still_loading(&self, waited: &Patience) -> ToolError {
         let what = self.state.with(|s| {
             s.load
                 .busy
@@ -99,7 +113,7 @@ impl LspServer {
                     |b| format!("loading its project ({b})"),
                 )
         });
-        self.not_ready(what)
+        self.not_ready(what, waited)
     }
 
     /// For a server that says when it is loaded (`ready_on_status`), after
@@ -156,7 +170,7 @@ impl LspServer {
                 .values()
                 .all(|title| answers_while.iter().any(|a| title.starts_with(a)))
         };
-        let deadline = tokio::time::Instant::now() + self.budgets.ready;
+        let mut patience = self.patience(self.budgets.ready);
         let mut rx = self.state.subscribe();
         let key = format!("load {}", self.spec.id);
         let waiting = crate::progress::call();
@@ -173,14 +187,14 @@ impl LspServer {
             }
             let (loaded, settled) = self.state.with(|s| (s.load.loaded, settled(s)));
             if loaded {
-                break tokio::time::timeout_at(deadline, ask())
+                break tokio::time::timeout_at(patience.ceiling(), ask())
                     .await
-                    .unwrap_or_else(|_| Err(self.still_loading()));
+                    .unwrap_or_else(|_| Err(self.still_loading(&patience)));
             }
             if settled && !asked_while_settled {
                 asked_while_settled = true;
                 let begun = self.state.with(|s| s.progress.begun);
-                if let Ok(Ok(found)) = tokio::time::timeout_at(deadline, ask()).await
+                if let Ok(Ok(found)) = tokio::time::timeout_at(patience.ceiling(), ask()).await
                     && !found.is_empty()
                 {
                     break Ok(found);
@@ -198,10 +212,11 @@ impl LspServer {
             if !self.is_alive() {
                 break Err(self.exited());
             }
-            match tokio::time::timeout_at(deadline, rx.changed()).await {
+            match tokio::time::timeout_at(patience.deadline(), rx.changed()).await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => break Err(self.exited()),
-                Err(_) => break Err(self.still_loading()),
+                Err(_) if self.keeps_working(&mut patience) => {}
+                Err(_) => break Err(self.still_loading(&patience)),
             }
         };
         if let Some(p) = &waiting {
@@ -221,15 +236,15 @@ impl LspServer {
     /// (it has built the file), within the ready budget.
     pub async fn wait_built(&self, path: &Path, doc: &Doc) -> Result<(), ToolError> {
         let opened = doc.opened_seq;
-        let built = self
-            .wait_until(self.budgets.ready, |s| {
+        let (built, waited) = self
+            .wait_patiently(self.budgets.ready, |s| {
                 s.pushes.get(path).is_some_and(|p| p.seq > opened)
             })
             .await;
         if built {
             Ok(())
         } else {
-            Err(self.not_ready(format!("building {}", path.display())))
+            Err(self.not_ready(format!("building {}", path.display()), &waited))
         }
     }
 
@@ -286,7 +301,7 @@ impl LspServer {
                 &format!("waiting for {} to finish indexing", self.spec.id),
             );
         }
-        let ready = self.wait_until(self.budgets.ready, indexed).await;
+        let (ready, waited) = self.wait_patiently(self.budgets.ready, indexed).await;
         if let Some(p) = &waiting {
             p.end(&key, if ready { "indexed" } else { "still indexing" });
         }
@@ -304,7 +319,7 @@ impl LspServer {
                     "enumerating the workspace".to_owned()
                 }
             });
-            return Err(self.not_ready(what));
+            return Err(self.not_ready(what, &waited));
         }
         Ok(())
     }
@@ -315,24 +330,30 @@ impl LspServer {
             .with(|s| !s.progress.running.is_empty() || s.load.busy.is_some())
     }
 
-    fn not_ready(&self, what: String) -> ToolError {
+    /// `not ready: ...` for a server still doing `what` after `waited`:
+    /// at its ceiling, how long it worked (asking again soon would find it
+    /// working still); at its budget, showing no work, to ask again.
+    fn not_ready(&self, what: String, waited: &Patience) -> ToolError {
         if !self.is_alive() {
             return self.exited();
         }
         let id = self.spec.id;
+        let secs = waited.waited().as_secs_f64();
         // Children run without network unless their entry asks for it, so
         // a project whose loading downloads (rust-analyzer's `cargo
         // metadata` on a cold cargo cache) never loads.
-        let hint = if what.contains("Could not resolve host") {
-            format!(
-                "; it could not download: fetch once outside sightline (`cargo fetch`), or give it the network with `lsp.{id}.network: true`"
-            )
-        } else {
-            "; ask again shortly".to_owned()
-        };
+        if what.contains("Could not resolve host") {
+            return ToolError::not_ready(format!(
+                "{id} was still {what} after {secs:.1} s; it could not download: fetch once outside sightline (`cargo fetch`), or give it the network with `lsp.{id}.network: true`"
+            ));
+        }
+        if waited.at_ceiling() {
+            return ToolError::not_ready(format!(
+                "{id} was still {what} after {secs:.1} s of visible work, the ceiling of its waits (`lsp.{id}.diagnostics.ceiling_ms` raises it)"
+            ));
+        }
         ToolError::not_ready(format!(
-            "{id} was still {what} after {:.1} s{hint}",
-            self.budgets.ready.as_secs_f64()
+            "{id} was still {what} after {secs:.1} s, showing no work; ask again shortly"
         ))
     }
 }

@@ -1,9 +1,15 @@
-//! Whether a server visibly works on, so that a diagnostics answer waits
-//! for it past the document budget (up to its cap): its process group used
-//! the processor since the last look, read from `/proc` (Linux; elsewhere,
-//! a work-done progress of its runs). Neither a message nor an open
-//! progress is a sign of work: a fake server's publish for an old version,
-//! or its progress left open, kept answers waiting for nothing.
+//! Whether a server visibly works on, so that a wait for it (a diagnostics
+//! answer, its project's load, its index) goes on past its budget while it
+//! makes progress, up to the server's ceiling, instead of ending on a clock.
+//!
+//! Work is any of: a message from the server since the last look (a
+//! progress report, a status, a publish), or its process group on the
+//! processor or *waiting to run* (Linux `/proc`: a server starved by a busy
+//! machine is runnable, not idle, and reading only the time it ran took a
+//! starved pyright for an idle one), or, where `/proc` cannot be read, a
+//! work-done progress of its runs in flight. A progress merely left open is
+//! no sign of work where the processor time can be read: a fake server's,
+//! left open while it idled, kept answers waiting for nothing.
 //! pyright sends no message at all while it checks a heavy module, and a
 //! diagnostics answer that took its silence for idleness gave up "still
 //! analysing" while it worked on.
@@ -12,48 +18,125 @@ use std::time::{Duration, Instant};
 
 use crate::server::LspServer;
 
-impl LspServer {
-    /// A second more to wait, within `cap`, when the server visibly works:
-    /// its processes used the processor since the last look (`cpu`), or,
-    /// where that cannot be read, a work-done progress of its runs (not one
-    /// of its background ones). `None` when it is silent and
-    /// idle, or the cap has passed.
-    pub(super) fn working_until(
-        &self,
-        cap: tokio::time::Instant,
-        cpu: &mut CpuWatch,
-    ) -> Option<tokio::time::Instant> {
-        let now = tokio::time::Instant::now();
-        // The processor time tells, where it can be read: a progress
-        // left open by a server that went idle (a fake server's, in the
-        // fault tests) kept answers waiting to the cap for nothing.
-        let working = cpu.busy().unwrap_or_else(|| {
-            let background = self.spec.quirks.background_progress;
-            self.state.with(|s| {
-                s.progress
-                    .running
-                    .values()
-                    .any(|title| !background.contains(&title.as_str()))
-            })
-        });
-        (working && now < cap).then(|| cap.min(now + Duration::from_secs(1)))
+/// How far one look at visible work moves a wait's deadline.
+const STEP: Duration = Duration::from_secs(1);
+
+/// A wait bounded by the server's progress: it ends at its budget when the
+/// server shows no work, else each look that saw work moves it on by
+/// [`STEP`], never past the ceiling (`Budgets::ceiling` from the start).
+pub(crate) struct Patience {
+    started: tokio::time::Instant,
+    deadline: tokio::time::Instant,
+    ceiling: tokio::time::Instant,
+    watch: WorkWatch,
+}
+
+impl Patience {
+    /// When the wait ends unless the server shows work by then.
+    pub(crate) fn deadline(&self) -> tokio::time::Instant {
+        self.deadline
     }
 
-    /// The note of an answer that waited `waited` and was still not
+    /// The latest the wait may end.
+    pub(crate) fn ceiling(&self) -> tokio::time::Instant {
+        self.ceiling
+    }
+
+    /// How long it has waited.
+    pub(crate) fn waited(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Whether the wait reached its ceiling (not merely its budget).
+    pub(crate) fn at_ceiling(&self) -> bool {
+        tokio::time::Instant::now() >= self.ceiling
+    }
+}
+
+impl LspServer {
+    /// A wait of `budget` on this server, bounded by its progress.
+    pub(crate) fn patience(&self, budget: Duration) -> Patience {
+        let started = tokio::time::Instant::now();
+        let ceiling = started + budget.max(self.budgets.ceiling);
+        Patience {
+            started,
+            deadline: (started + budget).min(ceiling),
+            ceiling,
+            watch: self.watch_work(),
+        }
+    }
+
+    /// At or past `p`'s deadline: moves it on when the server worked since
+    /// the last look, within the ceiling. Whether the wait goes on.
+    pub(crate) fn keeps_working(&self, p: &mut Patience) -> bool {
+        let now = tokio::time::Instant::now();
+        if now < p.deadline {
+            return true;
+        }
+        if now >= p.ceiling || !self.worked(&mut p.watch) {
+            return false;
+        }
+        p.deadline = p.ceiling.min(now + STEP);
+        true
+    }
+
+    fn watch_work(&self) -> WorkWatch {
+        WorkWatch {
+            cpu: CpuWatch::start(self.pid()),
+            last_message: self.state.with(|s| s.last_message_at),
+        }
+    }
+
+    /// Whether the server worked since the last look at `w`.
+    fn worked(&self, w: &mut WorkWatch) -> bool {
+        let message = self.state.with(|s| s.last_message_at);
+        let heard = message != w.last_message;
+        w.last_message = message;
+        // Read every time, so that the next look measures from now.
+        let cpu = w.cpu.busy();
+        heard
+            || cpu.unwrap_or_else(|| {
+                let background = self.spec.quirks.background_progress;
+                self.state.with(|s| {
+                    s.progress
+                        .running
+                        .values()
+                        .any(|title| !background.contains(&title.as_str()))
+                })
+            })
+    }
+
+    /// The note of a diagnostics answer that waited `p` and was still not
     /// complete: the budget's, or how long the server worked past it.
-    pub(super) fn waited_note(&self, waited: Duration) -> String {
-        if waited <= self.budgets.document + Duration::from_secs(1) {
+    pub(super) fn waited_note(&self, p: &Patience) -> String {
+        let waited = p.waited();
+        if waited <= self.budgets.document + STEP {
             return self.budget_note();
         }
+        let ceiling = if p.at_ceiling() {
+            format!(
+                " (the ceiling, `lsp.{}.diagnostics.ceiling_ms`)",
+                self.spec.id
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "{} was still analysing after {:.1} s of work; results may be incomplete",
+            "{} was still analysing after {:.1} s of work{ceiling}; results may be incomplete",
             self.spec.id,
             waited.as_secs_f64()
         )
     }
 }
 
-/// A server group working at least this share of one core counts as busy.
+/// What the last look at a server's work saw.
+struct WorkWatch {
+    cpu: CpuWatch,
+    last_message: Option<Instant>,
+}
+
+/// A server group on the processor, or waiting for it, at least this share
+/// of one core counts as busy.
 const BUSY_SHARE: f64 = 0.2;
 
 /// The last look at a server group's processor time.
@@ -70,8 +153,9 @@ impl CpuWatch {
         CpuWatch { group, last }
     }
 
-    /// Whether the group used at least [`BUSY_SHARE`] of a core since the
-    /// last look; `None` where `/proc` cannot say (not Linux).
+    /// Whether the group ran or waited to run at least [`BUSY_SHARE`] of a
+    /// core since the last look; `None` where `/proc` cannot say (not
+    /// Linux).
     pub(super) fn busy(&mut self) -> Option<bool> {
         let now = self.group.and_then(group_cpu)?;
         let at = Instant::now();
@@ -84,13 +168,15 @@ impl CpuWatch {
     }
 }
 
-/// The user and system time of every process in group `group`.
+/// The time every process in group `group` spent on the processor (user and
+/// system) and waiting on a run queue for it.
 #[cfg(target_os = "linux")]
 fn group_cpu(group: u32) -> Option<Duration> {
     // `/proc/PID/stat` counts in clock ticks of USER_HZ, 100 on every
     // Linux architecture sightline builds for.
     const TICKS_PER_SECOND: u64 = 100;
     let mut ticks = 0u64;
+    let mut waited = Duration::ZERO;
     let mut found = false;
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
         let name = entry.file_name();
@@ -112,9 +198,26 @@ fn group_cpu(group: u32) -> Option<Duration> {
         }
         let field = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok());
         ticks += field(11).unwrap_or(0) + field(12).unwrap_or(0);
+        waited += run_queue_wait(&entry.path());
         found = true;
     }
-    found.then(|| Duration::from_millis(ticks * 1000 / TICKS_PER_SECOND))
+    found.then(|| Duration::from_millis(ticks * 1000 / TICKS_PER_SECOND) + waited)
+}
+
+/// The time the threads of the process at `proc_dir` spent runnable but not
+/// running: the second field of each `/proc/PID/task/TID/schedstat`, in
+/// nanoseconds (0 where the kernel keeps no such count).
+#[cfg(target_os = "linux")]
+fn run_queue_wait(proc_dir: &std::path::Path) -> Duration {
+    let Ok(tasks) = std::fs::read_dir(proc_dir.join("task")) else {
+        return Duration::ZERO;
+    };
+    let nanos: u64 = tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .sum();
+    Duration::from_nanos(nanos)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -127,14 +230,21 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    fn spin_in_own_group(prefix: &[&str]) -> std::process::Child {
+        use std::os::unix::process::CommandExt;
+        let mut argv: Vec<&str> = prefix.to_vec();
+        argv.extend(["sh", "-c", "while :; do :; done"]);
+        std::process::Command::new(argv[0])
+            .args(&argv[1..])
+            .process_group(0)
+            .spawn()
+            .unwrap()
+    }
+
     #[test]
     fn a_spinning_group_is_busy_and_a_sleeping_one_is_not() {
         use std::os::unix::process::CommandExt;
-        let mut busy = std::process::Command::new("sh")
-            .args(["-c", "while :; do :; done"])
-            .process_group(0)
-            .spawn()
-            .unwrap();
+        let mut busy = spin_in_own_group(&[]);
         let mut watch = CpuWatch::start(Some(busy.id()));
         std::thread::sleep(Duration::from_millis(800));
         assert_eq!(watch.busy(), Some(true), "a spinning shell is busy");
@@ -150,5 +260,43 @@ mod tests {
         assert_eq!(watch.busy(), Some(false), "a sleeping process is idle");
         let _ = idle.kill();
         let _ = idle.wait();
+    }
+
+    /// A group starved of the processor (niced to 19 and pinned to the one
+    /// core a spinning hog holds) runs about 1.5 % of the time: by its
+    /// processor time alone it looked idle, while it is runnable all along.
+    #[test]
+    fn a_starved_group_waiting_to_run_is_busy() {
+        let mut hog = spin_in_own_group(&["taskset", "-c", "0"]);
+        let mut starved = spin_in_own_group(&["taskset", "-c", "0", "nice", "-n", "19"]);
+        // Both spinning on core 0: let the scheduler settle first.
+        std::thread::sleep(Duration::from_millis(300));
+        let mut watch = CpuWatch::start(Some(starved.id()));
+        let ran_before = ran(starved.id());
+        std::thread::sleep(Duration::from_millis(1500));
+        let busy = watch.busy();
+        let ran = ran(starved.id()).saturating_sub(ran_before);
+        for c in [&mut hog, &mut starved] {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        assert!(
+            ran < Duration::from_millis(300),
+            "the niced spinner ran {ran:?} of 1.5 s: it was not starved, so this test shows nothing"
+        );
+        assert_eq!(busy, Some(true), "a starved spinner is working");
+    }
+
+    /// The processor time of process `pid` alone (what the old look read).
+    fn ran(pid: u32) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        Duration::from_millis(ticks * 10)
     }
 }

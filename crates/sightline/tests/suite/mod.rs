@@ -37,6 +37,7 @@ mod open_before_asking;
 mod organize_imports;
 mod package;
 mod parity;
+mod patience;
 mod project_config;
 mod python;
 mod readiness;
