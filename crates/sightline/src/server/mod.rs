@@ -29,6 +29,7 @@ mod heard;
 mod in_memory_tests;
 mod inbox;
 mod incoming;
+mod launcher_errors;
 mod locs;
 mod only_changes;
 mod pull;

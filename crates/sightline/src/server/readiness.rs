@@ -339,12 +339,13 @@ impl LspServer {
         }
         let id = self.spec.id;
         let secs = waited.waited().as_secs_f64();
+        let budget = waited.budget().as_secs_f64();
         // Children run without network unless their entry asks for it, so
         // a project whose loading downloads (rust-analyzer's `cargo
         // metadata` on a cold cargo cache) never loads.
         if what.contains("Could not resolve host") {
             return ToolError::not_ready(format!(
-                "{id} was still {what} after {secs:.1} s; it could not download: fetch once outside sightline (`cargo fetch`), or give it the network with `lsp.{id}.network: true`"
+                "{id} was still {what} after {budget:.1} s; it could not download: fetch once outside sightline (`cargo fetch`), or give it the network with `lsp.{id}.network: true`"
             ));
         }
         if waited.at_ceiling() {
@@ -352,8 +353,14 @@ impl LspServer {
                 "{id} was still {what} after {secs:.1} s of visible work, the ceiling of its waits (`lsp.{id}.diagnostics.ceiling_ms` raises it)"
             ));
         }
+        if waited.within_budget() {
+            return ToolError::not_ready(format!(
+                "{id} was still {what} after {:.1} s; ask again shortly",
+                waited.budget().as_secs_f64()
+            ));
+        }
         ToolError::not_ready(format!(
-            "{id} was still {what} after {secs:.1} s, showing no work; ask again shortly"
+            "{id} was still {what} after {secs:.1} s of work, then showed none; ask again shortly"
         ))
     }
 }

@@ -313,6 +313,19 @@ fn initialize_failed(
     if let Some(t) = tmp {
         let _ = std::fs::remove_dir_all(t);
     }
+    let stderr = client.stderr_tail(usize::MAX);
+    if let Some(install) = super::launcher_errors::install_command(&stderr) {
+        return ToolError::unavailable(format!(
+            "{} is not installed: its launcher lacks it; run `{install}`",
+            spec.id
+        ));
+    }
+    if let Some(why) = super::launcher_errors::error_before_backtrace(&stderr) {
+        return ToolError::server(with_denial_hint(
+            format!("{} failed to start: {why}", spec.id),
+            client,
+        ));
+    }
     match e {
         ClientError::Timeout { .. } => ToolError::server(format!(
             "{} did not finish initializing within {:.0} s",

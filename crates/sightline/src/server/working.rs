@@ -26,6 +26,9 @@ const STEP: Duration = Duration::from_secs(1);
 /// [`STEP`], never past the ceiling (`Budgets::ceiling` from the start).
 pub(crate) struct Patience {
     started: tokio::time::Instant,
+    budget: Duration,
+    /// How many looks moved the deadline.
+    moved: u32,
     deadline: tokio::time::Instant,
     ceiling: tokio::time::Instant,
     watch: WorkWatch,
@@ -47,6 +50,17 @@ impl Patience {
         self.started.elapsed()
     }
 
+    /// Whether the wait ended about at its budget: the server showed no
+    /// work then, or for at most one look more.
+    pub(crate) fn within_budget(&self) -> bool {
+        self.moved <= 1
+    }
+
+    /// The wait's budget.
+    pub(crate) fn budget(&self) -> Duration {
+        self.budget
+    }
+
     /// Whether the wait reached its ceiling (not merely its budget).
     pub(crate) fn at_ceiling(&self) -> bool {
         tokio::time::Instant::now() >= self.ceiling
@@ -60,6 +74,8 @@ impl LspServer {
         let ceiling = started + budget.max(self.budgets.ceiling);
         Patience {
             started,
+            budget,
+            moved: 0,
             deadline: (started + budget).min(ceiling),
             ceiling,
             watch: self.watch_work(),
@@ -77,6 +93,7 @@ impl LspServer {
             return false;
         }
         p.deadline = p.ceiling.min(now + STEP);
+        p.moved += 1;
         true
     }
 
@@ -110,7 +127,7 @@ impl LspServer {
     /// complete: the budget's, or how long the server worked past it.
     pub(super) fn waited_note(&self, p: &Patience) -> String {
         let waited = p.waited();
-        if waited <= self.budgets.document + STEP {
+        if p.within_budget() {
             return self.budget_note();
         }
         let ceiling = if p.at_ceiling() {
@@ -149,34 +166,47 @@ impl CpuWatch {
     /// Starts watching the process group `group` (the server's pid: each
     /// server leads a group of its own).
     pub(super) fn start(group: Option<u32>) -> CpuWatch {
-        let last = group.and_then(group_cpu).map(|c| (c, Instant::now()));
+        let last = group.and_then(group_cpu).map(|c| (c.spent, Instant::now()));
         CpuWatch { group, last }
     }
 
     /// Whether the group ran or waited to run at least [`BUSY_SHARE`] of a
-    /// core since the last look; `None` where `/proc` cannot say (not
-    /// Linux).
+    /// core since the last look, or a thread of it is runnable now; `None`
+    /// where `/proc` cannot say (not Linux).
     pub(super) fn busy(&mut self) -> Option<bool> {
         let now = self.group.and_then(group_cpu)?;
         let at = Instant::now();
         let busy = self.last.is_some_and(|(before, then)| {
             let wall = at.duration_since(then).as_secs_f64();
-            wall > 0.0 && now.saturating_sub(before).as_secs_f64() >= BUSY_SHARE * wall
+            wall > 0.0 && now.spent.saturating_sub(before).as_secs_f64() >= BUSY_SHARE * wall
         });
-        self.last = Some((now, at));
-        Some(busy)
+        self.last = Some((now.spent, at));
+        Some(busy || now.runnable)
     }
 }
 
-/// The time every process in group `group` spent on the processor (user and
-/// system) and waiting on a run queue for it.
+/// A look at a process group's use of the processor.
+struct GroupCpu {
+    /// The time its processes spent on the processor (user and system) and
+    /// waiting on a run queue for it.
+    spent: Duration,
+    /// Whether a thread of it is running or runnable now. The kernel adds a
+    /// thread's wait to its count only once the thread runs again, and a
+    /// thread starved hard enough (a scheduling group niced to 19 against a
+    /// spinning one) ran less than once a second: its count stood still
+    /// while it waited.
+    runnable: bool,
+}
+
+/// How the processes of group `group` use the processor.
 #[cfg(target_os = "linux")]
-fn group_cpu(group: u32) -> Option<Duration> {
+fn group_cpu(group: u32) -> Option<GroupCpu> {
     // `/proc/PID/stat` counts in clock ticks of USER_HZ, 100 on every
     // Linux architecture sightline builds for.
     const TICKS_PER_SECOND: u64 = 100;
     let mut ticks = 0u64;
     let mut waited = Duration::ZERO;
+    let mut runnable = false;
     let mut found = false;
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
         let name = entry.file_name();
@@ -186,42 +216,69 @@ fn group_cpu(group: u32) -> Option<Duration> {
         let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
             continue;
         };
-        // The command name may hold spaces and parentheses: the fields
-        // start after its last `)`.
-        let Some((_, fields)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let fields: Vec<&str> = fields.split_whitespace().collect();
+        let fields = stat_fields(&stat);
         // state ppid pgrp ... utime (11) stime (12), counted from the state.
         if fields.get(2).and_then(|g| g.parse::<u32>().ok()) != Some(group) {
             continue;
         }
         let field = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok());
         ticks += field(11).unwrap_or(0) + field(12).unwrap_or(0);
-        waited += run_queue_wait(&entry.path());
+        let threads = threads_of(&entry.path());
+        waited += threads.waited;
+        runnable |= threads.runnable;
         found = true;
     }
-    found.then(|| Duration::from_millis(ticks * 1000 / TICKS_PER_SECOND) + waited)
+    found.then(|| GroupCpu {
+        spent: Duration::from_millis(ticks * 1000 / TICKS_PER_SECOND) + waited,
+        runnable,
+    })
 }
 
-/// The time the threads of the process at `proc_dir` spent runnable but not
-/// running: the second field of each `/proc/PID/task/TID/schedstat`, in
-/// nanoseconds (0 where the kernel keeps no such count).
+/// The fields of a `/proc` `stat` line from the state on: the command name
+/// may hold spaces and parentheses, so they start after its last `)`.
 #[cfg(target_os = "linux")]
-fn run_queue_wait(proc_dir: &std::path::Path) -> Duration {
-    let Ok(tasks) = std::fs::read_dir(proc_dir.join("task")) else {
-        return Duration::ZERO;
+fn stat_fields(stat: &str) -> Vec<&str> {
+    stat.rsplit_once(')')
+        .map(|(_, fields)| fields.split_whitespace().collect())
+        .unwrap_or_default()
+}
+
+/// What the threads of one process say of the run queue.
+#[cfg(target_os = "linux")]
+struct Threads {
+    /// The time they spent runnable but not running: the second field of
+    /// each `/proc/PID/task/TID/schedstat`, in nanoseconds (0 where the
+    /// kernel keeps no such count).
+    waited: Duration,
+    /// Whether one of them is running or runnable (state `R`).
+    runnable: bool,
+}
+
+#[cfg(target_os = "linux")]
+fn threads_of(proc_dir: &std::path::Path) -> Threads {
+    let mut threads = Threads {
+        waited: Duration::ZERO,
+        runnable: false,
     };
-    let nanos: u64 = tasks
-        .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .sum();
-    Duration::from_nanos(nanos)
+    let Ok(tasks) = std::fs::read_dir(proc_dir.join("task")) else {
+        return threads;
+    };
+    for task in tasks.flatten() {
+        if let Some(nanos) = std::fs::read_to_string(task.path().join("schedstat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        {
+            threads.waited += Duration::from_nanos(nanos);
+        }
+        if let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) {
+            threads.runnable |= stat_fields(&stat).first() == Some(&"R");
+        }
+    }
+    threads
 }
 
 #[cfg(not(target_os = "linux"))]
-fn group_cpu(_group: u32) -> Option<Duration> {
+fn group_cpu(_group: u32) -> Option<GroupCpu> {
     None
 }
 

@@ -28,6 +28,7 @@ mod freshness;
 mod impact;
 mod internal;
 mod isolation;
+mod launcher;
 mod layout;
 mod lifecycle;
 mod mcp;

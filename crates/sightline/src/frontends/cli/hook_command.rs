@@ -14,9 +14,10 @@ use crate::frontends::cli::{Cli, EXIT_OK, absolute};
 use crate::frontends::hooks::{self, Agent, Call, Request};
 use crate::frontends::tools::HOOK_TOOL;
 
-/// Answers one hook; the exit status (always 0: a hook never fails the
+/// Answers one hook within `budget_ms` (unsaid: the end of a turn's, or
+/// every other event's); the exit status (always 0: a hook never fails the
 /// agent's tool call).
-pub(super) async fn run(cli: &Cli, agent: Option<&str>, budget_ms: u64) -> i32 {
+pub(super) async fn run(cli: &Cli, agent: Option<&str>, budget_ms: Option<u64>) -> i32 {
     let mut input = String::new();
     if std::io::stdin().read_to_string(&mut input).is_err() {
         return EXIT_OK;
@@ -29,6 +30,13 @@ pub(super) async fn run(cli: &Cli, agent: Option<&str>, budget_ms: u64) -> i32 {
     let Some(request) = hook.request.clone() else {
         return EXIT_OK;
     };
+    // The end of a turn waits longer for late checks: nothing comes after
+    // it to bring them.
+    let budget_ms = budget_ms.unwrap_or(if hooks::end_of_turn(&hook.event) {
+        hooks::END_OF_TURN_BUDGET_MS
+    } else {
+        hooks::DEFAULT_BUDGET_MS
+    });
     let budget = Duration::from_millis(budget_ms);
     let call = Call {
         request: request.clone(),

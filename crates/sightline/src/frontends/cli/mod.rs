@@ -130,9 +130,8 @@ pub async fn run(cli: Cli) -> i32 {
         OtherCommand::Hook { agent, budget_ms } => {
             // The variable is read here, not by clap: a value that is not
             // a number must not fail the hook.
-            let budget = budget_ms
-                .or_else(|| std::env::var("SIGHTLINE_HOOK_MS").ok()?.trim().parse().ok())
-                .unwrap_or(8000);
+            let budget =
+                budget_ms.or_else(|| std::env::var("SIGHTLINE_HOOK_MS").ok()?.trim().parse().ok());
             hook_command::run(&cli, agent.as_deref(), budget).await
         }
         _ => one_command::run(&cli, workdir).await,

@@ -297,14 +297,8 @@ pub fn output(hook: &Hook, context: &str) -> Option<String> {
     if context.trim().is_empty() {
         return None;
     }
-    // The end of a turn takes no added context: the errors a late check
-    // found keep the agent going, as their reason (Claude Code's `Stop`
-    // and `SubagentStop`).
-    if matches!(hook.event.as_str(), "Stop" | "SubagentStop") {
-        return Some(format!(
-            "{}\n",
-            json!({ "decision": "block", "reason": context })
-        ));
+    if end_of_turn(&hook.event) {
+        return Some(format!("{}\n", end_of_turn_output(hook, context)));
     }
     // Claude Code, Codex and Gemini CLI all take added context here.
     Some(format!(
@@ -314,6 +308,39 @@ pub fn output(hook: &Hook, context: &str) -> Option<String> {
             "additionalContext": context,
         } })
     ))
+}
+
+/// Whether `event` ends the agent's turn (or a Claude Code subagent's):
+/// nothing comes after it to bring a late check, so the errors one found
+/// keep the agent going.
+pub(crate) fn end_of_turn(event: &str) -> bool {
+    matches!(event, "Stop" | "SubagentStop" | "AfterAgent")
+}
+
+/// How long an end-of-turn hook may wait for its late checks when its call
+/// does not say: `setup` gives each agent's hooks 30 s.
+pub const END_OF_TURN_BUDGET_MS: u64 = 25_000;
+
+/// The end of a turn's output, in the words that hand `context` to the
+/// model once and let it go on:
+/// - Claude Code (`Stop`, `SubagentStop`): added context. Its
+///   `decision: block` reached the model twice in 2.1.328, as "Stop hook
+///   feedback" and as "Stop hook blocking error"; its `Stop` takes
+///   `additionalContext` as "non-error feedback delivered to the model; the
+///   conversation continues so the model can act on it".
+/// - Codex 0.169 (`Stop`): `decision: block` with the text as `reason`,
+///   which it records as one prompt and continues the turn with (its stop
+///   output takes no `additionalContext`).
+/// - Gemini CLI 0.61 (`AfterAgent`): `decision: block` with the `reason`,
+///   "sent to the agent as a new prompt".
+fn end_of_turn_output(hook: &Hook, context: &str) -> Value {
+    match hook.agent {
+        Agent::ClaudeCode => json!({ "hookSpecificOutput": {
+            "hookEventName": hook.event,
+            "additionalContext": context,
+        } }),
+        Agent::Codex | Agent::Gemini => json!({ "decision": "block", "reason": context }),
+    }
 }
 
 mod after_edit;

@@ -47,7 +47,7 @@ pub fn read(payload: &Value, agent: Option<Agent>) -> Hook {
                 .or(Some(Request::Collect { settle: false })),
         },
         // The end of the turn: nothing comes after to bring a late check.
-        "Stop" | "SubagentStop" => Some(Request::Collect { settle: true }),
+        e if super::end_of_turn(e) => Some(Request::Collect { settle: true }),
         _ => None,
     };
     // Codex and Gemini CLI take added context only after a tool.

@@ -100,16 +100,31 @@ fn the_answer_is_the_agent_s_json_or_nothing() {
         out,
         json!({ "hookSpecificOutput": { "hookEventName": "PostToolUse", "additionalContext": "a.py:1:1 bad" } })
     );
-    // The end of a turn keeps the agent going, with the errors as reason.
+    // The end of a turn keeps the agent going with the errors, handed to
+    // the model once: Claude Code's as added context (its `block` reached
+    // the model twice), Codex's and Gemini CLI's as a block's reason.
     let stop = Hook {
         event: "Stop".into(),
-        ..h
+        ..h.clone()
     };
     let out: Value = serde_json::from_str(&output(&stop, "a.py:1:1 bad").unwrap()).unwrap();
     assert_eq!(
         out,
-        json!({ "decision": "block", "reason": "a.py:1:1 bad" })
+        json!({ "hookSpecificOutput": { "hookEventName": "Stop", "additionalContext": "a.py:1:1 bad" } })
     );
+    for (agent, event) in [(Agent::Codex, "Stop"), (Agent::Gemini, "AfterAgent")] {
+        let end = Hook {
+            agent,
+            event: event.into(),
+            ..h.clone()
+        };
+        let out: Value = serde_json::from_str(&output(&end, "a.py:1:1 bad").unwrap()).unwrap();
+        assert_eq!(
+            out,
+            json!({ "decision": "block", "reason": "a.py:1:1 bad" }),
+            "{event}"
+        );
+    }
 }
 
 #[test]
@@ -134,6 +149,17 @@ fn every_event_asks_for_the_late_checks_of_its_own_agent() {
     assert_eq!(
         (h.request, h.asker.as_str()),
         (Some(Request::Collect { settle: true }), "s")
+    );
+    // Gemini CLI's end of a turn.
+    let after_agent = json!({
+        "session_id": "g", "cwd": "/p", "hook_event_name": "AfterAgent",
+        "timestamp": "2026-12-05T10:00:00Z", "prompt": "p", "prompt_response": "r",
+        "stop_hook_active": false,
+    });
+    let h = read(&after_agent, None);
+    assert_eq!(
+        (h.agent, h.request, h.asker.as_str()),
+        (Agent::Gemini, Some(Request::Collect { settle: true }), "g")
     );
 }
 

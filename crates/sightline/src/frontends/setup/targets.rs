@@ -57,19 +57,22 @@ const CLAUDE_HOOKS: &[(&str, Option<&str>)] = &[
 ];
 // Codex calls its shell `Bash` in hooks, and takes added context only
 // after a tool: a search's uses come then, and every tool's after-event
-// brings the late checks of earlier edits.
+// brings the late checks of earlier edits; the end of its turn (`Stop`,
+// fired by Codex 0.169) brings those still running, or they were lost.
 const CODEX_HOOKS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
     ("PreToolUse", Some("apply_patch")),
     ("PostToolUse", None),
+    ("Stop", None),
 ];
 // Gemini CLI takes added context only after a tool: a search's uses come
 // then, and every tool's after-event brings the late checks of earlier
-// edits.
+// edits; the end of its turn (`AfterAgent`) brings those still running.
 const GEMINI_HOOKS: &[(&str, Option<&str>)] = &[
     ("SessionStart", None),
     ("BeforeTool", Some("replace|write_file")),
     ("AfterTool", None),
+    ("AfterAgent", None),
 ];
 
 /// The files `setup` edits for `agent` in `scope`, and what each gets.
