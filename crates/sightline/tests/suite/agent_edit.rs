@@ -556,6 +556,82 @@ fn the_end_of_a_turn_waits_for_a_late_check_and_keeps_the_agent_going_on_its_err
     assert_eq!(stdout, "");
 }
 
+/// An agent's before- and after-edit events for the change of `total`'s
+/// signature in lib.py, and the end of its turn, in its own shape.
+fn turn_of(agent: &str, p: &Project) -> [Value; 3] {
+    let root = p.root();
+    match agent {
+        "codex" => {
+            let patch = format!(
+                "*** Begin Patch\n*** Update File: lib.py\n@@\n-{OLD}\n+{NEW}\n*** End Patch\n"
+            );
+            let tool = |event: &str| {
+                json!({
+                    "session_id": "c", "turn_id": "t1", "cwd": root, "hook_event_name": event,
+                    "tool_name": "apply_patch", "tool_use_id": "call_1",
+                    "tool_input": { "command": patch },
+                })
+            };
+            let stop = json!({
+                "session_id": "c", "turn_id": "t1", "cwd": root, "hook_event_name": "Stop",
+                "model": "gpt-5.1-codex", "stop_hook_active": false, "last_assistant_message": "done",
+            });
+            [tool("PreToolUse"), tool("PostToolUse"), stop]
+        }
+        _ => {
+            let tool = |event: &str| {
+                json!({
+                    "session_id": "g", "cwd": root, "hook_event_name": event,
+                    "timestamp": "2026-12-05T10:00:00.000Z", "tool_name": "replace",
+                    "tool_input": { "file_path": p.path("lib.py"), "old_string": OLD,
+                        "new_string": NEW, "instruction": "add m" },
+                })
+            };
+            let after_agent = json!({
+                "session_id": "g", "cwd": root, "hook_event_name": "AfterAgent",
+                "timestamp": "2026-12-05T10:00:09.000Z", "prompt": "add m",
+                "prompt_response": "done", "stop_hook_active": false,
+            });
+            [tool("BeforeTool"), tool("AfterTool"), after_agent]
+        }
+    }
+}
+
+#[test]
+fn codex_s_stop_and_gemini_s_after_agent_bring_a_late_check_once() {
+    // The edit's check outlasts its 300 ms hook; nothing comes after the
+    // end of the turn, so that event waits for the check and hands its
+    // errors to the model as a block's reason, once. Before setup
+    // registered these events, the result was lost with the turn.
+    for agent in ["codex", "gemini"] {
+        let p = project();
+        let dirs = DaemonDirs::new();
+        let [before, after, end] = turn_of(agent, &p);
+        let short = ["--agent", agent, "--budget-ms", "300"];
+        run_hook(p.root(), &dirs, &short, &before);
+        p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
+        let (stdout, _) = run_hook(p.root(), &dirs, &short, &after);
+        assert!(
+            context_of(&stdout).contains("did not finish within 0.3 s"),
+            "{agent}: {stdout}"
+        );
+        // The end of a turn's own budget: unsaid, 25 s.
+        let (stdout, _) = run_hook(p.root(), &dirs, &["--agent", agent], &end);
+        let answer: Value =
+            serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{agent}: {stdout}"));
+        assert_eq!(answer["decision"], "block", "{agent}: {stdout}");
+        let reason = answer["reason"].as_str().unwrap();
+        assert!(
+            reason
+                .starts_with("sightline: the check of your earlier edit of lib.py finished late:"),
+            "{agent}: {reason}"
+        );
+        assert_eq!(listed(reason), ["app.py:3"], "{agent}: {reason}");
+        let (stdout, _) = run_hook(p.root(), &dirs, &["--agent", agent], &end);
+        assert_eq!(stdout, "", "{agent}: delivered once");
+    }
+}
+
 #[test]
 fn on_a_loaded_machine_an_edit_in_a_heavy_module_still_names_its_new_error() {
     // pydantic 2.14.4's `_internal/_generate_schema.py` (3k lines of heavy

@@ -56,8 +56,9 @@ impl Agent {
     }
 
     /// The agent whose hook sent `payload`: Gemini CLI's events are
-    /// `BeforeTool`/`AfterTool`; Codex's tools are `apply_patch` and
-    /// `shell`/`exec_command`; the rest is Claude Code's.
+    /// `BeforeTool`/`AfterTool` and carry a `timestamp`; Codex's tools are
+    /// `apply_patch` and `shell`/`exec_command`, and its events carry a
+    /// `turn_id` (its `Stop` names no tool); the rest is Claude Code's.
     pub fn detect(payload: &Value) -> Agent {
         let event = payload["hook_event_name"].as_str().unwrap_or("");
         let tool = payload["tool_name"].as_str().unwrap_or("");
@@ -66,7 +67,8 @@ impl Agent {
         } else if matches!(
             tool,
             "apply_patch" | "shell" | "exec_command" | "local_shell"
-        ) {
+        ) || payload.get("turn_id").is_some()
+        {
             Agent::Codex
         } else {
             Agent::ClaudeCode

@@ -320,3 +320,33 @@ fn a_codex_block_whose_list_a_user_reshaped_is_removed_without_what_follows() {
         assert!(!text.contains("[mcp_servers.sightline]"), "{text}");
     }
 }
+
+#[test]
+fn every_hooked_agent_gets_its_end_of_turn_event() {
+    // Nothing comes after the end of a turn to bring a late check: each
+    // agent's end-of-turn event brings it (Codex 0.169 fires `Stop`,
+    // Gemini CLI `AfterAgent`, Claude Code `Stop` and `SubagentStop`).
+    let dir = tempfile::tempdir().unwrap();
+    let scope = Scope::Project(dir.path().to_owned());
+    for agent in [SetupAgent::ClaudeCode, SetupAgent::Codex, SetupAgent::Gemini] {
+        run(agent, &scope, &["sightline".to_owned()], false).unwrap();
+    }
+    let hooks = |file: &str| -> serde_json::Value {
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        jsonc::value_of(&text).unwrap()["hooks"].clone()
+    };
+    for (file, events) in [
+        (".claude/settings.json", &["Stop", "SubagentStop"][..]),
+        (".codex/hooks.json", &["Stop"][..]),
+        (".gemini/settings.json", &["AfterAgent"][..]),
+    ] {
+        let hooks = hooks(file);
+        for event in events {
+            let command = hooks[event][0]["hooks"][0]["command"].as_str();
+            assert!(
+                command.is_some_and(|c| c.starts_with("sightline hook --agent ")),
+                "{file} has no {event} hook: {hooks}"
+            );
+        }
+    }
+}
