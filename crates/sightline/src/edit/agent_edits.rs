@@ -131,7 +131,23 @@ impl Engine {
         staged: &[(PathBuf, Option<Text>)],
     ) -> Result<Baseline, ToolError> {
         let held = self.hold_in_memory(olds.to_vec()).await;
-        held.view.baseline(staged).await
+        held.view
+            .baseline_within(staged, self.agent_check_budget())
+            .await
+    }
+
+    /// How long an agent edit's check may ask the files using what changed,
+    /// before the edit and after: the configured budget, or, when the
+    /// check goes on past the hook (it runs in the daemon, its result kept
+    /// for the agent's next event), as long as a server's waits may take,
+    /// so that a late result is the whole delta, never errors listed as
+    /// not compared for want of their before. 0 still turns it off.
+    fn agent_check_budget(&self) -> Duration {
+        let configured = Duration::from_millis(self.config().dependents_ms);
+        if configured.is_zero() {
+            return configured;
+        }
+        configured.max(crate::catalog::Budgets::default().ceiling)
     }
 
     /// Each of `files`' text before the edit session `session`'s tool just
@@ -266,13 +282,16 @@ impl Engine {
                     })
                     .collect();
                 let held = self.hold_in_memory(texts).await;
-                held.view.check_errors(&mut answer, &written).await;
+                held.view
+                    .check_errors_within(&mut answer, &written, self.agent_check_budget())
+                    .await;
             }
             None => {
                 // After any dry run of another session: its text is not
                 // the disk's.
                 let _turn = crate::sync::file_view::shared_turn().await;
-                self.check_errors(&mut answer, &written).await;
+                self.check_errors_within(&mut answer, &written, self.agent_check_budget())
+                    .await;
             }
         }
         answer

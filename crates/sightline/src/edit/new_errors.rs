@@ -63,17 +63,26 @@ impl Engine {
     /// Asks each file about to change (and, for a change to what a file
     /// declares, the files using it) for its diagnostics as they are now.
     /// Fails when a file changed on disk meanwhile: nothing is written then.
-    #[allow(
-        clippy::too_many_lines,
-        reason = "the baseline is one pass over the files to change and their dependents, whose steps share the staged texts and the budget left"
-    )]
     pub(super) async fn baseline(
         &self,
         staged: &[(PathBuf, Option<Text>)],
     ) -> Result<Baseline, ToolError> {
+        let budget = Duration::from_millis(self.config().dependents_ms);
+        self.baseline_within(staged, budget).await
+    }
+
+    /// [`Self::baseline`], the dependents asked within `budget`.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "the baseline is one pass over the files to change and their dependents, whose steps share the staged texts and the budget left"
+    )]
+    pub(super) async fn baseline_within(
+        &self,
+        staged: &[(PathBuf, Option<Text>)],
+        budget: Duration,
+    ) -> Result<Baseline, ToolError> {
         let mut base = Baseline::default();
         let config = self.config();
-        let budget = Duration::from_millis(config.dependents_ms);
         if !config.edit_delta && budget.is_zero() {
             return Ok(base);
         }
@@ -278,17 +287,24 @@ impl Engine {
 
     /// Adds what the change did to the errors of `files` and of the
     /// dependents the baseline found to the answer.
+    pub(super) async fn check_errors(&self, answer: &mut EditAnswer, files: &[PathBuf]) {
+        let budget = Duration::from_millis(self.config().dependents_ms);
+        self.check_errors_within(answer, files, budget).await;
+    }
+
+    /// [`Self::check_errors`], the dependents asked within `budget`.
     #[allow(
         clippy::too_many_lines,
         reason = "one pass over the changed files and their dependents, whose steps share the budget left and the answer being built"
     )]
-    pub(super) async fn check_errors(&self, answer: &mut EditAnswer, files: &[PathBuf]) {
+    pub(super) async fn check_errors_within(
+        &self,
+        answer: &mut EditAnswer,
+        files: &[PathBuf],
+        budget: Duration,
+    ) {
         let config = self.config();
-        let (use_delta, warnings, budget) = (
-            config.edit_delta,
-            config.edit_warnings,
-            Duration::from_millis(config.dependents_ms),
-        );
+        let (use_delta, warnings) = (config.edit_delta, config.edit_warnings);
         // Warnings are listed only as news.
         let shown = |f: &Finding, delta: bool| {
             f.severity == Severity::Error || (delta && warnings && f.severity == Severity::Warning)

@@ -556,6 +556,33 @@ fn the_end_of_a_turn_waits_for_a_late_check_and_keeps_the_agent_going_on_its_err
     assert_eq!(stdout, "");
 }
 
+#[test]
+fn a_late_check_is_the_exact_delta_however_long_the_errors_before_it_take() {
+    // The project gives the edit tools 1 ms to find and ask the files using
+    // what changed: the agent's check, which goes on in the daemon past its
+    // hook, is not held to it, so app.py's errors before the edit are had
+    // and the late result is the delta (app.py's new error, not its old
+    // one), never app.py's errors "not compared".
+    let p = project();
+    p.write("sightline.json", "{ \"dependents_ms\": 1 }\n");
+    let dirs = DaemonDirs::new();
+    first_edit_outlasting_its_budget(&p, &dirs);
+    let stop = json!({
+        "session_id": "s", "cwd": p.root(), "hook_event_name": "Stop", "stop_hook_active": false,
+    });
+    let (stdout, _) = run_hook(p.root(), &dirs, &[], &stop);
+    let answer: Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}"));
+    let late = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        late.starts_with("sightline: the check of your earlier edit of lib.py finished late:"),
+        "{late}"
+    );
+    assert_eq!(listed(late), ["app.py:3"], "{late}");
+    assert!(!late.contains("not compared"), "{late}");
+}
+
 /// An agent's before- and after-edit events for the change of `total`'s
 /// signature in lib.py, and the end of its turn, in its own shape.
 fn turn_of(agent: &str, p: &Project) -> [Value; 3] {

@@ -42,21 +42,35 @@ pub(super) fn context(answer: &EditAnswer, untrusted: Option<&str>) -> String {
             unseen.join(", ")
         );
     }
-    let mut out =
-        String::from("sightline (the project's language servers) found errors after this edit:\n");
+    // Errors that could not be compared with the file's before are not
+    // listed: the model would take a file's old errors for its edit's.
+    // One line names those files.
+    let uncompared: Vec<String> = answer
+        .files
+        .iter()
+        .filter(|f| !f.errors.is_empty() && f.not_compared.is_some())
+        .map(|f| crate::render::shown(&root, &f.path))
+        .collect();
+    let mut out = String::new();
     let mut listed = 0;
     let mut unlisted = 0;
-    for f in answer.files.iter().filter(|f| !f.errors.is_empty()) {
+    // The edited files come first in the answer, then the files using
+    // what changed: the edit's own errors are always listed.
+    for f in answer
+        .files
+        .iter()
+        .filter(|f| !f.errors.is_empty() && f.not_compared.is_none())
+    {
         let show = crate::render::shown(&root, &f.path);
         let noun = if f.errors.len() == 1 {
             "error"
         } else {
             "errors"
         };
-        let what = match (&f.not_compared, f.dependent) {
-            (Some(why), _) => format!("{noun} (not compared: {why})"),
-            (None, true) => format!("new {noun} (it uses what the edit changed)"),
-            (None, false) => format!("new {noun}"),
+        let what = if f.dependent {
+            format!("new {noun} (it uses what the edit changed)")
+        } else {
+            format!("new {noun}")
         };
         let room = LISTED - listed;
         if room == 0 {
@@ -74,6 +88,21 @@ pub(super) fn context(answer: &EditAnswer, untrusted: Option<&str>) -> String {
         }
         listed += f.errors.len().min(room);
         unlisted += f.errors.len().saturating_sub(room);
+    }
+    let uncompared_line = (!uncompared.is_empty()).then(|| {
+        format!(
+            "the errors before this edit could not be had for {}, so theirs after it are not compared (ask lsp_diagnostics for them)\n",
+            uncompared.join(", ")
+        )
+    });
+    if out.is_empty() {
+        // Nothing to list: that one line is the answer.
+        return format!("sightline: {}", uncompared_line.unwrap_or_default());
+    }
+    out =
+        format!("sightline (the project's language servers) found errors after this edit:\n{out}");
+    if let Some(line) = uncompared_line {
+        out.push_str(&format!("note: {line}"));
     }
     if unlisted > 0 {
         out.push_str(&format!(

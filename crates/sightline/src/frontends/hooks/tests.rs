@@ -294,3 +294,59 @@ fn an_edit_s_context_lists_six_errors_at_most_and_counts_the_rest() {
         "{text}"
     );
 }
+
+#[test]
+fn errors_that_could_not_be_compared_are_one_line_never_a_list_or_a_count() {
+    // A late check whose dependents' errors before the edit could not be
+    // had listed their old errors as the edit's ("sessions.py: 19 errors
+    // (not compared ...)"), counted them among "more new errors", and
+    // crowded the edit's own errors out of the list.
+    use crate::answer::{Finding, Severity};
+    use crate::edit::{EditAnswer, FileErrors};
+    let error = |line: usize| Finding {
+        line,
+        column: 1,
+        end_line: line,
+        end_column: 2,
+        severity: Severity::Error,
+        message: format!("bad {line}"),
+        source: "Pyright".into(),
+        code: None,
+    };
+    let file = |name: &str, errors: usize, not_compared: bool| FileErrors {
+        path: PathBuf::from("/p").join(name),
+        errors: (1..=errors).map(error).collect(),
+        notes: Vec::new(),
+        delta: !not_compared,
+        fixed: 0,
+        kept: 0,
+        dependent: name != "models.py",
+        not_compared: not_compared.then(|| "no answer before the change".to_owned()),
+    };
+    let answer = EditAnswer {
+        root: Some(PathBuf::from("/p")),
+        files: vec![
+            file("sessions.py", 19, true),
+            file("models.py", 2, false),
+            file("api.py", 1, false),
+            file("old.py", 49, true),
+        ],
+        ..EditAnswer::default()
+    };
+    let text = super::after_edit::context(&answer, None);
+    assert_eq!(
+        text,
+        "sightline (the project's language servers) found errors after this edit:\n\
+         models.py: 2 new errors\n  models.py:1:1 bad 1\n  models.py:2:1 bad 2\n\
+         api.py: 1 new error (it uses what the edit changed)\n  api.py:1:1 bad 1\n\
+         note: the errors before this edit could not be had for sessions.py, old.py, so theirs after it are not compared (ask lsp_diagnostics for them)\n"
+    );
+    let only = EditAnswer {
+        files: vec![file("sessions.py", 19, true)],
+        ..answer
+    };
+    assert_eq!(
+        super::after_edit::context(&only, None),
+        "sightline: the errors before this edit could not be had for sessions.py, so theirs after it are not compared (ask lsp_diagnostics for them)\n"
+    );
+}

@@ -328,7 +328,11 @@ fn every_hooked_agent_gets_its_end_of_turn_event() {
     // Gemini CLI `AfterAgent`, Claude Code `Stop` and `SubagentStop`).
     let dir = tempfile::tempdir().unwrap();
     let scope = Scope::Project(dir.path().to_owned());
-    for agent in [SetupAgent::ClaudeCode, SetupAgent::Codex, SetupAgent::Gemini] {
+    for agent in [
+        SetupAgent::ClaudeCode,
+        SetupAgent::Codex,
+        SetupAgent::Gemini,
+    ] {
         run(agent, &scope, &["sightline".to_owned()], false).unwrap();
     }
     let hooks = |file: &str| -> serde_json::Value {
