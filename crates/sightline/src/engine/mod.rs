@@ -344,6 +344,12 @@ impl Engine {
         self.shared.pool.locate(spec, root)
     }
 
+    /// Whether the first question about a file `spec` serves would install
+    /// it, `locate_server` finding none.
+    pub(crate) fn installs_server(&self, spec: &ServerSpec) -> bool {
+        self.shared.pool.installs(spec)
+    }
+
     /// Installs `spec` now (for `sightline install`), reporting progress.
     pub(crate) async fn install(&self, spec: &'static ServerSpec) -> Result<PathBuf, ToolError> {
         crate::catalog::install::install(

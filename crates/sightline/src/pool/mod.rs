@@ -183,6 +183,15 @@ impl Pool {
         }
     }
 
+    /// Whether a server of `spec` that [`Self::locate`] does not find would
+    /// be installed on its first question (downloads allowed, and the
+    /// catalog knows how).
+    pub fn installs(&self, spec: &ServerSpec) -> bool {
+        self.downloads
+            && spec.installable()
+            && self.settings_of(spec.id).and_then(|s| s.command).is_none()
+    }
+
     /// The running server for `root`, started (and installed) if needed.
     pub async fn get(
         &self,

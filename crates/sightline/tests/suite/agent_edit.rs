@@ -714,8 +714,9 @@ fn on_a_loaded_machine_an_edit_in_a_heavy_module_still_names_its_new_error() {
 #[test]
 fn a_first_session_on_a_python_project_installs_pyright_and_nothing_else() {
     // Fresh data directory, no server on PATH, downloads allowed: the
-    // session's start installs nothing by itself (its config and docs
-    // files' servers neither), and the first edit installs pyright alone.
+    // session's start installs pyright and starts it, before any question
+    // (its config and docs files' servers are not installed), so the first
+    // edit finds it running. Before, the first edit paid for the install.
     let p = Project::new(&[
         ("pyproject.toml", "[project]\nname = \"x\"\n"),
         (".mcp.json", "{ \"mcpServers\": {} }\n"),
@@ -761,8 +762,26 @@ fn a_first_session_on_a_python_project_installs_pyright_and_nothing_else() {
         names
     };
     let start = json!({ "session_id": "s", "cwd": p.root(), "hook_event_name": "SessionStart", "source": "startup" });
-    assert_eq!(hook(&start), "", "nothing installed: nothing to warm");
-    assert_eq!(installed(), Vec::<String>::new());
+    assert!(
+        hook(&start).starts_with(
+            "sightline is installing pyright and starting this project's language servers:"
+        ),
+        "the session is told what is prepared"
+    );
+    // No question asked: the daemon installs and starts pyright by itself.
+    let running = sightline_test_support::poll_until(Duration::from_secs(240), || {
+        let status = dirs.status();
+        status["servers"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["id"] == "pyright"))
+            .then_some(status)
+    });
+    assert!(
+        running.is_some(),
+        "the session's start started no pyright: {}",
+        dirs.log()
+    );
+    assert_eq!(installed(), ["pyright"]);
     hook(&edit_event(&p, "PreToolUse", "toolu_1", None));
     p.write("lib.py", &LIB.replacen(OLD, NEW, 1));
     let after = hook(&edit_event(&p, "PostToolUse", "toolu_1", None));

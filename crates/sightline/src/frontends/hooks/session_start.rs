@@ -1,9 +1,12 @@
-//! What a session's start warms: the servers of the languages the project
-//! holds most of, not of its config and docs files, and only those
-//! installed already. A server is still installed on the first question
-//! about a file of its language; a session's start downloads nothing (the
-//! first session on a Python project used to fetch the JSON, Markdown and
-//! TOML servers for `.mcp.json`, the README and `pyproject.toml`).
+//! What a session's start prepares: the servers of the languages the
+//! project holds most of, not of its config and docs files, installed
+//! first where they are missing (downloads allowed), then started and
+//! loaded, all in the daemon while the session goes on. The first edit then
+//! finds a loading server, not an absent one: a first edit that paid for
+//! the install (pyright started 27.6 s into the turn) had its errors miss
+//! the turn. Config and docs files' servers wait for a question about one
+//! (the first session on a Python project used to fetch the JSON, Markdown
+//! and TOML servers for `.mcp.json`, the README and `pyproject.toml`).
 
 use std::path::{Path, PathBuf};
 
@@ -41,8 +44,9 @@ pub(super) fn config_or_docs(path: &Path) -> bool {
     CONFIG_AND_DOCS.contains(&ending.as_str())
 }
 
-/// One file of each language to warm, the most held first.
-pub(super) fn anchors_to_warm(engine: &Engine, cwd: &Path) -> Vec<PathBuf> {
+/// One file of each language to warm, the most held first, and whether
+/// its server must be installed first.
+pub(super) fn anchors_to_warm(engine: &Engine, cwd: &Path) -> Vec<(PathBuf, Option<&'static str>)> {
     let mut found: Vec<(Vec<&'static str>, &'static ServerSpec, PathBuf, usize)> = Vec::new();
     for path in crate::sync::walk::files_under(cwd).into_iter().take(5000) {
         if config_or_docs(&path) {
@@ -64,33 +68,48 @@ pub(super) fn anchors_to_warm(engine: &Engine, cwd: &Path) -> Vec<PathBuf> {
         .into_iter()
         .filter(|(.., n)| n * SHARE >= most)
         .take(LANGUAGES)
-        .filter(|(_, spec, path, _)| {
+        .filter_map(|(_, spec, path, _)| {
             let dir = path.parent().unwrap_or(cwd);
-            engine.locate_server(spec, dir).is_some()
+            if engine.locate_server(spec, dir).is_some() {
+                Some((path, None))
+            } else {
+                engine
+                    .installs_server(spec)
+                    .then_some((path, Some(spec.id)))
+            }
         })
-        .map(|(_, _, path, _)| path)
         .collect()
 }
 
-/// Starts warming the project's servers under `cwd` in the background, and
-/// the guidance the session gets; "" when nothing here is served.
+/// Starts preparing the project's servers under `cwd` in the background
+/// (installing the missing ones first), and the guidance the session gets;
+/// "" when nothing here is served.
 pub(super) fn warm(engine: &std::sync::Arc<Engine>, cwd: &Path) -> String {
     let anchors = anchors_to_warm(engine, cwd);
     if anchors.is_empty() {
         return String::new();
     }
+    let installing: Vec<&str> = anchors.iter().filter_map(|(_, id)| *id).collect();
     // Started in the background: the session does not wait for it.
     let engine = engine.clone();
     tokio::spawn(async move {
-        for file in anchors {
+        for (file, _) in anchors {
             // In turn: an agent's edit asked of its text held in memory
-            // must not see the warming tell a server the disk's.
+            // must not see the warming tell a server the disk's. The
+            // install, under its own file lock, is part of the first
+            // question; a question asked meanwhile waits for that lock.
             let _turn = crate::sync::file_view::shared_turn().await;
             let _ = engine.diagnostics(&file).await;
         }
     });
-    GUIDANCE.to_owned()
+    let installing = if installing.is_empty() {
+        String::new()
+    } else {
+        format!("installing {} and ", installing.join(", "))
+    };
+    format!("sightline is {installing}starting this project's language servers: {GUIDANCE}")
 }
 
-/// What a session (or a Claude Code subagent) is told at its start.
-const GUIDANCE: &str = "sightline is starting this project's language servers: prefer its lsp_references over grep for the exact uses of a symbol (no comment or string matches, aliases followed), and lsp_diagnostics for a file's errors now.\n";
+/// What a session (or a Claude Code subagent) is told at its start, after
+/// what sightline prepares.
+const GUIDANCE: &str = "prefer its lsp_references over grep for the exact uses of a symbol (no comment or string matches, aliases followed), and lsp_diagnostics for a file's errors now.\n";
