@@ -51,44 +51,7 @@ pub(super) fn context(answer: &EditAnswer, untrusted: Option<&str>) -> String {
         .filter(|f| !f.errors.is_empty() && f.not_compared.is_some())
         .map(|f| crate::render::shown(&root, &f.path))
         .collect();
-    let mut out = String::new();
-    let mut listed = 0;
-    let mut unlisted = 0;
-    // The edited files come first in the answer, then the files using
-    // what changed: the edit's own errors are always listed.
-    for f in answer
-        .files
-        .iter()
-        .filter(|f| !f.errors.is_empty() && f.not_compared.is_none())
-    {
-        let show = crate::render::shown(&root, &f.path);
-        let noun = if f.errors.len() == 1 {
-            "error"
-        } else {
-            "errors"
-        };
-        let what = if f.dependent {
-            format!("new {noun} (it uses what the edit changed)")
-        } else {
-            format!("new {noun}")
-        };
-        let room = LISTED - listed;
-        if room == 0 {
-            unlisted += f.errors.len();
-            continue;
-        }
-        out.push_str(&format!("{show}: {} {what}\n", f.errors.len()));
-        for e in f.errors.iter().take(room) {
-            out.push_str(&format!(
-                "  {show}:{}:{} {}\n",
-                e.line,
-                e.column,
-                cut(&e.message)
-            ));
-        }
-        listed += f.errors.len().min(room);
-        unlisted += f.errors.len().saturating_sub(room);
-    }
+    let (mut out, unlisted) = new_errors_listed(answer, &root);
     let uncompared_line = (!uncompared.is_empty()).then(|| {
         format!(
             "the errors before this edit could not be had for {}, so theirs after it are not compared (ask lsp_diagnostics for them)\n",
@@ -127,6 +90,50 @@ pub(super) fn context(answer: &EditAnswer, untrusted: Option<&str>) -> String {
         ));
     }
     out
+}
+
+/// The compared files' new errors, at most [`LISTED`] of them, and how
+/// many more there are.
+fn new_errors_listed(answer: &EditAnswer, root: &std::path::Path) -> (String, usize) {
+    let mut out = String::new();
+    let mut listed = 0;
+    let mut unlisted = 0;
+    // The edited files come first in the answer, then the files using
+    // what changed: the edit's own errors are always listed.
+    for f in answer
+        .files
+        .iter()
+        .filter(|f| !f.errors.is_empty() && f.not_compared.is_none())
+    {
+        let show = crate::render::shown(root, &f.path);
+        let noun = if f.errors.len() == 1 {
+            "error"
+        } else {
+            "errors"
+        };
+        let what = if f.dependent {
+            format!("new {noun} (it uses what the edit changed)")
+        } else {
+            format!("new {noun}")
+        };
+        let room = LISTED - listed;
+        if room == 0 {
+            unlisted += f.errors.len();
+            continue;
+        }
+        out.push_str(&format!("{show}: {} {what}\n", f.errors.len()));
+        for e in f.errors.iter().take(room) {
+            out.push_str(&format!(
+                "  {show}:{}:{} {}\n",
+                e.line,
+                e.column,
+                cut(&e.message)
+            ));
+        }
+        listed += f.errors.len().min(room);
+        unlisted += f.errors.len().saturating_sub(room);
+    }
+    (out, unlisted)
 }
 
 /// `message` on one line, at most [`MESSAGE_CHARS`] characters.
