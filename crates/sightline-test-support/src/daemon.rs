@@ -37,6 +37,20 @@ impl DaemonDirs {
         ]
     }
 
+    /// A `sightline` command through this daemon, run in `cwd` with the
+    /// user configuration file `config`, the data directory `data` and no
+    /// downloads, as a user's CLI call in a project.
+    pub fn command(&self, cwd: &Path, config: &Path, data: &Path) -> Command {
+        let mut cmd = Command::new(sightline_bin());
+        cmd.current_dir(cwd)
+            .env("SIGHTLINE_CONFIG", config)
+            .env("SIGHTLINE_DATA_DIR", data)
+            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+            .envs(self.env())
+            .stdin(Stdio::null());
+        cmd
+    }
+
     /// Where the daemon logs.
     pub fn log_path(&self) -> PathBuf {
         self.state.path().join("sightline/daemon.log")

@@ -3,10 +3,8 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::process::{Command, Stdio};
-
 use serde_json::json;
-use sightline_test_support::{DaemonDirs, Project, sightline_bin};
+use sightline_test_support::{DaemonDirs, Project};
 
 /// rustup's proxy for a toolchain without rust-analyzer, as rustup 1.29
 /// printed it with `RUST_BACKTRACE=1` (frames cut short): the answer was
@@ -47,17 +45,11 @@ fn a_rustup_proxy_without_its_component_answers_the_install_command() {
     .unwrap();
     let dirs = DaemonDirs::new();
     let data = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(sightline_bin());
-    cmd.args(["diagnostics", "src/lib.rs"])
-        .current_dir(p.root())
-        .env("SIGHTLINE_CONFIG", &config)
-        .env("SIGHTLINE_DATA_DIR", data.path())
-        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
-        .stdin(Stdio::null());
-    for (k, v) in dirs.env() {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
+    let out = dirs
+        .command(p.root(), &config, data.path())
+        .args(["diagnostics", "src/lib.rs"])
+        .output()
+        .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "unavailable: rust is not installed: its launcher lacks it; run `rustup component add rust-analyzer --toolchain nightly-x86_64-unknown-linux-gnu`\n",

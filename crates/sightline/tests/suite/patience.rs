@@ -7,7 +7,7 @@
 use std::process::{Command, Stdio};
 
 use serde_json::json;
-use sightline_test_support::{DaemonDirs, sightline_bin};
+use sightline_test_support::DaemonDirs;
 
 use super::fake;
 
@@ -59,17 +59,10 @@ fn a_server_starved_of_the_processor_is_waited_for_and_answered() {
     let dirs = DaemonDirs::new();
     let data = tempfile::tempdir().unwrap();
     let ask = |file: &str| {
-        let mut cmd = Command::new(sightline_bin());
-        cmd.args(["diagnostics", file])
-            .current_dir(p.root())
-            .env("SIGHTLINE_CONFIG", &config)
-            .env("SIGHTLINE_DATA_DIR", data.path())
-            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
-            .stdin(Stdio::null());
-        for (k, v) in dirs.env() {
-            cmd.env(k, v);
-        }
-        cmd.output().unwrap()
+        dirs.command(p.root(), &config, data.path())
+            .args(["diagnostics", file])
+            .output()
+            .unwrap()
     };
     // The daemon and its server start, unloaded.
     let first = ask("b.fake");
