@@ -127,6 +127,10 @@ pub struct Engine {
     shared: Arc<Shared>,
     /// The files as this engine's calls read them.
     files: crate::sync::FileView,
+    /// What the edit tools last saw of each file, in the session this view
+    /// answers (`Engine::seen_by`): one session's reads never vouch for
+    /// another's edit.
+    last_read: Arc<crate::sync::LastRead>,
 }
 
 /// What every view of one engine shares.
@@ -140,7 +144,6 @@ struct Shared {
     config: Config,
     progress: Arc<dyn Progress>,
     formatters: crate::format::Formatters,
-    last_read: crate::sync::LastRead,
     sandbox: crate::sandbox::Sandbox,
     /// The default budgets, for a configuration read again.
     budgets: Budgets,
@@ -244,7 +247,6 @@ impl Engine {
             config: options.config,
             progress,
             formatters,
-            last_read: crate::sync::LastRead::default(),
             sandbox,
             budgets: options.budgets,
             config_stamp,
@@ -254,6 +256,17 @@ impl Engine {
         Engine {
             shared: Arc::new(shared),
             files: crate::sync::FileView::default(),
+            last_read: Arc::default(),
+        }
+    }
+
+    /// A view of this engine for one session: the same servers and files,
+    /// the edit tools' memory of what was read (`LastRead`) the session's.
+    pub(crate) fn seen_by(&self, last_read: &Arc<crate::sync::LastRead>) -> Engine {
+        Engine {
+            shared: self.shared.clone(),
+            files: self.files.clone(),
+            last_read: last_read.clone(),
         }
     }
 
@@ -264,6 +277,7 @@ impl Engine {
         Engine {
             shared: self.shared.clone(),
             files: crate::sync::FileView::dry_run(files),
+            last_read: self.last_read.clone(),
         }
     }
 
@@ -289,7 +303,7 @@ impl Engine {
     }
 
     pub(crate) fn last_read(&self) -> &crate::sync::LastRead {
-        &self.shared.last_read
+        &self.last_read
     }
 
     /// Starts the servers of `file` and opens it, so that the next question

@@ -14,13 +14,17 @@ use std::process::{Command, Stdio};
 use serde_json::json;
 
 use sightline_test_support::mcp::McpDriver;
-use sightline_test_support::{path_with_tools, sightline_bin};
+use sightline_test_support::{DaemonDirs, path_with_tools, sightline_bin};
 
 /// A workspace `ws` beside a directory `outside`, in one temporary
 /// directory, with a user configuration of our own (none of this machine's)
 /// whose formatter for `.txt` files records each run in `ws/formatted`.
 struct Setup {
     _dir: tempfile::TempDir,
+    /// The CLI's own daemon and data directory: its commands, the edits
+    /// too, go through a daemon as a user's do.
+    daemon: DaemonDirs,
+    data: tempfile::TempDir,
     top: PathBuf,
     ws: PathBuf,
     outside: PathBuf,
@@ -47,6 +51,8 @@ impl Setup {
         std::fs::write(&config_path, config.to_string()).unwrap();
         Setup {
             _dir: dir,
+            daemon: DaemonDirs::new(),
+            data: tempfile::tempdir().unwrap(),
             top,
             ws,
             outside,
@@ -69,13 +75,13 @@ impl Setup {
 
     /// Runs the CLI with `--root ws`, `stdin` as its input; (stdout, exit).
     fn cli(&self, args: &[&str], stdin: &str) -> (String, i32) {
-        let data = tempfile::tempdir().unwrap();
         let mut child = Command::new(sightline_bin())
             .arg("--root")
             .arg(&self.ws)
             .args(args)
             .env("PATH", path_with_tools())
-            .env("SIGHTLINE_DATA_DIR", data.path())
+            .envs(self.daemon.env())
+            .env("SIGHTLINE_DATA_DIR", self.data.path())
             .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
             .env("SIGHTLINE_CONFIG", &self.config)
             .stdin(Stdio::piped())

@@ -900,3 +900,73 @@ fn ctrl_c_on_a_cli_call_through_the_daemon_exits_2_and_the_daemon_goes_on() {
     );
     assert_eq!(dirs.daemon_pid(), daemon);
 }
+
+#[test]
+fn a_cli_rename_and_patch_are_served_by_the_daemon_s_running_pyright() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = project();
+    let mut d = McpDriver::start();
+    dirs.open(&mut d, "a", p.root(), &[]);
+    definition(&mut d, "a", &p);
+    let daemon = dirs.daemon_pid();
+    let warm = pyrights_under(daemon);
+    assert_eq!(warm.len(), 1);
+    // The rename from the command line: the daemon's pyright answers it
+    // (its request count grows), no server of the command's own starts,
+    // and the answer is the in-process command's (no checkpoint named).
+    let out = dirs.cli_as_session(&d, p.root(), &["rename", "lib.py:1:5", "plus"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("renamed add → plus: "), "{out:?}");
+    assert!(!text.contains("checkpoint:"), "{text}");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(p.path("app.py")).unwrap(),
+        "from lib import plus\n\ntotal = plus(1, 2)\n"
+    );
+    // A patch's relative paths start at the command's directory, though
+    // the daemon works elsewhere; a dry run writes nothing.
+    let patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-total = plus(1, 2)\n+total = plus(1, \"2\")\n*** End Patch\n";
+    for dry in [true, false] {
+        let mut argv = vec!["apply-patch"];
+        if dry {
+            argv.push("--dry-run");
+        }
+        let mut cmd = Command::new(sightline_bin());
+        cmd.args(&argv)
+            .current_dir(p.root())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .env_clear()
+            .env("HOME", std::env::var_os("HOME").unwrap())
+            .env("PATH", path_with_tools())
+            .envs(dirs.env())
+            .envs(d.settings_env());
+        let mut child = cmd.spawn().unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), patch.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("app.py: 1 new error\n3:17 error: Argument"),
+            "{out:?}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        assert_eq!(
+            std::fs::read_to_string(p.path("app.py"))
+                .unwrap()
+                .contains("\"2\""),
+            !dry,
+            "{text}"
+        );
+    }
+    let status = dirs.status();
+    assert_eq!(pyrights_under(daemon), warm, "{status}");
+    let servers = status["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1, "{status}");
+    assert!(
+        servers[0]["requests"].as_u64().unwrap() > 1,
+        "only the session's definition reached the daemon's pyright: {status}"
+    );
+    assert_eq!(status["sessions_by_client"]["cli"], json!(3), "{status}");
+    d.close("a");
+}

@@ -130,7 +130,9 @@ fn a_write_killed_midway_leaves_the_old_file_or_the_new_one_never_half() {
         "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz012345678\n";
     let new: String = line.repeat(200 * 1024 * 1024 / line.len());
     let mut child = Command::new(sightline_bin())
-        .args(["write", p.path("big.txt").to_str().unwrap()])
+        // In process (`--no-daemon`): this process is the writer killed;
+        // through the daemon the daemon writes.
+        .args(["--no-daemon", "write", p.path("big.txt").to_str().unwrap()])
         .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

@@ -145,6 +145,34 @@ pub fn parse(text: &str, base: &Path) -> Result<Vec<Op>, PatchError> {
     Ok(ops)
 }
 
+/// The patch with every relative path of its file lines (`*** Add File:`,
+/// `*** Delete File:`, `*** Update File:`, `*** Move to:`) joined to
+/// `base`, as [`parse`] would resolve them; every other line as it is.
+pub fn with_absolute_paths(text: &str, base: &Path) -> String {
+    const HEADERS: [&str; 4] = [
+        "*** Add File: ",
+        "*** Delete File: ",
+        "*** Update File: ",
+        "*** Move to: ",
+    ];
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let header = HEADERS
+            .iter()
+            .find_map(|h| Some((*h, line.strip_prefix(h)?)));
+        match header {
+            Some((h, rest)) if !Path::new(rest.trim()).is_absolute() => {
+                let ending = &rest[rest.trim_end().len()..];
+                out.push_str(h);
+                out.push_str(&base.join(rest.trim()).display().to_string());
+                out.push_str(ending);
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// The error of the patch's line `line` (0-based).
 fn syntax_error(line: usize, message: &str) -> PatchError {
     PatchError::Syntax {
@@ -253,6 +281,18 @@ mod tests {
 
     fn v(s: &str) -> Vec<String> {
         s.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_patch_made_absolute_parses_to_the_same_changes_from_anywhere() {
+        let text = "*** Begin Patch\n*** Add File: new.py\n+x = 1\n*** Delete File: /abs/old.py\n*** Update File: a.py\n*** Move to: sub/b.py\n@@ def f():\n-    return 1\n+*** Add File: kept.py\n*** End Patch\n";
+        let absolute = with_absolute_paths(text, Path::new("/p"));
+        assert_eq!(
+            parse(&absolute, Path::new("/elsewhere")).unwrap(),
+            parse(text, Path::new("/p")).unwrap()
+        );
+        assert!(absolute.contains("*** Move to: /p/sub/b.py\n"));
+        assert!(absolute.contains("+*** Add File: kept.py\n"));
     }
 
     #[test]

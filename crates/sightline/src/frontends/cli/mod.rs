@@ -89,7 +89,7 @@ impl Cli {
     }
 
     /// Whether this command line only talks to the daemon: `mcp`, a
-    /// question that mirrors a tool, or `daemon status`/`stop`.
+    /// command that mirrors a tool (an edit's too), or `daemon status`/`stop`.
     pub fn daemon_client(&self) -> bool {
         match &self.command {
             Command::Other(OtherCommand::Daemon { action, .. }) => action.is_some(),

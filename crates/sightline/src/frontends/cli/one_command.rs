@@ -16,12 +16,11 @@ use crate::frontends::cli::{
 use crate::frontends::signals::interrupted;
 use crate::frontends::tools::{Served, Session, find};
 
-/// Whether a tool's command asks the shared daemon (when it is on): the
-/// questions do. The edit tools' commands answer in process, as they did
-/// before the tools had one definition: moving them onto the daemon
-/// changes where their writes run, and is left to an issue of its own.
+/// Whether a tool's command asks the shared daemon (when it is on): every
+/// tool's does, the edits too, so that they meet the daemon's warm servers
+/// (a dry run stays a dry run; `--no-daemon` answers in process).
 pub(super) fn through_daemon(tool: &ToolCommand) -> bool {
-    find(tool.tool()).is_some_and(|t| t.served == Served::Always)
+    find(tool.tool()).is_some_and(|t| t.served != Served::Unlisted)
 }
 
 /// Answers the command through the daemon, or in process; the exit status.
@@ -70,16 +69,34 @@ async fn tool_command(
         Ok(call) => call,
         Err(e) => return questions::print_tool_answer(Err(e), cli.json),
     };
+    // The command's project configuration is read here on either path: a
+    // file that does not parse is this command's error line, as in
+    // process, not a daemon's silent fallback to the user's file.
+    let config = match load_config(&cli.command, workdir.as_deref()) {
+        Ok(c) => c,
+        Err(status) => return status,
+    };
     if cli.uses_daemon() && through_daemon(tool) {
         // As in process, the root is `--root` alone: without it each file
         // is served under its own project's root.
         let root = cli.root.as_deref().map(absolute);
-        let hello =
-            crate::frontends::daemon::Hello::of_client("cli", root, cli.sandbox.clone(), false);
+        let mut hello = crate::frontends::daemon::Hello::of_client(
+            "cli",
+            root.clone(),
+            cli.sandbox.clone(),
+            true,
+        );
+        hello.one_call = true;
+        // A patch's relative paths start at the workspace: `--root`, which
+        // the daemon's session has, or else this directory, which it has not.
+        let sent = match root {
+            Some(_) => args.clone(),
+            None => patch_from_here(args.clone()),
+        };
         // Ctrl-C or SIGTERM ends the call as in process (status 2); the
         // connection closing ends the daemon's side of it.
         let asked = tokio::select! {
-            s = ask_daemon(&hello, name, args.clone(), cli.json) => s,
+            s = ask_daemon(&hello, name, sent, cli.json) => s,
             _ = interrupted() => Some(EXIT_FAILED),
         };
         if let Some(status) = asked {
@@ -87,10 +104,6 @@ async fn tool_command(
         }
         tracing::info!("the daemon has other settings; answering in process");
     }
-    let config = match load_config(&cli.command, workdir.as_deref()) {
-        Ok(c) => c,
-        Err(status) => return status,
-    };
     let engine = engine(config);
     let session = Session::of_command(engine.clone());
     let status = tokio::select! {
@@ -133,6 +146,18 @@ async fn in_process(
             print_out(&r.text, r.status)
         }
     }
+}
+
+/// A call's arguments with its patch's relative paths made absolute from
+/// this process's directory (arguments without a patch as they are).
+fn patch_from_here(mut args: serde_json::Value) -> serde_json::Value {
+    let here = std::env::current_dir().unwrap_or_default();
+    if let Some(patch) = args.get_mut("patch")
+        && let Some(text) = patch.as_str()
+    {
+        *patch = crate::edit::patch::with_absolute_paths(text, &here).into();
+    }
+    args
 }
 
 /// Asks one question of the daemon and prints the answer with the same

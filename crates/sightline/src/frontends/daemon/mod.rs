@@ -92,6 +92,11 @@ pub struct Hello {
     /// session and its hooks reached the same daemon.
     #[serde(default)]
     pub client: String,
+    /// Whether the session is one call (a CLI command): nothing it answers
+    /// can be named by a later call, so an edit's answer names no checkpoint
+    /// and the text is the in-process command's, byte for byte.
+    #[serde(default)]
+    pub one_call: bool,
 }
 
 /// The settings that set what an engine does, as this process resolves
@@ -195,6 +200,7 @@ impl Hello {
             control: false,
             settings: settings_env(),
             client: client.to_owned(),
+            one_call: false,
         }
     }
 
@@ -212,6 +218,7 @@ impl Hello {
             control: true,
             settings: Vec::new(),
             client: "control".to_owned(),
+            one_call: false,
         }
     }
 }

@@ -392,10 +392,11 @@ impl ServerHandler for Session {
             .unwrap_or_else(PoisonError::into_inner)
             .entry(hello.client.clone())
             .or_default() += 1;
-        let _ = self.mcp.set(McpServer::new(
-            engine,
-            hello.edit_tools || config_edit_tools,
-        ));
+        let _ = self.mcp.set(if hello.one_call {
+            McpServer::of_command(engine)
+        } else {
+            McpServer::new(engine, hello.edit_tools || config_edit_tools)
+        });
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }

@@ -82,6 +82,16 @@ impl McpServer {
         }
     }
 
+    /// The MCP server of one CLI command's call: every tool served, as
+    /// in process, and a session of one call (`Session::of_command`).
+    pub fn of_command(engine: Arc<Engine>) -> Self {
+        McpServer {
+            session: Session::of_command(engine),
+            edit_tools: true,
+            note: Arc::default(),
+        }
+    }
+
     /// The same server, its first answer beginning with `note`.
     pub fn with_note(self, note: Option<String>) -> Self {
         *self

@@ -26,6 +26,10 @@ pub(crate) struct Session {
     lasting: bool,
     /// This session's checkpoints (`checkpoint`, edit answers, `since`).
     checkpoints: Arc<std::sync::Mutex<Checkpoints>>,
+    /// What this session's edit tools last saw of each file: an edit is
+    /// refused when its file changed since this session read it, whoever
+    /// changed it (another session of the daemon, a command, the user).
+    last_read: Arc<crate::sync::LastRead>,
 }
 
 impl Session {
@@ -37,6 +41,7 @@ impl Session {
             edit_tools,
             lasting: true,
             checkpoints: Arc::default(),
+            last_read: Arc::default(),
         }
     }
 
@@ -71,17 +76,16 @@ impl Session {
         let entry = find(tool)
             .filter(|t| t.served_with(self.edit_tools))
             .ok_or_else(|| unknown(tool))?;
-        let session = match self.path_of(&args).map(|p| self.engine.for_path(&p)) {
-            None => None,
-            Some(Ok(engine)) if Arc::ptr_eq(&engine, &self.engine) => None,
-            Some(Ok(engine)) => Some(Session {
-                engine,
-                ..self.clone()
-            }),
+        let engine = match self.path_of(&args).map(|p| self.engine.for_path(&p)) {
+            None => self.engine.clone(),
+            Some(Ok(engine)) => engine,
             Some(Err(e)) => return Err(e.into()),
         };
-        let session = session.as_ref().unwrap_or(self);
-        (entry.run)(session, args, json).await
+        let session = Session {
+            engine: Arc::new(engine.seen_by(&self.last_read)),
+            ..self.clone()
+        };
+        (entry.run)(&session, args, json).await
     }
 
     /// Runs one call as a command does: a panic inside it, or arguments
