@@ -1,6 +1,7 @@
 //! Small file helpers every layer uses: absolute paths checked once
 //! (`AbsPath`), sightline's data directory, a file's extension as the
-//! tables spell it, and atomic writes.
+//! tables spell it, atomic writes, and the bounded read of a project's own
+//! files (`read_project_file`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -89,6 +90,91 @@ pub fn extension_of(path: &Path) -> Option<String> {
         .map(|e| format!(".{}", e.to_string_lossy().to_lowercase()))
 }
 
+/// The most of a project's own file (a workspace declaration, a manifest,
+/// a configuration) that sightline reads: a cloned repository decides what
+/// these paths are, and a link to `/dev/zero` must not be read without end.
+pub const PROJECT_FILE_CAP: u64 = 4 * 1024 * 1024;
+
+/// Why a project's own file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectFileError {
+    /// It is absent or unreadable.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// It is a device, a pipe, a socket or a directory, whose read could
+    /// wait forever or never end.
+    #[error("{path} is not a regular file")]
+    NotRegular {
+        /// The file.
+        path: String,
+    },
+    /// It is larger than [`PROJECT_FILE_CAP`].
+    #[error("{path} is over {cap} bytes; sightline reads no larger project file")]
+    TooLarge {
+        /// The file.
+        path: String,
+        /// The cap.
+        cap: u64,
+    },
+}
+
+impl ProjectFileError {
+    /// Whether the file is simply not there (most projects lack most of the
+    /// files looked for).
+    pub fn is_absent(&self) -> bool {
+        matches!(self, ProjectFileError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
+/// Reads a project's own file as text (lossy UTF-8), bounded: a regular
+/// file only (a FIFO is opened without blocking and refused, as are
+/// devices and sockets), at most [`PROJECT_FILE_CAP`] bytes, whatever its
+/// size says, since a file may grow while it is read.
+pub fn read_project_file(path: &Path) -> Result<String, ProjectFileError> {
+    read_capped(path, PROJECT_FILE_CAP)
+}
+
+/// [`read_project_file`] with the cap `cap`.
+pub fn read_capped(path: &Path, cap: u64) -> Result<String, ProjectFileError> {
+    use std::io::Read;
+    let shown = || path.display().to_string();
+    let io = |source| ProjectFileError::Io {
+        path: shown(),
+        source,
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // A FIFO's open waits for a writer; without blocking it returns at
+    // once, and the check below refuses it.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(ProjectFileError::NotRegular { path: shown() });
+    }
+    if meta.len() > cap {
+        return Err(ProjectFileError::TooLarge { path: shown(), cap });
+    }
+    let mut bytes = Vec::new();
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > cap {
+        return Err(ProjectFileError::TooLarge { path: shown(), cap });
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
 /// Writes `bytes` to `path` through a temporary file in the same directory
 /// and a rename, so that readers (and a crash) see the old or the new file,
 /// never half of one. An existing file's permissions are kept.
@@ -134,6 +220,32 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_project_file_read_is_bounded_and_only_of_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("pnpm-workspace.yaml");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert!(matches!(
+            super::read_project_file(&link),
+            Err(super::ProjectFileError::NotRegular { .. })
+        ));
+        let fifo = dir.path().join("package.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        assert!(matches!(
+            super::read_project_file(&fifo),
+            Err(super::ProjectFileError::NotRegular { .. })
+        ));
+        let big = dir.path().join("big.json");
+        std::fs::write(&big, vec![b' '; 11]).unwrap();
+        assert!(matches!(
+            super::read_capped(&big, 10),
+            Err(super::ProjectFileError::TooLarge { cap: 10, .. })
+        ));
+        assert_eq!(super::read_capped(&big, 11).unwrap().len(), 11);
+        assert!(super::read_project_file(&dir.path().join("none")).unwrap_err().is_absent());
+    }
 
     #[test]
     fn a_path_is_checked_absolute_once() {

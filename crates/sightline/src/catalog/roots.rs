@@ -48,7 +48,7 @@ pub fn root_for_server(
             krate
                 .ancestors()
                 .find(|d| {
-                    std::fs::read_to_string(d.join("Cargo.toml"))
+                    crate::files::read_project_file(&d.join("Cargo.toml"))
                         .is_ok_and(|t| t.lines().any(|l| l.trim() == "[workspace]"))
                 })
                 .map(Path::to_owned)
@@ -120,7 +120,7 @@ fn gradle_or_maven(file: &Path) -> Option<PathBuf> {
 fn maven_top(file: &Path) -> Option<PathBuf> {
     let mut dir = find_root(file, &["pom.xml"])?;
     while let Some(parent) = dir.parent() {
-        let Ok(pom) = std::fs::read_to_string(parent.join("pom.xml")) else {
+        let Ok(pom) = crate::files::read_project_file(&parent.join("pom.xml")) else {
             break;
         };
         let Ok(rel) = dir.strip_prefix(parent) else {

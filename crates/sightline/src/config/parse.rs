@@ -113,9 +113,13 @@ impl Config {
 
     /// Reads one file over what is there.
     pub fn merge_file(&mut self, path: &Path, project: bool) -> Result<(), ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+        let text = crate::files::read_project_file(path).map_err(|e| ConfigError::Unreadable {
             file: path.display().to_string(),
-            message: e.to_string(),
+            message: match e {
+                crate::files::ProjectFileError::Io { source, .. } => source.to_string(),
+                crate::files::ProjectFileError::NotRegular { .. } => "not a regular file".to_owned(),
+                crate::files::ProjectFileError::TooLarge { cap, .. } => format!("over {cap} bytes"),
+            },
         })?;
         self.merge_text(path, &text, project)
     }

@@ -7,10 +7,10 @@
 //! has them, and the answer lists what the edit introduced. Nothing here
 //! writes a file.
 //!
-//! The before and the after come in two hook calls, so the recorded text
-//! waits in this process (the daemon) between them, keyed by the agent's
-//! edit (its session and tool call) and the files, for a bounded time.
-//! Without a before-edit call (an agent with no such hook, or no daemon),
+//! The before and the after come in two hook calls, so the recorded texts
+//! ([`EditTexts`]) wait between them in the daemon's pending checks
+//! (`frontends::hooks::pending`), which hand them back here. Without a
+//! before-edit call (an agent with no such hook, or no daemon),
 //! the text before the edit the agent reports is held instead. After the
 //! edit, when the disk holds another edit of the same file too (another
 //! agent's, at the same time), this edit is checked by itself, its files
@@ -21,8 +21,7 @@
 //! check's old errors are heard only after the edit.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::edit::new_errors::Baseline;
 use crate::edit::text::{Text, replace};
@@ -32,25 +31,17 @@ pub use super::agent_edit::AgentEdit;
 use crate::engine::Engine;
 use crate::error::ToolError;
 
-/// How long a baseline waits for its after-edit call.
-const KEPT_FOR: Duration = Duration::from_secs(600);
-/// At most this many baselines wait at once; the oldest go first.
-const KEPT_AT_MOST: usize = 64;
-
-/// An edit waiting for its after-edit call: each file's text before it,
-/// and as the edit alone leaves it. Nothing was asked of a server yet.
-struct Waiting {
-    session: String,
-    files: Vec<PathBuf>,
-    texts: BeforeAndAfter,
-    at: Instant,
+/// An agent's edit as its before-edit call saw it: each file's text before
+/// it (`None`: the edit creates the file), and as the edit alone leaves it.
+/// Nothing was asked of a server yet.
+#[derive(Debug, Clone)]
+pub(crate) struct EditTexts {
+    /// The edited files, normalised and sorted: the key the after-edit call
+    /// meets it by.
+    pub(crate) files: Vec<PathBuf>,
+    pub(crate) olds: Vec<(PathBuf, Option<String>)>,
+    pub(crate) staged: Vec<(PathBuf, Option<Text>)>,
 }
-
-/// Each file's text before an edit, and as the edit alone leaves it.
-type BeforeAndAfter = (Vec<(PathBuf, Option<String>)>, Vec<(PathBuf, Option<Text>)>);
-
-/// The baselines of this process, oldest first.
-static WAITING: Mutex<Vec<Waiting>> = Mutex::new(Vec::new());
 
 /// `path` as the after-edit call will name it: a file that does not exist
 /// yet (the edit creates it) by its normalised directory, so that a path
@@ -65,7 +56,8 @@ pub(crate) fn normalized(path: &Path) -> PathBuf {
     }
 }
 
-fn sorted(files: &[PathBuf]) -> Vec<PathBuf> {
+/// `files` as an [`EditTexts`] is keyed: normalised, sorted, once each.
+pub(crate) fn sorted(files: &[PathBuf]) -> Vec<PathBuf> {
     let mut f: Vec<PathBuf> = files.iter().map(|p| normalized(p)).collect();
     f.sort();
     f.dedup();
@@ -73,16 +65,15 @@ fn sorted(files: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 impl Engine {
-    /// Before an agent's tool makes `edits` in session `session`: records
-    /// each file's text now and as the edits leave it, for
-    /// [`Engine::after_agent_edit`]. No server is asked: the agent's tool
+    /// Before an agent's tool makes `edits`: each file's text now and as
+    /// the edits leave it, for [`Engine::after_agent_edit`]; `None` when no
+    /// server handles any of them. No server is asked: the agent's tool
     /// never waits for one (the text before the edit is asked in memory
     /// after it).
     pub(crate) fn before_agent_edit(
         &self,
-        session: &str,
         edits: &[AgentEdit],
-    ) -> Result<(), ToolError> {
+    ) -> Result<Option<EditTexts>, ToolError> {
         let mut staged: Vec<(PathBuf, Option<Text>)> = Vec::new();
         for edit in edits {
             staged.extend(stage(self, edit, &staged)?);
@@ -93,7 +84,7 @@ impl Engine {
             .collect();
         // No server for any of them (a README): nothing to keep.
         if !staged.iter().any(|(p, _)| self.handles(p)) {
-            return Ok(());
+            return Ok(None);
         }
         // Each file's text now, or none for a file the edit creates.
         let olds: Vec<(PathBuf, Option<String>)> = staged
@@ -106,20 +97,11 @@ impl Engine {
             })
             .collect();
         let files: Vec<PathBuf> = staged.iter().map(|(p, _)| p.clone()).collect();
-        let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
-        let files = sorted(&files);
-        waiting
-            .retain(|w| w.at.elapsed() < KEPT_FOR && !(w.session == session && w.files == files));
-        if waiting.len() >= KEPT_AT_MOST {
-            waiting.remove(0);
-        }
-        waiting.push(Waiting {
-            session: session.to_owned(),
-            files,
-            texts: (olds, staged),
-            at: Instant::now(),
-        });
-        Ok(())
+        Ok(Some(EditTexts {
+            files: sorted(&files),
+            olds,
+            staged,
+        }))
     }
 
     /// The baseline of `staged`, asked of `olds` (each file's text before
@@ -150,59 +132,25 @@ impl Engine {
         configured.max(crate::catalog::Budgets::default().ceiling)
     }
 
-    /// Each of `files`' text before the edit session `session`'s tool just
-    /// made, as [`Engine::after_agent_edit`] will compare with: the text
-    /// before an `earlier` edit taken over, the text the before-edit call
-    /// recorded, or else `originals`; a file with none is left out.
-    /// Nothing is taken.
-    pub(crate) fn texts_before_agent_edit(
-        &self,
-        session: &str,
-        files: &[PathBuf],
-        originals: &[(PathBuf, String)],
-        earlier: &[(PathBuf, Option<String>)],
-    ) -> Vec<(PathBuf, Option<String>)> {
-        let key = sorted(files);
-        let waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
-        let recorded = match waiting
-            .iter()
-            .find(|w| w.session == session && w.files == key)
-        {
-            Some(w) => w.texts.0.clone(),
-            None => originals
-                .iter()
-                .map(|(p, t)| (normalized(p), Some(t.clone())))
-                .collect(),
-        };
-        taken_over(recorded, &normalized_texts(earlier))
-    }
-
-    /// After an agent's tool changed `files` in session `session`: their
-    /// errors and those of the users of what changed, as the edit tools
-    /// answer them, compared with a baseline asked now of each file's text
-    /// before the edit held in memory: the text the before-edit call
-    /// recorded, or else `originals` (where the agent said it or the edit
-    /// could be undone). With neither, each file's errors are listed as
-    /// not compared. `earlier` holds files' texts before an earlier edit of
-    /// the same agent whose check this one takes over (it had not reached
-    /// the agent): they are the baseline of those files instead, so the
-    /// answer is the delta of both edits.
+    /// After an agent's tool changed `files`: their errors and those of the
+    /// users of what changed, as the edit tools answer them, compared with
+    /// a baseline asked now of each file's text before the edit held in
+    /// memory: the texts the before-edit call `recorded`, or else
+    /// `originals` (where the agent said it or the edit could be undone).
+    /// With neither, each file's errors are listed as not compared.
+    /// `earlier` holds files' texts before an earlier edit of the same
+    /// agent whose check this one takes over (it had not reached the
+    /// agent): they are the baseline of those files instead, so the answer
+    /// is the delta of both edits.
     pub(crate) async fn after_agent_edit(
         &self,
-        session: &str,
+        recorded: Option<EditTexts>,
         files: &[PathBuf],
         originals: &[(PathBuf, String)],
         earlier: &[(PathBuf, Option<String>)],
     ) -> EditAnswer {
         let key = sorted(files);
-        let texts = {
-            let mut waiting = WAITING.lock().unwrap_or_else(PoisonError::into_inner);
-            waiting.retain(|w| w.at.elapsed() < KEPT_FOR);
-            waiting
-                .iter()
-                .position(|w| w.session == session && w.files == key)
-                .map(|i| waiting.remove(i).texts)
-        };
+        let texts = recorded.map(|r| (r.olds, r.staged));
         let earlier = normalized_texts(earlier);
         let texts = texts.map(|(olds, staged)| (taken_over(olds, &earlier), staged));
         let originals: Vec<(PathBuf, Option<String>)> = taken_over(
@@ -296,6 +244,25 @@ impl Engine {
         }
         answer
     }
+}
+
+/// Each of `files`' text before the edit the agent's tool just made,
+/// as [`Engine::after_agent_edit`] will compare with: the text before
+/// an `earlier` edit taken over, the text the before-edit call
+/// `recorded`, or else `originals`; a file with none is left out.
+pub(crate) fn texts_before(
+    recorded: Option<&EditTexts>,
+    originals: &[(PathBuf, String)],
+    earlier: &[(PathBuf, Option<String>)],
+) -> Vec<(PathBuf, Option<String>)> {
+    let recorded = match recorded {
+        Some(r) => r.olds.clone(),
+        None => originals
+            .iter()
+            .map(|(p, t)| (normalized(p), Some(t.clone())))
+            .collect(),
+    };
+    taken_over(recorded, &normalized_texts(earlier))
 }
 
 fn normalized_texts(texts: &[(PathBuf, Option<String>)]) -> Vec<(PathBuf, Option<String>)> {

@@ -150,7 +150,7 @@ fn load<'a>(
 /// name) may.
 fn depends_on(ws: &Workspace, own: &Path, package: &Path) -> bool {
     let manifest = |dir: &Path| -> Option<serde_json::Value> {
-        serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).ok()?).ok()
+        serde_json::from_str(&crate::files::read_project_file(&dir.join("package.json")).ok()?).ok()
     };
     let name = |m: &serde_json::Value| m.get("name").and_then(|n| n.as_str()).map(str::to_owned);
     let deps = |m: &serde_json::Value| -> Vec<String> {

@@ -181,7 +181,7 @@ impl Formatters {
             },
             Enable::NpmDependency(pkg) => {
                 let listed = walk_up(dir, top).find(|d| {
-                    std::fs::read_to_string(d.join("package.json"))
+                    crate::files::read_project_file(&d.join("package.json"))
                         .ok()
                         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
                         .is_some_and(|v| {
@@ -197,7 +197,7 @@ impl Formatters {
             }
             Enable::ComposerDependency(pkg) => {
                 let listed = walk_up(dir, top).find(|d| {
-                    std::fs::read_to_string(d.join("composer.json"))
+                    crate::files::read_project_file(&d.join("composer.json"))
                         .is_ok_and(|t| t.contains(&format!("\"{pkg}\"")))
                 });
                 match listed {
@@ -248,14 +248,14 @@ fn ruff_config(dir: &Path, top: &Path) -> Option<String> {
             }
         }
         let pyproject = d.join("pyproject.toml");
-        if let Ok(t) = std::fs::read_to_string(&pyproject)
+        if let Ok(t) = crate::files::read_project_file(&pyproject)
             && t.contains("[tool.ruff")
         {
             return Some(format!("{} has [tool.ruff]", pyproject.display()));
         }
         for name in ["pyproject.toml", "requirements.txt", "Pipfile"] {
             let p = d.join(name);
-            if std::fs::read_to_string(&p).is_ok_and(|t| t.contains("ruff")) {
+            if crate::files::read_project_file(&p).is_ok_and(|t| t.contains("ruff")) {
                 return Some(format!("{} names ruff", p.display()));
             }
         }

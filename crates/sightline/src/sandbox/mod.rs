@@ -28,7 +28,7 @@ use crate::error::ToolError;
 
 mod caches;
 pub mod confine;
-pub mod credentials;
+pub mod child_env;
 mod denial;
 #[cfg(target_os = "linux")]
 mod linux;
@@ -176,14 +176,14 @@ impl Sandbox {
     }
 
     /// A child's environment by one rule, whatever it is (a server, a
-    /// formatter, an installer): no credential of this process's
-    /// (`credentials`, but those `SIGHTLINE_PASS_ENV` lets through), and,
+    /// formatter, an installer): only what the allow-list names of this
+    /// process's (`child_env`, and those `SIGHTLINE_PASS_ENV` lets through), and,
     /// for a child with the `network`, the user's network settings over
     /// the inherited ones (a child without it has no use for them). What
     /// the child's own entry sets is applied after, and wins.
     pub fn child_env(&self, network: bool) -> ChildEnv {
         ChildEnv {
-            remove: credentials::present(),
+            remove: child_env::refused(),
             set: if network {
                 self.network_env.clone()
             } else {

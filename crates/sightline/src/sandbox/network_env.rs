@@ -50,13 +50,32 @@ pub fn allowed(name: &str) -> bool {
 }
 
 /// Whether `value` holds a credential: a URL's `user:password@` (or
-/// `token@`) part.
+/// `token@`) part, with a scheme or without one (`me:secret@proxy:3128`, as
+/// curl and pip take a proxy), or a secret in its query (`?token=`).
 pub fn holds_credential(value: &str) -> bool {
     value.split(',').any(|url| {
-        let Some((_, rest)) = url.split_once("://") else {
-            return false;
-        };
+        let url = url.trim();
+        let rest = url.split_once("://").map_or(url, |(_, r)| r);
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        authority.contains('@')
+        authority.contains('@') || query_holds_secret(url)
+    })
+}
+
+/// Query keys that carry a secret.
+const SECRET_KEYS: &[&str] = &[
+    "token", "key", "secret", "password", "passwd", "pwd", "sig", "signature", "auth",
+    "credential", "credentials", "jwt",
+];
+
+/// Whether a URL's query names a secret (`?access_token=`, `&api_key=`).
+fn query_holds_secret(url: &str) -> bool {
+    let Some((_, query)) = url.split_once('?') else {
+        return false;
+    };
+    query.split('&').any(|pair| {
+        let key = pair.split('=').next().unwrap_or("").to_ascii_lowercase();
+        SECRET_KEYS
+            .iter()
+            .any(|s| key == *s || key.ends_with(&format!("_{s}")) || key.ends_with(&format!("-{s}")))
     })
 }

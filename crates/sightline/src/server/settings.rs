@@ -35,11 +35,30 @@ impl Inbox {
                 .launch
                 .whole_settings
                 .map_or_else(|| json!({}), |settings| settings(&self.root)),
-            // pyright asks for `python`; point it at the project's virtualenv.
-            Some("python") => match find_venv_python(&self.root, self.virtual_env.as_deref()) {
-                Some(py) => json!({ "pythonPath": py }),
-                None => json!({}),
-            },
+            // pyright asks for `python`; point it at the virtualenv. pyright
+            // runs the interpreter it is given (to learn its search paths),
+            // so a project's own `.venv/bin/python` is given only when the
+            // project is trusted: a cloned repository's interpreter is its
+            // code. The client's `VIRTUAL_ENV` is the user's own choice. An
+            // untrusted project's virtualenv is read, never run: its
+            // packages are found through their directories
+            // (`python.analysis.extraPaths`, which pyright reads from the
+            // `python` section).
+            Some("python") => {
+                let trusted = crate::project::trusted_at(&self.root);
+                match find_venv_python(&self.root, self.virtual_env.as_deref(), trusted) {
+                    Some(py) => json!({ "pythonPath": py }),
+                    None if !trusted => {
+                        let paths = untrusted_site_packages(&self.root, self.virtual_env.as_deref());
+                        if paths.is_empty() {
+                            json!({})
+                        } else {
+                            json!({ "analysis": { "extraPaths": paths } })
+                        }
+                    }
+                    None => json!({}),
+                }
+            }
             // The VS Code HTML server reads
             // `js/ts.implicitProjectConfig.strictNullChecks` without checking
             // that `implicitProjectConfig` exists, and every validation of a
@@ -54,19 +73,54 @@ impl Inbox {
     }
 }
 
+/// The interpreter pyright is pointed at: the client's `VIRTUAL_ENV`'s, or,
+/// in a `trusted` project, the project's own `.venv` or `venv`.
 fn find_venv_python(
     root: &std::path::Path,
     virtual_env: Option<&std::path::Path>,
+    trusted: bool,
 ) -> Option<String> {
     let mut candidates = Vec::new();
     if let Some(v) = virtual_env {
         candidates.push(v.to_owned());
     }
-    candidates.push(root.join(".venv"));
-    candidates.push(root.join("venv"));
+    if trusted {
+        candidates.extend(project_venvs(root));
+    }
     candidates
         .into_iter()
         .map(|v| v.join("bin").join("python"))
         .find(|p| p.is_file())
         .map(|p| p.display().to_string())
+}
+
+/// The project's own virtualenvs, where pyright would look.
+fn project_venvs(root: &std::path::Path) -> [std::path::PathBuf; 2] {
+    [root.join(".venv"), root.join("venv")]
+}
+
+/// The `site-packages` directories of an untrusted project's own
+/// virtualenv (when the client names none), found by listing, not by
+/// running its interpreter.
+fn untrusted_site_packages(
+    root: &std::path::Path,
+    virtual_env: Option<&std::path::Path>,
+) -> Vec<String> {
+    if virtual_env.is_some() {
+        return Vec::new();
+    }
+    let Some(venv) = project_venvs(root).into_iter().find(|v| v.join("bin/python").exists())
+    else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = std::fs::read_dir(venv.join("lib"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("site-packages"))
+        .filter(|p| p.is_dir())
+        .map(|p| p.display().to_string())
+        .collect();
+    found.sort();
+    found
 }

@@ -126,8 +126,13 @@ pub fn workspace_of(file: &Path, ecosystem: Ecosystem) -> Option<Workspace> {
 fn find(file: &Path, ecosystem: Ecosystem) -> Option<Workspace> {
     for dir in file.ancestors().skip(1) {
         for (name, read) in ecosystem.declarations() {
-            let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
-                continue;
+            let text = match crate::files::read_project_file(&dir.join(name)) {
+                Ok(text) => text,
+                Err(e) if e.is_absent() => continue,
+                Err(e) => {
+                    tracing::warn!("{e}; its workspace is not read");
+                    continue;
+                }
             };
             let Some(patterns) = read(&text) else {
                 continue;

@@ -288,9 +288,12 @@ fn the_daemon_killed_during_a_call_answers_it_and_the_session_goes_on() {
             !pyrights_under(daemon).is_empty()
         });
         let servers = pyrights_under(daemon);
+        // Taken before the signal is sent: taken after, this thread may be
+        // descheduled between the two while the answer already arrives.
+        let killing = Instant::now();
         // SAFETY: the daemon's pid, read from its own file.
         unsafe { libc::kill(daemon as i32, libc::SIGKILL) };
-        (started, servers, Instant::now())
+        (started, servers, killing)
     });
     let a = d.call(
         "s",

@@ -146,7 +146,7 @@ pub fn client_vars() -> Vec<&'static str> {
         "SIGHTLINE_NO_DAEMON",
         "SIGHTLINE_DISABLE_LSP_DOWNLOAD",
         "SIGHTLINE_WATCH_LIMIT",
-        crate::sandbox::credentials::PASS_ENV,
+        crate::sandbox::child_env::PASS_ENV,
         "RUST_LOG",
         "VIRTUAL_ENV",
     ];

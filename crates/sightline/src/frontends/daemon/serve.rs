@@ -55,6 +55,10 @@ fn memory_limit_kib() -> u64 {
 
 struct Daemon {
     engines: Engines,
+    /// The pending checks of agents' edits, one for every session: an
+    /// agent's before-edit and after-edit hook calls, and the next event
+    /// that brings a late result, come in sessions of their own.
+    pending: Arc<crate::frontends::hooks::PendingChecks>,
     build: String,
     started: Instant,
     clients: AtomicUsize,
@@ -119,6 +123,7 @@ async fn serve(mut ready: Ready) -> Result<(), DaemonError> {
     );
     let daemon = Arc::new(Daemon {
         engines: Engines::default(),
+        pending: Arc::default(),
         build: build_id(),
         started: Instant::now(),
         clients: AtomicUsize::new(0),
@@ -392,11 +397,14 @@ impl ServerHandler for Session {
             .unwrap_or_else(PoisonError::into_inner)
             .entry(hello.client.clone())
             .or_default() += 1;
-        let _ = self.mcp.set(if hello.one_call {
+        let server = if hello.one_call {
             McpServer::of_command(engine)
         } else {
             McpServer::new(engine, hello.edit_tools || config_edit_tools)
-        });
+        };
+        let _ = self
+            .mcp
+            .set(server.sharing_checks(self.daemon.pending.clone()));
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
     }

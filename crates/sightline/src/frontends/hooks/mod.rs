@@ -9,7 +9,7 @@
 //!   files using what changed, go back to the model as added context.
 //!   Nothing is said when it introduced none. A check that outlasts the
 //!   hook's budget goes on in the daemon, and its result comes with the
-//!   same agent's next event (`late`), or keeps it going at the end of its
+//!   same agent's next event (`pending`), or keeps it going at the end of its
 //!   turn.
 //! - Before a search (`Grep`, `grep`/`rg` in a shell) for a bare identifier
 //!   the project's server resolves, its exact uses are added as context; the
@@ -26,7 +26,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::edit::agent_edits::AgentEdit;
+use crate::edit::agent_edits::{AgentEdit, texts_before};
+
+pub(crate) use pending::PendingChecks;
 use crate::engine::Engine;
 
 pub use payload::read;
@@ -111,7 +113,7 @@ pub enum Request {
         cwd: PathBuf,
     },
     /// Any other event of the agent's: only the late checks of its edits
-    /// are handed over (`late`); at the end of its turn (`settle`), after
+    /// are handed over (`pending`); at the end of its turn (`settle`), after
     /// waiting for them within the budget.
     Collect {
         /// The end of the agent's turn.
@@ -152,16 +154,22 @@ pub struct Hook {
 
 /// The daemon's answer to a hook: the context for the model, or nothing;
 /// the late checks of the asker's earlier edits first.
-pub async fn answer(engine: &std::sync::Arc<Engine>, call: Call) -> String {
+pub async fn answer(
+    engine: &std::sync::Arc<Engine>,
+    pending: &std::sync::Arc<PendingChecks>,
+    call: Call,
+) -> String {
     let budget = Duration::from_millis(call.budget_ms.unwrap_or(DEFAULT_BUDGET_MS));
     let settle = matches!(call.request, Request::Collect { settle: true });
     if settle {
-        late::settle(&call.asker, within(budget)).await;
+        pending.settle(&call.asker, within(budget)).await;
     }
     let now = match call.request {
         Request::BeforeEdit { session, edits } => {
-            if let Err(e) = engine.before_agent_edit(&session, &edits) {
-                tracing::info!("hook: nothing recorded before the edit: {e}");
+            match engine.before_agent_edit(&edits) {
+                Ok(Some(texts)) => pending.record(&session, texts),
+                Ok(None) => {}
+                Err(e) => tracing::info!("hook: nothing recorded before the edit: {e}"),
             }
             String::new()
         }
@@ -169,7 +177,14 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, call: Call) -> String {
             session,
             files,
             originals,
-        } => after_edit(engine, &call.asker, session, files, originals, budget).await,
+        } => {
+            let edit = EditCall {
+                session,
+                files,
+                originals,
+            };
+            after_edit(engine, pending, &call.asker, edit, budget).await
+        }
         Request::BeforeSearch { name, cwd } => {
             // Within the budget: the late results below are taken only by
             // an answer that reaches the agent.
@@ -188,13 +203,13 @@ pub async fn answer(engine: &std::sync::Arc<Engine>, call: Call) -> String {
     // Taken last, so that an answer that did not reach the agent in time
     // took none. A subagent's check still running at its end goes to its
     // session, whose next event brings it.
-    let earlier: Vec<late::Done> = if call.asker.is_empty() {
+    let earlier: Vec<pending::Done> = if call.asker.is_empty() {
         Vec::new()
     } else {
-        late::ended(&call.asker)
+        pending.ended(&call.asker)
     };
     if settle {
-        late::hand_to_session(&call.asker);
+        pending.hand_to_session(&call.asker);
     }
     let earlier: String = earlier
         .into_iter()
@@ -215,30 +230,43 @@ fn within(budget: Duration) -> Duration {
     budget.saturating_sub((budget / 4).min(Duration::from_millis(500)))
 }
 
-/// The check of an agent's edit: its context within the hook's budget, or
-/// one line saying it goes on, its result kept for the agent's next event
-/// (`late`).
-async fn after_edit(
-    engine: &std::sync::Arc<Engine>,
-    asker: &str,
+/// An after-edit call's edit: the agent's tool call (`session`), the files
+/// it changed, and their texts before it where the agent said them.
+struct EditCall {
     session: String,
     files: Vec<PathBuf>,
     originals: Vec<(PathBuf, String)>,
+}
+
+/// The check of an agent's edit: its context within the hook's budget, or
+/// one line saying it goes on, its result kept for the agent's next event
+/// (`pending`).
+async fn after_edit(
+    engine: &std::sync::Arc<Engine>,
+    pending: &std::sync::Arc<PendingChecks>,
+    asker: &str,
+    edit: EditCall,
     budget: Duration,
 ) -> String {
+    let EditCall {
+        session,
+        files,
+        originals,
+    } = edit;
     // An earlier edit of these files whose check has not reached the agent
     // is counted in this one's: its result would be of a text gone now.
     let earlier = if asker.is_empty() {
         Vec::new()
     } else {
-        late::take_over(asker, &files)
+        pending.take_over(asker, &files)
     };
-    let befores = engine.texts_before_agent_edit(&session, &files, &originals, &earlier);
-    let (id, outcome) = late::start(asker, &files, befores);
+    let recorded = pending.recorded(&session, &files);
+    let befores = texts_before(recorded.as_ref(), &originals, &earlier);
+    let (id, outcome) = pending.start(asker, &files, befores);
     let engine = engine.clone();
     let task = tokio::spawn(async move {
         let answer = engine
-            .after_agent_edit(&session, &files, &originals, &earlier)
+            .after_agent_edit(recorded, &files, &originals, &earlier)
             .await;
         let mut text = after_edit::context(&answer, engine.config().untrusted_note().as_deref());
         if answer.brought_errors() && !earlier.is_empty() {
@@ -255,14 +283,14 @@ async fn after_edit(
                 .join(", ")
         });
         let errors = answer.brought_errors();
-        let _ = outcome.send(Some(late::Done {
+        let _ = outcome.send(Some(pending::Done {
             text,
             errors,
             named,
         }));
     });
-    late::running_in(id, task.abort_handle());
-    match late::within(id, within(budget)).await {
+    pending.running_in(id, task.abort_handle());
+    match pending.within(id, within(budget)).await {
         Some(done) => done.text,
         // In process (`--no-daemon`), nothing is left to bring it later.
         None if asker.is_empty() => format!(
@@ -346,7 +374,7 @@ fn end_of_turn_output(hook: &Hook, context: &str) -> Value {
 }
 
 mod after_edit;
-mod late;
+mod pending;
 mod payload;
 mod search;
 mod session_start;

@@ -92,6 +92,15 @@ impl McpServer {
         }
     }
 
+    /// The same server, its agents' hook calls sharing `pending` (the
+    /// daemon's one value).
+    pub fn sharing_checks(self, pending: Arc<crate::frontends::hooks::PendingChecks>) -> Self {
+        McpServer {
+            session: self.session.sharing_checks(pending),
+            ..self
+        }
+    }
+
     /// The same server, its first answer beginning with `note`.
     pub fn with_note(self, note: Option<String>) -> Self {
         *self

@@ -43,12 +43,10 @@ impl Tool for Hook {
     /// An agent's hook takes its turns itself: its before-edit baseline is
     /// asked of the text before the edit, held in memory, in a task of its
     /// own that the after-edit call waits for (`edit::agent_edits`).
-    fn previews(_: &HookArgs) -> bool {
-        true
-    }
+    const OWN_TURN: bool = true;
 
     async fn run(session: &Session, a: HookArgs, json: bool) -> Result<Answered, ToolError> {
-        let text = crate::frontends::hooks::answer(session.engine(), a.0).await;
+        let text = crate::frontends::hooks::answer(session.engine(), session.pending_checks(), a.0).await;
         Ok(Answered::text(text, json))
     }
 }

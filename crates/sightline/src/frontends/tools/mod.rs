@@ -103,6 +103,10 @@ pub(crate) trait Tool {
     /// Its arguments, as serde reads them and schemars describes them.
     type Args: DeserializeOwned + Serialize + JsonSchema + Send + 'static;
 
+    /// Whether the tool takes the turns of its calls itself, never the
+    /// shared one a call takes before its `run` (the hooks').
+    const OWN_TURN: bool = false;
+
     /// Whether the call is a dry run (`Engine::preview`), which runs alone.
     fn previews(_args: &Self::Args) -> bool {
         false
@@ -250,7 +254,7 @@ fn run_erased<T: Tool>(
         // A dry run tells the shared servers text that is not on disk, so
         // it runs alone (`Engine::preview` waits for the calls before it to
         // end), and a call of any session waits for it to end.
-        let _turn = match T::previews(&args) {
+        let _turn = match T::OWN_TURN || T::previews(&args) {
             true => None,
             false => Some(crate::sync::file_view::shared_turn().await),
         };

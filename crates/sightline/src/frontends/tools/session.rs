@@ -30,6 +30,9 @@ pub(crate) struct Session {
     /// refused when its file changed since this session read it, whoever
     /// changed it (another session of the daemon, a command, the user).
     last_read: Arc<crate::sync::LastRead>,
+    /// The pending checks of agents' edits its hook calls share: the
+    /// daemon's one value (`Session::sharing_checks`), else this session's.
+    pending: Arc<crate::frontends::hooks::PendingChecks>,
 }
 
 impl Session {
@@ -42,7 +45,21 @@ impl Session {
             lasting: true,
             checkpoints: Arc::default(),
             last_read: Arc::default(),
+            pending: Arc::default(),
         }
+    }
+
+    /// The same session, its hook calls sharing `pending` (the daemon's).
+    pub(crate) fn sharing_checks(
+        self,
+        pending: Arc<crate::frontends::hooks::PendingChecks>,
+    ) -> Session {
+        Session { pending, ..self }
+    }
+
+    /// The pending checks of agents' edits this session's hook calls share.
+    pub(crate) fn pending_checks(&self) -> &Arc<crate::frontends::hooks::PendingChecks> {
+        &self.pending
     }
 
     /// A session of one CLI command: the edit tools served, nothing warmed.

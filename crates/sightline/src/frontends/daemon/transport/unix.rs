@@ -85,9 +85,9 @@ pub fn start() -> Result<Starting, DaemonError> {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log.map_or_else(Stdio::null, Stdio::from));
-    // The daemon serves every client: it gets none of this one's
-    // credentials, and so neither does anything it starts.
-    crate::sandbox::credentials::remove_from(&mut cmd);
+    // The daemon serves every client: it gets only what the allow-list
+    // names of this one's environment, and so does anything it starts.
+    crate::sandbox::child_env::restrict(&mut cmd);
     // SAFETY: setsid, dup2 and fcntl are async-signal-safe and touch only
     // the child. The write end moves to READY_FD without close-on-exec (dup2
     // clears it; a descriptor already there keeps it, so it is cleared).

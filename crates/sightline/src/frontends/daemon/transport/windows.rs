@@ -177,9 +177,9 @@ pub fn start() -> Result<Starting, DaemonError> {
         .stdout(Stdio::null())
         .stderr(log.map_or_else(Stdio::null, Stdio::from))
         .creation_flags(DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW);
-    // The daemon serves every client: it gets none of this one's
-    // credentials, and so neither does anything it starts.
-    crate::sandbox::credentials::remove_from(&mut cmd);
+    // The daemon serves every client: it gets only what the allow-list
+    // names of this one's environment, and so does anything it starts.
+    crate::sandbox::child_env::restrict(&mut cmd);
     let spawned = cmd.spawn();
     // SAFETY: the daemon has its copy; ours closes so that its exit ends
     // the pipe.
