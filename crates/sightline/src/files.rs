@@ -231,7 +231,10 @@ mod tests {
             Err(super::ProjectFileError::NotRegular { .. })
         ));
         let fifo = dir.path().join("package.json");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
         assert!(matches!(
             super::read_project_file(&fifo),
@@ -244,7 +247,11 @@ mod tests {
             Err(super::ProjectFileError::TooLarge { cap: 10, .. })
         ));
         assert_eq!(super::read_capped(&big, 11).unwrap().len(), 11);
-        assert!(super::read_project_file(&dir.path().join("none")).unwrap_err().is_absent());
+        assert!(
+            super::read_project_file(&dir.path().join("none"))
+                .unwrap_err()
+                .is_absent()
+        );
     }
 
     #[test]

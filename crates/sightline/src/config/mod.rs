@@ -240,7 +240,9 @@ pub fn project_file(dir: &Path) -> Option<PathBuf> {
     ["sightline.jsonc", "sightline.json"]
         .iter()
         .map(|n| dir.join(n))
-        .find(|p| p.is_file())
+        // Anything there but a directory: a link to a device or a FIFO is
+        // the project's file too, and its read says why it cannot be one.
+        .find(|p| p.symlink_metadata().is_ok_and(|m| !m.is_dir()) && !p.is_dir())
 }
 
 /// The project whose configuration applies at `start` (a directory): the

@@ -117,7 +117,9 @@ impl Config {
             file: path.display().to_string(),
             message: match e {
                 crate::files::ProjectFileError::Io { source, .. } => source.to_string(),
-                crate::files::ProjectFileError::NotRegular { .. } => "not a regular file".to_owned(),
+                crate::files::ProjectFileError::NotRegular { .. } => {
+                    "not a regular file".to_owned()
+                }
                 crate::files::ProjectFileError::TooLarge { cap, .. } => format!("over {cap} bytes"),
             },
         })?;

@@ -1,12 +1,16 @@
-//! Writing an edit's files all or nothing: each write is atomic
-//! (`crate::files::atomic_write`), and when one fails the files written
-//! before it get their old bytes back and the directories made for them go.
+//! Writing an edit's files all or nothing: every new text is written
+//! beside its file and synced first, under a journal
+//! (`edit::journal`) that the next sightline finishes or undoes should this
+//! process die; then each is moved into place. When a move fails, the
+//! files moved before it get their old bytes back and the directories made
+//! for them go.
 
 use std::path::{Path, PathBuf};
 
+use crate::edit::journal::{Journal, sync_dir};
 use crate::edit::text::Text;
 use crate::error::ToolError;
-use crate::files::{atomic_write, write_file};
+use crate::files::write_file;
 
 /// The bytes of `path`, or `None` when there is no such file; a directory
 /// or an unreadable file is an error.
@@ -96,40 +100,120 @@ fn roll_back(failure: ToolError, steps: &[Step]) -> ToolError {
 }
 
 /// Writes every staged file (`Some` text) or deletes it (`None`), all or
-/// nothing: when one step fails, the steps before it are undone.
+/// nothing, whatever happens to this process (`edit::journal`): when one
+/// step fails, the steps before it are undone.
 pub fn write_all(staged: &[(PathBuf, Option<Text>)]) -> Result<(), ToolError> {
     let originals: Vec<Option<Vec<u8>>> = staged
         .iter()
         .map(|(p, _)| read_bytes(p))
         .collect::<Result<_, _>>()?;
-    // Each step taken so far, with what undoing it needs: the file's
-    // original bytes and the directories its write created.
-    let mut steps = Vec::new();
-    for ((path, text), original) in staged.iter().zip(originals) {
-        let made = if text.is_some() {
+    let journaled: Vec<(PathBuf, bool)> = staged
+        .iter()
+        .map(|(p, t)| (p.clone(), t.is_some()))
+        .collect();
+    let journal_error =
+        |e: std::io::Error| ToolError::bad_input(format!("cannot keep the edit's journal: {e}"));
+    let mut journal = Journal::prepare(&journaled).map_err(journal_error)?;
+    // Every new text beside its file, synced; nothing moved yet.
+    let mut made: Vec<Vec<PathBuf>> = Vec::new();
+    for (i, (path, text)) in staged.iter().enumerate() {
+        let dirs = if text.is_some() {
             missing_dirs(path)
         } else {
             Vec::new()
         };
-        let r = match text {
-            Some(t) => atomic_write(path, &t.encode()),
-            None => std::fs::remove_file(path).map_err(|e| {
+        made.push(dirs);
+        let (Some(text), Some(tmp)) = (text, journal.tmp(i)) else {
+            continue;
+        };
+        if let Err(e) = write_beside(path, tmp, &text.encode()) {
+            discard(&journal, staged.len(), &made);
+            return Err(ToolError::bad_input(format!(
+                "cannot write {}: {e}",
+                path.display()
+            )));
+        }
+    }
+    if let Err(e) = journal.commit() {
+        discard(&journal, staged.len(), &made);
+        return Err(journal_error(e));
+    }
+    // Each step taken so far, with what undoing it needs.
+    let mut steps = Vec::new();
+    for (i, ((path, text), original)) in staged.iter().zip(originals).enumerate() {
+        let r = match (text, journal.tmp(i)) {
+            (Some(_), Some(tmp)) => std::fs::rename(tmp, path)
+                .map_err(|e| ToolError::bad_input(format!("cannot write {}: {e}", path.display()))),
+            _ => std::fs::remove_file(path).map_err(|e| {
                 ToolError::bad_input(format!("cannot delete {}: {e}", path.display()))
             }),
         };
         let failed = r.is_err();
         steps.push(Step {
             path: path.clone(),
-            // A failed write or delete left the file as it was, though
-            // it may have created directories.
+            // A failed move or delete left the file as it was.
             original: (!failed).then_some(original),
-            made,
+            made: made[i].clone(),
         });
         if let Err(e) = r {
+            // The texts not moved go; the moved ones get their old bytes.
+            for j in i..staged.len() {
+                if let Some(tmp) = journal.tmp(j) {
+                    let _ = std::fs::remove_file(tmp);
+                }
+            }
             return Err(roll_back(e, &steps));
         }
     }
+    for (path, _) in staged {
+        if let Some(parent) = path.parent() {
+            let _ = sync_dir(parent);
+        }
+    }
+    drop(journal);
     Ok(())
+}
+
+/// Writes `bytes` to `tmp`, beside `path`, with `path`'s permissions (a new
+/// file's the usual 0644), synced.
+fn write_beside(path: &Path, tmp: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let perms = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let mut file = std::fs::File::options()
+        .write(true)
+        .create_new(true)
+        .open(tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    match perms {
+        Some(p) => std::fs::set_permissions(tmp, p)?,
+        None => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(tmp, std::fs::Permissions::from_mode(0o644))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes what a prepared edit wrote (its temporary files, the directories
+/// made for them) when it cannot go on.
+fn discard(journal: &Journal, files: usize, made: &[Vec<PathBuf>]) {
+    for i in 0..files {
+        if let Some(tmp) = journal.tmp(i) {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+    for dirs in made.iter().rev() {
+        for d in dirs.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
 }
 
 #[cfg(test)]

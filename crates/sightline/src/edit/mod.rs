@@ -24,6 +24,7 @@ mod declared;
 pub mod delta;
 mod dry_run;
 mod finish;
+pub mod journal;
 mod kept_aliases;
 pub mod new_errors;
 pub mod patch;

@@ -61,8 +61,7 @@ pub(crate) fn load_users<'a>(
         return Ok(LoadedPackages::none());
     }
     let what = format!("that {{mention}} `{name}`");
-    let users = |ws: &Workspace, own: &Path, package: &Path| depends_on(ws, own, package);
-    load(server, files, file, budget, &what, users, |text| {
+    load(server, files, file, budget, &what, users_of, |text| {
         mentions(text, name)
     })
 }
@@ -81,7 +80,7 @@ pub(crate) fn load_all<'a>(
         file,
         budget,
         "of the workspace",
-        |_, _, _| true,
+        |_, _| None,
         |_| true,
     )
 }
@@ -95,7 +94,7 @@ fn load<'a>(
     file: &Path,
     budget: usize,
     what: &str,
-    may_use: impl Fn(&Workspace, &Path, &Path) -> bool,
+    users: impl FnOnce(&Workspace, &Path) -> Option<Vec<PathBuf>>,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<LoadedPackages<'a>, ToolError> {
     if !server.spec.quirks.references.packages_need_open {
@@ -105,11 +104,14 @@ fn load<'a>(
         return Ok(LoadedPackages::none());
     };
     let own = ws.package_of(file).map(Path::to_owned);
+    // The packages that may use the file's, worked out once per question
+    // (each manifest read once), `None` when any may.
+    let may_use = own.as_ref().and_then(|o| users(&ws, o));
     let users: Vec<(PathBuf, Snapshot)> = ws
         .packages
         .iter()
         .filter(|p| Some(*p) != own.as_ref())
-        .filter(|p| own.as_ref().is_none_or(|o| may_use(&ws, o, p)))
+        .filter(|p| may_use.as_ref().is_none_or(|u| u.contains(p)))
         .filter_map(|p| first_file(server, files, p, &wanted).map(|s| (p.clone(), s)))
         .collect();
     let mut open = Vec::new();
@@ -143,12 +145,12 @@ fn load<'a>(
     })
 }
 
-/// Whether `package` may use what `own` declares: it depends on `own`
-/// (its `package.json` names it among its dependencies of any kind), or on
-/// a package of the workspace that does, at any depth. A package whose
-/// manifest says nothing either way (no `package.json`, or `own` has no
-/// name) may.
-fn depends_on(ws: &Workspace, own: &Path, package: &Path) -> bool {
+/// The packages that may use what `own` declares: those that depend on
+/// `own` (their `package.json` names it among their dependencies of any
+/// kind), or on a package of the workspace that does, at any depth, and
+/// those whose manifest says nothing either way (no `package.json`); `None`
+/// when any may (`own` has no name). Each manifest is read once.
+fn users_of(ws: &Workspace, own: &Path) -> Option<Vec<PathBuf>> {
     let manifest = |dir: &Path| -> Option<serde_json::Value> {
         serde_json::from_str(&crate::files::read_project_file(&dir.join("package.json")).ok()?).ok()
     };
@@ -165,25 +167,23 @@ fn depends_on(ws: &Workspace, own: &Path, package: &Path) -> bool {
         .flat_map(|d| d.keys().cloned())
         .collect()
     };
-    let Some(own_name) = manifest(own).as_ref().and_then(name) else {
-        return true;
-    };
-    if manifest(package).is_none() {
-        return true;
+    let own_name = manifest(own).as_ref().and_then(name)?;
+    let mut silent: Vec<PathBuf> = Vec::new();
+    let mut packages: Vec<(PathBuf, Option<String>, Vec<String>)> = Vec::new();
+    for p in &ws.packages {
+        match manifest(p) {
+            Some(m) => packages.push((p.clone(), name(&m), deps(&m))),
+            None => silent.push(p.clone()),
+        }
     }
-    let packages: Vec<(PathBuf, Option<String>, Vec<String>)> = ws
-        .packages
-        .iter()
-        .filter_map(|p| manifest(p).map(|m| (p.clone(), name(&m), deps(&m))))
-        .collect();
     // The names that reach `own`, grown until nothing more is added.
     let mut reach = vec![own_name];
-    let mut users: Vec<&Path> = Vec::new();
+    let mut users: Vec<PathBuf> = Vec::new();
     loop {
         let before = users.len();
         for (p, n, d) in &packages {
-            if !users.contains(&p.as_path()) && d.iter().any(|d| reach.contains(d)) {
-                users.push(p);
+            if !users.contains(p) && d.iter().any(|d| reach.contains(d)) {
+                users.push(p.clone());
                 reach.extend(n.clone());
             }
         }
@@ -191,7 +191,8 @@ fn depends_on(ws: &Workspace, own: &Path, package: &Path) -> bool {
             break;
         }
     }
-    users.contains(&package)
+    users.extend(silent);
+    Some(users)
 }
 
 /// Whether a path is a test's (`__tests__/`, `test/`, `*.test.ts`): such
@@ -276,12 +277,13 @@ mod tests {
                 bare.clone(),
             ],
         };
-        assert!(depends_on(&ws, &core, &persist));
-        assert!(depends_on(&ws, &core, &react));
-        assert!(!depends_on(&ws, &core, &docs));
-        assert!(!depends_on(&ws, &persist, &core));
+        let of_core = users_of(&ws, &core).unwrap();
+        assert!(of_core.contains(&persist));
+        assert!(of_core.contains(&react));
+        assert!(!of_core.contains(&docs));
+        assert!(!users_of(&ws, &persist).unwrap().contains(&core));
         // No manifest to say: it may.
-        assert!(depends_on(&ws, &core, &bare));
+        assert!(of_core.contains(&bare));
         assert!(is_test(Path::new("/p/src/__tests__/a.ts")));
         assert!(is_test(Path::new("/p/src/a.test.ts")));
         assert!(!is_test(Path::new("/p/src/testing.ts")));

@@ -151,7 +151,8 @@ pub fn refused() -> Vec<String> {
     std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
         .filter(|(k, v)| {
-            let kept = passed.contains(k) || (name_allowed(k) && value_allowed(&v.to_string_lossy()));
+            let kept =
+                passed.contains(k) || (name_allowed(k) && value_allowed(&v.to_string_lossy()));
             !kept
         })
         .map(|(k, _)| k)

@@ -27,8 +27,8 @@ use std::sync::OnceLock;
 use crate::error::ToolError;
 
 mod caches;
-pub mod confine;
 pub mod child_env;
+pub mod confine;
 mod denial;
 #[cfg(target_os = "linux")]
 mod linux;

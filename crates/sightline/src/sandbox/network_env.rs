@@ -63,8 +63,18 @@ pub fn holds_credential(value: &str) -> bool {
 
 /// Query keys that carry a secret.
 const SECRET_KEYS: &[&str] = &[
-    "token", "key", "secret", "password", "passwd", "pwd", "sig", "signature", "auth",
-    "credential", "credentials", "jwt",
+    "token",
+    "key",
+    "secret",
+    "password",
+    "passwd",
+    "pwd",
+    "sig",
+    "signature",
+    "auth",
+    "credential",
+    "credentials",
+    "jwt",
 ];
 
 /// Whether a URL's query names a secret (`?access_token=`, `&api_key=`).
@@ -74,8 +84,8 @@ fn query_holds_secret(url: &str) -> bool {
     };
     query.split('&').any(|pair| {
         let key = pair.split('=').next().unwrap_or("").to_ascii_lowercase();
-        SECRET_KEYS
-            .iter()
-            .any(|s| key == *s || key.ends_with(&format!("_{s}")) || key.ends_with(&format!("-{s}")))
+        SECRET_KEYS.iter().any(|s| {
+            key == *s || key.ends_with(&format!("_{s}")) || key.ends_with(&format!("-{s}"))
+        })
     })
 }

@@ -49,7 +49,8 @@ impl Inbox {
                 match find_venv_python(&self.root, self.virtual_env.as_deref(), trusted) {
                     Some(py) => json!({ "pythonPath": py }),
                     None if !trusted => {
-                        let paths = untrusted_site_packages(&self.root, self.virtual_env.as_deref());
+                        let paths =
+                            untrusted_site_packages(&self.root, self.virtual_env.as_deref());
                         if paths.is_empty() {
                             json!({})
                         } else {
@@ -109,7 +110,9 @@ fn untrusted_site_packages(
     if virtual_env.is_some() {
         return Vec::new();
     }
-    let Some(venv) = project_venvs(root).into_iter().find(|v| v.join("bin/python").exists())
+    let Some(venv) = project_venvs(root)
+        .into_iter()
+        .find(|v| v.join("bin/python").exists())
     else {
         return Vec::new();
     };

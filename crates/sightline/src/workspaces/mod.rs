@@ -152,9 +152,22 @@ fn find(file: &Path, ecosystem: Ecosystem) -> Option<Workspace> {
     None
 }
 
+/// At most this many globs of one declaration are read: a workspace names
+/// its packages in a few dozen; a file of a hundred thousand would cost
+/// gigabytes of automaton on every question.
+const MOST_PATTERNS: usize = 1000;
+
 /// The directories under `root` that the patterns include and do not
 /// exclude, and that hold a manifest.
 pub fn expand(root: &Path, patterns: &Patterns, manifests: &[&str]) -> Vec<PathBuf> {
+    if patterns.include.len() + patterns.exclude.len() > MOST_PATTERNS {
+        tracing::warn!(
+            "{}: {} globs, over the {MOST_PATTERNS} read; its workspace is not read",
+            root.display(),
+            patterns.include.len() + patterns.exclude.len()
+        );
+        return Vec::new();
+    }
     let set = |globs: &[String]| {
         let mut b = globset::GlobSetBuilder::new();
         for g in globs {

@@ -26,9 +26,15 @@ const CANARIES: &[(&str, &str)] = &[
     ("npm_config__authToken", "canary-npm-auth"),
     ("HTTPS_PROXY", "http://me:canary-proxy@proxy:3128"),
     ("ALL_PROXY", "me:canary-bare-proxy@proxy:3128"),
-    ("PIP_INDEX_URL", "https://pypi.example/simple?token=canary-index"),
+    (
+        "PIP_INDEX_URL",
+        "https://pypi.example/simple?token=canary-index",
+    ),
     ("SENTRY_DSN", "https://canary-sentry@o1.ingest.sentry.io/1"),
-    ("SLACK_WEBHOOK_URL", "https://hooks.slack.com/services/canary-slack"),
+    (
+        "SLACK_WEBHOOK_URL",
+        "https://hooks.slack.com/services/canary-slack",
+    ),
     ("DOCKER_AUTH_CONFIG", "{\"auths\":\"canary-docker\"}"),
     ("CI_JOB_JWT", "canary-ci-jwt"),
 ];
@@ -104,7 +110,10 @@ fn an_untrusted_project_s_own_interpreter_is_never_run_and_its_packages_still_re
     std::fs::create_dir_all(std::path::Path::new(&python).parent().unwrap()).unwrap();
     std::fs::write(
         &python,
-        format!("#!/bin/sh\ntouch '{}'\nexec python3 \"$@\"\n", marker.display()),
+        format!(
+            "#!/bin/sh\ntouch '{}'\nexec python3 \"$@\"\n",
+            marker.display()
+        ),
     )
     .unwrap();
     let mut perms = std::fs::metadata(&python).unwrap().permissions();

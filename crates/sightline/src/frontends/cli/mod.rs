@@ -105,6 +105,9 @@ impl Cli {
 /// Runs one command line to its exit status, handing it to the module of
 /// its group.
 pub async fn run(cli: Cli) -> i32 {
+    // An edit cut off by the death of the sightline making it (the daemon,
+    // or a command in process) is finished or undone as a whole first.
+    crate::edit::journal::recover();
     let workdir = cli
         .root
         .clone()

@@ -210,6 +210,13 @@ async fn ask_daemon(
             ),
             EXIT_FAILED,
         ),
+        // An edit whose daemon died during it: what became of its files
+        // (the daemon's journal, finished or undone now).
+        Err(e) if crate::frontends::tools::writes(tool) => {
+            let recovered = crate::edit::journal::recover();
+            let said = crate::frontends::daemon::bridge::cut_off_edit(&recovered);
+            print_out(&format!("error: {e}{said}\n"), EXIT_FAILED)
+        }
         Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
     })
 }

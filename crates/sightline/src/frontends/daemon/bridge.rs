@@ -20,14 +20,46 @@ use crate::frontends::daemon::{DaemonError, Hello};
 /// The id of the `initialize` the bridge sends again on a new daemon.
 const REINIT_ID: &str = "sightline-reinitialize";
 
-/// The answer a call in flight gets when the daemon goes away.
-fn gone_answer(id: &Value, method: &str) -> Value {
-    let text =
-        "error: the sightline daemon exited during the call; ask again (a new daemon is starting)";
+/// The answer a call in flight gets when the daemon goes away; a call of
+/// a tool that writes says what became of its files (`recovered`: the
+/// edits the bridge found cut off, finished or undone as a whole).
+fn gone_answer(
+    id: &Value,
+    method: &str,
+    tool: Option<&str>,
+    recovered: &[crate::edit::journal::Recovered],
+) -> Value {
+    let mut text = "error: the sightline daemon exited during the call".to_owned();
+    if tool.is_some_and(crate::frontends::tools::writes) {
+        text.push_str(&cut_off_edit(recovered));
+    }
+    text.push_str("; ask again (a new daemon is starting)");
     if method == "tools/call" {
         json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [{ "type": "text", "text": text }], "isError": true } })
     } else {
         json!({ "jsonrpc": "2.0", "id": id, "error": { "code": sightline_lsp::ErrorCode::InternalError.code(), "message": text } })
+    }
+}
+
+/// What became of the files of an edit whose daemon died during it.
+pub(crate) fn cut_off_edit(recovered: &[crate::edit::journal::Recovered]) -> String {
+    let Some(r) = recovered.first() else {
+        return ": no edit was left half-done (its files are all as they were, or all as the edit leaves them)".to_owned();
+    };
+    let files = r
+        .files
+        .iter()
+        .filter_map(|f| f.file_name())
+        .map(|n| n.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if r.finished {
+        format!(
+            ": its edit was finished as a whole ({} files changed: {files})",
+            r.files.len()
+        )
+    } else {
+        format!(": its edit was undone as a whole (no file changed: {files})")
     }
 }
 
@@ -55,7 +87,8 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
     let (r, mut w) = transport::split(stream);
     let mut from_daemon = BufReader::new(r).lines();
     // Calls in flight: id → method.
-    let mut pending: HashMap<String, (Value, String)> = HashMap::new();
+    // Each call sent and not answered: its id, method, and tool.
+    let mut pending: HashMap<String, (Value, String, Option<String>)> = HashMap::new();
     // The session's `initialize`, with the hello, to send again.
     let mut init: Option<Value> = None;
     // The client's messages held while the bridge's own `initialize` is
@@ -104,7 +137,8 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                     held = Some(Vec::new());
                 }
                 if let (Some(id), Some(m)) = (msg.get("id"), method) {
-                    pending.insert(id.to_string(), (id.clone(), m));
+                    let tool = msg["params"]["name"].as_str().map(str::to_owned);
+                    pending.insert(id.to_string(), (id.clone(), m, tool));
                 }
                 if let Some(h) = &mut held {
                     h.push(msg);
@@ -163,11 +197,14 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                         let unsent = held.take().unwrap_or_default();
                         let unsent_ids: std::collections::HashSet<String> =
                             unsent.iter().filter_map(|m| m.get("id")).map(Value::to_string).collect();
-                        pending.retain(|key, (id, method)| {
+                        // The daemon's death let its journal's lock go: an
+                        // edit it cut off is finished or undone now.
+                        let recovered = crate::edit::journal::recover();
+                        pending.retain(|key, (id, method, tool)| {
                             if unsent_ids.contains(key) {
                                 return true;
                             }
-                            let answer = gone_answer(id, method);
+                            let answer = gone_answer(id, method, tool.as_deref(), &recovered);
                             answered.push(format!("{answer}\n"));
                             false
                         });

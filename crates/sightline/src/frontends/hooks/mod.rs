@@ -28,8 +28,8 @@ use serde_json::{Value, json};
 
 use crate::edit::agent_edits::{AgentEdit, texts_before};
 
-pub(crate) use pending::PendingChecks;
 use crate::engine::Engine;
+pub(crate) use pending::PendingChecks;
 
 pub use payload::read;
 
@@ -374,8 +374,8 @@ fn end_of_turn_output(hook: &Hook, context: &str) -> Value {
 }
 
 mod after_edit;
-mod pending;
 mod payload;
+mod pending;
 mod search;
 mod session_start;
 #[cfg(test)]

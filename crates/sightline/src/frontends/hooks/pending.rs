@@ -164,11 +164,12 @@ impl PendingChecks {
     /// reached it and whose files are all among `files` (edited again): they
     /// are stopped and taken out, and the texts they compare with returned
     /// (the earliest for each file), for the new edit's check to compare with.
-    pub(super) fn take_over(&self, agent: &str, files: &[PathBuf]) -> Vec<(PathBuf, Option<String>)> {
-        let files: Vec<PathBuf> = files
-            .iter()
-            .map(|p| normalized(p))
-            .collect();
+    pub(super) fn take_over(
+        &self,
+        agent: &str,
+        files: &[PathBuf],
+    ) -> Vec<(PathBuf, Option<String>)> {
+        let files: Vec<PathBuf> = files.iter().map(|p| normalized(p)).collect();
         let mut checks = self.checks();
         let mut befores: Vec<(PathBuf, Option<String>)> = Vec::new();
         let mut i = 0;

@@ -46,7 +46,8 @@ impl Tool for Hook {
     const OWN_TURN: bool = true;
 
     async fn run(session: &Session, a: HookArgs, json: bool) -> Result<Answered, ToolError> {
-        let text = crate::frontends::hooks::answer(session.engine(), session.pending_checks(), a.0).await;
+        let text =
+            crate::frontends::hooks::answer(session.engine(), session.pending_checks(), a.0).await;
         Ok(Answered::text(text, json))
     }
 }

@@ -279,6 +279,11 @@ pub(crate) fn listed(edit_tools: bool) -> impl Iterator<Item = &'static Entry> {
         .filter(move |t| t.served != Served::Unlisted && t.served_with(edit_tools))
 }
 
+/// Whether `tool` writes files.
+pub(crate) fn writes(tool: &str) -> bool {
+    find(tool).is_some_and(|t| matches!(t.effect, Effect::Writes { .. }))
+}
+
 /// Whether a call of `tool` may be asked again of a new daemon.
 pub(crate) fn retried(tool: &str) -> bool {
     find(tool).is_some_and(|t| t.retried)

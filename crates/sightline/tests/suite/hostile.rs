@@ -1,0 +1,134 @@
+//! What a cloned repository's files may hold, through the shared daemon:
+//! a workspace declaration or a configuration that is a link to
+//! `/dev/zero` is refused without reading it (the daemon's memory stays
+//! bounded and the answer is right), and a FIFO in their place wedges
+//! nothing: another project's question is answered and `daemon stop`
+//! returns.
+
+#![allow(clippy::unwrap_used)]
+
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use sightline_test_support::{DaemonDirs, Project, path_with_tools, poll_until, require};
+
+/// Runs `cmd` to its end, or kills it past `limit`: `None` then. The limit
+/// is a guard against a hang (the failure under test), never a wait.
+fn output_within(mut cmd: Command, limit: Duration) -> Option<Output> {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ended = poll_until(limit, || child.try_wait().unwrap());
+    if ended.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    }
+    Some(child.wait_with_output().unwrap())
+}
+
+/// The daemon's resident memory in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap()
+}
+
+fn ts_workspace() -> Project {
+    Project::new(&[
+        ("package.json", "{\"name\": \"root\", \"private\": true}"),
+        ("packages/a/package.json", "{\"name\": \"a\"}"),
+        ("packages/a/index.ts", "export const a: number = 1;\n"),
+        ("packages/b/package.json", "{\"name\": \"b\"}"),
+        (
+            "packages/b/index.ts",
+            "import { a } from \"../a/index\";\nexport const b: string = a;\n",
+        ),
+    ])
+}
+
+#[test]
+fn a_workspace_file_linked_to_dev_zero_is_never_read_and_the_answer_is_right() {
+    require("typescript-language-server");
+    let p = ts_workspace();
+    std::os::unix::fs::symlink("/dev/zero", p.root().join("pnpm-workspace.yaml")).unwrap();
+    let dirs = DaemonDirs::new();
+    let config = dirs.runtime().join("config.json");
+    std::fs::write(&config, "{}").unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut cmd = dirs.command(p.root(), &config, data.path());
+    cmd.args(["diagnostics", "packages/b/index.ts"])
+        .env("PATH", path_with_tools());
+    let out = output_within(cmd, Duration::from_secs(180)).expect("the question ended");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "index.ts: 1 diagnostic\n2:14 error: Type 'number' is not assignable to type 'string'."
+        ),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pid = dirs.daemon_pid().expect("the daemon runs");
+    // A daemon that read the link would hold gigabytes by now (or be dead).
+    let rss = rss_kib(pid);
+    assert!(rss < 512 * 1024, "the daemon holds {rss} KiB");
+
+    // A configuration that is such a link is one error line naming it.
+    std::os::unix::fs::symlink("/dev/zero", p.root().join("sightline.json")).unwrap();
+    let mut cmd = dirs.command(p.root(), &config, data.path());
+    cmd.args(["diagnostics", "packages/b/index.ts"])
+        .env("PATH", path_with_tools());
+    let out = output_within(cmd, Duration::from_secs(60)).expect("the question ended");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "error: cannot read {}: not a regular file\n",
+            p.root().join("sightline.json").display()
+        )
+    );
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_fifo_for_a_workspace_file_wedges_no_other_project_and_the_daemon_stops() {
+    require("pyright-langserver");
+    require("typescript-language-server");
+    let hostile = ts_workspace();
+    let fifo = hostile.root().join("pnpm-workspace.yaml");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let other = Project::new(&[("pyproject.toml", ""), ("app.py", "x: int = \"no\"\n")]);
+    let dirs = DaemonDirs::new();
+    let config = dirs.runtime().join("config.json");
+    std::fs::write(&config, "{}").unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut cmd = dirs.command(hostile.root(), &config, data.path());
+    cmd.args(["diagnostics", "packages/b/index.ts"])
+        .env("PATH", path_with_tools());
+    let out = output_within(cmd, Duration::from_secs(180)).expect("the hostile question ended");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("index.ts: 1 diagnostic\n"),
+        "{out:?}"
+    );
+    let mut cmd = dirs.command(other.root(), &config, data.path());
+    cmd.args(["diagnostics", "app.py"])
+        .env("PATH", path_with_tools());
+    let out =
+        output_within(cmd, Duration::from_secs(180)).expect("the other project's question ended");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("app.py: 1 diagnostic\n"),
+        "{out:?}"
+    );
+    let mut stop = Command::new(sightline_test_support::sightline_bin());
+    stop.args(["daemon", "stop"])
+        .envs(sightline_test_support::isolation::env())
+        .envs(dirs.env());
+    let out = output_within(stop, Duration::from_secs(60)).expect("`daemon stop` returned");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
