@@ -8,6 +8,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use sightline_lsp::Position;
+use sightline_lsp::{Encoding, LineIndex};
 
 use crate::answer::Loc;
 use crate::engine::Engine;
@@ -50,7 +52,7 @@ impl Engine {
     ) -> Result<(), ToolError> {
         // Boxed, as the rename's future would hold the references' too.
         let uses = Box::pin(self.references(file, line, column, true)).await?;
-        let missed = left_out(edit, &uses.locations, old_name);
+        let missed = left_out(edit, &uses.locations, old_name, server.encoding);
         if missed.is_empty() {
             return Ok(());
         }
@@ -59,24 +61,48 @@ impl Engine {
     }
 }
 
-/// A place in a file: 0-based line and character.
+/// A place in a file: 0-based line and character (code point) column.
 type At = (u64, u64);
 
-/// The ranges (0-based, first and last place) each file's text edits
-/// replace, from a `WorkspaceEdit`'s `changes` and `documentChanges`.
-fn edited_ranges(edit: &Value) -> HashMap<PathBuf, Vec<(At, At)>> {
+/// The ranges (0-based, first and last place, in characters) each file's
+/// text edits replace, from a `WorkspaceEdit`'s `changes` and
+/// `documentChanges`. The edit counts in the server's `encoding` (UTF-16
+/// units for pyright and tsserver), a use's column in characters: each
+/// range is read against the file's text as it is (the edit is not yet
+/// written), so a line with characters past U+FFFF (an emoji) before the
+/// name compares alike.
+fn edited_ranges(edit: &Value, encoding: Encoding) -> HashMap<PathBuf, Vec<(At, At)>> {
     let mut ranges: HashMap<PathBuf, Vec<(At, At)>> = HashMap::new();
+    let mut texts: HashMap<PathBuf, Option<LineIndex>> = HashMap::new();
     for (path, e) in super::workspace::text_edits(edit) {
-        let at = |end: &str| {
+        let position = |end: &str| -> Option<Position> {
             let n = |k: &str| {
                 e.pointer(&format!("/range/{end}/{k}"))
                     .and_then(Value::as_u64)
+                    .and_then(|v| u32::try_from(v).ok())
             };
-            Some((n("line")?, n("character")?))
+            Some(Position {
+                line: n("line")?,
+                character: n("character")?,
+            })
         };
-        if let (Some(first), Some(last)) = (at("start"), at("end")) {
-            ranges.entry(path).or_default().push((first, last));
-        }
+        let (Some(first), Some(last)) = (position("start"), position("end")) else {
+            continue;
+        };
+        let index = texts
+            .entry(path.clone())
+            .or_insert_with(|| std::fs::read_to_string(&path).ok().map(LineIndex::new));
+        let index = &*index;
+        let at = |p: Position| -> At {
+            match index {
+                Some(index) => {
+                    let (line, col) = index.from_lsp(p, encoding);
+                    (line as u64, col as u64)
+                }
+                None => (u64::from(p.line), u64::from(p.character)),
+            }
+        };
+        ranges.entry(path).or_default().push((at(first), at(last)));
     }
     ranges
 }
@@ -94,14 +120,13 @@ fn written_as(loc: &Loc, old_name: &str) -> bool {
     rest.starts_with(old_name)
 }
 
-/// The uses of `old_name` among `references` that `edit` leaves unrenamed.
-fn left_out(edit: &Value, references: &[Loc], old_name: &str) -> Vec<Loc> {
-    let ranges = edited_ranges(edit);
+/// The uses of `old_name` among `references` that `edit` (in the server's
+/// `encoding`) leaves unrenamed.
+fn left_out(edit: &Value, references: &[Loc], old_name: &str, encoding: Encoding) -> Vec<Loc> {
+    let ranges = edited_ranges(edit, encoding);
     references
         .iter()
         .filter(|loc| {
-            // A use's column counts characters, an edit's UTF-16 units:
-            // the same on every line without characters past U+FFFF.
             let at: At = (
                 loc.line.saturating_sub(1) as u64,
                 loc.column.saturating_sub(1) as u64,
@@ -184,11 +209,19 @@ mod tests {
             loc(&b, 2, 1),
             loc(&b, 3, 1),
         ];
-        let missed = left_out(&edit, &refs, "f");
+        let missed = left_out(&edit, &refs, "f", Encoding::Utf16);
         // a.ts:2 and the argument of `f(f)` (an edit on its line is not
         // one at it) are missed; b.ts:2 is the alias's own use, kept.
         assert_eq!(missed, [loc(&a, 2, 1), loc(&a, 3, 3), loc(&b, 3, 1)]);
         let e = refusal("tsserver", "f", &missed, dir.path());
+        // An emoji before the name: the edit's UTF-16 column (two units for
+        // it) and the use's character column are the same place.
+        let c = dir.path().join("c.py");
+        std::fs::write(&c, "s = \"🙂\"; f()\n").unwrap();
+        let edit = json!({ "changes": { uri(&c): [
+            {"range": {"start": {"line": 0, "character": 11}, "end": {"line": 0, "character": 12}}, "newText": "h"},
+        ] } });
+        assert_eq!(left_out(&edit, &[loc(&c, 1, 11)], "f", Encoding::Utf16), []);
         assert_eq!(
             e.message,
             "rename not done: tsserver's edit would leave 3 uses of `f` in 2 files unrenamed (a.ts:2:1, a.ts:3:3, b.ts:3:1); nothing was written"

@@ -101,7 +101,13 @@ fn load<'a>(
         return Ok(LoadedPackages::none());
     }
     let Some(ws) = served_workspace(server, file) else {
-        return Ok(LoadedPackages::none());
+        // No workspace this server answers for: other packages of the
+        // repository that the answer cannot have seen are named, never
+        // left out in silence.
+        return Ok(LoadedPackages {
+            note: undeclared_note(server, files, file, what, &wanted),
+            ..LoadedPackages::none()
+        });
     };
     let own = ws.package_of(file).map(Path::to_owned);
     // The packages that may use the file's, worked out once per question
@@ -143,6 +149,61 @@ fn load<'a>(
         opened,
         note,
     })
+}
+
+/// At most this many packages of a repository without a workspace are
+/// looked through for the note of [`undeclared_note`].
+const MOST_UNDECLARED: usize = 200;
+
+/// The note when `file`'s server answers for no workspace but other
+/// packages of its repository (directories with a manifest, under the
+/// nearest `.git` above it) hold a file `wanted` takes: the answer cannot
+/// have seen them. It names why: a workspace declaration that cannot be
+/// read (a `package.json` that is not valid JSON), or none at all.
+fn undeclared_note(
+    server: &LspServer,
+    files: &FileView,
+    file: &Path,
+    what: &str,
+    wanted: &impl Fn(&str) -> bool,
+) -> Option<String> {
+    let RootRule::Workspace { ecosystem, .. } = server.spec.root else {
+        return None;
+    };
+    let repo = file.ancestors().skip(1).find(|d| d.join(".git").exists())?;
+    let manifests = ecosystem.manifests();
+    let own = file
+        .ancestors()
+        .skip(1)
+        .take_while(|d| d.starts_with(repo))
+        .find(|d| manifests.iter().any(|m| d.join(m).is_file()))?;
+    let all = crate::workspaces::Patterns {
+        include: vec!["**".to_owned()],
+        exclude: Vec::new(),
+    };
+    let unseen: Vec<String> = crate::workspaces::expand(repo, &all, manifests)
+        .into_iter()
+        .filter(|p| !own.starts_with(p) && !p.starts_with(own))
+        .take(MOST_UNDECLARED)
+        .filter(|p| first_file(server, files, p, wanted).is_some())
+        .map(|p| p.strip_prefix(repo).unwrap_or(&p).display().to_string())
+        .collect();
+    if unseen.is_empty() {
+        return None;
+    }
+    let why = crate::workspaces::unreadable_declaration(file, ecosystem).map_or_else(
+        || "no workspace declares them".to_owned(),
+        |(path, why)| format!("{} {why}, so no workspace is read", path.display()),
+    );
+    let one = unseen.len() == 1;
+    Some(format!(
+        "{} other {} of the repository {} {} not searched ({why}): {}",
+        unseen.len(),
+        if one { "package" } else { "packages" },
+        what.replace("{mention}", if one { "mentions" } else { "mention" }),
+        if one { "was" } else { "were" },
+        unseen.join(", ")
+    ))
 }
 
 /// The packages that may use what `own` declares: those that depend on

@@ -420,6 +420,44 @@ mod tests {
             let _ = uv_workspace(&text);
         }
 
+        // Arbitrary bytes (as a lossy read gives them), text up to 64 KiB,
+        // and nesting thousands deep (a JSON or a TOML array of arrays):
+        // each reader answers or declines, without a panic or a stack
+        // overflow; what the suite's time takes is the bound.
+        #[test]
+        fn readers_take_any_bytes_any_size_any_depth(
+            bytes in proptest::collection::vec(any::<u8>(), 0..65536),
+            depth in 1usize..20000,
+            open in prop_oneof![Just("["), Just("{\"a\":"), Just("- ")],
+        ) {
+            let text = String::from_utf8_lossy(&bytes);
+            let deep = format!("{{\"workspaces\": {}", open.repeat(depth));
+            let toml = format!("[tool.uv.workspace]\nmembers = {}", "[".repeat(depth));
+            for t in [text.as_ref(), deep.as_str(), toml.as_str()] {
+                let _ = pnpm_workspace(t);
+                let _ = package_json(t);
+                let _ = lerna_json(t);
+                let _ = nx_json(t);
+                let _ = tsconfig_references(t);
+                let _ = sightline_json(t);
+                let _ = uv_workspace(t);
+            }
+        }
+
+        /// However many globs a declaration holds, expanding them is
+        /// bounded: past the cap nothing is read.
+        #[test]
+        fn a_declaration_of_many_globs_expands_to_nothing_past_the_cap(n in 1001usize..5000) {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::create_dir_all(dir.path().join("p0")).unwrap();
+            std::fs::write(dir.path().join("p0/package.json"), "{}").unwrap();
+            let patterns = Patterns {
+                include: (0..n).map(|i| format!("p{i}")).collect(),
+                exclude: Vec::new(),
+            };
+            prop_assert!(super::super::expand(dir.path(), &patterns, &["package.json"]).is_empty());
+        }
+
         #[test]
         fn uv_reads_back_what_it_is_given(members in proptest::collection::vec("[a-z][a-z0-9_/*-]{0,12}", 1..5)) {
             let list = members.iter().map(|m| format!("\"{m}\"")).collect::<Vec<_>>().join(",\n  ");

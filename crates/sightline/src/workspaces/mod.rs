@@ -51,7 +51,7 @@ impl Ecosystem {
     }
 
     /// The files one of which makes a directory a package.
-    fn manifests(self) -> &'static [&'static str] {
+    pub fn manifests(self) -> &'static [&'static str] {
         match self {
             Ecosystem::JavaScript => &["package.json", "tsconfig.json", "project.json"],
             Ecosystem::Python => &["pyproject.toml", "setup.py", "setup.cfg"],
@@ -89,6 +89,40 @@ impl Workspace {
             .display()
             .to_string()
     }
+}
+
+/// The nearest declaration above `file` that is there but cannot be read
+/// as one (a `package.json` that is not valid JSON, a `pnpm-workspace.yaml`
+/// that names no packages it can read): its path and why.
+pub fn unreadable_declaration(
+    file: &Path,
+    ecosystem: Ecosystem,
+) -> Option<(PathBuf, &'static str)> {
+    for dir in file.ancestors().skip(1) {
+        for (name, read) in ecosystem.declarations() {
+            let path = dir.join(name);
+            let Ok(text) = crate::files::read_project_file(&path) else {
+                continue;
+            };
+            let broken = match *name {
+                "package.json" | "lerna.json" | "nx.json" => {
+                    serde_json::from_str::<serde_json::Value>(&text).is_err()
+                }
+                "pnpm-workspace.yaml" => read(&text).is_none(),
+                "pyproject.toml" => text.contains("[tool.uv.workspace]") && read(&text).is_none(),
+                _ => false,
+            };
+            if broken {
+                let why = if name.ends_with(".json") {
+                    "is not valid JSON"
+                } else {
+                    "declares no packages that can be read"
+                };
+                return Some((path, why));
+            }
+        }
+    }
+    None
 }
 
 /// How deep under a workspace root its packages are looked for.

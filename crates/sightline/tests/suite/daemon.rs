@@ -973,3 +973,47 @@ fn a_cli_rename_and_patch_are_served_by_the_daemon_s_running_pyright() {
     assert_eq!(status["sessions_by_client"]["cli"], json!(3), "{status}");
     d.close("a");
 }
+
+#[test]
+fn clients_whose_path_differs_but_finds_the_same_programs_share_one_pyright() {
+    require("pyright-langserver");
+    let dirs = Dirs::new();
+    let p = project();
+    let mut d = McpDriver::start();
+    dirs.open(&mut d, "a", p.root(), &[]);
+    first_answer(&mut d, &p);
+    let daemon = dirs.daemon_pid();
+    // An MCP host's PATH: directories of its own first (one that does not
+    // exist, one that holds no server), then the user's.
+    let helpers = tempfile::tempdir().unwrap();
+    let other_path = format!(
+        "/nonexistent/host-bin:{}:{}",
+        helpers.path().display(),
+        path_with_tools()
+    );
+    let out = Command::new(sightline_bin())
+        .args(["definition", "app.py:3:9"])
+        .current_dir(p.root())
+        .stdin(Stdio::null())
+        .env_clear()
+        .env("HOME", std::env::var_os("HOME").unwrap())
+        .env("PATH", &other_path)
+        .envs(dirs.env())
+        .envs(d.settings_env())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n",
+        "{out:?}"
+    );
+    assert_eq!(pyrights_under(daemon).len(), 1, "{}", dirs.status());
+    d.close("a");
+}
+
+fn first_answer(d: &mut McpDriver, p: &Project) {
+    assert_eq!(
+        definition(d, "a", p),
+        "1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n"
+    );
+}

@@ -702,3 +702,58 @@ fn incoming_calls_and_workspace_symbols_reach_every_package() {
         .collect();
     assert_eq!(functions, declared, "{answer}");
 }
+
+#[test]
+fn packages_no_readable_workspace_declares_are_named_and_a_rename_that_cannot_reach_them_is_not_done()
+ {
+    require("typescript-language-server");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let write = |rel: &str, text: &str| {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    // The root's `workspaces` is not valid JSON (a brace is missing).
+    write(
+        "package.json",
+        "{\"name\": \"root\", \"private\": true, \"workspaces\": [\"packages/*\"]\n",
+    );
+    write("packages/core/package.json", "{\"name\": \"@x/core\"}");
+    write(
+        "packages/core/src/index.ts",
+        "export function computeTotal(a: number): number {\n  return a;\n}\n",
+    );
+    write(
+        "packages/web/package.json",
+        "{\"name\": \"@x/web\", \"dependencies\": {\"@x/core\": \"*\"}}",
+    );
+    write(
+        "packages/web/src/app.ts",
+        "import { computeTotal } from \"@x/core\";\nexport const t = computeTotal(1);\n",
+    );
+    let dirs = DaemonDirs::new();
+    let index = root.join("packages/core/src/index.ts");
+    let at = format!("{}:1:17", index.display());
+    let answer = ask(&["references", &at], Some(&dirs));
+    let note = format!(
+        "1 other package of the repository that mentions `computeTotal` was not searched ({} is not valid JSON, so no workspace is read): packages/web",
+        root.join("package.json").display()
+    );
+    assert!(answer.contains(&note), "{answer}");
+    let (out, code) = run(&["rename", &at, "computeSum"], Some(&dirs));
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.starts_with(&format!(
+            "error: rename not done: {note}; nothing was written"
+        )),
+        "{out}"
+    );
+    assert!(
+        std::fs::read_to_string(&index)
+            .unwrap()
+            .contains("computeTotal"),
+        "the rename wrote"
+    );
+}

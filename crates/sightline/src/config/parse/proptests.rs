@@ -296,6 +296,22 @@ proptest! {
         }
     }
 
+    /// Any bytes, any size up to 64 KiB, nesting thousands deep: a
+    /// configuration file is read or refused with one error, never a panic
+    /// or a stack overflow.
+    #[test]
+    fn any_bytes_any_depth_is_read_or_one_error(
+        bytes in proptest::collection::vec(any::<u8>(), 0..65536),
+        depth in 1usize..20000,
+    ) {
+        let text = String::from_utf8_lossy(&bytes);
+        let deep = format!("{{\"lsp\": {}", "[".repeat(depth));
+        for t in [text.as_ref(), deep.as_str()] {
+            let mut c = Config::default();
+            let _ = c.merge_text(Path::new(FILE), t, true);
+        }
+    }
+
     /// A value of the wrong shape anywhere is an error naming its line.
     #[test]
     fn config_errors_name_the_line(

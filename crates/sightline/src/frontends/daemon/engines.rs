@@ -9,7 +9,10 @@
 //! Engines that differ only in the root share their servers
 //! ([`crate::pool::SharedServers`]): a CLI call without `--root` and an MCP
 //! session in the project's directory start pyright at the same project
-//! root, confined alike, and so get one pyright.
+//! root, confined alike, and so get one pyright. Nor does the raw `PATH`
+//! part them: engines share servers when their `PATH`s find the same
+//! programs (`programs_found`), as an MCP host's `PATH` with directories of
+//! its own and the user's shell do.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -28,7 +31,8 @@ type Key = (
     u64,
 );
 
-/// A key without its root: the engines of one group share their servers.
+/// A key without its root, and with what its `PATH` finds in place of the
+/// `PATH` itself: the engines of one group share their servers.
 type Group = (
     Option<String>,
     Option<String>,
@@ -37,7 +41,41 @@ type Group = (
 );
 
 fn group(key: &Key) -> Group {
-    (key.1.clone(), key.2.clone(), key.3.clone(), key.4)
+    (
+        key.1.clone(),
+        key.2.as_deref().map(programs_found),
+        key.3.clone(),
+        key.4,
+    )
+}
+
+/// What `path` finds of every program a built-in server starts, and of the
+/// runtimes servers run their tools with (`node`, `python3`): two `PATH`s
+/// that find the same files start the same servers.
+fn programs_found(path: &str) -> String {
+    let dirs: Vec<PathBuf> = std::env::split_paths(path).collect();
+    let mut names: Vec<&str> = crate::catalog::table::BUILTIN
+        .iter()
+        .map(|s| s.command)
+        .chain(["node", "python3", "python", "go", "cargo", "rustup"])
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .iter()
+        .map(|name| {
+            let found = dirs
+                .iter()
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+                .and_then(|p| std::fs::canonicalize(p).ok());
+            format!(
+                "{name}={}",
+                found.map(|p| p.display().to_string()).unwrap_or_default()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// Every engine the daemon holds.
@@ -119,7 +157,11 @@ impl Engines {
         // configuration's group, as an engine made for that project would.
         let share_by_config: crate::engine::ShareByConfig = {
             let groups = self.groups.clone();
-            let place = (key.1.clone(), key.2.clone(), key.3.clone());
+            let place = (
+                key.1.clone(),
+                key.2.as_deref().map(programs_found),
+                key.3.clone(),
+            );
             Arc::new(move |fingerprint| {
                 let group = (
                     place.0.clone(),
