@@ -114,20 +114,14 @@ pub fn write_all(staged: &[(PathBuf, Option<Text>)]) -> Result<(), ToolError> {
     let journal_error =
         |e: std::io::Error| ToolError::bad_input(format!("cannot keep the edit's journal: {e}"));
     let mut journal = Journal::prepare(&journaled).map_err(journal_error)?;
-    // Every new text beside its file, synced; nothing moved yet.
-    let mut made: Vec<Vec<PathBuf>> = Vec::new();
+    // Every new text beside its file (or in the nearest directory there
+    // is), synced; nothing moved yet.
     for (i, (path, text)) in staged.iter().enumerate() {
-        let dirs = if text.is_some() {
-            missing_dirs(path)
-        } else {
-            Vec::new()
-        };
-        made.push(dirs);
         let (Some(text), Some(tmp)) = (text, journal.tmp(i)) else {
             continue;
         };
         if let Err(e) = write_beside(path, tmp, &text.encode()) {
-            discard(&journal, staged.len(), &made);
+            discard(&journal, staged.len());
             return Err(ToolError::bad_input(format!(
                 "cannot write {}: {e}",
                 path.display()
@@ -135,14 +129,24 @@ pub fn write_all(staged: &[(PathBuf, Option<Text>)]) -> Result<(), ToolError> {
         }
     }
     if let Err(e) = journal.commit() {
-        discard(&journal, staged.len(), &made);
+        discard(&journal, staged.len());
         return Err(journal_error(e));
     }
     // Each step taken so far, with what undoing it needs.
     let mut steps = Vec::new();
     for (i, ((path, text), original)) in staged.iter().zip(originals).enumerate() {
+        // The directories this step makes, as the steps before it left
+        // the tree (a file deleted a step before may become a directory).
+        let made = if text.is_some() {
+            missing_dirs(path)
+        } else {
+            Vec::new()
+        };
         let r = match (text, journal.tmp(i)) {
-            (Some(_), Some(tmp)) => std::fs::rename(tmp, path)
+            (Some(_), Some(tmp)) => path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::rename(tmp, path))
                 .map_err(|e| ToolError::bad_input(format!("cannot write {}: {e}", path.display()))),
             _ => std::fs::remove_file(path).map_err(|e| {
                 ToolError::bad_input(format!("cannot delete {}: {e}", path.display()))
@@ -151,9 +155,10 @@ pub fn write_all(staged: &[(PathBuf, Option<Text>)]) -> Result<(), ToolError> {
         let failed = r.is_err();
         steps.push(Step {
             path: path.clone(),
-            // A failed move or delete left the file as it was.
+            // A failed move or delete left the file as it was, though it
+            // may have made directories.
             original: (!failed).then_some(original),
-            made: made[i].clone(),
+            made,
         });
         if let Err(e) = r {
             // The texts not moved go; the moved ones get their old bytes.
@@ -174,13 +179,11 @@ pub fn write_all(staged: &[(PathBuf, Option<Text>)]) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Writes `bytes` to `tmp`, beside `path`, with `path`'s permissions (a new
-/// file's the usual 0644), synced.
+/// Writes `bytes` to `tmp` (beside `path`, or in the nearest directory
+/// there is) with `path`'s permissions (a new file's the usual 0644),
+/// synced.
 fn write_beside(path: &Path, tmp: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
     let perms = std::fs::metadata(path).ok().map(|m| m.permissions());
     let mut file = std::fs::File::options()
         .write(true)
@@ -201,17 +204,12 @@ fn write_beside(path: &Path, tmp: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Removes what a prepared edit wrote (its temporary files, the directories
-/// made for them) when it cannot go on.
-fn discard(journal: &Journal, files: usize, made: &[Vec<PathBuf>]) {
+/// Removes what a prepared edit wrote (its temporary files) when it
+/// cannot go on.
+fn discard(journal: &Journal, files: usize) {
     for i in 0..files {
         if let Some(tmp) = journal.tmp(i) {
             let _ = std::fs::remove_file(tmp);
-        }
-    }
-    for dirs in made.iter().rev() {
-        for d in dirs.iter().rev() {
-            let _ = std::fs::remove_dir(d);
         }
     }
 }

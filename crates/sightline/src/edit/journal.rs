@@ -49,6 +49,9 @@ pub struct Recovered {
     pub finished: bool,
 }
 
+/// The extension of a journal's file (JSON; its lock file is `.lock`).
+const JOURNAL_EXTENSION: &str = "journal";
+
 /// The directory of the journals.
 fn dir() -> PathBuf {
     crate::files::data_dir().join("journal")
@@ -91,12 +94,12 @@ impl Journal {
                         .file_name()
                         .map(|n| n.to_string_lossy())
                         .unwrap_or_default();
-                    path.with_file_name(format!(".{name}.{id}-{i}.sightline-tmp"))
+                    nearest_dir(path).join(format!(".{name}.{id}-{i}.sightline-tmp"))
                 }),
             })
             .collect();
         let journal = Journal {
-            path: dir.join(format!("{id}.json")),
+            path: dir.join(format!("{id}.{JOURNAL_EXTENSION}")),
             lock_path,
             _lock: lock,
             record: Record {
@@ -135,6 +138,17 @@ impl Drop for Journal {
     }
 }
 
+/// The directory a new text of `path` is written in before its move: its
+/// own when it exists, else the nearest that does (a patch that deletes
+/// `q.txt` and adds `q.txt/inner.txt` makes the directory only when it
+/// moves the text), on the same file system, so that the move is a rename.
+fn nearest_dir(path: &Path) -> PathBuf {
+    path.ancestors()
+        .skip(1)
+        .find(|d| d.is_dir())
+        .map_or_else(|| PathBuf::from("."), Path::to_owned)
+}
+
 /// Syncs a directory, so that a rename or removal in it survives a crash.
 pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
@@ -156,7 +170,7 @@ pub fn recover() -> Vec<Recovered> {
     let mut done = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        if path.extension().is_none_or(|e| e != "json") {
+        if path.extension() != Some(JOURNAL_EXTENSION.as_ref()) {
             continue;
         }
         let lock_path = path.with_extension("lock");
@@ -190,6 +204,9 @@ fn recover_one(path: &Path) -> Option<Recovered> {
         match (&step.tmp, finished) {
             // Not yet moved: moved now, or removed when undoing.
             (Some(tmp), true) if tmp.exists() => {
+                if let Some(parent) = step.path.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
                 if let Err(e) = std::fs::rename(tmp, &step.path) {
                     tracing::error!("journal: could not finish {}: {e}", step.path.display());
                 }

@@ -187,6 +187,8 @@ impl Engine {
                 .other_declarations(&checked.path, pos, &found, &declarations)
                 .await?;
             declarations.extend(other);
+            let siblings = overload_siblings(&found, &declarations);
+            declarations.extend(siblings);
             found = without_declarations(found, &declarations);
         }
         let mut answer = self.finish(
@@ -320,4 +322,66 @@ pub(crate) fn name_at(file: &Snapshot, pos: Pos) -> String {
         .line(line)
         .and_then(|text| validate::symbol_at(text, pos.column, validate::dashed_names(&file.path)))
         .unwrap_or_default()
+}
+
+/// The other signatures of an overloaded declaration among `found`: in a
+/// file where a declaration of `declarations` is a `def NAME(` (Python's
+/// `@overload`s) or `function NAME(` (TypeScript's overload signatures),
+/// each place of `found` on a line that declares the same name the same
+/// way. pyright answers the definition asked from one signature with that
+/// signature alone, so without this the other signatures stayed as uses
+/// while the asked one went: the declarations are treated alike.
+fn overload_siblings(
+    found: &[sightline_lsp::Location],
+    declarations: &[sightline_lsp::Location],
+) -> Vec<sightline_lsp::Location> {
+    let mut texts: HashMap<String, Option<String>> = HashMap::new();
+    let mut line_of = |uri: &str, line: u32| -> Option<String> {
+        let text = texts.entry(uri.to_owned()).or_insert_with(|| {
+            let path = sightline_lsp::uri_to_path(uri).ok()?;
+            crate::files::read_project_file(&path).ok()
+        });
+        text.as_deref()?
+            .lines()
+            .nth(line as usize)
+            .map(str::to_owned)
+    };
+    let mut out = Vec::new();
+    for d in declarations {
+        let Some(line) = line_of(d.uri.as_str(), d.range.start.line) else {
+            continue;
+        };
+        let Some(name) = declared_function(&line) else {
+            continue;
+        };
+        for r in found
+            .iter()
+            .filter(|r| r.uri == d.uri && r.range.start.line != d.range.start.line)
+        {
+            if line_of(r.uri.as_str(), r.range.start.line)
+                .is_some_and(|l| declared_function(&l).as_deref() == Some(name.as_str()))
+            {
+                out.push(r.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The name a line declares as a function (`def NAME(`, `async def NAME(`,
+/// `function NAME(` with `export`/`declare` before it), if it does.
+fn declared_function(line: &str) -> Option<String> {
+    let mut rest = line.trim_start();
+    for prefix in ["export ", "declare ", "async "] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest);
+    }
+    let rest = rest
+        .strip_prefix("def ")
+        .or_else(|| rest.strip_prefix("function "))?;
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
+        .collect();
+    let after = rest[name.len()..].trim_start();
+    (!name.is_empty() && (after.starts_with('(') || after.starts_with('<'))).then_some(name)
 }

@@ -79,7 +79,7 @@ fn kill_during_writes(data: &Path, cli: u32, pid: u32) -> bool {
             .into_iter()
             .flatten()
             .flatten()
-            .any(|e| e.path().extension().is_some_and(|x| x == "json"));
+            .any(|e| e.path().extension().is_some_and(|x| x == "journal"));
         if any || !alive(cli) || std::time::Instant::now() > deadline {
             break any;
         }

@@ -88,3 +88,53 @@ fn a_server_starved_of_the_processor_is_waited_for_and_answered() {
     );
     dirs.stop();
 }
+
+/// A request the server works on past the request budget (1 s here) is
+/// answered, however long it works within the ceiling; one the server
+/// stopped working on (blocked, idle) is still given up on at the budget,
+/// through the daemon.
+#[test]
+fn a_request_the_server_works_on_past_its_budget_is_answered_and_an_idle_one_is_not() {
+    let p = fake::project(json!({ "rules": [
+        { "method": "textDocument/hover", "nth": 1, "actions": [
+            { "spin_ms": 3000 },
+            { "reply": { "contents": "worked for it" } },
+        ] },
+        { "method": "textDocument/hover", "nth": 2, "actions": [
+            { "sleep_ms": 6000 },
+            { "reply": { "contents": "slept through it" } },
+        ] },
+    ] }));
+    let config = p.path("user-config.json");
+    std::fs::write(
+        &config,
+        json!({ "lsp": { "fake": {
+            "command": [fake::fake_bin(), "serve"],
+            "extensions": [".fake"],
+            "diagnostics": { "request_ms": 1000 },
+        } } })
+        .to_string(),
+    )
+    .unwrap();
+    let dirs = DaemonDirs::new();
+    let data = tempfile::tempdir().unwrap();
+    let hover = || {
+        let out = dirs
+            .command(p.root(), &config, data.path())
+            .args(["hover", "a.fake:1:1"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(
+        hover().contains("worked for it"),
+        "server log:\n{}",
+        fake::log(&p)
+    );
+    let idle = hover();
+    assert!(
+        idle.starts_with("not ready: fake did not answer textDocument/hover within"),
+        "{idle}"
+    );
+    dirs.stop();
+}

@@ -236,3 +236,35 @@ fn a_dependency_never_opened_edited_on_disk_is_seen() {
         ws.shutdown().await;
     });
 }
+
+/// References asked at any signature of an overloaded function treat its
+/// declarations alike: none is listed (nor, with declarations, all are),
+/// whichever signature is asked.
+#[test]
+fn the_declarations_of_an_overloaded_function_are_treated_alike() {
+    sightline_test_support::require("pyright-langserver");
+    const CONV: &str = "from typing import overload\n\n\n@overload\ndef conv(x: int) -> int: ...\n@overload\ndef conv(x: str) -> str: ...\ndef conv(x):\n    return x\n";
+    const USE: &str = "from conv import conv\n\na = conv(1)\nb = conv(\"b\")\n";
+    let p = Project::new(&[("pyproject.toml", ""), ("conv.py", CONV), ("use.py", USE)]);
+    let dirs = sightline_test_support::DaemonDirs::new();
+    let config = dirs.runtime().join("config.json");
+    std::fs::write(&config, "{}").unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let ask = |args: &[&str]| {
+        let out = dirs
+            .command(p.root(), &config, data.path())
+            .args(args)
+            .env("PATH", sightline_test_support::path_with_tools())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let uses = "3 references\nuse.py:1:18 from conv import conv\nuse.py:3:5 a = conv(1)\nuse.py:4:5 b = conv(\"b\")\n";
+    for line in ["5", "7", "8"] {
+        assert_eq!(
+            ask(&["references", &format!("conv.py:{line}:5")]),
+            uses,
+            "asked at line {line}"
+        );
+    }
+}

@@ -227,7 +227,11 @@ pub static RUST: ServerSpec = ServerSpec {
     ..BASE
 };
 
-/// C/C++: `clangd --background-index --clang-tidy`.
+/// C/C++: `clangd --background-index --clang-tidy`, its index built at
+/// the priority of its other work: a references question waits for the
+/// index, and at clangd's default (`low`) the index threads of a busy
+/// machine ran behind every other process, so that with six busy loops on
+/// two cores zlib's index outlasted the 120 s ceiling of a question's wait.
 pub static CLANGD: ServerSpec = ServerSpec {
     id: "clangd",
     language: "C/C++",
@@ -235,7 +239,11 @@ pub static CLANGD: ServerSpec = ServerSpec {
         ".c", ".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".h++",
     ],
     command: "clangd",
-    args: &["--background-index", "--clang-tidy"],
+    args: &[
+        "--background-index",
+        "--background-index-priority=normal",
+        "--clang-tidy",
+    ],
     root: RootRule::Nearest {
         markers: &["compile_commands.json", "compile_flags.txt", ".clangd"],
         exclude: &[],

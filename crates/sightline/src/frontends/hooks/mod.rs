@@ -189,7 +189,8 @@ pub async fn answer(
             // Within the budget: the late results below are taken only by
             // an answer that reaches the agent.
             let uses = async {
-                // The hook's calls take their turn here (`mcp::dispatch`).
+                // The hook tool takes its own turns (`Tool::OWN_TURN`): a
+                // search takes the shared one here, as any call does.
                 let _turn = crate::sync::file_view::shared_turn().await;
                 search::uses(engine, &name, &cwd).await.unwrap_or_default()
             };
