@@ -191,14 +191,15 @@ fn write_beside(path: &Path, tmp: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .open(tmp)?;
     file.write_all(bytes)?;
     file.sync_all()?;
-    match perms {
-        Some(p) => std::fs::set_permissions(tmp, p)?,
-        None => {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(tmp, std::fs::Permissions::from_mode(0o644))?;
-            }
+    if let Some(p) = perms {
+        std::fs::set_permissions(tmp, p)?;
+    } else {
+        // A new file gets the usual 0644 (Windows has no mode bits: it
+        // inherits its directory's ACL).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(tmp, std::fs::Permissions::from_mode(0o644))?;
         }
     }
     Ok(())
