@@ -92,7 +92,11 @@ impl LspServer {
         self.state.own_token(&mut params);
         let mut tries = 0;
         loop {
-            match self.request_patiently(method, params.clone()).await {
+            match self
+                .client
+                .request_value(method, params.clone(), self.budgets.request)
+                .await
+            {
                 // Before the first load, `while_loading` asks again at the
                 // next settled moment, sooner than the end of indexing.
                 Err(sightline_lsp::ClientError::Response { error, .. })
@@ -113,37 +117,6 @@ impl LspServer {
                 }
                 r => return Ok(r?),
             }
-        }
-    }
-
-    /// One request, its wait bounded by the server's progress, not a
-    /// clock: past the request budget (`request_ms`) it goes on while the
-    /// server visibly works (`keeps_working`: messages, CPU time including
-    /// time waiting to run), up to the ceiling; a server that stopped
-    /// working is given up on, the request cancelled, as before.
-    async fn request_patiently(
-        &self,
-        method: &str,
-        params: Value,
-    ) -> Result<Value, sightline_lsp::ClientError> {
-        let outer = self.budgets.request.max(self.budgets.ceiling);
-        let asked = self.client.request_value(method, params, outer);
-        let gave_up = async {
-            let mut patience = self.patience(self.budgets.request);
-            loop {
-                tokio::time::sleep_until(patience.deadline()).await;
-                if !self.keeps_working(&mut patience) {
-                    break patience.waited();
-                }
-            }
-        };
-        tokio::select! {
-            r = asked => r,
-            after = gave_up => Err(sightline_lsp::ClientError::Timeout {
-                server: self.spec.id.to_owned(),
-                method: method.to_owned(),
-                after,
-            }),
         }
     }
 
