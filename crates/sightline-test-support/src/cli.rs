@@ -35,6 +35,19 @@ pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
     )
 }
 
+/// The context Claude Code's model is given by a hook's JSON answer
+/// (`hookSpecificOutput.additionalContext`), or "" for none.
+pub fn hook_context(stdout: &str) -> String {
+    if stdout.trim().is_empty() {
+        return String::new();
+    }
+    let v: serde_json::Value = serde_json::from_str(stdout).unwrap_or_default();
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
+}
+
 /// One `sightline hook` (then `args`) in `cwd` with `payload` on stdin,
 /// through `dirs`' daemon and its data directory (`dirs.runtime()/data`,
 /// shared by every call, so that its before and after calls meet); the

@@ -25,7 +25,7 @@ pub mod project;
 pub mod scan;
 pub mod stats;
 
-pub use cli::{BatchBuilder, BatchSession, run_cli, run_hook};
+pub use cli::{BatchBuilder, BatchSession, hook_context, run_cli, run_hook};
 pub use daemon::DaemonDirs;
 pub use engine::{defs, diags, refs, runtime, workspace};
 pub use paths::{

@@ -25,9 +25,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use sightline_test_support::stats::{median, percentile};
-use sightline_test_support::{DaemonDirs, poll_until, repo_root, run_hook};
+use sightline_test_support::{DaemonDirs, hook_context, poll_until, repo_root, run_hook};
 
 const ROUNDS: usize = 3;
 
@@ -63,17 +63,6 @@ struct Heard {
     context: String,
 }
 
-fn context_of(stdout: &str) -> String {
-    if stdout.trim().is_empty() {
-        return String::new();
-    }
-    let v: Value = serde_json::from_str(stdout).unwrap();
-    v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned()
-}
-
 /// Makes one edit as Claude Code does: the before-tool hook, the write, the
 /// after-tool hook (and, when its check outlasted the budget, the next tool
 /// events until its result comes).
@@ -92,7 +81,7 @@ fn edit(root: &Path, dirs: &DaemonDirs, n: usize, old: &str, new: &str) -> Heard
     assert!(text.contains(old), "{old}");
     std::fs::write(&file, text.replacen(old, new, 1)).unwrap();
     let (out, after) = run_hook(root, dirs, &[], &event("PostToolUse"));
-    let mut context = context_of(&out);
+    let mut context = hook_context(&out);
     let late = context.contains("did not finish within");
     if late {
         let read = json!({
@@ -100,7 +89,7 @@ fn edit(root: &Path, dirs: &DaemonDirs, n: usize, old: &str, new: &str) -> Heard
             "tool_name": "Read", "tool_input": { "file_path": file },
         });
         context = poll_until(Duration::from_secs(300), || {
-            let said = context_of(&run_hook(root, dirs, &[], &read).0);
+            let said = hook_context(&run_hook(root, dirs, &[], &read).0);
             (!said.is_empty()).then_some(said)
         })
         .expect("the late check came within 300 s");

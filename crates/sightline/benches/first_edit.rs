@@ -23,12 +23,14 @@
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use sightline_test_support::stats::median;
-use sightline_test_support::{DaemonDirs, path_with_tools, pinned, poll_until, run_hook};
+use sightline_test_support::{
+    BusyLoops, DaemonDirs, hook_context, path_with_tools, pinned, poll_until, run_hook,
+};
 
 /// One real project and the breaking edit made first in it.
 struct Case {
@@ -75,17 +77,6 @@ struct Heard {
     chars: usize,
 }
 
-fn context_of(stdout: &str) -> String {
-    if stdout.trim().is_empty() {
-        return String::new();
-    }
-    let v: Value = serde_json::from_str(stdout).unwrap();
-    v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned()
-}
-
 /// The lines of a context that name errors: each file's count and each
 /// error, whatever heading a late result carries.
 fn error_lines(context: &str) -> Vec<String> {
@@ -96,33 +87,6 @@ fn error_lines(context: &str) -> Vec<String> {
         .collect();
     lines.sort();
     lines
-}
-
-/// `n` busy loops, one process each, killed when dropped.
-struct Busy(Vec<Child>);
-
-impl Busy {
-    fn start(n: usize) -> Busy {
-        Busy(
-            (0..n)
-                .map(|_| {
-                    Command::new("sh")
-                        .args(["-c", "while :; do :; done"])
-                        .spawn()
-                        .unwrap()
-                })
-                .collect(),
-        )
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        for c in &mut self.0 {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
 }
 
 fn event(root: &Path, name: &str, case: &Case, old: &str, new: &str) -> Value {
@@ -154,7 +118,7 @@ fn edit(root: &Path, dirs: &DaemonDirs, case: &Case, args: &[&str]) -> (String, 
         args,
         &event(root, "PostToolUse", case, case.old, case.new),
     );
-    (context_of(&out), after, written)
+    (hook_context(&out), after, written)
 }
 
 /// The errors a warm daemon answers for the edit.
@@ -189,7 +153,7 @@ fn first_edit(case: &Case, load: usize, exact: &[String]) -> Heard {
     let root = dir.path().canonicalize().unwrap();
     (case.make)(&root);
     let dirs = DaemonDirs::new();
-    let _busy = Busy::start(load);
+    let _busy = BusyLoops::start(load);
     let start = json!({
         "session_id": "first", "cwd": root, "hook_event_name": "SessionStart", "source": "startup",
     });
@@ -201,7 +165,7 @@ fn first_edit(case: &Case, load: usize, exact: &[String]) -> Heard {
             "session_id": "first", "cwd": root, "hook_event_name": "Stop",
             "stop_hook_active": false,
         });
-        context.push_str(&context_of(&run_hook(&root, &dirs, &[], &stop).0));
+        context.push_str(&hook_context(&run_hook(&root, &dirs, &[], &stop).0));
         to_errors = written.elapsed();
     }
     let in_turn = error_lines(&context) == exact;
@@ -214,7 +178,7 @@ fn first_edit(case: &Case, load: usize, exact: &[String]) -> Heard {
             "tool_name": "Read", "tool_input": { "file_path": root.join(case.file) },
         });
         poll_until(Duration::from_secs(300), || {
-            let said = context_of(&run_hook(&root, &dirs, &[], &read).0);
+            let said = hook_context(&run_hook(&root, &dirs, &[], &read).0);
             (error_lines(&said) == exact).then_some(written.elapsed())
         })
     };
@@ -235,7 +199,7 @@ fn without_sightline(case: &Case, load: usize) -> (Duration, usize) {
     let file = root.join(case.file);
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, text.replacen(case.old, case.new, 1)).unwrap();
-    let _busy = Busy::start(load);
+    let _busy = BusyLoops::start(load);
     let t = Instant::now();
     let out = Command::new(case.checker[0])
         .args(&case.checker[1..])

@@ -10,7 +10,9 @@
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use sightline_test_support::{DaemonDirs, Project, path_with_tools, poll_until, require};
+use sightline_test_support::{
+    DaemonDirs, Project, path_with_tools, poll_until, require, rss_kib_of,
+};
 
 /// Runs `cmd` to its end, or kills it past `limit`: `None` then. The limit
 /// is a guard against a hang (the failure under test), never a wait.
@@ -27,17 +29,6 @@ fn output_within(mut cmd: Command, limit: Duration) -> Option<Output> {
         return None;
     }
     Some(child.wait_with_output().unwrap())
-}
-
-/// The daemon's resident memory in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap()
 }
 
 fn ts_workspace() -> Project {
@@ -76,7 +67,7 @@ fn a_workspace_file_linked_to_dev_zero_is_never_read_and_the_answer_is_right() {
     );
     let pid = dirs.daemon_pid().expect("the daemon runs");
     // A daemon that read the link would hold gigabytes by now (or be dead).
-    let rss = rss_kib(pid);
+    let rss = rss_kib_of(pid).expect("the daemon's memory is readable");
     assert!(rss < 512 * 1024, "the daemon holds {rss} KiB");
 
     // A configuration that is such a link is one error line naming it.

@@ -26,7 +26,9 @@ use crate::frontends::daemon::Hello;
 type Key = (
     Option<PathBuf>,
     Option<String>,
-    Option<String>,
+    // The client's `PATH`, and what it finds (`programs_found`, worked out
+    // once per session, not on every comparison of groups).
+    (Option<String>, Option<String>),
     (Option<PathBuf>, crate::pool::env::ServerEnv),
     u64,
 );
@@ -41,12 +43,7 @@ type Group = (
 );
 
 fn group(key: &Key) -> Group {
-    (
-        key.1.clone(),
-        key.2.as_deref().map(programs_found),
-        key.3.clone(),
-        key.4,
-    )
+    (key.1.clone(), key.2.1.clone(), key.3.clone(), key.4)
 }
 
 /// What `path` finds of every program a built-in server starts, and of the
@@ -107,7 +104,10 @@ impl Engines {
         let key = (
             hello.root.clone(),
             hello.sandbox.clone(),
-            hello.path.clone(),
+            (
+                hello.path.clone(),
+                hello.path.as_deref().map(programs_found),
+            ),
             (hello.virtual_env.clone(), hello.env.clone()),
             fingerprint,
         );
@@ -157,11 +157,7 @@ impl Engines {
         // configuration's group, as an engine made for that project would.
         let share_by_config: crate::engine::ShareByConfig = {
             let groups = self.groups.clone();
-            let place = (
-                key.1.clone(),
-                key.2.as_deref().map(programs_found),
-                key.3.clone(),
-            );
+            let place = (key.1.clone(), key.2.1.clone(), key.3.clone());
             Arc::new(move |fingerprint| {
                 let group = (
                     place.0.clone(),
