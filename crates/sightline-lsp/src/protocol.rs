@@ -31,6 +31,7 @@ pub mod request {
         TypeHierarchyPrepareRequest as TypeHierarchyPrepare,
         TypeHierarchySubtypesRequest as TypeHierarchySubtypes,
         TypeHierarchySupertypesRequest as TypeHierarchySupertypes,
+        WillRenameFilesRequest as WillRenameFiles,
         WorkspaceDiagnosticRequest as WorkspaceDiagnostic,
         WorkspaceSymbolRequest as WorkspaceSymbol,
     };
@@ -45,6 +46,7 @@ pub mod notification {
         DidChangeWatchedFilesNotification as DidChangeWatchedFiles,
         DidCloseTextDocumentNotification as DidCloseTextDocument,
         DidOpenTextDocumentNotification as DidOpenTextDocument,
+        DidRenameFilesNotification as DidRenameFiles,
         DidSaveTextDocumentNotification as DidSaveTextDocument,
         InitializedNotification as Initialized,
     };

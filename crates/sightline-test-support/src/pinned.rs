@@ -41,6 +41,12 @@ pub const MOBX_TSCONFIG: &str = r#"{
 /// memchr 2.8.3, so building it (which the test command does first) fetched
 /// them.
 pub fn memchr_source() -> PathBuf {
+    registry_source("memchr", "2.8.3")
+}
+
+/// The sources of `name` `version`, a dependency of this workspace, from
+/// cargo's registry (building the workspace fetched them).
+pub fn registry_source(name: &str, version: &str) -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     // Only this platform's packages: the lock also names other platforms'
     // (android_system_properties, ...), whose sources a build here never
@@ -66,16 +72,106 @@ pub fn memchr_source() -> PathBuf {
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["name"] == "memchr" && p["version"] == "2.8.3")
+        .find(|p| p["name"] == name && p["version"] == version)
         .and_then(|p| p["manifest_path"].as_str())
-        .expect("memchr 2.8.3 is not a dependency of this workspace any more (see Cargo.lock); pin the version it has");
+        .unwrap_or_else(|| panic!("{name} {version} is not a dependency of this workspace any more (see Cargo.lock); pin the version it has"));
     let dir = Path::new(manifest).parent().unwrap().to_owned();
     assert!(
         dir.join("src/lib.rs").is_file(),
-        "memchr 2.8.3's sources are not at {}; run `cargo fetch`",
+        "{name} {version}'s sources are not at {}; run `cargo fetch`",
         dir.display()
     );
     dir
+}
+
+/// The crates of [`cargo_workspace`]: four crates.io crates that depend on
+/// each other (regex-automata on aho-corasick, memchr and regex-syntax;
+/// aho-corasick on memchr), all dependencies of this workspace.
+pub const CARGO_WORKSPACE_CRATES: [(&str, &str); 4] = [
+    ("memchr", "2.8.3"),
+    ("aho-corasick", "1.1.5"),
+    ("regex-syntax", "0.8.12"),
+    ("regex-automata", "0.4.19"),
+];
+
+/// A Cargo workspace in `dir` of [`CARGO_WORKSPACE_CRATES`], joined by
+/// path (`[patch.crates-io]`), with a `Cargo.lock` and its packages
+/// fetched, as a user's checkout is after `cargo fetch`. Each crate's
+/// dev-dependencies, benches, tests and examples are left out: their
+/// dev-dependencies are not ones this workspace fetched. Resolving the
+/// lock asks crates.io (for the optional dependencies, which no build
+/// here fetched).
+pub fn cargo_workspace(dir: &Path) {
+    let mut members = Vec::new();
+    let mut patch = String::new();
+    for (name, version) in CARGO_WORKSPACE_CRATES {
+        let source = registry_source(name, version);
+        let to = dir.join(name);
+        copy_tree(&source, &to);
+        let manifest = std::fs::read_to_string(source.join("Cargo.toml")).unwrap();
+        std::fs::write(to.join("Cargo.toml"), without_dev_sections(&manifest)).unwrap();
+        let _ = std::fs::remove_file(to.join("Cargo.lock"));
+        members.push(format!("{name:?}"));
+        patch.push_str(&format!("{name} = {{ path = {name:?} }}\n"));
+    }
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[workspace]\nmembers = [{}]\nresolver = \"2\"\n\n[patch.crates-io]\n{patch}",
+            members.join(", ")
+        ),
+    )
+    .unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    for step in [&["generate-lockfile"][..], &["fetch"]] {
+        let out = Command::new(&cargo)
+            .args(step)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "cargo {} failed in the workspace: {}",
+            step[0],
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// A packaged (normalized) `Cargo.toml` without its dev-dependencies and
+/// its bench, test and example targets: each is a section of its own there.
+fn without_dev_sections(manifest: &str) -> String {
+    let mut kept = String::new();
+    let mut dropping = false;
+    for line in manifest.lines() {
+        let header = line.trim_start();
+        if header.starts_with('[') {
+            dropping = header.starts_with("[dev-dependencies")
+                || header.starts_with("[target.") && header.contains("dev-dependencies")
+                || ["[[bench]]", "[[test]]", "[[example]]"].contains(&header);
+        }
+        if !dropping {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    kept.replace("autobenches = true", "autobenches = false")
+        .replace("autotests = true", "autotests = false")
+        .replace("autoexamples = true", "autoexamples = false")
+}
+
+/// Copies the tree `from` to `to` (regular files and directories).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
 }
 
 /// memchr's own manifest, without its dependencies (optional ones, and the

@@ -58,7 +58,11 @@ pub fn rss_kib_of(pid: u32) -> Option<u64> {
 }
 
 /// Processes that spin on the cores until dropped, as a laptop's other
-/// work loads them (`yes` into the void, one per core asked for).
+/// work loads them (one per core asked for). Each runs in a session of its
+/// own: with Linux's autogroup scheduling a session shares the CPU as one,
+/// so loops in the bench's or test's own session would starve only what
+/// that session runs (a direct client's server) and spare a daemon, which
+/// runs in a session of its own.
 pub struct BusyLoops(Vec<std::process::Child>);
 
 impl BusyLoops {
@@ -67,12 +71,24 @@ impl BusyLoops {
         BusyLoops(
             (0..n)
                 .map(|_| {
-                    std::process::Command::new("sh")
+                    let mut loop_ = std::process::Command::new("sh");
+                    loop_
                         .args(["-c", "while :; do :; done"])
                         .stdin(std::process::Stdio::null())
-                        .stdout(std::process::Stdio::null())
-                        .spawn()
-                        .expect("sh starts")
+                        .stdout(std::process::Stdio::null());
+                    #[cfg(unix)]
+                    {
+                        use std::os::unix::process::CommandExt;
+                        // SAFETY: setsid is async-signal-safe and touches no
+                        // memory of the parent's.
+                        unsafe {
+                            loop_.pre_exec(|| {
+                                libc::setsid();
+                                Ok(())
+                            });
+                        }
+                    }
+                    loop_.spawn().expect("sh starts")
                 })
                 .collect(),
         )

@@ -38,3 +38,51 @@ impl Project {
         std::fs::write(p, text).unwrap();
     }
 }
+
+/// The function every tenth package of [`Project::npm_workspace`] calls.
+pub const WORKSPACE_FUNCTION: &str = "computeTotal";
+
+impl Project {
+    /// An npm workspace of `packages` packages under `packages/` (a git
+    /// repository, `"workspaces": ["packages/*"]`): `core` declares
+    /// [`WORKSPACE_FUNCTION`] in `core/src/index.ts`, and every tenth of
+    /// the others (`p0000`, `p0010`, ...) depends on `@w/core` and calls it
+    /// once; the rest declare a constant of their own.
+    pub fn npm_workspace(packages: usize) -> Project {
+        let p = Project::new(&[
+            (
+                "package.json",
+                r#"{ "name": "root", "private": true, "workspaces": ["packages/*"] }"#,
+            ),
+            (".git/HEAD", "ref: refs/heads/main\n"),
+            (
+                "packages/core/package.json",
+                r#"{ "name": "@w/core", "dependencies": {} }"#,
+            ),
+            (
+                "packages/core/src/index.ts",
+                "export function computeTotal(a: number): number {\n  return a;\n}\n",
+            ),
+        ]);
+        for i in 0..packages.saturating_sub(1) {
+            let name = format!("p{i:04}");
+            let uses = i % 10 == 0;
+            let (deps, src) = if uses {
+                (
+                    r#""@w/core": "*""#,
+                    format!(
+                        "import {{ computeTotal }} from \"../../core/src/index\";\nexport const v{i} = computeTotal({i});\n"
+                    ),
+                )
+            } else {
+                ("", format!("export const v{i} = {i};\n"))
+            };
+            p.write(
+                &format!("packages/{name}/package.json"),
+                &format!(r#"{{ "name": "@w/{name}", "dependencies": {{ {deps} }} }}"#),
+            );
+            p.write(&format!("packages/{name}/src/index.ts"), &src);
+        }
+        p
+    }
+}

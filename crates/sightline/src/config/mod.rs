@@ -114,6 +114,9 @@ pub struct Config {
     /// How many packages of a monorepo a question may load into a server
     /// at once (`workspace.max_packages`); the rest are named in a note.
     pub max_packages: usize,
+    /// What the before-edit hook does with an agent's edit that would add
+    /// errors (`agent.new_errors`, user file only).
+    pub agent_new_errors: NewErrors,
     /// Run children unsandboxed where Landlock is missing, instead of refusing.
     pub allow_unsandboxed: bool,
     /// The sandbox mode as written (`workspace-write`, `read-only`, `danger-full-access`).
@@ -156,6 +159,7 @@ impl Default for Config {
             edit_warnings: false,
             dependents_ms: 5000,
             max_packages: 40,
+            agent_new_errors: NewErrors::Tell,
             allow_unsandboxed: false,
             sandbox: None,
             writable_roots: Vec::new(),
@@ -170,6 +174,18 @@ impl Default for Config {
             ignored: Vec::new(),
         }
     }
+}
+
+/// What the before-edit hook does with an agent's edit that would add
+/// errors (`"agent": {"new_errors": ...}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NewErrors {
+    /// Let it through and tell the agent the new errors after it lands.
+    #[default]
+    Tell,
+    /// Deny it, with the new errors as the reason, when its preview
+    /// finishes within the hook's budget.
+    Deny,
 }
 
 impl Config {
@@ -197,6 +213,7 @@ const TOP_KEYS: &[&str] = &[
     "edit_warnings",
     "dependents_ms",
     "workspace",
+    "agent",
     "allow_unsandboxed",
     "writable_roots",
     "network_env",

@@ -256,6 +256,39 @@ impl Config {
                     self.record(key, json!(v), file.origin(prop.range));
                 }
                 "workspace" => self.merge_workspace(&file, &prop.value, project)?,
+                "agent" => {
+                    // Whether an agent's edits are stopped is the user's
+                    // choice, not a cloned repository's.
+                    if project {
+                        return Err(file.error(
+                            prop.range,
+                            "\"agent\" may only be set in the user configuration",
+                        ));
+                    }
+                    let message =
+                        "\"agent\" must be an object with \"new_errors\": \"tell\" or \"deny\"";
+                    let ast::Value::Object(obj) = &prop.value else {
+                        return Err(file.error(root_range(&prop.value), message));
+                    };
+                    for inner in &obj.properties {
+                        let v = match (inner.name.as_str(), &inner.value) {
+                            ("new_errors", ast::Value::StringLit(s)) if s.value == "tell" => {
+                                super::NewErrors::Tell
+                            }
+                            ("new_errors", ast::Value::StringLit(s)) if s.value == "deny" => {
+                                super::NewErrors::Deny
+                            }
+                            _ => return Err(file.error(inner.range, message)),
+                        };
+                        self.agent_new_errors = v;
+                        let word = if v == super::NewErrors::Deny {
+                            "deny"
+                        } else {
+                            "tell"
+                        };
+                        self.record("agent.new_errors", json!(word), file.origin(inner.range));
+                    }
+                }
                 "dependents_ms" => {
                     let v = match &prop.value {
                         ast::Value::NumberLit(n) if n.value.parse::<u64>().is_ok() => {

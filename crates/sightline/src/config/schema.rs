@@ -49,6 +49,9 @@ mod shape {
         /// manager declares (Poetry, Hatch, PDM), and how many packages a
         /// question may load into a server at once.
         workspace: Option<Workspace>,
+        /// (User file only.) What an agent's hooks do with an edit that
+        /// would add errors.
+        agent: Option<Agent>,
         /// (User file only.) Run children unsandboxed where Landlock is
         /// missing, instead of refusing to start them.
         allow_unsandboxed: Option<bool>,
@@ -61,6 +64,23 @@ mod shape {
         /// `PIP_INDEX_URL`, ...) that installers and servers get, whichever
         /// client started the daemon.
         network_env: Option<BTreeMap<String, String>>,
+    }
+
+    /// `agent`: the policy for agents' own edits.
+    #[derive(JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Agent {
+        /// `tell` (default): the edit lands and its new errors are told
+        /// after; `deny`: the before-edit hook previews the edit and denies
+        /// it, with its new errors as the reason, when it would add any.
+        new_errors: Option<NewErrors>,
+    }
+
+    #[derive(JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum NewErrors {
+        Tell,
+        Deny,
     }
 
     /// `workspace`: the packages of a monorepo.

@@ -22,7 +22,7 @@ fn every_invalid_shape_names_the_file_and_line() {
         ),
         (
             "{\n  \"lps\": true\n}",
-            "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, edit_delta, edit_warnings, dependents_ms, workspace, allow_unsandboxed, writable_roots, network_env",
+            "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, edit_delta, edit_warnings, dependents_ms, workspace, agent, allow_unsandboxed, writable_roots, network_env",
         ),
         (
             "{ \"workspace\": {\n \"max_packages\": 0 } }",

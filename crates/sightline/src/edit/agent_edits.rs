@@ -104,6 +104,29 @@ impl Engine {
         }))
     }
 
+    /// The agent's edit whose texts are `texts`, previewed: written in
+    /// memory only (`Engine::preview`), its errors compared with the
+    /// files' errors now, every server told the disk's text again after.
+    pub(crate) async fn preview_agent_edit(
+        &self,
+        texts: &EditTexts,
+    ) -> Result<EditAnswer, ToolError> {
+        let staged = texts.staged.clone();
+        let written: Vec<PathBuf> = staged
+            .iter()
+            .filter(|(_, t)| t.is_some())
+            .map(|(p, _)| p.clone())
+            .collect();
+        self.preview(move |view| {
+            Box::pin(async move {
+                let mut answer = view.commit(staged).await?;
+                view.check_errors(&mut answer, &written).await;
+                Ok(answer)
+            })
+        })
+        .await
+    }
+
     /// The baseline of `staged`, asked of `olds` (each file's text before
     /// the edit) held in memory, alone (as a dry run is), every server told
     /// the disk's text again after.

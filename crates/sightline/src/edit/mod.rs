@@ -26,6 +26,7 @@ mod dry_run;
 mod finish;
 pub mod journal;
 mod kept_aliases;
+mod move_path;
 pub mod new_errors;
 pub mod patch;
 mod range;

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use sightline_lsp::Position;
+use sightline_lsp::notification;
 use sightline_lsp::path_to_uri_string;
 use sightline_lsp::request;
 
@@ -223,5 +224,95 @@ impl LspServer {
         let mut all = pushed;
         all.extend(crate::server::pull::pulled_items(&self.pulled, path));
         all
+    }
+}
+
+/// Whether a server's `willRename` filter (a glob over the path, for files,
+/// folders or both) takes `path`. The globs servers send are of a few
+/// shapes (`**/*.rs`, `**/*.{ts,js}`, `**`); one ending in an extension
+/// list is read as that list, anything else as every path.
+fn filter_takes(filter: &Value, path: &Path, is_dir: bool) -> bool {
+    let pattern = filter.get("pattern").unwrap_or(&Value::Null);
+    let matches = pattern.get("matches").and_then(Value::as_str);
+    if matches.is_some_and(|m| m != if is_dir { "folder" } else { "file" }) {
+        return false;
+    }
+    let glob = pattern.get("glob").and_then(Value::as_str).unwrap_or("**");
+    let Some((_, ext)) = glob.rsplit_once("*.") else {
+        return true;
+    };
+    let exts: Vec<&str> = ext
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .split(',')
+        .collect();
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| exts.contains(&e))
+}
+
+impl LspServer {
+    /// Whether the server computes the edits a move of `path` needs
+    /// (`workspace.fileOperations.willRename`, whose filters take it).
+    pub(crate) fn renames_files(&self, path: &Path, is_dir: bool) -> bool {
+        self.capabilities
+            .pointer("/workspace/fileOperations/willRename/filters")
+            .and_then(Value::as_array)
+            .is_some_and(|filters| filters.iter().any(|f| filter_takes(f, path, is_dir)))
+    }
+
+    /// The server's edit for moving `from` to `to` (`workspace/willRenameFiles`):
+    /// the imports and module declarations that name it, as a
+    /// `WorkspaceEdit` (`null`: nothing to change).
+    pub(crate) async fn will_rename_files(
+        &self,
+        from: &Path,
+        to: &Path,
+    ) -> Result<Value, ToolError> {
+        let uri = |p: &Path| {
+            path_to_uri_string(p).map_err(|e| ToolError::bad_input(format!("{}: {e}", p.display())))
+        };
+        let params = json!({ "files": [{ "oldUri": uri(from)?, "newUri": uri(to)? }] });
+        match self.ask_of::<request::WillRenameFiles>(params).await {
+            Err(ToolError {
+                kind: ErrorKind::Server,
+                message: why,
+            }) => Err(ToolError::refused(format!(
+                "{} refuses the move: {why}",
+                self.spec.id
+            ))),
+            other => other,
+        }
+    }
+
+    /// Tells the server that `from` was moved to `to` (`workspace/didRenameFiles`).
+    pub(crate) fn did_rename_files(&self, from: &Path, to: &Path) {
+        let (Ok(old), Ok(new)) = (path_to_uri_string(from), path_to_uri_string(to)) else {
+            return;
+        };
+        let told = self.client.notify_of::<notification::DidRenameFiles>(
+            json!({ "files": [{ "oldUri": old, "newUri": new }] }),
+        );
+        if let Err(e) = told {
+            tracing::debug!("{}: didRenameFiles not sent: {e}", self.spec.id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_will_rename_filter_takes_the_paths_its_glob_and_kind_name() {
+        let ts = json!({ "scheme": "file", "pattern": { "glob": "**/*.{ts,js,jsx,tsx,mjs,mts,cjs,cts}", "matches": "file" } });
+        assert!(filter_takes(&ts, Path::new("/p/a.ts"), false));
+        assert!(!filter_takes(&ts, Path::new("/p/a.py"), false));
+        assert!(!filter_takes(&ts, Path::new("/p/src"), true));
+        let folder = json!({ "scheme": "file", "pattern": { "glob": "**", "matches": "folder" } });
+        assert!(filter_takes(&folder, Path::new("/p/src"), true));
+        assert!(!filter_takes(&folder, Path::new("/p/a.rs"), false));
+        let rs = json!({ "pattern": { "glob": "**/*.rs", "matches": "file" } });
+        assert!(filter_takes(&rs, Path::new("/p/a.rs"), false));
     }
 }

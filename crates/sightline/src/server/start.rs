@@ -71,6 +71,9 @@ pub fn initialize_params(root: &Path, initialization_options: Value) -> Value {
                 "diagnostics": { "refreshSupport": true },
                 "executeCommand": { "dynamicRegistration": false },
                 "symbol": {},
+                // `sightline move` asks for the edits a file's move needs
+                // and tells the server once it is done.
+                "fileOperations": { "willRename": true, "didRename": true },
                 // Edits are applied only for a command sightline runs
                 // (`LspServer::run_command`), all or nothing with the rest.
                 "applyEdit": true,

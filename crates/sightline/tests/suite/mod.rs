@@ -35,6 +35,7 @@ mod layout;
 mod lifecycle;
 mod mcp;
 mod monorepo;
+mod move_path;
 mod network;
 mod open_before_asking;
 mod organize_imports;

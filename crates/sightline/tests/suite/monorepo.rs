@@ -15,7 +15,8 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 use sightline_test_support::pinned::{schemas_workspace, tanstack_workspace};
-use sightline_test_support::{DaemonDirs, require, run_cli, run_hook};
+use sightline_test_support::project::WORKSPACE_FUNCTION;
+use sightline_test_support::{DaemonDirs, Project, require, run_cli, run_hook};
 
 use super::servers::tools;
 use sightline_test_support::place_of as at;
@@ -756,4 +757,119 @@ fn packages_no_readable_workspace_declares_are_named_and_a_rename_that_cannot_re
             .contains("computeTotal"),
         "the rename wrote"
     );
+}
+
+/// A workspace of 1,000 packages, 100 of which call the function: the
+/// question loads the budget's 40 (the default `max_packages`), names the
+/// other 60, and is asked again warm with the same answer. The work is
+/// bounded by the budget, not by the packages (each manifest is read once
+/// per question); the time for 100, 1,000 and 5,000 packages is
+/// `benches/packages.rs`'s.
+#[test]
+fn a_thousand_package_workspace_loads_its_budget_and_names_the_rest() {
+    require("typescript-language-server");
+    let ws = Project::npm_workspace(1000);
+    let place = format!("{}:1:17", ws.path("packages/core/src/index.ts").display());
+    let dirs = DaemonDirs::new();
+    // The JSON answer: the text lists the first places only.
+    let cold = ask(&["references", "--json", &place], Some(&dirs));
+    let answer: Value = serde_json::from_str(&cold).unwrap();
+    let found: BTreeSet<String> = answer["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| format!("{}:{}", l["path"].as_str().unwrap(), l["line"]))
+        .collect();
+    let notes: Vec<String> = answer["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect();
+    let callers: BTreeSet<String> = found.iter().map(|p| package(p)).collect();
+    assert_eq!(callers.len(), 40, "{cold}");
+    // Each caller's import and call, nothing else.
+    assert_eq!(found.len(), 80, "{cold}");
+    assert_eq!(notes.len(), 1, "{cold}");
+    let note = &notes[0];
+    assert!(
+        note.starts_with(&format!(
+            "60 packages that mention `{WORKSPACE_FUNCTION}` were not searched, over the 40 a question loads"
+        )),
+        "{cold}"
+    );
+    let named: BTreeSet<String> = note
+        .rsplit_once("): ")
+        .unwrap()
+        .1
+        .split(", ")
+        .map(str::to_owned)
+        .collect();
+    assert!(callers.is_disjoint(&named), "{cold}");
+    let every: BTreeSet<String> = (0..999)
+        .step_by(10)
+        .map(|i| format!("packages/p{i:04}"))
+        .collect();
+    assert_eq!(
+        callers.union(&named).cloned().collect::<BTreeSet<_>>(),
+        every,
+        "{cold}"
+    );
+    let warm = ask(&["references", "--json", &place], Some(&dirs));
+    assert_eq!(warm, cold);
+}
+
+/// The uses of a class in a uv workspace do not depend on what was asked
+/// before: a new daemon's first question, and the same question after
+/// another file's diagnostics, are the same whole answer (before, the
+/// second listed 20 of the 24).
+#[test]
+fn references_in_a_uv_workspace_do_not_depend_on_the_question_before() {
+    require("pyright-langserver");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    schemas_in(dir);
+    let core = "packages/referencing/src/referencing/_core.py";
+    let class = at(dir, core, "class Resource(", "Resource");
+    // The JSON answer: the text lists the first places only.
+    let first = ask(&["references", "--json", &class], Some(&DaemonDirs::new()));
+    let answer: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(answer["notes"], json!([]), "{first}");
+    let found: BTreeSet<String> = answer["locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            format!(
+                "{}:{}:{}",
+                l["path"].as_str().unwrap(),
+                l["line"],
+                l["column"]
+            )
+        })
+        .collect();
+    // Its uses in the consumer package (`referencing.Resource`) and every
+    // import of it are among them.
+    let uses = word_uses(dir, "Resource", &[".py"], |line, byte| {
+        line[..byte].ends_with("referencing.")
+            || line.trim_start().starts_with("from referencing import")
+            || line
+                .trim_start()
+                .starts_with("from referencing._core import")
+    });
+    assert!(
+        uses.iter().any(|u| u.starts_with("packages/jsonschema/")),
+        "{uses:?}"
+    );
+    for used in &uses {
+        assert!(found.contains(used), "{used}: {first}");
+    }
+
+    let dirs = DaemonDirs::new();
+    let other = dir.join("packages/jsonschema/src/jsonschema/validators.py");
+    // Exit 1: the file has errors of its own.
+    let (said, code) = run(&["diagnostics", &other.display().to_string()], Some(&dirs));
+    assert!(said.contains(" diagnostics") && code == 1, "{said}");
+    let after = ask(&["references", "--json", &class], Some(&dirs));
+    assert_eq!(after, first);
 }

@@ -26,6 +26,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::config::NewErrors;
 use crate::edit::agent_edits::{AgentEdit, texts_before};
 
 use crate::engine::Engine;
@@ -165,14 +166,22 @@ pub async fn answer(
         pending.settle(&call.asker, within(budget)).await;
     }
     let now = match call.request {
-        Request::BeforeEdit { session, edits } => {
-            match engine.before_agent_edit(&edits) {
-                Ok(Some(texts)) => pending.record(&session, texts),
-                Ok(None) => {}
-                Err(e) => tracing::info!("hook: nothing recorded before the edit: {e}"),
+        Request::BeforeEdit { session, edits } => match engine.before_agent_edit(&edits) {
+            Ok(Some(texts)) => {
+                let denial = if engine.config().agent_new_errors == NewErrors::Deny {
+                    deny_policy::denial(engine, &texts, within(budget)).await
+                } else {
+                    None
+                };
+                pending.record(&session, texts);
+                denial.unwrap_or_default()
             }
-            String::new()
-        }
+            Ok(None) => String::new(),
+            Err(e) => {
+                tracing::info!("hook: nothing recorded before the edit: {e}");
+                String::new()
+            }
+        },
         Request::AfterEdit {
             session,
             files,
@@ -328,6 +337,9 @@ pub fn output(hook: &Hook, context: &str) -> Option<String> {
     if context.trim().is_empty() {
         return None;
     }
+    if deny_policy::is_denial(context) {
+        return Some(format!("{}\n", deny_policy::output(hook, context)));
+    }
     if end_of_turn(&hook.event) {
         return Some(format!("{}\n", end_of_turn_output(hook, context)));
     }
@@ -375,6 +387,7 @@ fn end_of_turn_output(hook: &Hook, context: &str) -> Value {
 }
 
 mod after_edit;
+mod deny_policy;
 mod payload;
 mod pending;
 mod search;

@@ -38,6 +38,7 @@ mod hook;
 mod insert_after_symbol;
 mod insert_before_symbol;
 mod lsp;
+mod move_path;
 mod organize_imports;
 mod read;
 mod references;
@@ -71,6 +72,7 @@ pub(crate) static REGISTRY: &[Entry] = &[
     entry::<edit::Edit>(),
     entry::<apply_patch::ApplyPatch>(),
     entry::<rename::Rename>(),
+    entry::<move_path::Move>(),
     entry::<code_actions::CodeActions>(),
     entry::<apply_code_action::ApplyCodeAction>(),
     entry::<organize_imports::OrganizeImports>(),
