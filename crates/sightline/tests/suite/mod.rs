@@ -17,6 +17,7 @@ mod config;
 mod confine;
 mod crate_revert;
 mod daemon;
+mod deny_policy;
 mod declarations;
 mod doctor;
 mod dry_run;
