@@ -111,7 +111,15 @@ impl Engine {
         &self,
         texts: &EditTexts,
     ) -> Result<EditAnswer, ToolError> {
-        let staged = texts.staged.clone();
+        // A file several edits change (Claude Code's `MultiEdit`) is
+        // staged once per edit: its last text is the edit's.
+        let mut staged: Vec<(PathBuf, Option<Text>)> = Vec::new();
+        for (path, text) in texts.staged.iter().rev() {
+            if !staged.iter().any(|(p, _)| p == path) {
+                staged.push((path.clone(), text.clone()));
+            }
+        }
+        staged.reverse();
         let written: Vec<PathBuf> = staged
             .iter()
             .filter(|(_, t)| t.is_some())

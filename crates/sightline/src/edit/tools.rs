@@ -119,21 +119,11 @@ impl Engine {
             .ok_or_else(|| ToolError::bad_input(format!("file not found: {}", path.display())))?;
         self.last_read().check(&path, Some(&before))?;
         let mut text = Text::decode(&before, &path)?;
-        let (old, new) = (old.replace("\r\n", "\n"), new.replace("\r\n", "\n"));
         let Replaced {
             body,
             count: n,
             lines,
-        } = replace(&text.body, &old, &new, replace_all).map_err(|e| {
-            ToolError::bad_input(match e {
-                ReplaceError::EmptyOld => "`old` must not be empty".into(),
-                ReplaceError::NotFound => format!("`old` was not found in {}", path.display()),
-                ReplaceError::Ambiguous(n) => format!(
-                    "`old` is in {} {n} times; give more context or set replace_all",
-                    path.display()
-                ),
-            })
-        })?;
+        } = replace_in(&path, &text.body, old, new, replace_all)?;
         text.body = body;
         let range = format_range.then_some(lines);
         let mut answer = self
@@ -146,6 +136,54 @@ impl Engine {
         )];
         self.check_errors(&mut answer, std::slice::from_ref(&path))
             .await;
+        Ok(answer)
+    }
+
+    /// A chain of replacements (`file`, `old`, `new`, `replace_all`), each
+    /// made on the text the ones before it left, across files: one change,
+    /// written all or nothing (or, in a dry run, held in memory), whose
+    /// errors are those of all of them together.
+    pub async fn edit_chain(
+        &self,
+        edits: &[(PathBuf, String, String, bool)],
+    ) -> Result<EditAnswer, ToolError> {
+        let mut texts: Vec<(PathBuf, Text, usize)> = Vec::new();
+        for (file, old, new, all) in edits {
+            let given = AbsPath::new(file)?;
+            self.confine([given.as_path()])?;
+            let path = given.canonical().into_path_buf();
+            let (mut text, count) = match texts.iter().position(|(p, _, _)| *p == path) {
+                Some(i) => {
+                    let (_, text, count) = texts.remove(i);
+                    (text, count)
+                }
+                None => {
+                    let before = read_bytes(&path)?.ok_or_else(|| {
+                        ToolError::bad_input(format!("file not found: {}", path.display()))
+                    })?;
+                    self.last_read().check(&path, Some(&before))?;
+                    (Text::decode(&before, &path)?, 0)
+                }
+            };
+            let replaced = replace_in(&path, &text.body, old, new, *all)?;
+            text.body = replaced.body;
+            texts.push((path, text, count + replaced.count));
+        }
+        let paths: Vec<PathBuf> = texts.iter().map(|(p, _, _)| p.clone()).collect();
+        let changes: Vec<String> = texts
+            .iter()
+            .map(|(p, _, n)| {
+                format!(
+                    "edited {} ({n} replacement{})",
+                    p.display(),
+                    if *n == 1 { "" } else { "s" }
+                )
+            })
+            .collect();
+        let staged = texts.into_iter().map(|(p, t, _)| (p, Some(t))).collect();
+        let mut answer = self.commit(staged).await?;
+        answer.changes = changes;
+        self.check_errors(&mut answer, &paths).await;
         Ok(answer)
     }
 
@@ -340,4 +378,26 @@ impl Engine {
         }
         Ok(answer)
     }
+}
+
+/// `old` replaced by `new` in `body` (line endings as `\n`), once or with
+/// `replace_all` everywhere; the refusal names `path`.
+fn replace_in(
+    path: &Path,
+    body: &str,
+    old: &str,
+    new: &str,
+    replace_all: bool,
+) -> Result<Replaced, ToolError> {
+    let (old, new) = (old.replace("\r\n", "\n"), new.replace("\r\n", "\n"));
+    replace(body, &old, &new, replace_all).map_err(|e| {
+        ToolError::bad_input(match e {
+            ReplaceError::EmptyOld => "`old` must not be empty".into(),
+            ReplaceError::NotFound => format!("`old` was not found in {}", path.display()),
+            ReplaceError::Ambiguous(n) => format!(
+                "`old` is in {} {n} times; give more context or set replace_all",
+                path.display()
+            ),
+        })
+    })
 }

@@ -385,3 +385,63 @@ fn a_cancelled_dry_run_leaves_the_server_with_the_disk_s_text() {
     assert_eq!((after.is_error, after.text), (false, before.text));
     d.close("s");
 }
+
+/// `edit` with `then`: a chain of speculative edits across files, previewed
+/// as one change. mobx's `stringifyKey` gains a parameter (3 calls break,
+/// 2 in observablemap.ts and 1 in observableobject.ts), then the calls in
+/// observablemap.ts are fixed: the preview of the chain holds only the
+/// call the chain left broken, writes nothing, and the chain made for
+/// real answers the same.
+#[test]
+fn a_chain_of_edits_across_files_previews_the_errors_of_all_of_them_together() {
+    require("typescript-language-server");
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("mobx");
+    mobx_project(&root);
+    std::fs::write(root.join("sightline.json"), SETTINGS).unwrap();
+    let file = root.join("src/utils/utils.ts");
+    let map = root.join("src/types/observablemap.ts");
+    let mut d = McpDriver::start();
+    d.open_args("s", &root, &path_with_tools(), &["mcp", "--edit-tools"]);
+    let args = json!({
+        "file": file,
+        "old": "export function stringifyKey(key: any): string {",
+        "new": "export function stringifyKey(key: any, quoted: boolean): string {",
+        "then": [{
+            "file": map,
+            "old": "stringifyKey(key)",
+            "new": "stringifyKey(key, false)",
+            "replace_all": true,
+        }],
+    });
+    let (preview, real) = preview_then_edit(&mut d, &root, "edit", args);
+    assert!(
+        preview.contains("src/types/observableobject.ts: 1 new error"),
+        "{preview}"
+    );
+    assert!(!preview.contains("observablemap.ts: "), "{preview}");
+    assert_eq!(preview, format!("preview: nothing was written\n{real}"));
+    let fixed = std::fs::read_to_string(&map).unwrap();
+    assert_eq!(fixed.matches("stringifyKey(key, false)").count(), 2);
+
+    // A link of the chain that cannot be made refuses all of it.
+    let before = tree(&root);
+    let broken = d.call(
+        "s",
+        "edit",
+        json!({
+            "file": file,
+            "old": "export function stringifyKey(key: any, quoted: boolean): string {",
+            "new": "export function stringifyKey(key: any): string {",
+            "then": [{ "file": map, "old": "no such text", "new": "x" }],
+        }),
+    );
+    assert!(broken.is_error, "{}", broken.text);
+    assert!(
+        broken.text.contains("`old` was not found in"),
+        "{}",
+        broken.text
+    );
+    assert!(tree(&root) == before, "a refused chain wrote");
+    d.close("s");
+}

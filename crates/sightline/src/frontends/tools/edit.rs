@@ -31,12 +31,30 @@ pub(crate) struct EditArgs {
     /// Only compute the errors the change would bring: the servers are
     /// told the new text in memory and asked, and nothing is written.
     pub(crate) dry_run: Option<bool>,
+    /// More replacements, in any files, each made on the text the ones
+    /// before it left: all are one change (written all or none), and the
+    /// answer (with `dry_run`, the preview) is the errors of all together.
+    pub(crate) then: Option<Vec<NextEdit>>,
+}
+
+/// One more replacement of an `edit` chain.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct NextEdit {
+    /// Absolute path of the file to change.
+    pub(crate) file: String,
+    /// The exact text to replace; it must occur once unless `replace_all`.
+    pub(crate) old: String,
+    /// The text to put in its place.
+    pub(crate) new: String,
+    /// Replace every occurrence of `old`.
+    pub(crate) replace_all: Option<bool>,
 }
 
 impl Tool for Edit {
     const NAME: &'static str = "edit";
     const TITLE: &'static str = "Edit a file";
-    const DESCRIPTION: &'static str = "Replace an exact piece of text in a file (once, or every occurrence with replace_all), written atomically and formatted. Refused when the file changed on disk since you last read it. Answers the errors the edit introduced, in the file and in the files that use what it changed; errors already there are only counted.";
+    const DESCRIPTION: &'static str = "Replace an exact piece of text in a file (once, or every occurrence with replace_all), written atomically and formatted; `then` chains more replacements, in any files, as one change (with dry_run: the errors of all of them together, nothing written). Refused when the file changed on disk since you last read it. Answers the errors the edit introduced, in the file and in the files that use what it changed; errors already there are only counted.";
     const EFFECT: Effect = Effect::Writes { idempotent: false };
     const SERVED: Served = Served::WithEditTools;
     const CLI: &'static [CliEntry] = &[cli::<EditCommand>()];
@@ -53,15 +71,33 @@ impl Tool for Edit {
         let file = PathBuf::from(a.file);
         let replace_all = a.replace_all.unwrap_or(false);
         let dry_run = a.dry_run.unwrap_or(false);
-        let done = engine
-            .edit_or_preview(dry_run, move |engine| {
-                Box::pin(async move {
-                    engine
-                        .edit_with(&file, &a.old, &a.new, replace_all, range)
-                        .await
-                })
-            })
-            .await;
+        let done = match a.then {
+            Some(then) => {
+                let chain: Vec<(PathBuf, String, String, bool)> =
+                    std::iter::once((file, a.old, a.new, replace_all))
+                        .chain(then.into_iter().map(|e| {
+                            let all = e.replace_all.unwrap_or(false);
+                            (PathBuf::from(e.file), e.old, e.new, all)
+                        }))
+                        .collect();
+                engine
+                    .edit_or_preview(dry_run, move |engine| {
+                        Box::pin(async move { engine.edit_chain(&chain).await })
+                    })
+                    .await
+            }
+            None => {
+                engine
+                    .edit_or_preview(dry_run, move |engine| {
+                        Box::pin(async move {
+                            engine
+                                .edit_with(&file, &a.old, &a.new, replace_all, range)
+                                .await
+                        })
+                    })
+                    .await
+            }
+        };
         session.edited(done, json)
     }
 }
@@ -101,6 +137,7 @@ impl CliCommand for EditCommand {
             replace_all: Some(self.replace_all),
             format_range: self.format_range,
             dry_run: Some(self.dry_run),
+            then: None,
         })
     }
 }
