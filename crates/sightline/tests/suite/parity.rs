@@ -94,6 +94,10 @@ fn restore(p: &Project, ts: &Project) {
     }
     std::fs::write(p.path("lib.py"), LIB).unwrap();
     std::fs::write(p.path("app.py"), APP).unwrap();
+    let moved = ts.path("w.ts");
+    if moved.exists() {
+        std::fs::remove_file(moved).unwrap();
+    }
     std::fs::write(ts.path("u.ts"), U_TS).unwrap();
     std::fs::write(ts.path("m.ts"), M_TS).unwrap();
 }
@@ -236,6 +240,16 @@ fn every_tool_answers_the_same_on_the_command_line_and_over_mcp() {
             "",
             "rename",
             json!({ "file": lib, "line": 10, "column": 5, "new_name": "double" }),
+        ),
+        case(
+            &[
+                "move",
+                &ts.path("u.ts").display().to_string(),
+                &ts.path("w.ts").display().to_string(),
+            ],
+            "",
+            "move",
+            json!({ "from": ts.path("u.ts"), "to": ts.path("w.ts") }),
         ),
         case(
             &["code-actions", &format!("{lib}:1")],
