@@ -13,7 +13,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, Ordering};
+use std::task::{Context, Poll};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,7 +23,7 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader, ReadBuf};
 use tokio::process::Command;
 use tokio::sync::{oneshot, watch};
 use tokio_util::codec::FramedRead;
@@ -95,6 +97,48 @@ struct Inner {
     exit: watch::Receiver<Option<ExitInfo>>,
     pgid: Option<u32>,
     kill: Mutex<Option<oneshot::Sender<()>>>,
+    input: Arc<Input>,
+}
+
+/// What the reader knows of the server's output it has not handled yet: a
+/// server that has written its answer and gone idle is not done while its
+/// message waits in the pipe of a reader starved of the processor.
+#[derive(Debug)]
+struct Input {
+    /// The server's stdout while the reader holds it, else -1.
+    fd: AtomicI32,
+    /// The reader's last read took bytes and it has not asked for more
+    /// since: a message read but not yet handled.
+    taken: AtomicBool,
+}
+
+/// The server's stdout, noting in [`Input`] what its reads took.
+struct WatchedReader<R> {
+    reader: R,
+    input: Arc<Input>,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for WatchedReader<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.reader).poll_read(cx, buf);
+        // Waiting for more (pending) means every whole message before was
+        // handled; an end of file or an error takes nothing either.
+        let took = matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before;
+        self.input.taken.store(took, Ordering::Release);
+        polled
+    }
+}
+
+impl<R> Drop for WatchedReader<R> {
+    fn drop(&mut self) {
+        // Before the descriptor closes and its number can be reused.
+        self.input.fd.store(-1, Ordering::Release);
+    }
 }
 
 /// A handle to one server. Cloning shares the server; dropping the last handle
@@ -146,6 +190,10 @@ impl Client {
         else {
             return Err(spawn_err(std::io::Error::other("stdio was not piped")));
         };
+        #[cfg(unix)]
+        let stdout_fd = std::os::fd::AsRawFd::as_raw_fd(&stdout);
+        #[cfg(not(unix))]
+        let stdout_fd = -1;
         let (kill_tx, kill_rx) = oneshot::channel::<()>();
         let (code_tx, code_rx) = watch::channel::<Option<Option<i32>>>(None);
         tokio::spawn(async move {
@@ -164,7 +212,7 @@ impl Client {
         });
         Ok(Self::connect(
             config.name,
-            stdout,
+            (stdout, stdout_fd),
             stdin,
             Some(stderr),
             pgid,
@@ -184,7 +232,7 @@ impl Client {
     ) -> Client {
         Self::connect(
             name.into(),
-            reader,
+            (reader, -1),
             writer,
             None::<tokio::io::Empty>,
             None,
@@ -198,7 +246,7 @@ impl Client {
     #[allow(clippy::too_many_arguments)]
     fn connect(
         name: String,
-        reader: impl AsyncRead + Unpin + Send + 'static,
+        (reader, reader_fd): (impl AsyncRead + Unpin + Send + 'static, i32),
         writer: impl AsyncWrite + Unpin + Send + 'static,
         stderr: Option<impl AsyncRead + Unpin + Send + 'static>,
         pgid: Option<u32>,
@@ -209,6 +257,14 @@ impl Client {
     ) -> Client {
         let (exit_tx, exit_rx) = watch::channel(None);
         let ring = Arc::new(StderrRing::new(STDERR_BYTES));
+        let input = Arc::new(Input {
+            fd: AtomicI32::new(reader_fd),
+            taken: AtomicBool::new(false),
+        });
+        let reader = WatchedReader {
+            reader,
+            input: input.clone(),
+        };
         let inner = Arc::new(Inner {
             name: name.clone(),
             writer: Writer::new(writer),
@@ -218,6 +274,7 @@ impl Client {
             exit: exit_rx,
             pgid,
             kill: Mutex::new(kill),
+            input,
         });
         let stderr_done = stderr.map(|stderr| {
             let (done_tx, done_rx) = oneshot::channel::<()>();
@@ -273,6 +330,18 @@ impl Client {
     /// The server's process id (also its process group id).
     pub fn pid(&self) -> Option<u32> {
         self.inner.pgid
+    }
+
+    /// Whether output of the server waits to be handled: bytes in its pipe,
+    /// or a message the reader has read and not yet handled. A server that
+    /// wrote its last message is done only once that message is handled.
+    pub fn has_unhandled_output(&self) -> bool {
+        let input = &self.inner.input;
+        if input.taken.load(Ordering::Acquire) {
+            return true;
+        }
+        let fd = input.fd.load(Ordering::Acquire);
+        fd >= 0 && process::unread_bytes(fd) > 0
     }
 
     pub fn is_alive(&self) -> bool {

@@ -15,6 +15,6 @@ mod unix;
 mod windows;
 
 #[cfg(unix)]
-pub use unix::{group_alive, kill_group, kill_pid, spawn_group};
+pub use unix::{group_alive, kill_group, kill_pid, spawn_group, unread_bytes};
 #[cfg(windows)]
-pub use windows::{group_alive, kill_group, kill_pid, spawn_group};
+pub use windows::{group_alive, kill_group, kill_pid, spawn_group, unread_bytes};

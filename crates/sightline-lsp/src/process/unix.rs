@@ -105,6 +105,15 @@ pub fn kill_pid(pid: u32) {
     }
 }
 
+/// How many bytes wait unread in the pipe `fd` (0 when it cannot say).
+pub fn unread_bytes(fd: i32) -> usize {
+    let mut n: libc::c_int = 0;
+    // SAFETY: FIONREAD writes one int through the pointer, which lives for
+    // the call; a descriptor that is not a pipe only fails the call.
+    let ok = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) } == 0;
+    if ok { usize::try_from(n).unwrap_or(0) } else { 0 }
+}
+
 /// Whether any process of the group is still alive.
 pub fn group_alive(pgid: u32) -> bool {
     // SAFETY: signal 0 only checks for existence and permission.

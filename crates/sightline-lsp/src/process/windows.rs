@@ -179,6 +179,12 @@ pub fn kill_pid(pid: u32) {
     }
 }
 
+/// How many bytes wait unread in a server's output: not asked on Windows,
+/// where a wait reads the server's messages and progress instead.
+pub fn unread_bytes(_fd: i32) -> usize {
+    0
+}
+
 /// Whether any process of the child's job is still alive.
 pub fn group_alive(pid: u32) -> bool {
     let Ok(jobs) = jobs().lock() else {

@@ -159,12 +159,10 @@ impl LspServer {
                 }
                 return Ok((self.findings(&items, &doc.index), note));
             }
-            let mut wake_at = deadline;
+            let mut quiet_until = None;
             match self.push_state(path, doc, confirmed) {
                 PushState::Fresh(items) => return Ok((self.findings(&items, &doc.index), None)),
-                PushState::QuietUntil(t) => {
-                    wake_at = wake_at.min(tokio::time::Instant::from_std(t));
-                }
+                PushState::QuietUntil(t) => quiet_until = Some(tokio::time::Instant::from_std(t)),
                 PushState::NotYet => {}
                 PushState::Confirm => {
                     self.confirm(path, deadline).await;
@@ -175,10 +173,13 @@ impl LspServer {
             if !self.is_alive() {
                 return Err(self.exited());
             }
-            if tokio::time::Instant::now() >= deadline && self.keeps_working(&mut patience) {
+            // Past the deadline only a look that sees no work ends the wait:
+            // a daemon starved of the processor may wake a second after a
+            // look that moved the deadline on, already past the new one.
+            let past_deadline = tokio::time::Instant::now() >= deadline;
+            if past_deadline && self.keeps_working(&mut patience) {
                 deadline = deadline.max(patience.deadline());
-            }
-            if tokio::time::Instant::now() >= deadline {
+            } else if past_deadline {
                 // Only results computed after our change may be shown.
                 let items = self
                     .state
@@ -194,6 +195,7 @@ impl LspServer {
                     Some(self.waited_note(&patience)),
                 ));
             }
+            let wake_at = quiet_until.map_or(deadline, |q| q.min(deadline));
             let _ = tokio::time::timeout_at(wake_at, rx.changed()).await;
         }
     }

@@ -3,7 +3,8 @@
 //! makes progress, up to the server's ceiling, instead of ending on a clock.
 //!
 //! Work is any of: a message from the server since the last look (a
-//! progress report, a status, a publish), or its process group on the
+//! progress report, a status, a publish) or one still waiting to be read,
+//! or its process group on the
 //! processor or *waiting to run* (Linux `/proc`: a server starved by a busy
 //! machine is runnable, not idle, and reading only the time it ran took a
 //! starved pyright for an idle one), or, where `/proc` cannot be read, a
@@ -89,7 +90,15 @@ impl LspServer {
         if now < p.deadline {
             return true;
         }
-        if now >= p.ceiling || !self.worked(&mut p.watch) {
+        if now >= p.ceiling {
+            return false;
+        }
+        if !self.worked(&mut p.watch) {
+            tracing::debug!(
+                "{}: no work seen after {:.1} s of waiting",
+                self.spec.id,
+                p.waited().as_secs_f64()
+            );
             return false;
         }
         p.deadline = p.ceiling.min(now + STEP);
@@ -111,7 +120,17 @@ impl LspServer {
         w.last_message = message;
         // Read every time, so that the next look measures from now.
         let cpu = w.cpu.busy();
+        let unhandled = self.client.has_unhandled_output();
+        tracing::debug!(
+            "{}: a look at its work: heard {heard}, unhandled output {unhandled}, processor {cpu:?}",
+            self.spec.id
+        );
+        // A server that wrote its last message and went idle is not done
+        // while that message waits for a reader starved of the processor
+        // (the daemon shares the server's scheduling group): the patience
+        // test, under six busy loops, gave up with the publish in the pipe.
         heard
+            || unhandled
             || cpu.unwrap_or_else(|| {
                 let background = self.spec.quirks.background_progress;
                 self.state.with(|s| {

@@ -79,12 +79,17 @@ fn a_server_starved_of_the_processor_is_waited_for_and_answered() {
         .expect("the daemon's scheduling group can be niced (/proc/PID/autogroup)");
     let _hog = Hog::on_core_0();
     let out = ask("a.fake");
+    // The daemon's log is written as it goes; stopped, it has all of it.
+    if String::from_utf8_lossy(&out.stdout) != fake::A_DIAGS {
+        dirs.stop();
+    }
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         fake::A_DIAGS,
-        "stderr: {}\nserver log:\n{}",
+        "stderr: {}\nserver log:\n{}\ndaemon log:\n{}",
         String::from_utf8_lossy(&out.stderr),
-        fake::log(&p)
+        fake::log(&p),
+        dirs.log()
     );
     dirs.stop();
 }
