@@ -122,4 +122,60 @@ fn a_fifo_for_a_workspace_file_wedges_no_other_project_and_the_daemon_stops() {
         .envs(dirs.env());
     let out = output_within(stop, Duration::from_secs(60)).expect("`daemon stop` returned");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // It says what happened: the daemon stopped, with the servers it ran.
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.starts_with("stopped the daemon (pid ") && said.contains(" servers stopped ("),
+        "{out:?}"
+    );
+}
+
+/// A daemon that takes the connection and never answers (here stopped with
+/// SIGSTOP) does not hold `daemon stop` up: it is killed, its server dies
+/// with it, and the answer says so. Before, `daemon stop` waited forever
+/// and said `stopping` whatever happened.
+#[test]
+fn daemon_stop_kills_a_daemon_that_does_not_answer_and_says_so() {
+    let p = super::fake::project(serde_json::json!({ "rules": [] }));
+    let config = p.path("user-config.json");
+    std::fs::write(
+        &config,
+        serde_json::json!({ "lsp": { "fake": {
+            "command": [super::fake::fake_bin(), "serve"],
+            "extensions": [".fake"],
+        } } })
+        .to_string(),
+    )
+    .unwrap();
+    let dirs = DaemonDirs::new();
+    let data = tempfile::tempdir().unwrap();
+    let mut ask = dirs.command(p.root(), &config, data.path());
+    ask.args(["diagnostics", "a.fake"]);
+    let out = output_within(ask, Duration::from_secs(60)).expect("the question ended");
+    assert_eq!(out.stdout, super::fake::A_DIAGS.as_bytes(), "{out:?}");
+    let daemon = dirs.daemon_pid().expect("a daemon runs");
+    let server: u32 = super::fake::log(&p)
+        .lines()
+        .find_map(|l| l.strip_prefix("start run 1 pid "))
+        .and_then(|pid| pid.trim().parse().ok())
+        .expect("the fake server logged its pid");
+    // SAFETY: signals our own daemon, by the pid its runtime directory holds.
+    unsafe { libc::kill(daemon as i32, libc::SIGSTOP) };
+    let mut stop = Command::new(sightline_test_support::sightline_bin());
+    stop.args(["daemon", "stop"])
+        .envs(sightline_test_support::isolation::env())
+        .envs(dirs.env());
+    let out = output_within(stop, Duration::from_secs(90)).expect("`daemon stop` returned");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with(&format!(
+            "killed the daemon (pid {daemon}): it did not answer (daemon: no daemon answered on "
+        )),
+        "{out:?}"
+    );
+    assert!(!sightline_test_support::alive(daemon), "the daemon lives on");
+    let server_gone = poll_until(Duration::from_secs(30), || {
+        (!sightline_test_support::alive(server)).then_some(())
+    });
+    assert!(server_gone.is_some(), "its server {server} outlived it");
 }

@@ -20,13 +20,9 @@ pub(super) async fn run(
             return serve::run(crate::frontends::daemon::transport::Ready::take(ready_fd)).await;
         }
         Some(DaemonAction::Status) => serve::STATUS_TOOL,
-        Some(DaemonAction::Stop) => serve::STOP_TOOL,
+        Some(DaemonAction::Stop) => return stop(json).await,
     };
     let hello = Hello::control();
-    let pid =
-        std::fs::read_to_string(crate::frontends::daemon::paths::runtime_dir().join("daemon.pid"))
-            .ok()
-            .and_then(|p| p.trim().parse::<u32>().ok());
     let answer = call::call_tool(
         &hello,
         false,
@@ -36,33 +32,171 @@ pub(super) async fn run(
         &crate::progress::Silent,
     )
     .await;
-    // `stop` returns once the daemon has stopped its servers and exited.
-    if tool == serve::STOP_TOOL
-        && matches!(answer, Ok(Some(_)))
-        && let Some(pid) = pid
-    {
-        super::exit::wait_exit(pid, std::time::Duration::from_secs(30)).await;
-    }
     match answer {
-        Ok(None) => {
-            let text = if json {
-                "null\n"
-            } else {
-                "no daemon is running\n"
-            };
-            print_out(text, EXIT_OK)
-        }
-        Ok(Some(a)) if tool == serve::STOP_TOOL => print_out(
-            &if json {
-                format!("{}\n", json!({ "stopped": true }))
-            } else {
-                format!("{}\n", a.text)
-            },
-            EXIT_OK,
-        ),
+        Ok(None) => print_out(if json { "null\n" } else { NO_DAEMON }, EXIT_OK),
         Ok(Some(a)) if json => print_out(&format!("{}\n", a.text), EXIT_OK),
         Ok(Some(a)) => print_out(&status_text(&a.text), EXIT_OK),
         Err(e) => print_out(&format!("error: {e}\n"), EXIT_FAILED),
+    }
+}
+
+const NO_DAEMON: &str = "no daemon is running\n";
+
+/// How long `daemon stop` waits for the daemon to stop its servers and
+/// exit before it kills it.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How long the status asked before a stop may take: a daemon that does not
+/// answer it is stopped all the same.
+const STATUS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How long the daemon has to take the stop request: it answers at once
+/// (before it stops its servers) unless it is stopped or wedged.
+const STOP_ANSWER_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What `daemon stop` did.
+#[derive(Debug, serde::Serialize)]
+struct Stopped {
+    /// Whether no daemon runs now.
+    stopped: bool,
+    pid: Option<u32>,
+    /// The servers it ran, by id.
+    servers: Vec<String>,
+    /// It did not exit when asked (or did not answer) and was killed; its
+    /// servers die with it (the reaper holds their groups).
+    killed: bool,
+    /// Why it was killed, or why it could not be stopped.
+    reason: Option<String>,
+}
+
+impl Stopped {
+    fn text(&self) -> String {
+        let pid = self.pid.map_or_else(String::new, |p| format!(" (pid {p})"));
+        let servers = match self.servers.len() {
+            0 => "it ran no server".to_owned(),
+            1 => format!("1 server stopped ({})", self.servers[0]),
+            n => format!("{n} servers stopped ({})", self.servers.join(", ")),
+        };
+        match (self.stopped, self.killed, &self.reason) {
+            (true, false, _) => format!("stopped the daemon{pid}; {servers}\n"),
+            (true, true, reason) => format!(
+                "killed the daemon{pid}: {}; its servers die with it\n",
+                reason.as_deref().unwrap_or("it did not exit")
+            ),
+            (false, _, reason) => format!(
+                "error: the daemon{pid} could not be stopped: {}\n",
+                reason.as_deref().unwrap_or("unknown")
+            ),
+        }
+    }
+}
+
+/// `sightline daemon stop`: asks the daemon to stop its servers and exit,
+/// waits for it, and kills it if it does not go; says which happened.
+async fn stop(json: bool) -> i32 {
+    use crate::frontends::cli::terminal::print_out;
+    use crate::frontends::daemon::{Hello, call, serve};
+    let pid =
+        std::fs::read_to_string(crate::frontends::daemon::paths::runtime_dir().join("daemon.pid"))
+            .ok()
+            .and_then(|p| p.trim().parse::<u32>().ok());
+    let servers = tokio::time::timeout(STATUS_WAIT, daemon_status())
+        .await
+        .ok()
+        .flatten()
+        .and_then(|v| v["servers"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|s| s["id"].as_str().map(str::to_owned))
+        .collect();
+    // A daemon that takes the connection and never answers (stopped, or
+    // wedged) must not hold `daemon stop` up: it is killed instead.
+    let answer = tokio::time::timeout(
+        STOP_ANSWER_WAIT,
+        call::call_tool(
+            &Hello::control(),
+            false,
+            serve::STOP_TOOL,
+            json!({}),
+            false,
+            &crate::progress::Silent,
+        ),
+    )
+    .await
+    .unwrap_or_else(|_| {
+        Err(crate::frontends::daemon::DaemonError::Unreachable(
+            crate::frontends::daemon::paths::runtime_dir()
+                .display()
+                .to_string(),
+            STOP_ANSWER_WAIT.as_secs(),
+        ))
+    });
+    let mut stopped = Stopped {
+        stopped: true,
+        pid,
+        servers,
+        killed: false,
+        reason: None,
+    };
+    match (answer, pid) {
+        (Ok(None), _) => {
+            return print_out(if json { "null\n" } else { NO_DAEMON }, EXIT_OK);
+        }
+        (Ok(Some(_)), None) => {}
+        (Ok(Some(_)), Some(pid)) => {
+            if !super::exit::wait_exit(pid, STOP_WAIT).await {
+                kill_daemon(pid, &mut stopped, "it did not exit within 30 s of being asked")
+                    .await;
+            }
+        }
+        (Err(e), Some(pid)) if is_our_daemon(pid) => {
+            kill_daemon(pid, &mut stopped, &format!("it did not answer ({e})")).await;
+        }
+        (Err(e), _) => {
+            stopped.stopped = false;
+            stopped.reason = Some(e.to_string());
+        }
+    }
+    let status = if stopped.stopped { EXIT_OK } else { EXIT_FAILED };
+    if json {
+        print_out(&format!("{}\n", json!(stopped)), status)
+    } else {
+        print_out(&stopped.text(), status)
+    }
+}
+
+/// Kills the daemon `pid` and waits for it to go.
+async fn kill_daemon(pid: u32, stopped: &mut Stopped, why: &str) {
+    sightline_lsp::kill_pid(pid);
+    stopped.killed = true;
+    stopped.stopped = super::exit::wait_exit(pid, STATUS_WAIT).await;
+    stopped.reason = Some(why.to_owned());
+}
+
+/// Whether process `pid` is a sightline daemon (the pid file may be stale,
+/// and its number taken by another process, which must not be killed).
+/// Where that cannot be read, it is not taken for one.
+fn is_our_daemon(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            return false;
+        };
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        let program = args
+            .first()
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .unwrap_or_default();
+        let program = std::path::Path::new(&program)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        program.starts_with("sightline") && args.iter().any(|a| *a == b"daemon")
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        false
     }
 }
 

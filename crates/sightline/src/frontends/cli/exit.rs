@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
-/// Waits (`limit` at most) until process `pid` has exited. Returns at once
-/// when it is already gone or cannot be watched.
-pub async fn wait_exit(pid: u32, limit: Duration) {
-    let _ = tokio::time::timeout(limit, exited(pid)).await;
+/// Waits (`limit` at most) until process `pid` has exited: whether it did
+/// in time. Returns `true` at once when it is already gone or cannot be
+/// watched.
+pub async fn wait_exit(pid: u32, limit: Duration) -> bool {
+    tokio::time::timeout(limit, exited(pid)).await.is_ok()
 }
 
 /// A pidfd becomes readable when the process exits (reaped or not).
