@@ -111,7 +111,11 @@ pub fn unread_bytes(fd: i32) -> usize {
     // SAFETY: FIONREAD writes one int through the pointer, which lives for
     // the call; a descriptor that is not a pipe only fails the call.
     let ok = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) } == 0;
-    if ok { usize::try_from(n).unwrap_or(0) } else { 0 }
+    if ok {
+        usize::try_from(n).unwrap_or(0)
+    } else {
+        0
+    }
 }
 
 /// Whether any process of the group is still alive.

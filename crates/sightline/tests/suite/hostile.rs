@@ -173,7 +173,10 @@ fn daemon_stop_kills_a_daemon_that_does_not_answer_and_says_so() {
         )),
         "{out:?}"
     );
-    assert!(!sightline_test_support::alive(daemon), "the daemon lives on");
+    assert!(
+        !sightline_test_support::alive(daemon),
+        "the daemon lives on"
+    );
     let server_gone = poll_until(Duration::from_secs(30), || {
         (!sightline_test_support::alive(server)).then_some(())
     });

@@ -145,8 +145,12 @@ async fn stop(json: bool) -> i32 {
         (Ok(Some(_)), None) => {}
         (Ok(Some(_)), Some(pid)) => {
             if !super::exit::wait_exit(pid, STOP_WAIT).await {
-                kill_daemon(pid, &mut stopped, "it did not exit within 30 s of being asked")
-                    .await;
+                kill_daemon(
+                    pid,
+                    &mut stopped,
+                    "it did not exit within 30 s of being asked",
+                )
+                .await;
             }
         }
         (Err(e), Some(pid)) if is_our_daemon(pid) => {
@@ -157,7 +161,11 @@ async fn stop(json: bool) -> i32 {
             stopped.reason = Some(e.to_string());
         }
     }
-    let status = if stopped.stopped { EXIT_OK } else { EXIT_FAILED };
+    let status = if stopped.stopped {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    };
     if json {
         print_out(&format!("{}\n", json!(stopped)), status)
     } else {
