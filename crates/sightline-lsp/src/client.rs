@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -105,8 +105,10 @@ struct Inner {
 /// message waits in the pipe of a reader starved of the processor.
 #[derive(Debug)]
 struct Input {
-    /// The server's stdout while the reader holds it, else -1.
-    fd: AtomicI32,
+    /// The server's stdout while the reader holds it, else -1. Held
+    /// locked across a look, so that the descriptor cannot close (and its
+    /// number go to another file) in between.
+    fd: Mutex<i32>,
     /// The reader's last read took bytes and it has not asked for more
     /// since: a message read but not yet handled.
     taken: AtomicBool,
@@ -137,7 +139,9 @@ impl<R: AsyncRead + Unpin> AsyncRead for WatchedReader<R> {
 impl<R> Drop for WatchedReader<R> {
     fn drop(&mut self) {
         // Before the descriptor closes and its number can be reused.
-        self.input.fd.store(-1, Ordering::Release);
+        if let Ok(mut fd) = self.input.fd.lock() {
+            *fd = -1;
+        }
     }
 }
 
@@ -258,7 +262,7 @@ impl Client {
         let (exit_tx, exit_rx) = watch::channel(None);
         let ring = Arc::new(StderrRing::new(STDERR_BYTES));
         let input = Arc::new(Input {
-            fd: AtomicI32::new(reader_fd),
+            fd: Mutex::new(reader_fd),
             taken: AtomicBool::new(false),
         });
         let reader = WatchedReader {
@@ -340,8 +344,10 @@ impl Client {
         if input.taken.load(Ordering::Acquire) {
             return true;
         }
-        let fd = input.fd.load(Ordering::Acquire);
-        fd >= 0 && process::unread_bytes(fd) > 0
+        let Ok(fd) = input.fd.lock() else {
+            return false;
+        };
+        *fd >= 0 && process::unread_bytes(*fd) > 0
     }
 
     pub fn is_alive(&self) -> bool {

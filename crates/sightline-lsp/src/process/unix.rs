@@ -109,7 +109,7 @@ pub fn kill_pid(pid: u32) {
 pub fn unread_bytes(fd: i32) -> usize {
     let mut n: libc::c_int = 0;
     // SAFETY: FIONREAD writes one int through the pointer, which lives for
-    // the call; a descriptor that is not a pipe only fails the call.
+    // the call; the caller keeps `fd` open across it.
     let ok = unsafe { libc::ioctl(fd, libc::FIONREAD, &mut n) } == 0;
     if ok {
         usize::try_from(n).unwrap_or(0)

@@ -4,8 +4,7 @@
 //!
 //! Work is any of: a message from the server since the last look (a
 //! progress report, a status, a publish) or one still waiting to be read,
-//! or its process group on the
-//! processor or *waiting to run* (Linux `/proc`: a server starved by a busy
+//! or its process group on the processor or *waiting to run* (Linux `/proc`: a server starved by a busy
 //! machine is runnable, not idle, and reading only the time it ran took a
 //! starved pyright for an idle one), or, where `/proc` cannot be read, a
 //! work-done progress of its runs in flight. A progress merely left open is
@@ -126,9 +125,9 @@ impl LspServer {
             self.spec.id
         );
         // A server that wrote its last message and went idle is not done
-        // while that message waits for a reader starved of the processor
-        // (the daemon shares the server's scheduling group): the patience
-        // test, under six busy loops, gave up with the publish in the pipe.
+        // while that message waits for a reader starved of the processor:
+        // the daemon shares the server's scheduling group, so a busy
+        // machine starves both, and the server may finish first.
         heard
             || unhandled
             || cpu.unwrap_or_else(|| {
