@@ -116,18 +116,25 @@ fn a_fifo_for_a_workspace_file_wedges_no_other_project_and_the_daemon_stops() {
         String::from_utf8_lossy(&out.stdout).starts_with("app.py: 1 diagnostic\n"),
         "{out:?}"
     );
-    let mut stop = Command::new(sightline_test_support::sightline_bin());
-    stop.args(["daemon", "stop"])
-        .envs(sightline_test_support::isolation::env())
-        .envs(dirs.env());
-    let out = output_within(stop, Duration::from_secs(60)).expect("`daemon stop` returned");
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = daemon_stop(&dirs, Duration::from_secs(60));
     // It says what happened: the daemon stopped, with the servers it ran.
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
         said.starts_with("stopped the daemon (pid ") && said.contains(" servers stopped ("),
         "{out:?}"
     );
+}
+
+/// `sightline daemon stop` for the daemon of `dirs`, bounded by `limit` (a
+/// guard against a hang), which must succeed.
+fn daemon_stop(dirs: &DaemonDirs, limit: Duration) -> Output {
+    let mut stop = Command::new(sightline_test_support::sightline_bin());
+    stop.args(["daemon", "stop"])
+        .envs(sightline_test_support::isolation::env())
+        .envs(dirs.env());
+    let out = output_within(stop, limit).expect("`daemon stop` returned");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    out
 }
 
 /// Kills process `.0` when dropped.
@@ -176,12 +183,7 @@ fn daemon_stop_kills_a_daemon_that_does_not_answer_and_says_so() {
     // Should `daemon stop` leave it stopped, it is killed before `dirs`
     // asks it to stop (which would wait on it without end).
     let _kill_on_failure = KillOnDrop(daemon);
-    let mut stop = Command::new(sightline_test_support::sightline_bin());
-    stop.args(["daemon", "stop"])
-        .envs(sightline_test_support::isolation::env())
-        .envs(dirs.env());
-    let out = output_within(stop, Duration::from_secs(90)).expect("`daemon stop` returned");
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = daemon_stop(&dirs, Duration::from_secs(90));
     assert!(
         String::from_utf8_lossy(&out.stdout).eq(&format!(
             "killed the daemon (pid {daemon}): it took the request but did not answer within 10 s; its servers die with it\n"

@@ -43,9 +43,8 @@ pub(super) async fn run(
 const NO_DAEMON: &str = "no daemon is running\n";
 
 /// How long `daemon stop` waits for the daemon to stop its servers and
-/// exit before it kills it.
-/// The daemon stops its engines one after another, each within a few
-/// seconds: this is more than a dozen slow ones take.
+/// exit before it kills it. The daemon stops its engines one after another,
+/// each within a few seconds: this is more than a dozen slow ones take.
 const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// How long the status asked before a stop may take: a daemon that does not
