@@ -46,6 +46,7 @@ mod render;
 mod sandbox;
 mod server;
 mod sync;
+mod syntax;
 mod workspaces;
 
 /// Before any unit test thread starts: this process's XDG and data

@@ -16,6 +16,10 @@ pub fn root_for_server(
     let default = || root_for(file, workspace);
     let found = match spec.root {
         RootRule::Default => return default(),
+        RootRule::Repository => match workspace.filter(|ws| file.starts_with(ws)) {
+            Some(ws) => return Some(ws.to_owned()),
+            None => find_root(file, &[".git"]),
+        },
         RootRule::Workspace {
             ecosystem,
             markers,
@@ -44,12 +48,14 @@ pub fn root_for_server(
             return find_root(file, markers).map(|r| clamp(r, file, workspace));
         }
         RootRule::CargoWorkspace => find_root(file, &["Cargo.toml"]).map(|krate| {
-            // The nearest ancestor whose manifest declares `[workspace]`.
+            // The nearest ancestor whose manifest declares a workspace (a
+            // `[workspace]` table, in any of TOML's forms).
             krate
                 .ancestors()
                 .find(|d| {
-                    crate::files::read_project_file(&d.join("Cargo.toml"))
-                        .is_ok_and(|t| t.lines().any(|l| l.trim() == "[workspace]"))
+                    crate::files::read_project_file(&d.join("Cargo.toml")).is_ok_and(|t| {
+                        crate::syntax::toml_table(&t).is_ok_and(|m| m.contains_key("workspace"))
+                    })
                 })
                 .map(Path::to_owned)
                 .unwrap_or(krate)

@@ -59,6 +59,12 @@ pub enum RootRule {
     Nix,
     /// Always the default root (the workspace, or the project around the file).
     Default,
+    /// One root for the whole repository: the workspace, else the git
+    /// root, else the default root. For a server that reads each file on
+    /// its own, with nothing of a project's to load, so that a root per
+    /// package would only start more of the same process (`check` of a
+    /// 60-package monorepo started 60 JSON servers, 4 GiB).
+    Repository,
 }
 
 /// How sightline gets a server that is not found.

@@ -5,28 +5,22 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::edit::Text;
+use crate::edit::wire::WorkspaceEdit;
 
 /// Each edit of `edit` (a `WorkspaceEdit`) whose new text names both
 /// `old_name` and `new_name`, as `PATH:LINE LINE_TEXT` with the line as
 /// `staged` has it after the rename; paths relative to `root`.
 pub(super) fn kept_aliases(
-    edit: &Value,
+    edit: &WorkspaceEdit,
     (old_name, new_name): (&str, &str),
     staged: &[(PathBuf, Option<Text>)],
     root: &Path,
 ) -> Vec<String> {
     let mut places: Vec<(PathBuf, usize)> = Vec::new();
-    for (path, e) in super::workspace::text_edits(edit) {
-        let text = e.get("newText").and_then(Value::as_str).unwrap_or_default();
-        let line = e.pointer("/range/start/line").and_then(Value::as_u64);
-        if names(text, new_name)
-            && names(text, old_name)
-            && let Some(line) = line
-        {
-            places.push((path, line as usize));
+    for (path, e) in edit.text_edits() {
+        if names(&e.new_text, new_name) && names(&e.new_text, old_name) {
+            places.push((path, e.range.start.line as usize));
         }
     }
     places.sort();
@@ -78,7 +72,12 @@ mod tests {
             }),
         )];
         assert_eq!(
-            kept_aliases(&edit, ("f", "g"), &staged, root),
+            kept_aliases(
+                &WorkspaceEdit::read(&edit).unwrap(),
+                ("f", "g"),
+                &staged,
+                root
+            ),
             ["index.ts:2 export { g as f } from \"./util.js\";"]
         );
     }

@@ -34,6 +34,7 @@ pub mod refactor;
 pub mod text;
 mod tools;
 mod whole_rename;
+mod wire;
 pub mod workspace;
 
 pub use by_symbol::SymbolEdit;

@@ -121,12 +121,13 @@ impl Engine {
         let _packages =
             super::whole_rename::load_packages(self, &server, &checked.path, &old_name)?;
         let (could_choose, edit) = server.rename(&checked.path, pos, new_name, keep).await?;
+        let edit = super::workspace::read_edit(&server, &edit)?;
         // A kept public name's importers keep it by choice.
         if !keep {
             self.refuse_partial_rename(&server, (file, line, column), &edit, &old_name)
                 .await?;
         }
-        let plan = Plan::stage(&server, &edit)?;
+        let plan = Plan::stage_read(&server, &edit)?;
         let staged = plan.staged();
         let files = staged.len();
         let mut what = format!(

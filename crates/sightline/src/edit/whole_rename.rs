@@ -7,11 +7,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
 use sightline_lsp::Position;
 use sightline_lsp::{Encoding, LineIndex};
 
 use crate::answer::Loc;
+use crate::edit::wire::WorkspaceEdit;
 use crate::engine::Engine;
 use crate::engine::packages::{LoadedPackages, load_users};
 use crate::error::ToolError;
@@ -47,7 +47,7 @@ impl Engine {
         &self,
         server: &LspServer,
         (file, line, column): (&Path, usize, usize),
-        edit: &Value,
+        edit: &WorkspaceEdit,
         old_name: &str,
     ) -> Result<(), ToolError> {
         // Boxed, as the rename's future would hold the references' too.
@@ -71,24 +71,11 @@ type At = (u64, u64);
 /// range is read against the file's text as it is (the edit is not yet
 /// written), so a line with characters past U+FFFF (an emoji) before the
 /// name compares alike.
-fn edited_ranges(edit: &Value, encoding: Encoding) -> HashMap<PathBuf, Vec<(At, At)>> {
+fn edited_ranges(edit: &WorkspaceEdit, encoding: Encoding) -> HashMap<PathBuf, Vec<(At, At)>> {
     let mut ranges: HashMap<PathBuf, Vec<(At, At)>> = HashMap::new();
     let mut texts: HashMap<PathBuf, Option<LineIndex>> = HashMap::new();
-    for (path, e) in super::workspace::text_edits(edit) {
-        let position = |end: &str| -> Option<Position> {
-            let n = |k: &str| {
-                e.pointer(&format!("/range/{end}/{k}"))
-                    .and_then(Value::as_u64)
-                    .and_then(|v| u32::try_from(v).ok())
-            };
-            Some(Position {
-                line: n("line")?,
-                character: n("character")?,
-            })
-        };
-        let (Some(first), Some(last)) = (position("start"), position("end")) else {
-            continue;
-        };
+    for (path, e) in edit.text_edits() {
+        let (first, last) = (e.range.start, e.range.end);
         let index = texts
             .entry(path.clone())
             .or_insert_with(|| std::fs::read_to_string(&path).ok().map(LineIndex::new));
@@ -122,7 +109,12 @@ fn written_as(loc: &Loc, old_name: &str) -> bool {
 
 /// The uses of `old_name` among `references` that `edit` (in the server's
 /// `encoding`) leaves unrenamed.
-fn left_out(edit: &Value, references: &[Loc], old_name: &str, encoding: Encoding) -> Vec<Loc> {
+fn left_out(
+    edit: &WorkspaceEdit,
+    references: &[Loc],
+    old_name: &str,
+    encoding: Encoding,
+) -> Vec<Loc> {
     let ranges = edited_ranges(edit, encoding);
     references
         .iter()
@@ -209,7 +201,12 @@ mod tests {
             loc(&b, 2, 1),
             loc(&b, 3, 1),
         ];
-        let missed = left_out(&edit, &refs, "f", Encoding::Utf16);
+        let missed = left_out(
+            &WorkspaceEdit::read(&edit).unwrap(),
+            &refs,
+            "f",
+            Encoding::Utf16,
+        );
         // a.ts:2 and the argument of `f(f)` (an edit on its line is not
         // one at it) are missed; b.ts:2 is the alias's own use, kept.
         assert_eq!(missed, [loc(&a, 2, 1), loc(&a, 3, 3), loc(&b, 3, 1)]);
@@ -221,7 +218,15 @@ mod tests {
         let edit = json!({ "changes": { uri(&c): [
             {"range": {"start": {"line": 0, "character": 11}, "end": {"line": 0, "character": 12}}, "newText": "h"},
         ] } });
-        assert_eq!(left_out(&edit, &[loc(&c, 1, 11)], "f", Encoding::Utf16), []);
+        assert_eq!(
+            left_out(
+                &WorkspaceEdit::read(&edit).unwrap(),
+                &[loc(&c, 1, 11)],
+                "f",
+                Encoding::Utf16
+            ),
+            []
+        );
         assert_eq!(
             e.message,
             "rename not done: tsserver's edit would leave 3 uses of `f` in 2 files unrenamed (a.ts:2:1, a.ts:3:3, b.ts:3:1); nothing was written"

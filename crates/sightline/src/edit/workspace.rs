@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use sightline_lsp::LineIndex;
-use sightline_lsp::Position;
 use sightline_lsp::{normalize, uri_to_path};
 
 use crate::edit::Text;
 use crate::edit::commit::read_bytes;
+use crate::edit::wire::{DocumentChange, Operation, Options, TextEdit, WorkspaceEdit};
 use crate::error::ToolError;
 use crate::server::LspServer;
 
@@ -49,10 +49,13 @@ fn bad(server: &LspServer, what: String) -> ToolError {
     ToolError::server(format!("{}'s edit {what}", server.spec.id))
 }
 
-fn path_of(server: &LspServer, uri: Option<&Value>) -> Result<PathBuf, ToolError> {
-    let uri = uri
-        .and_then(Value::as_str)
-        .ok_or_else(|| bad(server, "names no file".into()))?;
+/// `server`'s edit read into typed values; one that cannot be is refused
+/// whole.
+pub fn read_edit(server: &LspServer, edit: &Value) -> Result<WorkspaceEdit, ToolError> {
+    WorkspaceEdit::read(edit).map_err(|e| bad(server, format!("is not a workspace edit: {e}")))
+}
+
+fn path_of(server: &LspServer, uri: &str) -> Result<PathBuf, ToolError> {
     uri_to_path(uri)
         .map(|p| normalize(&p))
         .map_err(|e| bad(server, format!("names {uri}, which is not a file: {e}")))
@@ -66,66 +69,84 @@ impl Plan {
         Ok(plan)
     }
 
+    /// [`Plan::stage`] of an edit already read.
+    pub fn stage_read(server: &LspServer, edit: &WorkspaceEdit) -> Result<Plan, ToolError> {
+        let mut plan = Plan::default();
+        plan.add_typed(server, edit)?;
+        Ok(plan)
+    }
+
     /// Stages `edit` over what is staged already (a code action's edit,
     /// then the edits of its command).
     pub fn add(&mut self, server: &LspServer, edit: &Value) -> Result<(), ToolError> {
+        self.add_typed(server, &read_edit(server, edit)?)
+    }
+
+    /// [`Plan::add`] of an edit already read.
+    pub fn add_typed(&mut self, server: &LspServer, edit: &WorkspaceEdit) -> Result<(), ToolError> {
         let plan = self;
         // Defined here, counted where an edit or operation names one
         // (rust-analyzer defines "Edit outside of the workspace" in every
         // edit, and uses it only for such edits).
-        if let Some(Value::Object(notes)) = edit.get("changeAnnotations") {
-            for (id, a) in notes {
-                let label = a.get("label").and_then(Value::as_str).unwrap_or(id);
-                let text = match a.get("description").and_then(Value::as_str) {
-                    Some(d) => format!("{label}: {d}"),
-                    None => label.to_owned(),
-                };
-                let confirm = a.get("needsConfirmation").and_then(Value::as_bool) == Some(true);
-                plan.defined.insert(id.clone(), (text, confirm));
-            }
+        for (id, a) in &edit.change_annotations {
+            let text = match &a.description {
+                Some(d) => format!("{}: {d}", a.label),
+                None => a.label.clone(),
+            };
+            plan.defined
+                .insert(id.clone(), (text, a.needs_confirmation));
         }
-        if let Some(changes) = edit.get("documentChanges").and_then(Value::as_array) {
-            for change in changes {
-                plan.note_annotation(change);
-                if let Some(edits) = change.get("edits").and_then(Value::as_array) {
-                    for e in edits {
-                        plan.note_annotation(e);
+        if !edit.document_changes.is_empty() {
+            for change in &edit.document_changes {
+                match change {
+                    DocumentChange::Text(t) => {
+                        plan.note_annotation(t.annotation_id.as_deref());
+                        for e in &t.edits {
+                            plan.note_annotation(e.annotation_id.as_deref());
+                        }
+                        let path = path_of(server, &t.text_document.uri)?;
+                        plan.check_version(server, &path, t.text_document.version)?;
+                        plan.text_edits(server, &path, &t.edits)?;
                     }
-                }
-                match change.get("kind").and_then(Value::as_str) {
-                    None => {
-                        let doc = change.get("textDocument");
-                        let path = path_of(server, doc.and_then(|d| d.get("uri")))?;
-                        let version = doc.and_then(|d| d.get("version")).and_then(Value::as_i64);
-                        plan.check_version(server, &path, version)?;
-                        let edits = change.get("edits").and_then(Value::as_array);
-                        plan.text_edits(server, &path, edits.map_or(&[][..], Vec::as_slice))?;
+                    DocumentChange::Operation(op) => {
+                        plan.note_annotation(op.annotation_id());
+                        match op {
+                            Operation::Create { uri, options, .. } => {
+                                plan.create(server, uri, *options)?;
+                            }
+                            Operation::Rename {
+                                old_uri,
+                                new_uri,
+                                options,
+                                ..
+                            } => plan.rename(server, (old_uri, new_uri), *options)?,
+                            Operation::Delete { uri, options, .. } => {
+                                plan.delete(server, uri, *options)?;
+                            }
+                        }
                     }
-                    Some("create") => plan.create(server, change)?,
-                    Some("rename") => plan.rename(server, change)?,
-                    Some("delete") => plan.delete(server, change)?,
-                    Some(other) => {
-                        return Err(bad(server, format!("has an unknown operation `{other}`")));
+                    DocumentChange::Unknown { kind } => {
+                        return Err(bad(
+                            server,
+                            format!("has an operation `{kind}` that sightline cannot apply"),
+                        ));
                     }
                 }
             }
-        } else if let Some(Value::Object(changes)) = edit.get("changes") {
-            for (uri, edits) in changes {
-                let path = path_of(server, Some(&Value::String(uri.clone())))?;
+        } else {
+            for (uri, edits) in &edit.changes {
+                let path = path_of(server, uri)?;
                 plan.check_version(server, &path, None)?;
-                let edits = edits.as_array().map_or(&[][..], Vec::as_slice);
                 plan.text_edits(server, &path, edits)?;
             }
         }
         Ok(())
     }
 
-    /// Counts the annotation `item` names (`annotationId`), if any.
-    fn note_annotation(&mut self, item: &Value) {
-        let Some(id) = item.get("annotationId").and_then(Value::as_str) else {
-            return;
-        };
-        let Some((text, confirm)) = self.defined.get(id).cloned() else {
+    /// Counts the annotation an edit or operation names (`annotationId`),
+    /// if any.
+    fn note_annotation(&mut self, id: Option<&str>) {
+        let Some((text, confirm)) = id.and_then(|id| self.defined.get(id)).cloned() else {
             return;
         };
         if !self.annotations.contains(&text) {
@@ -190,7 +211,7 @@ impl Plan {
         &mut self,
         server: &LspServer,
         path: &Path,
-        edits: &[Value],
+        edits: &[TextEdit],
     ) -> Result<(), ToolError> {
         let staged = self.file(path)?;
         let Some(text) = staged.after.as_mut() else {
@@ -202,20 +223,10 @@ impl Plan {
         let index = LineIndex::new(text.body.clone());
         let mut spans: Vec<(usize, usize, usize, String)> = Vec::new();
         for (i, e) in edits.iter().enumerate() {
-            let pos = |p: &str| -> Result<Position, ToolError> {
-                e.pointer(p)
-                    .cloned()
-                    .and_then(|v| serde_json::from_value(v).ok())
-                    .ok_or_else(|| bad(server, format!("has an edit without {p}")))
-            };
-            let start = server.byte_offset(&index, pos("/range/start")?);
-            let end = server.byte_offset(&index, pos("/range/end")?);
-            let new = e
-                .get("newText")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                // The body keeps `\n` endings; the file's own come back on write.
-                .replace("\r\n", "\n");
+            let start = server.byte_offset(&index, e.range.start);
+            let end = server.byte_offset(&index, e.range.end);
+            // The body keeps `\n` endings; the file's own come back on write.
+            let new = e.new_text.replace("\r\n", "\n");
             if end < start {
                 return Err(bad(
                     server,
@@ -245,19 +256,14 @@ impl Plan {
         Ok(())
     }
 
-    fn create(&mut self, server: &LspServer, op: &Value) -> Result<(), ToolError> {
-        let path = path_of(server, op.get("uri"))?;
-        let opt = |k: &str| {
-            op.pointer(&format!("/options/{k}"))
-                .and_then(Value::as_bool)
-                == Some(true)
-        };
+    fn create(&mut self, server: &LspServer, uri: &str, opt: Options) -> Result<(), ToolError> {
+        let path = path_of(server, uri)?;
         let staged = self.file(&path)?;
         if staged.after.is_some() {
-            if opt("ignoreIfExists") && !opt("overwrite") {
+            if opt.ignore_if_exists && !opt.overwrite {
                 return Ok(());
             }
-            if !opt("overwrite") {
+            if !opt.overwrite {
                 return Err(ToolError::refused(format!(
                     "{}'s edit creates {}, which exists; nothing was changed",
                     server.spec.id,
@@ -274,14 +280,14 @@ impl Plan {
         Ok(())
     }
 
-    fn rename(&mut self, server: &LspServer, op: &Value) -> Result<(), ToolError> {
-        let from = path_of(server, op.get("oldUri"))?;
-        let to = path_of(server, op.get("newUri"))?;
-        let opt = |k: &str| {
-            op.pointer(&format!("/options/{k}"))
-                .and_then(Value::as_bool)
-                == Some(true)
-        };
+    fn rename(
+        &mut self,
+        server: &LspServer,
+        (from, to): (&str, &str),
+        opt: Options,
+    ) -> Result<(), ToolError> {
+        let from = path_of(server, from)?;
+        let to = path_of(server, to)?;
         let content = self.file(&from)?.after.clone().ok_or_else(|| {
             ToolError::refused(format!(
                 "{}'s edit renames {}, which does not exist; nothing was changed",
@@ -290,10 +296,10 @@ impl Plan {
             ))
         })?;
         if self.file(&to)?.after.is_some() {
-            if opt("ignoreIfExists") && !opt("overwrite") {
+            if opt.ignore_if_exists && !opt.overwrite {
                 return Ok(());
             }
-            if !opt("overwrite") {
+            if !opt.overwrite {
                 return Err(ToolError::refused(format!(
                     "{}'s edit renames {} to {}, which exists; nothing was changed",
                     server.spec.id,
@@ -309,8 +315,8 @@ impl Plan {
         Ok(())
     }
 
-    fn delete(&mut self, server: &LspServer, op: &Value) -> Result<(), ToolError> {
-        let path = path_of(server, op.get("uri"))?;
+    fn delete(&mut self, server: &LspServer, uri: &str, opt: Options) -> Result<(), ToolError> {
+        let path = path_of(server, uri)?;
         if path.is_dir() {
             return Err(ToolError::refused(format!(
                 "{}'s edit deletes the directory {}, which sightline does not do; nothing was changed",
@@ -318,13 +324,9 @@ impl Plan {
                 path.display()
             )));
         }
-        let ignore = op
-            .pointer("/options/ignoreIfNotExists")
-            .and_then(Value::as_bool)
-            == Some(true);
         let staged = self.file(&path)?;
         if staged.after.is_none() {
-            if ignore {
+            if opt.ignore_if_not_exists {
                 return Ok(());
             }
             return Err(ToolError::refused(format!(
@@ -371,34 +373,4 @@ impl Plan {
 /// `text` as a staged body holds it (`\n` line endings).
 pub(super) fn normalized(text: &str) -> String {
     text.replace("\r\n", "\n")
-}
-/// Every text edit of a `WorkspaceEdit` (in `changes` and in
-/// `documentChanges`), with its file (normalised), in order.
-pub(super) fn text_edits(edit: &Value) -> Vec<(PathBuf, &Value)> {
-    fn add<'a>(out: &mut Vec<(PathBuf, &'a Value)>, uri: &str, edits: Option<&'a Value>) {
-        let Ok(path) = uri_to_path(uri) else {
-            return;
-        };
-        let path = normalize(&path);
-        for e in edits.and_then(Value::as_array).into_iter().flatten() {
-            out.push((path.clone(), e));
-        }
-    }
-    let mut out = Vec::new();
-    if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
-        for (uri, edits) in changes {
-            add(&mut out, uri, Some(edits));
-        }
-    }
-    for change in edit
-        .get("documentChanges")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(uri) = change.pointer("/textDocument/uri").and_then(Value::as_str) {
-            add(&mut out, uri, change.get("edits"));
-        }
-    }
-    out
 }

@@ -147,17 +147,20 @@ impl LspServer {
         if let Some(id) = &identifier {
             params["identifier"] = json!(id);
         }
-        let answer = self
+        // While the server works on the workspace the pull waits, past
+        // `full_ms`, up to the ceiling.
+        let budget = self.budgets.full;
+        let asked = self
             .client
-            .request_of::<request::WorkspaceDiagnostic>(params, self.budgets.full)
-            .await;
+            .request_of::<request::WorkspaceDiagnostic>(params, self.request_ceiling(budget));
+        let answer = self.patiently("workspace/diagnostic", budget, asked).await;
         let answer = match answer {
             Ok(v) => v,
-            Err(ClientError::Timeout { .. }) => {
+            Err(ClientError::Timeout { after, .. }) => {
                 return Err(ToolError::not_ready(format!(
                     "{} was still checking the workspace after {:.1} s; ask again shortly",
                     self.spec.id,
-                    self.budgets.full.as_secs_f64()
+                    after.as_secs_f64()
                 )));
             }
             Err(e) => return Err(e.into()),

@@ -71,7 +71,8 @@ impl LspServer {
         })
     }
 
-    /// One request with the ordinary budget, carrying a work-done token of
+    /// One request with the ordinary budget, which a server that works on
+    /// past it gets ([`Self::patiently`]), carrying a work-done token of
     /// sightline's own (the progress the server reports for it is not
     /// indexing).
     ///
@@ -92,11 +93,11 @@ impl LspServer {
         self.state.own_token(&mut params);
         let mut tries = 0;
         loop {
-            match self
-                .client
-                .request_value(method, params.clone(), self.budgets.request)
-                .await
-            {
+            let budget = self.budgets.request;
+            let asked =
+                self.client
+                    .request_value(method, params.clone(), self.request_ceiling(budget));
+            match self.patiently(method, budget, asked).await {
                 // Before the first load, `while_loading` asks again at the
                 // next settled moment, sooner than the end of indexing.
                 Err(sightline_lsp::ClientError::Response { error, .. })

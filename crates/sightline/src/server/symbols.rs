@@ -1,15 +1,17 @@
 //! The symbol requests of the `lsp` tool: outlines, workspace symbols and
 //! the call hierarchy, mapped into agent coordinates. Server answers are
-//! read as JSON, accepting every shape the protocol allows
+//! read into one typed symbol that takes every shape the protocol allows
 //! (`DocumentSymbol` or `SymbolInformation`, `WorkspaceSymbol` without a
-//! range, ...).
+//! range, a call or type hierarchy item), each entry on its own: one a
+//! server got wrong is left out, not the whole answer.
 
 use crate::sync::TextsByPath;
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
 use serde_json::{Value, json};
-use sightline_lsp::Position;
 use sightline_lsp::request;
+use sightline_lsp::{Position, Range};
 use sightline_lsp::{normalize, path_to_uri_string, uri_to_path};
 
 use crate::answer::Item;
@@ -51,16 +53,75 @@ pub(super) fn kind_name(kind: Option<u64>) -> &'static str {
         .unwrap_or("symbol")
 }
 
-fn position(v: &Value) -> Option<Position> {
-    Some(Position {
-        line: v.get("line")?.as_u64()? as u32,
-        character: v.get("character")?.as_u64()? as u32,
-    })
+/// A symbol as any of the protocol's symbol answers sends it; every field
+/// but the name is optional, as some server leaves each out.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireSymbol {
+    name: String,
+    #[serde(default)]
+    kind: Option<u64>,
+    /// `DocumentSymbol`'s, or a hierarchy item's, whole extent.
+    #[serde(default)]
+    range: Option<Range>,
+    /// Where its name is.
+    #[serde(default)]
+    selection_range: Option<Range>,
+    /// A hierarchy item's file.
+    #[serde(default)]
+    uri: Option<String>,
+    /// `SymbolInformation`'s or `WorkspaceSymbol`'s place.
+    #[serde(default)]
+    location: Option<WireLocation>,
+    #[serde(default, deserialize_with = "each_that_reads")]
+    children: Vec<WireSymbol>,
+}
+
+/// A place whose range `WorkspaceSymbol` may leave out.
+#[derive(Debug, Deserialize)]
+struct WireLocation {
+    uri: String,
+    #[serde(default)]
+    range: Option<Range>,
+}
+
+/// A list's entries that read as `T`, the others left out (a `null` list
+/// is empty).
+fn each_that_reads<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let entries = Option::<Vec<Value>>::deserialize(d)?.unwrap_or_default();
+    Ok(entries.into_iter().filter_map(read).collect())
+}
+
+/// `value` as `T`, if it reads as one.
+fn read<T: serde::de::DeserializeOwned>(value: Value) -> Option<T> {
+    serde_json::from_value(value).ok()
+}
+
+/// The entries of a list answer that read as `T`.
+fn entries_that_read<T: serde::de::DeserializeOwned>(answer: Value) -> Vec<T> {
+    match answer {
+        Value::Array(entries) => entries.into_iter().filter_map(read).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The entries of a list answer that read as symbols.
+fn symbols_of(answer: Value) -> Vec<WireSymbol> {
+    entries_that_read(answer)
 }
 
 fn uri_path(uri: &str) -> Option<PathBuf> {
     uri_to_path(uri).ok().map(|p| normalize(&p))
 }
+
+const TOP: Position = Position {
+    line: 0,
+    character: 0,
+};
 
 impl LspServer {
     /// The outline of `path`: its symbols, nested.
@@ -70,48 +131,36 @@ impl LspServer {
             json!({ "textDocument": { "uri": path_to_uri_string(path).unwrap_or_default() } });
         let v = self.ask_of::<request::DocumentSymbol>(params).await?;
         let mut texts = TextsByPath::new();
-        Ok(v.as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| self.symbol(path, s, &mut texts))
-                    .collect()
-            })
-            .unwrap_or_default())
+        Ok(symbols_of(v)
+            .iter()
+            .filter_map(|s| self.symbol(path, s, &mut texts))
+            .collect())
     }
 
     /// One `DocumentSymbol` (with children) or `SymbolInformation`.
-    fn symbol(&self, path: &Path, s: &Value, texts: &mut TextsByPath) -> Option<Item> {
-        let (file, range, start) = match s.get("location") {
+    fn symbol(&self, path: &Path, s: &WireSymbol, texts: &mut TextsByPath) -> Option<Item> {
+        let (file, range, start) = match &s.location {
             Some(l) => {
-                let file = uri_path(l.get("uri")?.as_str()?)?;
-                let range = l.get("range")?.clone();
-                let start = position(range.get("start")?)?;
-                (file, range, start)
+                let range = l.range?;
+                (uri_path(&l.uri)?, range, range.start)
             }
             None => {
-                let range = s.get("range")?.clone();
-                let sel = s.get("selectionRange").unwrap_or(&range);
-                let start = position(sel.get("start")?)?;
+                let range = s.range?;
+                let start = s.selection_range.unwrap_or(range).start;
                 (path.to_owned(), range, start)
             }
         };
-        let end = range.get("end").and_then(position).unwrap_or(start);
-        let first = range.get("start").and_then(position).unwrap_or(start);
         let children = s
-            .get("children")
-            .and_then(Value::as_array)
-            .map(|c| {
-                c.iter()
-                    .filter_map(|c| self.symbol(path, c, texts))
-                    .collect()
-            })
-            .unwrap_or_default();
+            .children
+            .iter()
+            .filter_map(|c| self.symbol(path, c, texts))
+            .collect();
         Some(Item {
-            name: s.get("name")?.as_str()?.to_owned(),
-            kind: kind_name(s.get("kind").and_then(Value::as_u64)).to_owned(),
+            name: s.name.clone(),
+            kind: kind_name(s.kind).to_owned(),
             loc: self.loc_at(&file, start, texts)?,
-            start_line: self.line_of(&file, first, texts),
-            end_line: self.line_of(&file, end, texts),
+            start_line: self.line_of(&file, range.start, texts),
+            end_line: self.line_of(&file, range.end, texts),
             children,
         })
     }
@@ -124,35 +173,22 @@ impl LspServer {
             .await?;
         let mut texts = TextsByPath::new();
         let mut out = Vec::new();
-        for s in v.as_array().into_iter().flatten() {
+        for s in symbols_of(v) {
             // `WorkspaceSymbol` may leave out the range; its start is then
             // the top of the file.
-            let Some(location) = s.get("location") else {
+            let Some(location) = &s.location else {
                 continue;
             };
-            let Some(file) = location
-                .get("uri")
-                .and_then(Value::as_str)
-                .and_then(uri_path)
-            else {
+            let Some(file) = uri_path(&location.uri) else {
                 continue;
             };
-            let start = location
-                .pointer("/range/start")
-                .and_then(position)
-                .unwrap_or(Position {
-                    line: 0,
-                    character: 0,
-                });
-            let (Some(name), Some(loc)) = (
-                s.get("name").and_then(Value::as_str),
-                self.loc_at(&file, start, &mut texts),
-            ) else {
+            let start = location.range.map_or(TOP, |r| r.start);
+            let Some(loc) = self.loc_at(&file, start, &mut texts) else {
                 continue;
             };
             out.push(Item {
-                name: name.to_owned(),
-                kind: kind_name(s.get("kind").and_then(Value::as_u64)).to_owned(),
+                name: s.name,
+                kind: kind_name(s.kind).to_owned(),
                 start_line: loc.line,
                 end_line: loc.line,
                 loc,
@@ -176,14 +212,15 @@ impl LspServer {
         Ok(v.as_array().cloned().unwrap_or_default())
     }
 
-    /// A call hierarchy item at its name.
+    /// A call (or type) hierarchy item at its name.
     pub fn call_item(&self, item: &Value, texts: &mut TextsByPath) -> Option<Item> {
-        let file = uri_path(item.get("uri")?.as_str()?)?;
-        let sel = item.get("selectionRange").or_else(|| item.get("range"))?;
-        let loc = self.loc_at(&file, position(sel.get("start")?)?, texts)?;
+        let item: WireSymbol = read(item.clone())?;
+        let file = uri_path(item.uri.as_deref()?)?;
+        let at = item.selection_range.or(item.range)?.start;
+        let loc = self.loc_at(&file, at, texts)?;
         Some(Item {
-            name: item.get("name")?.as_str()?.to_owned(),
-            kind: kind_name(item.get("kind").and_then(Value::as_u64)).to_owned(),
+            name: item.name,
+            kind: kind_name(item.kind).to_owned(),
             start_line: loc.line,
             end_line: loc.line,
             loc,
@@ -211,15 +248,11 @@ impl LspServer {
             let Some(file) = from.get("uri").and_then(Value::as_str).and_then(uri_path) else {
                 continue;
             };
-            for range in call
+            let ranges = call
                 .get("fromRanges")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let Some(site) = range.get("start").and_then(position) else {
-                    continue;
-                };
+                .cloned()
+                .map(entries_that_read::<Range>);
+            for site in ranges.into_iter().flatten().map(|r| r.start) {
                 if let Some(loc) = self.loc_at(&file, site, texts) {
                     out.push(Item {
                         loc,

@@ -130,10 +130,11 @@ impl LspServer {
             "command": "typescript.tsserverRequest",
             "arguments": ["navto", { "file": file, "searchValue": query }],
         });
-        let v = self
+        let budget = self.budgets.request;
+        let asked = self
             .client
-            .request_of::<request::ExecuteCommand>(params, self.budgets.request)
-            .await?;
+            .request_of::<request::ExecuteCommand>(params, self.request_ceiling(budget));
+        let v = self.patiently("navto", budget, asked).await?;
         let items = v.get("body").cloned().unwrap_or(v);
         let mut texts = std::collections::HashMap::new();
         let mut out = Vec::new();

@@ -105,6 +105,60 @@ impl LspServer {
         true
     }
 
+    /// Waits for `request` (asked with [`Self::request_ceiling`] as its own
+    /// timeout) as long as the server works on: past `budget`, the wait
+    /// ends at the first look (one a second) that saw no work since the
+    /// one before; the request's own timeout is the ceiling. Ending it
+    /// drops `request`, which cancels it on the server; the answer is then
+    /// a timeout that says how long it waited. A starved server (one whose
+    /// reply waits to be computed, written or read on a busy machine) is
+    /// working, so its answer arrives, however late, instead of a "did not
+    /// answer within 30 s". Nothing is looked at within the budget, where
+    /// almost every answer arrives: a look reads `/proc`.
+    pub(crate) async fn patiently<T>(
+        &self,
+        method: &str,
+        budget: Duration,
+        request: impl std::future::Future<Output = Result<T, sightline_lsp::ClientError>>,
+    ) -> Result<T, sightline_lsp::ClientError> {
+        let started = tokio::time::Instant::now();
+        tokio::pin!(request);
+        if let Ok(answer) = tokio::time::timeout(budget, &mut request).await {
+            return answer;
+        }
+        // The first look compares with one a step after the budget.
+        let mut patience = self.patience(STEP);
+        loop {
+            tokio::select! {
+                answer = &mut request => return answer,
+                () = tokio::time::sleep_until(patience.deadline()) => {
+                    if !self.keeps_working(&mut patience) {
+                        // A server that showed no work past the budget did
+                        // not answer within the budget; one that worked on
+                        // until it stopped, within all the time it had.
+                        let after = if patience.within_budget() {
+                            budget
+                        } else {
+                            started.elapsed()
+                        };
+                        return Err(sightline_lsp::ClientError::Timeout {
+                            server: self.spec.id.to_owned(),
+                            method: method.to_owned(),
+                            after,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The timeout a request waited for by [`Self::patiently`] is sent
+    /// with: the ceiling, which only a server that works without end
+    /// reaches.
+    pub(crate) fn request_ceiling(&self, budget: Duration) -> Duration {
+        budget.max(self.budgets.ceiling)
+    }
+
     fn watch_work(&self) -> WorkWatch {
         WorkWatch {
             cpu: CpuWatch::start(self.pid()),

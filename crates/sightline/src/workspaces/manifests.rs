@@ -52,83 +52,11 @@ fn strings(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// `pnpm-workspace.yaml`: the list of the top-level `packages` key (the
-/// key may be quoted), as a block list or a flow list (`['a/*', "b/*"]`,
-/// on one line or several).
+/// `pnpm-workspace.yaml`: the list of the top-level `packages` key, in
+/// either of YAML's forms (`- 'a/*'` lines, or `['a/*', "b/*"]`).
 pub fn pnpm_workspace(text: &str) -> Option<Patterns> {
-    let mut found = Vec::new();
-    let mut lines = text.lines().map(strip_yaml_comment);
-    while let Some(line) = lines.next() {
-        let Some(rest) = top_level_value(&line, "packages") else {
-            continue;
-        };
-        if rest.trim_start().starts_with('[') {
-            // A flow list: up to its closing bracket.
-            let mut flow = rest.trim().to_owned();
-            while !flow.contains(']') {
-                let Some(more) = lines.next() else { break };
-                flow.push(' ');
-                flow.push_str(more.trim());
-            }
-            let inner = flow.trim_start_matches('[');
-            let inner = inner.split(']').next().unwrap_or_default();
-            found.extend(
-                inner
-                    .split(',')
-                    .map(|i| unquote(i.trim()))
-                    .filter(|i| !i.is_empty()),
-            );
-            break;
-        }
-        for item in lines.by_ref() {
-            if item.trim().is_empty() {
-                continue;
-            }
-            match item.trim_start().strip_prefix('-') {
-                Some(value) if item.starts_with([' ', '\t', '-']) => {
-                    found.push(unquote(value.trim()));
-                }
-                _ => break,
-            }
-        }
-        break;
-    }
+    let found = crate::syntax::yaml_top_level_strings(text, "packages").ok()??;
     (!found.is_empty()).then(|| Patterns::from_npm(found))
-}
-
-/// The value after `key:` when `line` is that top-level key, quoted or not.
-fn top_level_value(line: &str, key: &str) -> Option<String> {
-    if line.starts_with([' ', '\t']) {
-        return None;
-    }
-    [
-        format!("{key}:"),
-        format!("\"{key}\":"),
-        format!("'{key}':"),
-    ]
-    .iter()
-    .find_map(|k| line.strip_prefix(k.as_str()).map(str::to_owned))
-}
-
-/// A YAML line without its comment (a `#` at its start or after a blank,
-/// outside quotes).
-fn strip_yaml_comment(line: &str) -> String {
-    let mut quote = None;
-    let mut prev = ' ';
-    for (i, c) in line.char_indices() {
-        match (quote, c) {
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '#') if prev == ' ' || prev == '\t' => return line[..i].to_owned(),
-            _ => {}
-        }
-        prev = c;
-    }
-    line.to_owned()
-}
-
-fn unquote(s: &str) -> String {
-    s.trim_matches(|c| c == '"' || c == '\'').to_owned()
 }
 
 /// `package.json`: `workspaces` as a list, or as `{ "packages": [...] }`
@@ -214,96 +142,28 @@ pub fn sightline_json(text: &str) -> Option<Patterns> {
     (!patterns.include.is_empty()).then_some(patterns)
 }
 
-/// `pyproject.toml`: the `members` and `exclude` of `[tool.uv.workspace]`,
-/// or of the inline `workspace = { ... }` of `[tool.uv]`.
+/// `pyproject.toml`: the `members` and `exclude` of `[tool.uv.workspace]`
+/// (or of `[tool.uv]`'s inline `workspace = { ... }`, the same table to
+/// TOML).
 pub fn uv_workspace(text: &str) -> Option<Patterns> {
-    let table = toml_table(text, "tool.uv.workspace").or_else(|| {
-        let uv = toml_table(text, "tool.uv")?;
-        let at = toml_key(&uv, "workspace")?;
-        let rest = uv[at + "workspace".len()..].trim_start();
-        let inner = rest.strip_prefix('=')?.trim_start().strip_prefix('{')?;
-        Some(inner[..inner.rfind('}').unwrap_or(inner.len())].to_owned())
-    })?;
-    let include: Vec<String> = toml_strings(&table, "members")
-        .iter()
-        .map(|p| clean(p))
-        .collect();
-    let exclude = toml_strings(&table, "exclude")
-        .iter()
-        .map(|p| clean(p))
-        .collect();
-    Some(Patterns { include, exclude })
-}
-
-/// The body of the TOML table `[name]`, up to the next table header, its
-/// comments taken out.
-fn toml_table(text: &str, name: &str) -> Option<String> {
-    let header = format!("[{name}]");
-    let mut body = None::<String>;
-    for line in text.lines() {
-        let line = strip_toml_comment(line);
-        let trimmed = line.trim();
-        if trimmed.starts_with('[') && !trimmed.starts_with("[[") && trimmed.ends_with(']') {
-            if body.is_some() {
-                break;
-            }
-            if trimmed.replace(' ', "") == header {
-                body = Some(String::new());
-            }
-            continue;
-        }
-        if let Some(b) = body.as_mut() {
-            b.push_str(&line);
-            b.push('\n');
-        }
-    }
-    body
-}
-
-/// A TOML line without its comment (a `#` outside strings).
-fn strip_toml_comment(line: &str) -> String {
-    let mut quote = None;
-    for (i, c) in line.char_indices() {
-        match (quote, c) {
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '#') => return line[..i].to_owned(),
-            _ => {}
-        }
-    }
-    line.to_owned()
-}
-
-/// Where `key = ...` begins in a table's body (or an inline table's).
-fn toml_key(table: &str, key: &str) -> Option<usize> {
-    table.match_indices(key).map(|(i, _)| i).find(|&at| {
-        let before = table[..at].chars().next_back();
-        let after = table[at + key.len()..].trim_start();
-        !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
-            && after.starts_with('=')
+    let document = crate::syntax::toml_table(text).ok()?;
+    let workspace = document.get("tool")?.get("uv")?.get("workspace")?;
+    let list = |key: &str| -> Vec<String> {
+        workspace
+            .get(key)
+            .and_then(toml::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(toml::Value::as_str)
+                    .map(clean)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    Some(Patterns {
+        include: list("members"),
+        exclude: list("exclude"),
     })
-}
-
-/// The strings of the array `key = [ ... ]`, up to the bracket that closes
-/// it outside a string.
-fn toml_strings(table: &str, key: &str) -> Vec<String> {
-    let Some(at) = toml_key(table, key) else {
-        return Vec::new();
-    };
-    let rest = &table[at + key.len()..];
-    let Some(open) = rest.find('[') else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    let mut chars = rest[open + 1..].chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' | '\'' => found.push(chars.by_ref().take_while(|&d| d != c).collect()),
-            ']' => break,
-            _ => {}
-        }
-    }
-    found
 }
 
 #[cfg(test)]

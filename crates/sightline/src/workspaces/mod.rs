@@ -93,36 +93,51 @@ impl Workspace {
 
 /// The nearest declaration above `file` that is there but cannot be read
 /// as one (a `package.json` that is not valid JSON, a `pnpm-workspace.yaml`
-/// that names no packages it can read): its path and why.
-pub fn unreadable_declaration(
-    file: &Path,
-    ecosystem: Ecosystem,
-) -> Option<(PathBuf, &'static str)> {
+/// that is not valid YAML or names no packages): its path and why, in
+/// words that follow the path.
+pub fn unreadable_declaration(file: &Path, ecosystem: Ecosystem) -> Option<(PathBuf, String)> {
     for dir in file.ancestors().skip(1) {
         for (name, read) in ecosystem.declarations() {
             let path = dir.join(name);
             let Ok(text) = crate::files::read_project_file(&path) else {
                 continue;
             };
-            let broken = match *name {
-                "package.json" | "lerna.json" | "nx.json" => {
-                    serde_json::from_str::<serde_json::Value>(&text).is_err()
-                }
-                "pnpm-workspace.yaml" => read(&text).is_none(),
-                "pyproject.toml" => text.contains("[tool.uv.workspace]") && read(&text).is_none(),
-                _ => false,
-            };
-            if broken {
-                let why = if name.ends_with(".json") {
-                    "is not valid JSON"
-                } else {
-                    "declares no packages that can be read"
-                };
+            if let Some(why) = why_unreadable(name, &text, *read) {
                 return Some((path, why));
             }
         }
     }
     None
+}
+
+/// Why the declaration `name`, holding `text`, declares no workspace
+/// though it is meant to; `None` when it reads, or declares none on purpose.
+fn why_unreadable(name: &str, text: &str, read: fn(&str) -> Option<Patterns>) -> Option<String> {
+    let no_packages = || "declares no packages that can be read".to_owned();
+    match name {
+        "package.json" | "lerna.json" | "nx.json" => {
+            serde_json::from_str::<serde_json::Value>(text)
+                .is_err()
+                .then(|| "is not valid JSON".to_owned())
+        }
+        "pnpm-workspace.yaml" => match crate::syntax::yaml_top_level_strings(text, "packages") {
+            Err(e) => Some(e.to_string()),
+            Ok(_) => read(text).is_none().then(no_packages),
+        },
+        // A `pyproject.toml` is a workspace's only when it names uv's.
+        "pyproject.toml" if text.contains("tool.uv") => match crate::syntax::toml_table(text) {
+            Err(e) => Some(e.to_string()),
+            Ok(document) => {
+                let declared = document
+                    .get("tool")
+                    .and_then(|t| t.get("uv"))
+                    .and_then(|u| u.get("workspace"))
+                    .is_some();
+                (declared && read(text).is_none_or(|p| p.include.is_empty())).then(no_packages)
+            }
+        },
+        _ => None,
+    }
 }
 
 /// How deep under a workspace root its packages are looked for.

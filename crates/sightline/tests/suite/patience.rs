@@ -93,3 +93,58 @@ fn a_server_starved_of_the_processor_is_waited_for_and_answered() {
     );
     dirs.stop();
 }
+
+/// A question whose server works on it past `request_ms` (spinning on the
+/// processor for 3 s against a 1 s budget) is answered when the server is
+/// done, through the daemon; before, it was "not ready: fake did not answer
+/// textDocument/definition within 1.0 s; ask again shortly". A server that
+/// sits idle on a question still ends it soon after the budget, saying so.
+#[test]
+fn a_question_is_waited_for_while_its_server_works_on_it_not_while_it_idles() {
+    let p = fake::project(json!({ "rules": [
+        { "method": "textDocument/definition", "actions": [{ "spin_ms": 3000 }] },
+        { "method": "textDocument/hover", "actions": ["hang"] },
+    ] }));
+    let config = p.path("user-config.json");
+    std::fs::write(
+        &config,
+        json!({ "lsp": { "fake": {
+            "command": [fake::fake_bin(), "serve"],
+            "extensions": [".fake"],
+            "diagnostics": { "request_ms": 1000 },
+        } } })
+        .to_string(),
+    )
+    .unwrap();
+    let dirs = DaemonDirs::new();
+    let data = tempfile::tempdir().unwrap();
+    let ask = |args: &[&str]| {
+        let out = dirs
+            .command(p.root(), &config, data.path())
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (out, err) = ask(&["definition", "a.fake:2:1"]);
+    assert_eq!(
+        out,
+        fake::ALPHA_DEF,
+        "stderr: {err}\nserver log:\n{}",
+        fake::log(&p)
+    );
+    let (out, err) = ask(&["hover", "a.fake:2:1"]);
+    assert_eq!(
+        (out.as_str(), err.trim()),
+        (
+            "",
+            "not ready: fake did not answer textDocument/hover within 1.0 s; ask again shortly"
+        ),
+        "server log:\n{}",
+        fake::log(&p)
+    );
+    dirs.stop();
+}

@@ -134,7 +134,8 @@ pub static BASH: ServerSpec = ServerSpec {
     extensions: &[".sh", ".bash", ".zsh", ".ksh"],
     command: "bash-language-server",
     args: &["start"],
-    root: RootRule::Default,
+    // It reads each file alone: one server serves every package.
+    root: RootRule::Repository,
     install: Install::Npm(&[NpmPackage {
         name: "bash-language-server",
         version: "5.8.1",
@@ -180,7 +181,8 @@ pub static DOCKERFILE: ServerSpec = ServerSpec {
     file_names: &["Dockerfile", "Containerfile"],
     command: "docker-langserver",
     args: &["--stdio"],
-    root: RootRule::Default,
+    // It reads each file alone: one server serves every package.
+    root: RootRule::Repository,
     install: Install::Npm(&[NpmPackage {
         name: "dockerfile-language-server-nodejs",
         version: "0.15.0",

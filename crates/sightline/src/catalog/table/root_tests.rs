@@ -303,11 +303,11 @@ fn the_other_languages() {
     );
     assert_eq!(root("dart", &["d/pubspec.yaml"], "d/lib/a.dart"), "d");
     assert_eq!(root("ocaml-lsp", &["o/dune-project"], "o/bin/main.ml"), "o");
-    assert_eq!(root("bash", &["sub/pyproject.toml"], "sub/run.sh"), "sub");
+    assert_eq!(root("bash", &["sub/pyproject.toml"], "sub/run.sh"), ".");
     assert_eq!(root("texlab", &["t/.latexmkrc"], "t/paper.tex"), "t");
     assert_eq!(
         root("dockerfile", &["svc/package.json"], "svc/Dockerfile"),
-        "svc"
+        "."
     );
     assert_eq!(root("dockerfile", &[], "build.dockerfile"), ".");
     assert_eq!(root("gleam", &["g/gleam.toml"], "g/src/a.gleam"), "g");
@@ -315,9 +315,40 @@ fn the_other_languages() {
     assert_eq!(root("nixd", &["n/flake.nix"], "n/mod/a.nix"), "n");
     assert_eq!(root("nixd", &[".git/", "n/mod/"], "n/mod/a.nix"), ".");
     assert_eq!(root("tinymist", &["t/typst.toml"], "t/doc.typ"), "t");
-    assert_eq!(root("json", &["j/package.json"], "j/data.json"), "j");
+    assert_eq!(root("json", &["j/package.json"], "j/data.json"), ".");
     assert_eq!(root("css", &[], "style.css"), ".");
     assert_eq!(root("html", &[], "index.html"), ".");
+}
+
+/// The servers that read each file alone serve a whole repository from one
+/// root, though each package has markers of its own: `check` of a monorepo
+/// starts one JSON server, not one per package.
+#[test]
+fn a_server_that_reads_files_alone_has_one_root_per_repository() {
+    let (_dir, top) = tree(&[".git/", "a/package.json", "b/c/package.json", "b/c/d.json"]);
+    for (id, files) in [
+        ("json", ["a/package.json", "b/c/d.json"]),
+        ("css", ["a/x.css", "b/c/y.scss"]),
+        ("html", ["a/x.html", "b/c/y.html"]),
+        ("bash", ["a/x.sh", "b/c/y.sh"]),
+        ("dockerfile", ["a/Dockerfile", "b/c/Dockerfile"]),
+    ] {
+        let spec = builtin(id).unwrap();
+        for file in files {
+            assert_eq!(
+                root_for_server(spec, &top.join(file), None),
+                Some(top.clone()),
+                "{id} {file}"
+            );
+        }
+    }
+    // Outside a repository, the project around the file.
+    let (_dir, top) = tree(&["p/package.json"]);
+    let json = builtin("json").unwrap();
+    assert_eq!(
+        root_for_server(json, &top.join("p/x.json"), None),
+        Some(top.join("p"))
+    );
 }
 
 #[test]

@@ -83,6 +83,8 @@ pub static JSON: ServerSpec = ServerSpec {
     args: &["--stdio"],
     install: Install::Npm(VSCODE_EXTRACTED),
     init: r#"{"provideFormatter":true}"#,
+    // It reads each file alone: one server serves every package.
+    root: RootRule::Repository,
     ..BASE
 };
 
@@ -95,6 +97,8 @@ pub static CSS: ServerSpec = ServerSpec {
     args: &["--stdio"],
     install: Install::Npm(VSCODE_EXTRACTED),
     init: r#"{"provideFormatter":true}"#,
+    // It reads each file alone: one server serves every package.
+    root: RootRule::Repository,
     ..BASE
 };
 
@@ -107,6 +111,8 @@ pub static HTML: ServerSpec = ServerSpec {
     args: &["--stdio"],
     install: Install::Npm(VSCODE_EXTRACTED),
     init: r#"{"provideFormatter":true}"#,
+    // It reads each file alone: one server serves every package.
+    root: RootRule::Repository,
     ..BASE
 };
 

@@ -75,37 +75,17 @@ fn find(text: &str) -> Option<(usize, usize)> {
     Some((start, at + len))
 }
 
-/// Whether the user's own lines (outside setup's block) define a
-/// `sightline` MCP server: `[mcp_servers.sightline]` (or a subtable), a
-/// `sightline = ...` key under `[mcp_servers]`, or dotted keys.
+/// Whether the user's own lines (outside setup's block, which is not in
+/// `text` here) define a `sightline` MCP server, in any of TOML's forms
+/// (`[mcp_servers.sightline]`, a key under `[mcp_servers]`, dotted keys).
+/// A file that is not valid TOML defines none that Codex would start.
 fn users_own(text: &str) -> bool {
-    let mut section = String::new();
-    for line in text.lines() {
-        let l = line.trim();
-        if l.starts_with('#') || l.is_empty() {
-            continue;
-        }
-        if let Some(name) = l.strip_prefix('[') {
-            section = name
-                .trim_start_matches('[')
-                .split(']')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_owned();
-            if section == "mcp_servers.sightline" || section.starts_with("mcp_servers.sightline.") {
-                return true;
-            }
-            continue;
-        }
-        let key = l.split('=').next().unwrap_or("").trim();
-        if (section == "mcp_servers" && (key == "sightline" || key.starts_with("sightline.")))
-            || (section.is_empty() && key.starts_with("mcp_servers.sightline"))
-        {
-            return true;
-        }
-    }
-    false
+    crate::syntax::toml_table(text).is_ok_and(|config| {
+        config
+            .get("mcp_servers")
+            .and_then(|servers| servers.get("sightline"))
+            .is_some()
+    })
 }
 
 /// Adds (or with `remove`, takes out) the block; what changed.
