@@ -192,7 +192,19 @@ impl Engine {
             &earlier,
         );
         let baseline = match &texts {
-            Some((olds, staged)) => self.baseline_held(olds, staged).await.ok(),
+            Some((olds, staged)) => match self.baseline_held(olds, staged).await {
+                Ok(b) => Some(b),
+                // Said, and the users of what changed looked for after the
+                // edit from the texts before it: never a silent "no error".
+                Err(e) => Some(Baseline {
+                    unfollowed: olds
+                        .iter()
+                        .filter_map(|(p, t)| Some((p.clone(), t.clone()?)))
+                        .collect(),
+                    notes: vec![format!("the errors before the edit could not be had: {e}")],
+                    ..Baseline::default()
+                }),
+            },
             None if !originals.is_empty() => {
                 // The files whose text before the edit is known, as the
                 // edit left them, asked of that text held in memory (the
@@ -208,7 +220,13 @@ impl Engine {
                         (p.clone(), now)
                     })
                     .collect();
-                self.baseline_held(&originals, &staged).await.ok()
+                match self.baseline_held(&originals, &staged).await {
+                    Ok(b) => Some(b),
+                    Err(e) => {
+                        tracing::debug!("agent edit: no baseline from the originals: {e}");
+                        None
+                    }
+                }
             }
             None => None,
         };

@@ -903,6 +903,21 @@ fn sightline_strings(json: &str) -> Vec<String> {
     out
 }
 
+/// Runs `check`; when it fails, stops the daemon of `dirs` and prints its
+/// log (what each hook answered, with `RUST_LOG=sightline=debug`) before
+/// the failure goes on.
+fn with_daemon_log_on_failure(dirs: &DaemonDirs, check: impl FnOnce()) {
+    if let Err(failure) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)) {
+        dirs.stop();
+        let message = failure
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| failure.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_default();
+        panic!("{message}\ndaemon log:\n{}", dirs.log());
+    }
+}
+
 /// Checks what the model heard after each of [`HTTPX_EDITS`], and prints
 /// each tool call's time with and without sightline.
 fn heard_exactly_the_new_errors(
@@ -1002,11 +1017,13 @@ fn claude_code_on_httpx_hears_exactly_each_edit_s_new_errors_cold_and_warm() {
     );
     let without = claude_turn(&bare, &DaemonDirs::new(), calls(&bare), &[]);
     let n = HTTPX_EDITS.len();
-    heard_exactly_the_new_errors(
-        "claude code",
-        &per_call(&with, "\"type\":\"tool_result\"", after_the_tool, n),
-        &per_call(&without, "\"type\":\"tool_result\"", after_the_tool, n),
-    );
+    with_daemon_log_on_failure(&dirs, || {
+        heard_exactly_the_new_errors(
+            "claude code",
+            &per_call(&with, "\"type\":\"tool_result\"", after_the_tool, n),
+            &per_call(&without, "\"type\":\"tool_result\"", after_the_tool, n),
+        )
+    });
 }
 
 #[test]
@@ -1026,11 +1043,13 @@ fn codex_on_httpx_hears_exactly_each_edit_s_new_errors_cold_and_warm() {
     );
     let without = codex_turn(&bare, &DaemonDirs::new(), "gpt-5.5", calls());
     let n = HTTPX_EDITS.len();
-    heard_exactly_the_new_errors(
-        "codex",
-        &per_call(&with, "_call_output\"", after_the_output, n),
-        &per_call(&without, "_call_output\"", after_the_output, n),
-    );
+    with_daemon_log_on_failure(&dirs, || {
+        heard_exactly_the_new_errors(
+            "codex",
+            &per_call(&with, "_call_output\"", after_the_output, n),
+            &per_call(&without, "_call_output\"", after_the_output, n),
+        )
+    });
 }
 
 #[test]
@@ -1050,11 +1069,13 @@ fn gemini_cli_on_httpx_hears_exactly_each_edit_s_new_errors_cold_and_warm() {
     );
     let without = gemini_turn(&bare, &DaemonDirs::new(), calls(&bare));
     let n = HTTPX_EDITS.len();
-    heard_exactly_the_new_errors(
-        "gemini cli",
-        &per_call(&with, "\"functionResponse\"", after_the_function, n),
-        &per_call(&without, "\"functionResponse\"", after_the_function, n),
-    );
+    with_daemon_log_on_failure(&dirs, || {
+        heard_exactly_the_new_errors(
+            "gemini cli",
+            &per_call(&with, "\"functionResponse\"", after_the_function, n),
+            &per_call(&without, "\"functionResponse\"", after_the_function, n),
+        )
+    });
 }
 
 /// The prompts of two Claude Code subagents (`Agent`), which the scripted

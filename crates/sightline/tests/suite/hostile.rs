@@ -199,3 +199,42 @@ fn daemon_stop_kills_a_daemon_that_does_not_answer_and_says_so() {
     });
     assert!(server_gone.is_some(), "its server {server} outlived it");
 }
+
+/// `daemon stop` asks the daemon itself, whatever became of the files the
+/// daemon started with: here its configuration file is deleted after it
+/// started. Before, the stop request opened a session that read that file,
+/// was answered "cannot read …/user-config.json", and `daemon stop` then
+/// waited a minute for an exit that never came and killed the daemon.
+#[test]
+fn daemon_stop_stops_a_daemon_whose_configuration_file_is_gone() {
+    let p = super::fake::project(serde_json::json!({ "rules": [] }));
+    let config = p.path("user-config.json");
+    std::fs::write(
+        &config,
+        serde_json::json!({ "lsp": { "fake": {
+            "command": [super::fake::fake_bin(), "serve"],
+            "extensions": [".fake"],
+        } } })
+        .to_string(),
+    )
+    .unwrap();
+    let dirs = DaemonDirs::new();
+    let data = tempfile::tempdir().unwrap();
+    let mut ask = dirs.command(p.root(), &config, data.path());
+    ask.args(["diagnostics", "a.fake"]);
+    let out = output_within(ask, Duration::from_secs(60)).expect("the question ended");
+    assert_eq!(out.stdout, super::fake::A_DIAGS.as_bytes(), "{out:?}");
+    let daemon = dirs.daemon_pid().expect("a daemon runs");
+    let _kill_on_failure = KillOnDrop(daemon);
+    std::fs::remove_file(&config).unwrap();
+    let out = daemon_stop(&dirs, Duration::from_secs(90));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("stopped the daemon (pid {daemon}); 1 server stopped (fake)\n"),
+        "{out:?}"
+    );
+    assert!(
+        !sightline_test_support::alive(daemon),
+        "the daemon lives on"
+    );
+}

@@ -138,10 +138,10 @@ fn a_question_is_waited_for_while_its_server_works_on_it_not_while_it_idles() {
     );
     let (out, err) = ask(&["hover", "a.fake:2:1"]);
     assert_eq!(
-        (out.as_str(), err.trim()),
+        (out.as_str(), err.as_str()),
         (
-            "",
-            "not ready: fake did not answer textDocument/hover within 1.0 s; ask again shortly"
+            "not ready: fake did not answer textDocument/hover within 1.0 s; ask again shortly\n",
+            ""
         ),
         "server log:\n{}",
         fake::log(&p)

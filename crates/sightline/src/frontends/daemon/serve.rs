@@ -359,8 +359,17 @@ impl ServerHandler for Session {
                 Some(json!({ "sightline": "draining" })),
             ));
         }
+        // A control session (`daemon status`, `daemon stop`) asks the
+        // daemon itself, with no engine: a configuration file deleted or
+        // broken since the daemon started must never keep it from
+        // stopping (the stop was answered "cannot read config.json", and
+        // the daemon ran on).
+        if hello.control {
+            context.peer.set_peer_info(request.clone());
+            return self.negotiate_initialize(&request);
+        }
         let own = crate::frontends::daemon::settings_env();
-        if !hello.control && hello.settings != own {
+        if hello.settings != own {
             // The settings named by both sides, each whose value differs.
             let differ: Vec<&String> = own
                 .iter()

@@ -33,14 +33,38 @@ pub(super) fn context(answer: &EditAnswer, untrusted: Option<&str>) -> String {
         )
         .map(|p| crate::render::shown(&root, p))
         .collect();
+    // What the check could not look at (the users of what changed, a
+    // package left out) is said with any answer, a clean one too: "no
+    // error" from a check that did not see the files using what the edit
+    // changed is a silent partial answer.
+    let notes: Vec<&String> = answer
+        .notes
+        .iter()
+        .filter(|n| Some(n.as_str()) != untrusted)
+        .collect();
     if !answer.brought_errors() {
-        if unseen.is_empty() {
+        if unseen.is_empty() && notes.is_empty() {
             return String::new();
         }
-        return format!(
-            "sightline: no error found after this edit, but these files were not checked whole in time (ask lsp_diagnostics for them): {}\n",
-            unseen.join(", ")
+        if notes.is_empty() {
+            return format!(
+                "sightline: no error found after this edit, but these files were not checked whole in time (ask lsp_diagnostics for them): {}\n",
+                unseen.join(", ")
+            );
+        }
+        let mut out = String::from(
+            "sightline: no error found after this edit, but the check was not whole:\n",
         );
+        for n in notes {
+            out.push_str(&format!("note: {n}\n"));
+        }
+        if !unseen.is_empty() {
+            out.push_str(&format!(
+                "note: not checked whole in time (ask lsp_diagnostics for them): {}\n",
+                unseen.join(", ")
+            ));
+        }
+        return out;
     }
     // Errors that could not be compared with the file's before are not
     // listed: the model would take a file's old errors for its edit's.

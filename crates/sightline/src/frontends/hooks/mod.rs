@@ -300,7 +300,19 @@ async fn after_edit(
         }));
     });
     pending.running_in(id, task.abort_handle());
-    match pending.within(id, within(budget)).await {
+    let started = std::time::Instant::now();
+    let done = pending.within(id, within(budget)).await;
+    tracing::debug!(
+        "hook: the check of an edit by {asker:?} {} after {:.1} s: {:?}",
+        if done.is_some() {
+            "answered"
+        } else {
+            "goes on"
+        },
+        started.elapsed().as_secs_f64(),
+        done.as_ref().map(|d| d.text.as_str())
+    );
+    match done {
         Some(done) => done.text,
         // In process (`--no-daemon`), nothing is left to bring it later.
         None if asker.is_empty() => format!(

@@ -350,3 +350,31 @@ fn errors_that_could_not_be_compared_are_one_line_never_a_list_or_a_count() {
         "sightline: the errors before this edit could not be had for sessions.py, so theirs after it are not compared (ask lsp_diagnostics for them)\n"
     );
 }
+
+#[test]
+fn a_clean_check_that_could_not_look_at_the_users_says_so() {
+    // Under load, the references of a changed signature failed ("not
+    // ready"), the edited file itself had no error, and the hook said
+    // nothing: the model took the edit that broke two callers for clean.
+    use crate::edit::EditAnswer;
+    let mut answer = EditAnswer {
+        root: Some(PathBuf::from("/p")),
+        notes: vec!["the users of `f` were not looked for: not ready".into()],
+        ..EditAnswer::default()
+    };
+    assert_eq!(
+        super::after_edit::context(&answer, None),
+        "sightline: no error found after this edit, but the check was not whole:\n\
+         note: the users of `f` were not looked for: not ready\n"
+    );
+    // The untrusted project's note alone says nothing of this answer.
+    assert_eq!(
+        super::after_edit::context(
+            &answer,
+            Some("the users of `f` were not looked for: not ready")
+        ),
+        ""
+    );
+    answer.notes.clear();
+    assert_eq!(super::after_edit::context(&answer, None), "");
+}
