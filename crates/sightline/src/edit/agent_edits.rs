@@ -21,7 +21,6 @@
 //! check's old errors are heard only after the edit.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::edit::new_errors::Baseline;
 use crate::edit::text::{Text, replace};
@@ -145,22 +144,8 @@ impl Engine {
     ) -> Result<Baseline, ToolError> {
         let held = self.hold_in_memory(olds.to_vec()).await;
         held.view
-            .baseline_within(staged, self.agent_check_budget())
+            .baseline_within(staged, self.dependents_budget())
             .await
-    }
-
-    /// How long an agent edit's check may ask the files using what changed,
-    /// before the edit and after: the configured budget, or, when the
-    /// check goes on past the hook (it runs in the daemon, its result kept
-    /// for the agent's next event), as long as a server's waits may take,
-    /// so that a late result is the whole delta, never errors listed as
-    /// not compared for want of their before. 0 still turns it off.
-    fn agent_check_budget(&self) -> Duration {
-        let configured = Duration::from_millis(self.config().dependents_ms);
-        if configured.is_zero() {
-            return configured;
-        }
-        configured.max(crate::catalog::Budgets::default().ceiling)
     }
 
     /// After an agent's tool changed `files`: their errors and those of the
@@ -280,14 +265,14 @@ impl Engine {
                     .collect();
                 let held = self.hold_in_memory(texts).await;
                 held.view
-                    .check_errors_within(&mut answer, &written, self.agent_check_budget())
+                    .check_errors_within(&mut answer, &written, self.dependents_budget())
                     .await;
             }
             None => {
                 // After any dry run of another session: its text is not
                 // the disk's.
                 let _turn = crate::sync::file_view::shared_turn().await;
-                self.check_errors_within(&mut answer, &written, self.agent_check_budget())
+                self.check_errors_within(&mut answer, &written, self.dependents_budget())
                     .await;
             }
         }

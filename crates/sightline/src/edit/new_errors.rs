@@ -2,7 +2,7 @@
 //! changes is asked for its diagnostics (`baseline`); when the change alters
 //! what a file declares (a signature, a name, a member, a field's type), the
 //! files that use those symbols are found by references and asked too,
-//! within the `dependents_ms` budget. After the write, every one of them is
+//! for as long as their servers work (`dependents_budget`). After the write, every one of them is
 //! asked again (the dependents within a budget of their own), and the answer
 //! lists what the change introduced (`delta`).
 
@@ -67,8 +67,23 @@ impl Engine {
         &self,
         staged: &[(PathBuf, Option<Text>)],
     ) -> Result<Baseline, ToolError> {
-        let budget = Duration::from_millis(self.config().dependents_ms);
-        self.baseline_within(staged, budget).await
+        self.baseline_within(staged, self.dependents_budget()).await
+    }
+
+    /// How long a check may find and ask the files using what changed,
+    /// before the change and after: as long as their servers work on them
+    /// (each question ends when its server shows no work past its own
+    /// budget), up to the ceiling of a server's waits, and at least
+    /// `dependents_ms`. A clock of its own (`dependents_ms` alone, 5 s)
+    /// left a consumer's errors before the change unasked on a busy
+    /// machine, and listed them whole as "not compared" while the server
+    /// was visibly working. 0 still turns the dependents off.
+    pub(super) fn dependents_budget(&self) -> Duration {
+        let configured = Duration::from_millis(self.config().dependents_ms);
+        if configured.is_zero() {
+            return configured;
+        }
+        configured.max(crate::catalog::Budgets::default().ceiling)
     }
 
     /// [`Self::baseline`], the dependents asked within `budget`.
@@ -288,8 +303,8 @@ impl Engine {
     /// Adds what the change did to the errors of `files` and of the
     /// dependents the baseline found to the answer.
     pub(super) async fn check_errors(&self, answer: &mut EditAnswer, files: &[PathBuf]) {
-        let budget = Duration::from_millis(self.config().dependents_ms);
-        self.check_errors_within(answer, files, budget).await;
+        self.check_errors_within(answer, files, self.dependents_budget())
+            .await;
     }
 
     /// [`Self::check_errors`], the dependents asked within `budget`.

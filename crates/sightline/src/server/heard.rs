@@ -50,6 +50,9 @@ pub struct ServerReports {
     pub save_check: SaveChecks,
     /// What it registered after `initialize`.
     pub registered: Registrations,
+    /// Its requests another server is answering now (`Quirks::relay`):
+    /// vue-language-server waits on tsserver's work, which is its own.
+    pub relaying: usize,
 }
 
 /// What shows whether a server has loaded its project.

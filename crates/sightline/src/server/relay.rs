@@ -49,6 +49,24 @@ fn parse(params: &Value) -> Option<(Value, String, Value)> {
     ))
 }
 
+/// One relayed request of a server in flight, counted in its state while
+/// it lives (so that a wait on that server sees the other's work as its
+/// own); uncounted however the request ends.
+struct Relaying<'a>(&'a LspServer);
+
+impl<'a> Relaying<'a> {
+    fn start(server: &'a LspServer) -> Relaying<'a> {
+        server.state.with(|s| s.relaying += 1);
+        Relaying(server)
+    }
+}
+
+impl Drop for Relaying<'_> {
+    fn drop(&mut self) {
+        self.0.state.with(|s| s.relaying = s.relaying.saturating_sub(1));
+    }
+}
+
 impl LspServer {
     /// Whether this server's relayed requests have a live server to go to.
     pub fn relay_linked(&self) -> bool {
@@ -85,7 +103,10 @@ impl LspServer {
                 let target = server.relay_target.get().filter(|_| !command.is_empty());
                 tokio::spawn(async move {
                     let body = match target {
-                        Some(t) => t.relayed(relay, &command, args).await,
+                        Some(t) => {
+                            let _relaying = Relaying::start(&server);
+                            t.relayed(relay, &command, args).await
+                        }
                         None => {
                             tracing::debug!(
                                 "{}: no {} server to answer {command}",

@@ -174,8 +174,12 @@ impl LspServer {
         // Read every time, so that the next look measures from now.
         let cpu = w.cpu.busy();
         let unhandled = self.client.has_unhandled_output();
+        // A request of this server that another answers is this server's
+        // work (vue-language-server's TypeScript questions, which tsserver
+        // works on while vue's own process idles).
+        let relaying = self.state.with(|s| s.relaying) > 0;
         tracing::debug!(
-            "{}: a look at its work: heard {heard}, unhandled output {unhandled}, processor {cpu:?}",
+            "{}: a look at its work: heard {heard}, unhandled output {unhandled}, relaying {relaying}, processor {cpu:?}",
             self.spec.id
         );
         // A server that wrote its last message and went idle is not done
@@ -184,6 +188,7 @@ impl LspServer {
         // machine starves both, and the server may finish first.
         heard
             || unhandled
+            || relaying
             || cpu.unwrap_or_else(|| {
                 let background = self.spec.quirks.background_progress;
                 self.state.with(|s| {

@@ -845,7 +845,7 @@ fn per_call(
     calls: usize,
 ) -> Vec<(String, Duration)> {
     let made: Vec<usize> = turned.iter().map(|b| b.matches(result).count()).collect();
-    (1..=calls)
+    let slices: Vec<(usize, String, Duration)> = (1..=calls)
         .map(|k| {
             let reported = made
                 .iter()
@@ -856,25 +856,49 @@ fn per_call(
                 .find(|&i| made[i] == k - 1 && turned[i].contains(MARKER))
                 .unwrap_or(0);
             (
+                reported,
                 after(std::slice::from_ref(&turned[reported])),
                 turned.at[reported] - turned.at[asked],
             )
         })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .scan(Vec::<String>::new(), |seen, (slice, took)| {
-            // Only what this request added: Claude Code sends the calls
-            // made back to back, and the contexts heard so far, as one
-            // stretch after the model's message.
-            let new: Vec<String> = sightline_strings(&slice)
-                .iter()
-                .flat_map(|s| contexts_in(s))
-                .filter(|s| !seen.contains(s))
-                .collect();
-            seen.extend(new.iter().cloned());
-            Some((new.join("\n"), took))
-        })
-        .collect()
+        .collect();
+    // Only what each call added, counted, not merely matched: two calls
+    // may hear the same line (two edits whose checks both outlasted the
+    // hook), and the second is as new as the first. Calls made back to
+    // back share one request's stretch, which holds the contexts of all of
+    // them, and a stretch may repeat the contexts heard before it: what
+    // the request before it (or an earlier call of the same request) held
+    // is not new.
+    let counted = |slice: &str| {
+        let mut counts = std::collections::HashMap::<String, usize>::new();
+        for context in sightline_strings(slice)
+            .iter()
+            .flat_map(|s| contexts_in(s))
+        {
+            *counts.entry(context).or_default() += 1;
+        }
+        counts
+    };
+    let mut before = std::collections::HashMap::<String, usize>::new();
+    let mut last: Option<(usize, std::collections::HashMap<String, usize>)> = None;
+    let mut out = Vec::new();
+    for (reported, slice, took) in slices {
+        let counts = counted(&slice);
+        match &last {
+            Some((r, _)) if *r == reported => {}
+            Some((_, previous)) => before = previous.clone(),
+            None => {}
+        }
+        let mut new = Vec::new();
+        for (context, n) in &counts {
+            let known = before.entry(context.clone()).or_default();
+            new.extend(std::iter::repeat_n(context.clone(), n.saturating_sub(*known)));
+            *known = (*known).max(*n);
+        }
+        last = Some((reported, counts));
+        out.push((new.join("\n"), took));
+    }
+    out
 }
 
 /// The hook contexts a string holds, one each (Claude Code joins those of
