@@ -67,5 +67,18 @@ impl LspServer {
             "position": { "line": 0, "character": 0 },
         });
         let _ = self.client.request_of::<request::Hover>(params, left).await;
+        // The publish that follows the check may come well after the
+        // hover's answer on a busy machine (gopls computes diagnostics in a
+        // goroutine of its own): the quiet that makes the last publish
+        // stand is counted from when the server shows no work, not from a
+        // clock that starts at the answer (under six busy loops a cold
+        // gopls' type error was answered "no diagnostics").
+        let mut patience = self.patience(self.budgets.push_quiet);
+        loop {
+            tokio::time::sleep_until(patience.deadline()).await;
+            if !self.keeps_working(&mut patience) {
+                break;
+            }
+        }
     }
 }

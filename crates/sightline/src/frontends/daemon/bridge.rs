@@ -108,9 +108,16 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
             line = stdin.next_line(), if !stdin_closed => {
                 let Ok(Some(line)) = line else {
                     // The client is done sending: let the daemon answer what
-                    // is in flight (5 s at most), then leave.
+                    // is in flight, then leave. Each call ends by its
+                    // server's progress within the ceiling of a server's
+                    // waits, so that is the bound here too: a fixed 5 s
+                    // lost a cold question's answer on a busy machine. A
+                    // client that will not wait kills the process.
                     stdin_closed = true;
-                    drain_deadline.as_mut().reset(tokio::time::Instant::now() + Duration::from_secs(5));
+                    let ceiling = crate::catalog::Budgets::default().ceiling;
+                    drain_deadline
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + ceiling + Duration::from_secs(10));
                     continue;
                 };
                 let Ok(mut msg) = serde_json::from_str::<Value>(&line) else {
