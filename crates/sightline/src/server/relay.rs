@@ -63,7 +63,9 @@ impl<'a> Relaying<'a> {
 
 impl Drop for Relaying<'_> {
     fn drop(&mut self) {
-        self.0.state.with(|s| s.relaying = s.relaying.saturating_sub(1));
+        self.0
+            .state
+            .with(|s| s.relaying = s.relaying.saturating_sub(1));
     }
 }
 

@@ -871,10 +871,7 @@ fn per_call(
     // is not new.
     let counted = |slice: &str| {
         let mut counts = std::collections::HashMap::<String, usize>::new();
-        for context in sightline_strings(slice)
-            .iter()
-            .flat_map(|s| contexts_in(s))
-        {
+        for context in sightline_strings(slice).iter().flat_map(|s| contexts_in(s)) {
             *counts.entry(context).or_default() += 1;
         }
         counts
@@ -892,7 +889,10 @@ fn per_call(
         let mut new = Vec::new();
         for (context, n) in &counts {
             let known = before.entry(context.clone()).or_default();
-            new.extend(std::iter::repeat_n(context.clone(), n.saturating_sub(*known)));
+            new.extend(std::iter::repeat_n(
+                context.clone(),
+                n.saturating_sub(*known),
+            ));
             *known = (*known).max(*n);
         }
         last = Some((reported, counts));
