@@ -21,7 +21,18 @@ pub enum SyntaxError {
 
 /// A TOML document's top-level table.
 pub fn toml_table(text: &str) -> Result<toml::Table, SyntaxError> {
-    toml::from_str(text).map_err(|e| SyntaxError::Toml(first_line(&e.to_string())))
+    toml::from_str(text).map_err(|e| {
+        // The crate's own text quotes the source over several lines; the
+        // message and its line say it in one.
+        let line = e
+            .span()
+            .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        let message = first_line(e.message());
+        SyntaxError::Toml(match line {
+            Some(line) => format!("{message} (line {line})"),
+            None => message,
+        })
+    })
 }
 
 /// The strings of the list under the top-level key `key` of a YAML
@@ -41,27 +52,37 @@ pub fn yaml_top_level_strings(text: &str, key: &str) -> Result<Option<Vec<String
     }
 }
 
-/// `text` with a space before each line that starts with a flow list's or
-/// mapping's closing bracket. pnpm reads its file with js-yaml, which takes
-/// `packages: [` … `]` with the `]` at the start of a line; yaml-rust2
-/// follows YAML's rule that a flow collection's lines be indented within
-/// its key's. The space changes nothing else: such a line is no block
-/// scalar's (it would end it), and a quoted scalar's continuation lines
-/// lose their leading blanks.
+/// `text` with a space before each line that starts at its first column
+/// inside a flow list or mapping (`packages: [` … `]`). pnpm reads its
+/// file with js-yaml, which takes such lines; yaml-rust2 follows YAML's rule
+/// that a flow collection's lines be indented within its key's. The space
+/// changes nothing else: inside a flow collection, a scalar's continuation
+/// lines lose their leading blanks.
 fn flow_ends_indented(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.lines().any(|l| l.starts_with([']', '}'])) {
-        return text.into();
-    }
-    text.split_inclusive('\n')
-        .map(|l| {
-            if l.starts_with([']', '}']) {
-                format!(" {l}")
-            } else {
-                l.to_owned()
+    let mut depth: usize = 0;
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut changed = false;
+    for line in text.split_inclusive('\n') {
+        if depth > 0 && !line.starts_with([' ', '\t', '\n', '\r']) {
+            out.push(' ');
+            changed = true;
+        }
+        out.push_str(line);
+        let mut quote = None;
+        let mut previous = ' ';
+        for c in line.chars() {
+            match (quote, c) {
+                (None, '"' | '\'') => quote = Some(c),
+                (Some(q), c) if c == q => quote = None,
+                (None, '#') if previous == ' ' || previous == '\t' => break,
+                (None, '[' | '{') => depth += 1,
+                (None, ']' | '}') => depth = depth.saturating_sub(1),
+                _ => {}
             }
-        })
-        .collect::<String>()
-        .into()
+            previous = c;
+        }
+    }
+    if changed { out.into() } else { text.into() }
 }
 
 /// Within a mapping whose start was read: the strings of `key`'s list.
@@ -153,7 +174,12 @@ mod tests {
             yaml_top_level_strings("packages:\n", "packages").unwrap(),
             Some(vec![])
         );
-        // js-yaml's leniency, which pnpm's files may rely on.
+        // js-yaml's leniency, which pnpm's files may rely on: a flow
+        // list's items and its closing bracket at the first column.
+        assert_eq!(
+            yaml_top_level_strings("packages: [\n'a/*',\n\"b/*\" # x]\n]\n", "packages").unwrap(),
+            Some(vec!["a/*".into(), "b/*".into()])
+        );
         assert_eq!(
             yaml_top_level_strings(
                 "packages: [\n  'a/*',\n  '!a/x'\n]\nx: {\n a: 1\n}\n",
@@ -192,9 +218,10 @@ mod tests {
 
     #[test]
     fn toml_errors_are_one_line() {
-        let e = toml_table("[a\nb = 1\n").unwrap_err();
+        let e = toml_table("x = 1\n[a\nb = 1\n").unwrap_err();
+        // What is wrong and where, on one line.
         assert!(
-            matches!(&e, SyntaxError::Toml(m) if !m.contains('\n')),
+            matches!(&e, SyntaxError::Toml(m) if m.ends_with("(line 2)") && m.len() > "(line 2)".len() + 2),
             "{e}"
         );
         assert_eq!(toml_table("x = 1\n").unwrap()["x"].as_integer(), Some(1));

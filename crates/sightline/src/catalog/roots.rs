@@ -54,7 +54,13 @@ pub fn root_for_server(
                 .ancestors()
                 .find(|d| {
                     crate::files::read_project_file(&d.join("Cargo.toml")).is_ok_and(|t| {
-                        crate::syntax::toml_table(&t).is_ok_and(|m| m.contains_key("workspace"))
+                        // A manifest mid-edit (not valid TOML for a moment)
+                        // keeps its workspace by its header line, so that
+                        // no second rust-analyzer starts for the crate.
+                        match crate::syntax::toml_table(&t) {
+                            Ok(m) => m.contains_key("workspace"),
+                            Err(_) => t.lines().any(|l| l.trim() == "[workspace]"),
+                        }
                     })
                 })
                 .map(Path::to_owned)

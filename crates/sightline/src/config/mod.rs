@@ -108,8 +108,9 @@ pub struct Config {
     pub edit_delta: bool,
     /// The edit tools also list the warnings an edit introduced.
     pub edit_warnings: bool,
-    /// How long an edit that changes what a file exports may spend checking
-    /// the files that use it; 0 turns that off.
+    /// 0 turns off the check of the files that use what an edit changes;
+    /// otherwise the least time it may take (it goes on while their
+    /// servers work, up to the ceiling of a server's waits).
     pub dependents_ms: u64,
     /// How many packages of a monorepo a question may load into a server
     /// at once (`workspace.max_packages`); the rest are named in a note.

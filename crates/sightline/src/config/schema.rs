@@ -42,8 +42,9 @@ mod shape {
         /// The edit tools also list the warnings an edit introduced
         /// (default `false`).
         edit_warnings: Option<bool>,
-        /// Milliseconds an edit that changes what a file exports may spend
-        /// checking the files that use it (default 5000; 0 turns it off).
+        /// 0 turns off the check of the files that use what an edit
+        /// changes; any other value is the least time it may take (default
+        /// 5000): the check goes on while their servers work, up to 120 s.
         dependents_ms: Option<u64>,
         /// A monorepo's packages named by hand, for a layout no package
         /// manager declares (Poetry, Hatch, PDM), and how many packages a

@@ -132,6 +132,8 @@ pub struct Options {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChangeAnnotation {
+    /// Its label; a server that leaves it out is named by the id.
+    #[serde(default, deserialize_with = "or_default")]
     pub label: String,
     #[serde(default)]
     pub description: Option<String>,

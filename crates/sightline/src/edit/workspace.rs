@@ -89,9 +89,10 @@ impl Plan {
         // (rust-analyzer defines "Edit outside of the workspace" in every
         // edit, and uses it only for such edits).
         for (id, a) in &edit.change_annotations {
+            let label = if a.label.is_empty() { id } else { &a.label };
             let text = match &a.description {
-                Some(d) => format!("{}: {d}", a.label),
-                None => a.label.clone(),
+                Some(d) => format!("{label}: {d}"),
+                None => label.clone(),
             };
             plan.defined
                 .insert(id.clone(), (text, a.needs_confirmation));

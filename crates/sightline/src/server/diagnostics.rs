@@ -165,7 +165,7 @@ impl LspServer {
                 PushState::QuietUntil(t) => quiet_until = Some(tokio::time::Instant::from_std(t)),
                 PushState::NotYet => {}
                 PushState::Confirm => {
-                    self.confirm(path, deadline).await;
+                    self.confirm(path, deadline, patience.ceiling()).await;
                     confirmed = Some(Instant::now());
                     continue;
                 }

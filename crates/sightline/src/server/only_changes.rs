@@ -59,13 +59,20 @@ impl LspServer {
     /// Asks a question that the server answers only once it has checked
     /// `path` as sent (a hover at its start: gopls type-checks the package
     /// first), so that its publish, if any, comes before the quiet after.
-    pub(super) async fn confirm(&self, path: &Path, deadline: tokio::time::Instant) {
+    pub(super) async fn confirm(
+        &self,
+        path: &Path,
+        deadline: tokio::time::Instant,
+        ceiling: tokio::time::Instant,
+    ) {
         let uri = sightline_lsp::path_to_uri_string(path).unwrap_or_default();
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         let params = serde_json::json!({
             "textDocument": { "uri": uri },
             "position": { "line": 0, "character": 0 },
         });
+        let pushes = |s: &crate::server::heard::ServerReports| s.pushes.get(path).map(|p| p.seq);
+        let before = self.state.with(|s| pushes(s));
         let _ = self.client.request_of::<request::Hover>(params, left).await;
         // The publish that follows the check may come well after the
         // hover's answer on a busy machine (gopls computes diagnostics in a
@@ -73,10 +80,15 @@ impl LspServer {
         // stand is counted from when the server shows no work, not from a
         // clock that starts at the answer (under six busy loops a cold
         // gopls' type error was answered "no diagnostics").
+        // Within the caller's ceiling; a publish for the file ends it.
         let mut patience = self.patience(self.budgets.push_quiet);
         loop {
-            tokio::time::sleep_until(patience.deadline()).await;
-            if !self.keeps_working(&mut patience) {
+            tokio::time::sleep_until(patience.deadline().min(ceiling)).await;
+            let published = self.state.with(|s| pushes(s)) != before;
+            if published
+                || tokio::time::Instant::now() >= ceiling
+                || !self.keeps_working(&mut patience)
+            {
                 break;
             }
         }

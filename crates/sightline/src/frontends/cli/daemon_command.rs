@@ -135,12 +135,17 @@ async fn stop(json: bool) -> i32 {
         (Ok(Ok(None)), _) => {
             return print_out(if json { "null\n" } else { NO_DAEMON }, EXIT_OK);
         }
-        (Ok(Ok(Some(_))), None) => None,
         // It refused the request: it is not stopping, and waiting for it
         // to would only spend the minute.
         (Ok(Ok(Some(refused))), Some(_)) if refused.is_error => {
             Some(format!("it refused the request ({})", refused.text.trim()))
         }
+        (Ok(Ok(Some(refused))), None) if refused.is_error => {
+            stopped.stopped = false;
+            stopped.reason = Some(format!("it refused the request ({})", refused.text.trim()));
+            None
+        }
+        (Ok(Ok(Some(_))), None) => None,
         (Ok(Ok(Some(_))), Some(pid)) => {
             (!super::exit::wait_exit(pid, STOP_WAIT).await).then(|| {
                 format!(

@@ -143,6 +143,14 @@ async fn bridge(hello: Hello) -> Result<(), DaemonError> {
                     init = Some(own);
                     held = Some(Vec::new());
                 }
+                // A call the client cancels gets no answer (rmcp drops it):
+                // it is in flight no more, or the bridge would wait for it
+                // once stdin closes.
+                if method.as_deref() == Some("notifications/cancelled")
+                    && let Some(id) = msg.pointer("/params/requestId")
+                {
+                    pending.remove(&id.to_string());
+                }
                 if let (Some(id), Some(m)) = (msg.get("id"), method) {
                     let tool = msg["params"]["name"].as_str().map(str::to_owned);
                     pending.insert(id.to_string(), (id.clone(), m, tool));
