@@ -137,24 +137,15 @@ fn daemon_stop(dirs: &DaemonDirs, limit: Duration) -> Output {
     out
 }
 
-/// Kills process `.0` when dropped.
-struct KillOnDrop(u32);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        if sightline_test_support::alive(self.0) {
-            // SAFETY: kill(2) on our own daemon's pid; no memory is shared.
-            unsafe { libc::kill(self.0 as i32, libc::SIGKILL) };
-        }
-    }
-}
-
-/// A daemon that takes the connection and never answers (here stopped with
-/// SIGSTOP) does not hold `daemon stop` up: it is killed, its server dies
-/// with it, and the answer says so. Before, `daemon stop` waited forever
-/// and said `stopping` whatever happened.
-#[test]
-fn daemon_stop_kills_a_daemon_that_does_not_answer_and_says_so() {
+/// A fake project, its user configuration, and a daemon of its own that has
+/// answered one question (its fake server running): the daemon's pid.
+fn a_daemon_with_the_fake_server() -> (
+    sightline_test_support::Project,
+    std::path::PathBuf,
+    DaemonDirs,
+    tempfile::TempDir,
+    u32,
+) {
     let p = super::fake::project(serde_json::json!({ "rules": [] }));
     let config = p.path("user-config.json");
     std::fs::write(
@@ -173,6 +164,28 @@ fn daemon_stop_kills_a_daemon_that_does_not_answer_and_says_so() {
     let out = output_within(ask, Duration::from_secs(60)).expect("the question ended");
     assert_eq!(out.stdout, super::fake::A_DIAGS.as_bytes(), "{out:?}");
     let daemon = dirs.daemon_pid().expect("a daemon runs");
+    (p, config, dirs, data, daemon)
+}
+
+/// Kills process `.0` when dropped.
+struct KillOnDrop(u32);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if sightline_test_support::alive(self.0) {
+            // SAFETY: kill(2) on our own daemon's pid; no memory is shared.
+            unsafe { libc::kill(self.0 as i32, libc::SIGKILL) };
+        }
+    }
+}
+
+/// A daemon that takes the connection and never answers (here stopped with
+/// SIGSTOP) does not hold `daemon stop` up: it is killed, its server dies
+/// with it, and the answer says so. Before, `daemon stop` waited forever
+/// and said `stopping` whatever happened.
+#[test]
+fn daemon_stop_kills_a_daemon_that_does_not_answer_and_says_so() {
+    let (p, _config, dirs, _data, daemon) = a_daemon_with_the_fake_server();
     let server: u32 = super::fake::log(&p)
         .lines()
         .find_map(|l| l.strip_prefix("start run 1 pid "))
@@ -207,24 +220,7 @@ fn daemon_stop_kills_a_daemon_that_does_not_answer_and_says_so() {
 /// waited a minute for an exit that never came and killed the daemon.
 #[test]
 fn daemon_stop_stops_a_daemon_whose_configuration_file_is_gone() {
-    let p = super::fake::project(serde_json::json!({ "rules": [] }));
-    let config = p.path("user-config.json");
-    std::fs::write(
-        &config,
-        serde_json::json!({ "lsp": { "fake": {
-            "command": [super::fake::fake_bin(), "serve"],
-            "extensions": [".fake"],
-        } } })
-        .to_string(),
-    )
-    .unwrap();
-    let dirs = DaemonDirs::new();
-    let data = tempfile::tempdir().unwrap();
-    let mut ask = dirs.command(p.root(), &config, data.path());
-    ask.args(["diagnostics", "a.fake"]);
-    let out = output_within(ask, Duration::from_secs(60)).expect("the question ended");
-    assert_eq!(out.stdout, super::fake::A_DIAGS.as_bytes(), "{out:?}");
-    let daemon = dirs.daemon_pid().expect("a daemon runs");
+    let (_p, config, dirs, _data, daemon) = a_daemon_with_the_fake_server();
     let _kill_on_failure = KillOnDrop(daemon);
     std::fs::remove_file(&config).unwrap();
     let out = daemon_stop(&dirs, Duration::from_secs(90));
