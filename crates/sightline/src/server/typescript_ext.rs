@@ -54,11 +54,15 @@ impl LspServer {
             });
             // The first check of a project includes loading it (the lib
             // files, every source), so it gets the ready budget too.
+            // Past it, the answer is waited for while tsserver works on
+            // (under six busy loops a starved tsserver ran past the
+            // budget, and a clock here sent the answer to the pushes,
+            // which cannot say when they are whole: "still analysing").
             let budget = self.budgets.document.max(self.budgets.ready);
-            let v = self
+            let asked = self
                 .client
-                .request_of::<request::ExecuteCommand>(params, budget)
-                .await?;
+                .request_of::<request::ExecuteCommand>(params, self.request_ceiling(budget));
+            let v = self.patiently(command, budget, asked).await?;
             let items = v.get("body").cloned().unwrap_or(v);
             let Some(items) = items.as_array() else {
                 return Err(ToolError::server(format!(
