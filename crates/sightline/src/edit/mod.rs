@@ -24,6 +24,7 @@ mod declared;
 pub mod delta;
 mod dry_run;
 mod finish;
+pub(crate) mod impact;
 pub mod journal;
 mod kept_aliases;
 mod move_path;

@@ -57,6 +57,25 @@ pub struct Baseline {
     pub spent_finding: Duration,
     /// Time spent asking the dependents before the write.
     pub spent_dependents: Duration,
+    /// Each changed declaration whose users were looked for, with the
+    /// places that use it (before the change).
+    pub followed: Vec<Followed>,
+}
+
+/// A declaration the change touched, as it was, and its users then.
+#[derive(Debug, Clone)]
+pub struct Followed {
+    /// The file declaring it.
+    pub path: PathBuf,
+    /// Its name's line and column, before the change.
+    pub line: usize,
+    /// Its name's column.
+    pub column: usize,
+    /// Its name.
+    pub name: String,
+    /// The places that use it, before the change (its declaration left
+    /// out).
+    pub uses: Vec<crate::answer::Loc>,
 }
 
 impl Engine {
@@ -176,11 +195,18 @@ impl Engine {
                 Ok(Ok(found)) => {
                     // A package left unsearched is said, not passed over.
                     base.notes.extend(found.notes);
-                    for l in found.locations {
+                    for l in &found.locations {
                         if !changed.contains(&&l.path) && users.insert(l.path.clone()) {
-                            base.dependents.push(l.path);
+                            base.dependents.push(l.path.clone());
                         }
                     }
+                    base.followed.push(Followed {
+                        path: path.clone(),
+                        line,
+                        column,
+                        name: name.clone(),
+                        uses: found.locations,
+                    });
                 }
                 Ok(Err(e)) => base
                     .notes

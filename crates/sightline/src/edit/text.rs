@@ -9,7 +9,7 @@ use crate::error::ToolError;
 const BOM: &str = "\u{feff}";
 
 /// The text of a file, split into what the tools keep apart.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Text {
     /// The file starts with a byte-order mark.
     pub bom: bool,

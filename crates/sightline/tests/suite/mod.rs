@@ -28,6 +28,7 @@ mod format;
 mod freshness;
 mod hostile;
 mod impact;
+mod impact_diff;
 mod internal;
 mod isolation;
 mod journal;

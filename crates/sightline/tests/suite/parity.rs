@@ -70,6 +70,21 @@ fn cli(daemon: &DaemonDirs, data: &Path, argv: &[String], stdin: &str) -> (Strin
     )
 }
 
+/// `git ARGS` in `dir`, which must succeed.
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .envs(isolation::env())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// The projects' files, and any the test wrote.
 fn files(projects: &[&Project]) -> Vec<(String, String)> {
     let mut all: Vec<_> = projects
@@ -140,6 +155,28 @@ fn every_tool_answers_the_same_on_the_command_line_and_over_mcp() {
         ("u.ts", U_TS),
         ("m.ts", M_TS),
     ]);
+    // `impact` compares the working tree with HEAD, where `twice` took a
+    // second argument: its signature is what the diff changes.
+    git(p.root(), &["init", "-q"]);
+    std::fs::write(
+        p.path("lib.py"),
+        LIB.replace("def twice(x: int)", "def twice(x: int, y: int = 0)"),
+    )
+    .unwrap();
+    git(p.root(), &["add", "-A"]);
+    git(
+        p.root(),
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "head",
+        ],
+    );
+    std::fs::write(p.path("lib.py"), LIB).unwrap();
     let m = ts.path("m.ts").display().to_string();
     let root = p.root().display().to_string();
     let lib = p.path("lib.py").display().to_string();
@@ -240,6 +277,12 @@ fn every_tool_answers_the_same_on_the_command_line_and_over_mcp() {
             "",
             "rename",
             json!({ "file": lib, "line": 10, "column": 5, "new_name": "double" }),
+        ),
+        case(
+            &["impact", "--dir", &root],
+            "",
+            "impact",
+            json!({ "path": root }),
         ),
         case(
             &[

@@ -35,6 +35,7 @@ mod definition;
 mod diagnostics;
 mod edit;
 mod hook;
+mod impact;
 mod insert_after_symbol;
 mod insert_before_symbol;
 mod lsp;
@@ -73,6 +74,7 @@ pub(crate) static REGISTRY: &[Entry] = &[
     entry::<apply_patch::ApplyPatch>(),
     entry::<rename::Rename>(),
     entry::<move_path::Move>(),
+    entry::<impact::Impact>(),
     entry::<code_actions::CodeActions>(),
     entry::<apply_code_action::ApplyCodeAction>(),
     entry::<organize_imports::OrganizeImports>(),

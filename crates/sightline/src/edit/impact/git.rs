@@ -1,0 +1,337 @@
+//! The files a diff changes and their texts on each side, read from git
+//! (`sightline impact`): the working tree (or the index) against a
+//! revision.
+//!
+//! Only git's plumbing runs (`rev-parse`, `diff-index`, `ls-files`,
+//! `cat-file`), none of which reads a diff driver, a text conversion or a
+//! pager from the repository's configuration, and `diff-index` compares
+//! the working tree by its stat data alone, so no clean filter runs; the
+//! file system monitor hook is turned off on the command line. Each call
+//! has a ceiling and an allow-listed environment, and a blob larger than
+//! [`LARGEST`] is not read.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+
+use crate::error::ToolError;
+
+/// A file larger than this on either side is left out (with a note).
+pub(super) const LARGEST: u64 = 2 << 20;
+/// At most this many changed files are read.
+pub(super) const MOST_FILES: usize = 200;
+/// How long one git call may take: long enough for `diff-index` over a
+/// large monorepo on a busy machine, short enough that a wedged file
+/// system (a FIFO, a hung mount) ends the question with a reason.
+const CEILING: Duration = Duration::from_secs(60);
+/// The most a listing may print (its paths, NUL-separated).
+const LISTING: u64 = 16 << 20;
+
+/// Why git could not say what changed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum GitError {
+    /// There is no git on `PATH`.
+    #[error("git was not found on PATH; impact reads the diff from git")]
+    Missing,
+    /// The directory is in no git repository.
+    #[error("{0} is not in a git repository")]
+    NotARepository(PathBuf),
+    /// The revision names no commit.
+    #[error("`{0}` names no commit here")]
+    UnknownRevision(String),
+    /// git took longer than its ceiling.
+    #[error("git {0} did not finish within {1} s")]
+    TimedOut(String, u64),
+    /// git failed.
+    #[error("git {0} failed: {1}")]
+    Failed(String, String),
+}
+
+impl From<GitError> for ToolError {
+    fn from(e: GitError) -> Self {
+        match e {
+            GitError::Missing => ToolError::unavailable(e.to_string()),
+            GitError::TimedOut(..) => ToolError::timeout(e.to_string()),
+            GitError::NotARepository(_) | GitError::UnknownRevision(_) | GitError::Failed(..) => {
+                ToolError::bad_input(e.to_string())
+            }
+        }
+    }
+}
+
+/// What the diff compares the old side with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Against {
+    /// The working tree (staged or not, and files git does not track yet)
+    /// against a revision (`HEAD` by default).
+    WorkingTree(String),
+    /// The index against `HEAD` (`--staged`).
+    Index,
+}
+
+/// One file the diff changes: its text before and after (`None`: not
+/// there on that side).
+#[derive(Debug, Clone)]
+pub(crate) struct ChangedFile {
+    /// Absolute path in the working tree.
+    pub(crate) path: PathBuf,
+    /// Its bytes at the revision.
+    pub(crate) old: Option<Vec<u8>>,
+    /// Its bytes in the working tree, or in the index with `--staged`.
+    pub(crate) new: Option<Vec<u8>>,
+}
+
+/// A diff read from git.
+#[derive(Debug, Clone)]
+pub(crate) struct Diff {
+    /// The repository's top directory.
+    pub(crate) top: PathBuf,
+    /// What the answer calls the comparison (`the working tree against
+    /// HEAD`).
+    pub(crate) label: String,
+    /// The files it changes that `keep` kept, by path.
+    pub(crate) files: Vec<ChangedFile>,
+    /// What was left out, one line each.
+    pub(crate) notes: Vec<String>,
+}
+
+impl Diff {
+    /// The diff of the repository holding `dir`, for the files `keep`
+    /// takes (those a language server handles).
+    pub(crate) async fn read(
+        dir: &Path,
+        against: &Against,
+        keep: impl Fn(&Path) -> bool,
+    ) -> Result<Diff, GitError> {
+        let top = git(dir, &["rev-parse", "--show-toplevel"])
+            .await
+            .map_err(|e| match e {
+                GitError::Failed(..) => GitError::NotARepository(dir.to_owned()),
+                e => e,
+            })?;
+        let top = PathBuf::from(String::from_utf8_lossy(&top).trim_end_matches('\n'));
+        let (rev, label) = match against {
+            Against::WorkingTree(rev) => (rev.as_str(), format!("the working tree against {rev}")),
+            Against::Index => ("HEAD", "the staged changes against HEAD".to_owned()),
+        };
+        if rev.starts_with('-') {
+            return Err(GitError::UnknownRevision(rev.to_owned()));
+        }
+        let commit = format!("{rev}^{{commit}}");
+        git(&top, &["rev-parse", "--verify", "--quiet", &commit])
+            .await
+            .map_err(|e| match e {
+                GitError::Failed(..) => GitError::UnknownRevision(rev.to_owned()),
+                e => e,
+            })?;
+        let mut listed = changed_paths(&top, rev, against).await?;
+        listed.sort();
+        listed.dedup();
+        let mut diff = Diff {
+            top: top.clone(),
+            label,
+            files: Vec::new(),
+            notes: Vec::new(),
+        };
+        let mut too_large = Vec::new();
+        let kept: Vec<PathBuf> = listed.into_iter().filter(|p| keep(&top.join(p))).collect();
+        if kept.len() > MOST_FILES {
+            diff.notes.push(format!(
+                "the diff changes {} files a server reads; the first {MOST_FILES} by path were looked at",
+                kept.len()
+            ));
+        }
+        for relative in kept.into_iter().take(MOST_FILES) {
+            let path = top.join(&relative);
+            let name = relative.to_string_lossy().into_owned();
+            let old = blob(&top, &format!("{rev}:{name}")).await?;
+            let new = match against {
+                Against::WorkingTree(_) => disk(&path),
+                Against::Index => blob(&top, &format!(":{name}")).await?,
+            };
+            match (&old, &new) {
+                (Side::Large, _) | (_, Side::Large) => too_large.push(name),
+                (Side::Text(a), Side::Text(b)) if a == b => {}
+                (Side::Absent, Side::Absent) => {}
+                _ => diff.files.push(ChangedFile {
+                    path,
+                    old: old.bytes(),
+                    new: new.bytes(),
+                }),
+            }
+        }
+        if !too_large.is_empty() {
+            diff.notes.push(format!(
+                "left out, larger than {} MiB: {}",
+                LARGEST >> 20,
+                too_large.join(", ")
+            ));
+        }
+        Ok(diff)
+    }
+}
+
+/// One side of a file.
+enum Side {
+    /// Not there.
+    Absent,
+    /// Too large to read.
+    Large,
+    /// Its bytes.
+    Text(Vec<u8>),
+}
+
+impl Side {
+    fn bytes(self) -> Option<Vec<u8>> {
+        match self {
+            Side::Text(b) => Some(b),
+            Side::Absent | Side::Large => None,
+        }
+    }
+}
+
+/// The working tree's file at `path`, read up to [`LARGEST`]; a FIFO or a
+/// device is not read (it counts as absent).
+fn disk(path: &Path) -> Side {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() > LARGEST => Side::Large,
+        Ok(m) if m.is_file() => std::fs::read(path).map_or(Side::Absent, Side::Text),
+        _ => Side::Absent,
+    }
+}
+
+/// The paths (relative to `top`) the diff changes: `diff-index`'s (by stat
+/// data against the working tree: a file only touched is listed and then
+/// found equal) and, against the working tree, those git does not track
+/// and does not ignore.
+async fn changed_paths(top: &Path, rev: &str, against: &Against) -> Result<Vec<PathBuf>, GitError> {
+    let mut args = vec!["diff-index", "-z", "--name-only", "--no-renames"];
+    if *against == Against::Index {
+        args.push("--cached");
+    }
+    args.extend([rev, "--"]);
+    let mut out = split_nul(&git(top, &args).await?);
+    if let Against::WorkingTree(_) = against {
+        let others = git(top, &["ls-files", "-z", "--others", "--exclude-standard"]).await?;
+        out.extend(split_nul(&others));
+    }
+    Ok(out)
+}
+
+fn split_nul(bytes: &[u8]) -> Vec<PathBuf> {
+    bytes
+        .split(|b| *b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| PathBuf::from(String::from_utf8_lossy(s).into_owned()))
+        .collect()
+}
+
+/// The blob `spec` names (`REV:path`, `:path` for the index), or absent.
+async fn blob(top: &Path, spec: &str) -> Result<Side, GitError> {
+    let size = match git(top, &["cat-file", "-s", spec]).await {
+        Ok(out) => String::from_utf8_lossy(&out).trim().parse::<u64>().ok(),
+        Err(GitError::Failed(..)) => return Ok(Side::Absent),
+        Err(e) => return Err(e),
+    };
+    match size {
+        None => Ok(Side::Absent),
+        Some(n) if n > LARGEST => Ok(Side::Large),
+        Some(_) => match git(top, &["cat-file", "blob", spec]).await {
+            Ok(bytes) => Ok(Side::Text(bytes)),
+            Err(GitError::Failed(..)) => Ok(Side::Absent),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// Runs `git ARGS` in `dir`: its standard output (at most [`LISTING`]
+/// bytes), or why not.
+async fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
+    let mut std_cmd = std::process::Command::new("git");
+    // The repository's own file system monitor is a command it names:
+    // never run (`core.fsmonitor`). Optional locks would let a question
+    // write the index.
+    std_cmd
+        .args(["-c", "core.fsmonitor=false", "--no-optional-locks"])
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    crate::sandbox::child_env::restrict(&mut std_cmd);
+    std_cmd.env("GIT_TERMINAL_PROMPT", "0");
+    let mut cmd = tokio::process::Command::from(std_cmd);
+    cmd.kill_on_drop(true);
+    let what = args.first().copied().unwrap_or_default().to_owned();
+    let mut child = cmd.spawn().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => GitError::Missing,
+        _ => GitError::Failed(what.clone(), e.to_string()),
+    })?;
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(GitError::Failed(what, "no output pipe".to_owned()));
+    };
+    let run = async {
+        let mut out = Vec::new();
+        let mut err = Vec::new();
+        let mut stdout = stdout.take(LISTING);
+        let mut stderr = stderr.take(64 << 10);
+        let (read_out, read_err) =
+            tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err),);
+        let status = child.wait().await;
+        (read_out.and(read_err).and(status), out, err)
+    };
+    let (done, out, err) = tokio::time::timeout(CEILING, run)
+        .await
+        .map_err(|_| GitError::TimedOut(what.clone(), CEILING.as_secs()))?;
+    match done {
+        Ok(status) if status.success() => Ok(out),
+        Ok(_) => {
+            let said = String::from_utf8_lossy(&err);
+            let line = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            Err(GitError::Failed(what, line.trim().to_owned()))
+        }
+        Err(e) => Err(GitError::Failed(what, e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_listing_splits_at_each_nul_and_keeps_spaces() {
+        assert_eq!(
+            split_nul(b"a b.py\0src/c.ts\0\0"),
+            vec![PathBuf::from("a b.py"), PathBuf::from("src/c.ts")]
+        );
+    }
+
+    #[test]
+    fn a_revision_that_looks_like_an_option_is_no_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let init = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(dir.path())
+            .status()
+            .unwrap();
+        assert!(init.success());
+        let written = dir.path().join("x");
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let read = rt.block_on(Diff::read(
+            dir.path(),
+            &Against::WorkingTree(format!("--output={}", written.display())),
+            |_| true,
+        ));
+        // Inside a repository the revision is refused before git sees it,
+        // so no option of git's is ever taken from it.
+        assert!(
+            matches!(read, Err(GitError::UnknownRevision(_))),
+            "{:?}",
+            read.err()
+        );
+        assert!(!written.exists());
+    }
+}

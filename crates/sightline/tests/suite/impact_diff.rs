@@ -1,0 +1,241 @@
+//! `sightline impact`: what a git diff changes, who uses it, and the errors
+//! it brings, through the daemon (the default path) and `--no-daemon`, with
+//! pyright and typescript-language-server: a changed signature with a
+//! consumer and a test, a removed function and an added one; the staged
+//! changes; and a bad revision or a directory outside git as one error line.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use sightline_test_support::{
+    DaemonDirs, Project, isolation, path_with_tools, require, sightline_bin,
+};
+
+/// `git ARGS` in `dir`, which must succeed.
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .current_dir(dir)
+        .envs(isolation::env())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A repository of `files`, committed, with `changed` then written over
+/// them (the working tree's diff).
+fn repo(files: &[(&str, &str)], changed: &[(&str, &str)]) -> Project {
+    let p = Project::new(files);
+    git(p.root(), &["init", "-q"]);
+    git(p.root(), &["add", "-A"]);
+    git(p.root(), &["commit", "-qm", "before"]);
+    for (name, text) in changed {
+        std::fs::write(p.path(name), text).unwrap();
+    }
+    p
+}
+
+/// `sightline ARGS` through the daemon of `daemon` (or alone, when
+/// `--no-daemon` is among them): stdout, stderr and the exit code.
+fn sightline(daemon: &DaemonDirs, data: &Path, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(sightline_bin())
+        .args(args)
+        .envs(isolation::env())
+        .env("PATH", path_with_tools())
+        .env("SIGHTLINE_DATA_DIR", data)
+        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+        .envs(daemon.env())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+const CORE: &str = "def total(a: int, b: int) -> int:\n    return a + b\n\n\ndef gone(x: int) -> int:\n    return x\n\n\ndef kept(x: int) -> int:\n    return x\n";
+const CORE_AFTER: &str = "def total(a: int, b: int, c: int) -> int:\n    return a + b + c\n\n\ndef kept(x: int) -> int:\n    return x\n\n\ndef added(y: int) -> int:\n    return y\n";
+const REPORT: &str = "from pkg.core import total, gone\n\n\nclass Report:\n    def render(self) -> str:\n        return str(total(1, 2)) + str(gone(3))\n";
+const TEST: &str =
+    "from pkg.core import total\n\n\ndef test_total() -> None:\n    assert total(1, 2) == 3\n";
+
+fn python_repo() -> Project {
+    repo(
+        &[
+            ("pyproject.toml", ""),
+            ("pkg/__init__.py", ""),
+            ("pkg/core.py", CORE),
+            ("pkg/report.py", REPORT),
+            ("tests/test_core.py", TEST),
+        ],
+        &[("pkg/core.py", CORE_AFTER)],
+    )
+}
+
+/// The answer for the Python repository's diff, on either path: `kept`
+/// only moved (the lines of `gone` went), so it is not listed.
+const PYTHON_IMPACT: &str = "impact of the working tree against HEAD: 1 changed file a server reads
+changed function total (pkg/core.py:1): 4 uses in 2 files, 2 in tests
+  pkg/report.py:1
+  pkg/report.py:6 in Report.render
+  tests/test_core.py:1 (test)
+  tests/test_core.py:5 in test_total (test)
+removed function gone (was pkg/core.py:5): 2 uses in 1 file
+  pkg/report.py:1
+  pkg/report.py:6 in Report.render
+added function added (pkg/core.py:9)
+pkg/report.py: 2 new errors (it uses what changed)
+1:29 error: \"gone\" is unknown import symbol [Pyright]
+6:20 error: Argument missing for parameter \"c\" [Pyright]
+tests/test_core.py: 1 new error (it uses what changed)
+5:12 error: Argument missing for parameter \"c\" [Pyright]
+";
+
+#[test]
+fn a_python_diff_names_its_changed_removed_and_added_functions_their_uses_and_new_errors() {
+    require("pyright-langserver");
+    let p = python_repo();
+    let daemon = DaemonDirs::new();
+    let data = tempfile::tempdir().unwrap();
+    let root = p.root().display().to_string();
+    let (out, err, code) = sightline(&daemon, data.path(), &["impact", "--dir", &root]);
+    assert_eq!((out.as_str(), code), (PYTHON_IMPACT, 1), "{err}");
+    // Nothing was written: the files are as the diff left them.
+    assert_eq!(
+        std::fs::read_to_string(p.path("pkg/core.py")).unwrap(),
+        CORE_AFTER
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.path("pkg/report.py")).unwrap(),
+        REPORT
+    );
+
+    // The same answer without the daemon.
+    let alone = DaemonDirs::new();
+    let (out, err, code) = sightline(
+        &alone,
+        data.path(),
+        &["impact", "--no-daemon", "--dir", &root],
+    );
+    assert_eq!((out.as_str(), code), (PYTHON_IMPACT, 1), "{err}");
+
+    // The JSON answer carries the same facts, typed.
+    let (out, err, code) = sightline(&daemon, data.path(), &["impact", "--json", "--dir", &root]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let total = v["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "total")
+        .unwrap();
+    assert_eq!(total["change"], "changed");
+    assert_eq!(
+        total["uses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|u| u["test"] == true)
+            .count(),
+        2
+    );
+
+    // A revision that names no commit, and a directory outside git: one
+    // answer line each, exit 2.
+    for (args, said) in [
+        (
+            vec!["impact", "nosuchrev", "--dir", &root],
+            "error: `nosuchrev` names no commit here\n".to_owned(),
+        ),
+        (
+            vec!["impact", "--dir", data.path().to_str().unwrap()],
+            format!(
+                "error: {} is not in a git repository\n",
+                data.path().display()
+            ),
+        ),
+    ] {
+        // An answer, as every refusal is, on stdout.
+        let (out, err, code) = sightline(&daemon, data.path(), &args);
+        assert_eq!((out.as_str(), code), (said.as_str(), 2), "{args:?}: {err}");
+    }
+    daemon.stop();
+}
+
+const AREA: &str = "export function area(w: number, h: number): number {\n  return w * h;\n}\n";
+const AREA_AFTER: &str =
+    "export function area(w: number, h: number, d: number): number {\n  return w * h * d;\n}\n";
+const APP: &str = "import { area } from \"./shapes\";\n\nexport function describe(): string {\n  return `area ${area(2, 3)}`;\n}\n";
+const SPEC: &str = "import { area } from \"./shapes\";\n\ntest(\"area\", () => {\n  if (area(2, 3) !== 6) throw new Error(\"area\");\n});\n\ndeclare function test(name: string, body: () => void): void;\n";
+
+/// The staged changes are compared with HEAD, whatever the working tree
+/// holds since: the check reads the staged text, held in memory.
+#[test]
+fn the_staged_changes_of_a_typescript_project_are_its_impact_not_the_working_tree() {
+    require("typescript-language-server");
+    let p = repo(
+        &[
+            ("package.json", "{\"name\": \"shapes\", \"private\": true}"),
+            ("tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
+            ("src/shapes.ts", AREA),
+            ("src/app.ts", APP),
+            ("src/shapes.test.ts", SPEC),
+        ],
+        &[("src/shapes.ts", AREA_AFTER)],
+    );
+    git(p.root(), &["add", "src/shapes.ts"]);
+    // The working tree goes back to HEAD's text: only the index differs.
+    std::fs::write(p.path("src/shapes.ts"), AREA).unwrap();
+    let daemon = DaemonDirs::new();
+    let data = tempfile::tempdir().unwrap();
+    let root = p.root().display().to_string();
+
+    let (out, err, code) = sightline(&daemon, data.path(), &["impact", "--dir", &root]);
+    assert_eq!(
+        (out.as_str(), code),
+        (
+            "impact of the working tree against HEAD: 0 changed files a server reads\nno errors\n",
+            0
+        ),
+        "{err}"
+    );
+
+    let (out, err, code) = sightline(
+        &daemon,
+        data.path(),
+        &["impact", "--staged", "--dir", &root],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    let head = "impact of the staged changes against HEAD: 1 changed file a server reads\nchanged function area (src/shapes.ts:1): ";
+    assert!(out.starts_with(head), "{out}");
+    for line in [
+        "  src/app.ts:4 in describe\n",
+        "  src/shapes.test.ts:4 in test(\"area\") callback (test)\n",
+        "src/app.ts: 1 new error (it uses what changed)\n",
+        "src/shapes.test.ts: 1 new error (it uses what changed)\n",
+        "Expected 3 arguments, but got 2.",
+    ] {
+        assert!(out.contains(line), "{line:?} missing from\n{out}");
+    }
+    // The working tree, which the servers were told again, has no errors.
+    let (out, _, code) = sightline(
+        &daemon,
+        data.path(),
+        &["diagnostics", &p.path("src/app.ts").display().to_string()],
+    );
+    assert_eq!((out.as_str(), code), ("src/app.ts: no diagnostics\n", 0));
+    assert_eq!(
+        std::fs::read_to_string(p.path("src/shapes.ts")).unwrap(),
+        AREA
+    );
+    daemon.stop();
+}
