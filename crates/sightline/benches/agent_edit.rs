@@ -14,6 +14,10 @@
 //! and `tokenizers`, `scripts/tool-tokens.py --contexts` counts their tokens
 //! here too.
 //!
+//! Then the same edits under `"agent": {"new_errors": "deny"}`: the
+//! before-tool hook's time when it previews an edit and denies it or lets
+//! it through, against the warm before-tool hook of the default `tell`.
+//!
 //! Run with `cargo bench -p sightline-mcp --bench agent_edit`.
 
 #![allow(
@@ -102,6 +106,64 @@ fn edit(root: &Path, dirs: &DaemonDirs, n: usize, old: &str, new: &str) -> Heard
     }
 }
 
+/// The same edits under `"agent": {"new_errors": "deny"}`, through a
+/// daemon of its own: the before-tool hook previews each edit and denies
+/// one that would add errors (the write is then not made, as the agent's
+/// tool would not run). Its time against the before-tool hook of `tell`
+/// (`warm`) is what `deny` adds to a warm edit.
+fn deny_rounds(root: &Path, warm: &[Heard]) {
+    let (_, config) = sightline_test_support::isolation::env()
+        .into_iter()
+        .find(|(k, _)| *k == "XDG_CONFIG_HOME")
+        .unwrap();
+    let file = config.join("sightline/config.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, r#"{ "agent": { "new_errors": "deny" } }"#).unwrap();
+    let dirs = DaemonDirs::new();
+    let utils = root.join("httpx/_utils.py");
+    let mut denied = Vec::new();
+    let mut passed = Vec::new();
+    // The first edit starts the daemon and pyright: not counted.
+    for round in 0..=ROUNDS {
+        for (i, (old, new)) in EDITS.iter().enumerate() {
+            let event = json!({
+                "session_id": "bench-deny", "cwd": root, "hook_event_name": "PreToolUse",
+                "tool_name": "Edit", "tool_use_id": format!("toolu_deny_{round}_{i}"),
+                "tool_input": { "file_path": utils, "old_string": old, "new_string": new },
+            });
+            let (out, took) = run_hook(root, &dirs, &[], &event);
+            if round == 0 {
+                continue;
+            }
+            if out.contains("\"deny\"") {
+                denied.push(took);
+            } else {
+                passed.push(took);
+            }
+        }
+    }
+    std::fs::remove_file(&file).unwrap();
+    let tell: Vec<Duration> = warm.iter().map(|h| h.before).collect();
+    let tell_p50 = median(tell);
+    let show = |name: &str, times: &[Duration]| {
+        if times.is_empty() {
+            println!("deny, {name}: none");
+            return;
+        }
+        let p50 = median(times.to_vec());
+        println!(
+            "deny, {name}: {} edits; before-tool hook p50 {:.0} ms, p95 {:.0} ms; added to tell's p50 ({:.0} ms): {:.0} ms",
+            times.len(),
+            ms(p50),
+            ms(percentile(times.to_vec(), 0.95)),
+            ms(tell_p50),
+            ms(p50.saturating_sub(tell_p50)),
+        );
+    };
+    show("denied (they add errors)", &denied);
+    show("let through", &passed);
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -145,6 +207,8 @@ fn main() {
         }
     }
     report("warm", &warm);
+
+    deny_rounds(&root, &warm);
 
     let out = repo_root().join("target/agent-edit-contexts.jsonl");
     let lines: String = cold

@@ -115,6 +115,10 @@ pub struct Config {
     /// How many packages of a monorepo a question may load into a server
     /// at once (`workspace.max_packages`); the rest are named in a note.
     pub max_packages: usize,
+    /// The user's other folders, whose packages a question reaches as the
+    /// workspace's own (`workspace.folders`, user file only, and `sightline
+    /// mcp --folder`).
+    pub folders: Vec<PathBuf>,
     /// What the before-edit hook does with an agent's edit that would add
     /// errors (`agent.new_errors`, user file only).
     pub agent_new_errors: NewErrors,
@@ -160,6 +164,7 @@ impl Default for Config {
             edit_warnings: false,
             dependents_ms: 5000,
             max_packages: 40,
+            folders: Vec::new(),
             agent_new_errors: NewErrors::Tell,
             allow_unsandboxed: false,
             sandbox: None,
@@ -190,6 +195,15 @@ pub enum NewErrors {
 }
 
 impl Config {
+    /// How far a question about a symbol reaches: the package budget and
+    /// the user's other folders.
+    pub(crate) fn reach(&self) -> Reach<'_> {
+        Reach {
+            budget: self.max_packages,
+            folders: &self.folders,
+        }
+    }
+
     /// What the runner needs of the `formatter` settings. A project file's
     /// formatter commands run only when the project is trusted (or there is
     /// no project file).
@@ -200,6 +214,15 @@ impl Config {
             trusted: self.trusted || self.project.is_none(),
         }
     }
+}
+
+/// How far a question about a symbol reaches beyond its package: at most
+/// `budget` other packages, those of the workspace and of the user's other
+/// `folders` (`engine::packages`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Reach<'a> {
+    pub budget: usize,
+    pub folders: &'a [PathBuf],
 }
 
 const TOP_KEYS: &[&str] = &[

@@ -95,6 +95,10 @@ mod shape {
         /// How many packages a question may load into one server at once
         /// (default 40); the packages past it are named in a note.
         max_packages: Option<u64>,
+        /// Other directories (absolute) whose packages references, rename,
+        /// move, impact and the edit check reach as the workspace's own: a
+        /// library's consumer checked out beside it (user file only).
+        folders: Option<Vec<String>>,
     }
 
     #[derive(JsonSchema)]

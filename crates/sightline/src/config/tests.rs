@@ -34,7 +34,7 @@ fn every_invalid_shape_names_the_file_and_line() {
         ),
         (
             "{ \"workspace\": {\n \"pkgs\": [] } }",
-            "/p/sightline.json:2: unknown key \"pkgs\" in \"workspace\"; expected one of packages, exclude, max_packages",
+            "/p/sightline.json:2: unknown key \"pkgs\" in \"workspace\"; expected one of packages, exclude, max_packages, folders",
         ),
         (
             "{\n\n  \"lsp\": 3\n}",
@@ -247,6 +247,31 @@ fn a_workspace_s_packages_are_a_project_s_and_its_budget_anyone_s() {
     )
     .unwrap();
     assert_eq!(user.max_packages, 8);
+}
+
+#[test]
+fn workspace_folders_are_the_user_s_alone_and_absolute() {
+    let user = |text: &str| {
+        let mut c = Config::default();
+        c.merge_text(Path::new("/u/config.json"), text, false)
+            .map(|()| c)
+            .map_err(|e| e.to_string())
+    };
+    let c = user(r#"{ "workspace": { "folders": ["/src/app", "/src/docs"] } }"#).unwrap();
+    assert_eq!(
+        c.folders,
+        vec![PathBuf::from("/src/app"), PathBuf::from("/src/docs")]
+    );
+    assert_eq!(c.reach().folders, c.folders.as_slice());
+    assert_eq!(
+        user("{ \"workspace\": {\n \"folders\": [\"app\"] } }").unwrap_err(),
+        "/u/config.json:2: \"workspace.folders\" must be a list of absolute directories, got `app`"
+    );
+    // A cloned repository cannot point questions and renames elsewhere.
+    assert_eq!(
+        parse("{ \"workspace\": {\n \"folders\": [\"/etc\"] } }").unwrap_err(),
+        "/p/sightline.json:2: \"workspace.folders\" may only be set in the user configuration"
+    );
 }
 
 #[test]

@@ -234,13 +234,7 @@ impl Engine {
         let edit = if server.renames_files(from, is_dir) {
             // In a monorepo the server updates only the packages it
             // holds: those that mention the module's name are loaded first.
-            let packages = load_users(
-                server,
-                self.files(),
-                source,
-                &name,
-                self.config().max_packages,
-            )?;
+            let packages = load_users(server, self.files(), source, &name, self.config().reach())?;
             if let Some(note) = packages.note {
                 return Err(ToolError::refused(format!(
                     "move not done: {note}; nothing was written"

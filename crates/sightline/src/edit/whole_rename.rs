@@ -30,7 +30,7 @@ pub(super) fn load_packages<'a>(
         engine.files(),
         file,
         old_name,
-        engine.config().max_packages,
+        engine.config().reach(),
     )?;
     match &packages.note {
         Some(note) => Err(ToolError::refused(format!(

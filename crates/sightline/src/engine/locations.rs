@@ -132,7 +132,7 @@ impl Engine {
             self.files(),
             &checked.path,
             &name_at(&checked, Pos::new(line, column)),
-            self.config().max_packages,
+            self.config().reach(),
         )?;
         // Every server is asked with the declaration included; the
         // declarations to take out (when they are not wanted) are asked at
@@ -267,7 +267,7 @@ impl Engine {
             self.files(),
             &checked.path,
             &name_at(&checked, Pos::new(line, column)),
-            self.config().max_packages,
+            self.config().reach(),
         )?;
         let found = server.implementation(&checked.path, pos).await?;
         let mut texts = HashMap::new();

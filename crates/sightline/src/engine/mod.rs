@@ -215,9 +215,15 @@ impl Engine {
             options.launcher.clone(),
             options.config.allow_unsandboxed,
         )
+        // The user's other folders are written by the renames and moves
+        // that reach them, as the workspace is.
         .confined_to(crate::sandbox::confine::Roots::new(
             root.as_deref(),
-            &options.config.writable_roots,
+            &[
+                options.config.writable_roots.clone(),
+                options.config.folders.clone(),
+            ]
+            .concat(),
         ))
         .with_network_env(options.config.network_env.clone());
         let formatters = crate::format::Formatters::new(

@@ -4,11 +4,14 @@
 //! (`ReferencesQuirks::packages_need_open`, tsserver) is given one file of
 //! each other package that mentions the name, kept open until the answer
 //! is in. Packages past the `workspace.max_packages` budget are not loaded,
-//! and the answer names them.
+//! and the answer names them. The user's other folders
+//! (`workspace.folders`, `sightline mcp --folder`) count as packages of the
+//! workspace too: a library's consumer checked out beside it.
 
 use std::path::{Path, PathBuf};
 
 use crate::catalog::spec::RootRule;
+use crate::config::Reach;
 use crate::error::ToolError;
 use crate::server::{Asking, LspServer};
 use crate::sync::{FileView, Snapshot};
@@ -55,13 +58,13 @@ pub(crate) fn load_users<'a>(
     files: &FileView,
     file: &Path,
     name: &str,
-    budget: usize,
+    reach: Reach,
 ) -> Result<LoadedPackages<'a>, ToolError> {
     if name.is_empty() {
         return Ok(LoadedPackages::none());
     }
     let what = format!("that {{mention}} `{name}`");
-    load(server, files, file, budget, &what, users_of, |text| {
+    load(server, files, file, reach, &what, users_of, |text| {
         mentions(text, name)
     })
 }
@@ -72,13 +75,13 @@ pub(crate) fn load_all<'a>(
     server: &'a LspServer,
     files: &FileView,
     file: &Path,
-    budget: usize,
+    reach: Reach,
 ) -> Result<LoadedPackages<'a>, ToolError> {
     load(
         server,
         files,
         file,
-        budget,
+        reach,
         "of the workspace",
         |_, _| None,
         |_| true,
@@ -92,15 +95,29 @@ fn load<'a>(
     server: &'a LspServer,
     files: &FileView,
     file: &Path,
-    budget: usize,
+    reach: Reach,
     what: &str,
     users: impl FnOnce(&Workspace, &Path) -> Option<Vec<PathBuf>>,
     wanted: impl Fn(&str) -> bool,
 ) -> Result<LoadedPackages<'a>, ToolError> {
+    let budget = reach.budget;
+    let folders = folder_packages(server, reach.folders);
     if !server.spec.quirks.references.packages_need_open {
-        return Ok(LoadedPackages::none());
+        return Ok(LoadedPackages {
+            note: unsearched_folders_note(server, files, &folders, what, &wanted),
+            ..LoadedPackages::none()
+        });
     }
-    let Some(ws) = served_workspace(server, file) else {
+    // The user's other folders join the workspace's packages; a package
+    // alone (no workspace declared) is a workspace of one with them.
+    let served = served_workspace(server, file).or_else(|| {
+        (!folders.is_empty()).then(|| Workspace {
+            root: server.root.clone(),
+            declared_by: "workspace.folders",
+            packages: vec![server.root.clone()],
+        })
+    });
+    let Some(mut ws) = served else {
         // No workspace this server answers for: other packages of the
         // repository that the answer cannot have seen are named, never
         // left out in silence.
@@ -109,6 +126,11 @@ fn load<'a>(
             ..LoadedPackages::none()
         });
     };
+    for p in folders {
+        if !ws.packages.contains(&p) {
+            ws.packages.push(p);
+        }
+    }
     let own = ws.package_of(file).map(Path::to_owned);
     // The packages that may use the file's, worked out once per question
     // (each manifest read once), `None` when any may.
@@ -149,6 +171,62 @@ fn load<'a>(
         opened,
         note,
     })
+}
+
+/// The packages of the user's other `folders` that a server rooted at
+/// `server.root` does not hold already: each folder's declared workspace's
+/// packages, or the folder itself when it has a manifest of the server's
+/// ecosystem.
+fn folder_packages(server: &LspServer, folders: &[PathBuf]) -> Vec<PathBuf> {
+    let RootRule::Workspace { ecosystem, .. } = server.spec.root else {
+        return Vec::new();
+    };
+    let manifests = ecosystem.manifests();
+    let mut out = Vec::new();
+    for folder in folders {
+        let folder = sightline_lsp::normalize(folder);
+        if folder.starts_with(&server.root) || server.root.starts_with(&folder) {
+            continue;
+        }
+        let declared = workspace_of(&folder.join(manifests[0]), ecosystem)
+            .filter(|ws| ws.root.starts_with(&folder));
+        match declared {
+            Some(ws) => out.extend(ws.packages),
+            None if manifests.iter().any(|m| folder.join(m).is_file()) => out.push(folder),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The note when the user's other folders hold a package that `wanted`
+/// takes but `server` searches only its own root (it is not given other
+/// packages' files to open): they were not searched.
+fn unsearched_folders_note(
+    server: &LspServer,
+    files: &FileView,
+    folders: &[PathBuf],
+    what: &str,
+    wanted: &impl Fn(&str) -> bool,
+) -> Option<String> {
+    let unseen: Vec<String> = folders
+        .iter()
+        .filter(|p| first_file(server, files, p, wanted).is_some())
+        .map(|p| p.display().to_string())
+        .collect();
+    if unseen.is_empty() {
+        return None;
+    }
+    let one = unseen.len() == 1;
+    Some(format!(
+        "{} {} of the other folders {} {} not searched ({} searches only its own root): {}",
+        unseen.len(),
+        if one { "package" } else { "packages" },
+        what.replace("{mention}", if one { "mentions" } else { "mention" }),
+        if one { "was" } else { "were" },
+        server.spec.id,
+        unseen.join(", ")
+    ))
 }
 
 /// At most this many packages of a repository without a workspace are

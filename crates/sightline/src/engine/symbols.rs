@@ -138,7 +138,7 @@ impl Engine {
                     &server,
                     self.files(),
                     &checked.path,
-                    self.config().max_packages,
+                    self.config().reach(),
                 )?;
                 server.wait_ready(true).await?;
                 // tsserver's `navto` searches the projects of one file: in
@@ -241,7 +241,7 @@ impl Engine {
                 self.files(),
                 &checked.path,
                 &crate::engine::locations::name_at(&checked, Pos::new(line, column)),
-                self.config().max_packages,
+                self.config().reach(),
             )?
         } else {
             crate::engine::packages::LoadedPackages::none()

@@ -239,3 +239,113 @@ fn the_staged_changes_of_a_typescript_project_are_its_impact_not_the_working_tre
     );
     daemon.stop();
 }
+
+/// On httpx 0.28.1 (PyPI), committed, a change of one real function's
+/// signature (`primitive_value_to_str` gains a required argument): the uses
+/// `impact` lists are exactly the references a direct pyright client gives
+/// for the declaration, and each call among them is a new error.
+#[test]
+fn the_impact_of_a_change_to_httpx_lists_the_references_pyright_itself_gives() {
+    use sightline_test_support::direct::{Direct, uri};
+    use sightline_test_support::pinned::httpx_project;
+    use sightline_test_support::tools_bin;
+    use std::collections::BTreeSet;
+
+    require("pyright-langserver");
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    httpx_project(&root);
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "httpx 0.28.1"]);
+    let utils = root.join("httpx/_utils.py");
+    let before = std::fs::read_to_string(&utils).unwrap();
+    let declaration = "def primitive_value_to_str(value: PrimitiveData) -> str:";
+    let line = before.lines().position(|l| l == declaration).unwrap();
+    let after = before.replace(
+        declaration,
+        "def primitive_value_to_str(value: PrimitiveData, quote: bool) -> str:",
+    );
+    std::fs::write(&utils, &after).unwrap();
+
+    let daemon = DaemonDirs::new();
+    let data = tempfile::tempdir().unwrap();
+    let dir = root.display().to_string();
+    let (out, err, code) = sightline(&daemon, data.path(), &["impact", "--json", "--dir", &dir]);
+    assert_eq!(code, 1, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let changed = v["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "primitive_value_to_str")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(changed["change"], "changed", "{changed:#}");
+    let listed: BTreeSet<(String, u64, u64)> = changed["uses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["path"].as_str().unwrap().to_owned(),
+                u["line"].as_u64().unwrap(),
+                u["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+
+    // pyright itself, asked directly for the declaration's references.
+    let mut pyright = Direct::start(
+        &tools_bin().join("pyright-langserver"),
+        &root,
+        serde_json::json!({}),
+        serde_json::json!({}),
+    );
+    pyright.notify(
+        "textDocument/didOpen",
+        serde_json::json!({"textDocument": {"uri": uri(&utils), "languageId": "python", "version": 1, "text": after}}),
+    );
+    let answer = pyright.request(
+        "textDocument/references",
+        serde_json::json!({
+            "textDocument": {"uri": uri(&utils)},
+            "position": {"line": line, "character": 4},
+            "context": {"includeDeclaration": false},
+        }),
+    );
+    let direct: BTreeSet<(String, u64, u64)> = answer["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .iter()
+        .map(|l| {
+            (
+                l["uri"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches("file://")
+                    .to_owned(),
+                l["range"]["start"]["line"].as_u64().unwrap() + 1,
+                l["range"]["start"]["character"].as_u64().unwrap() + 1,
+            )
+        })
+        .collect();
+    assert!(direct.len() >= 9, "{direct:?}");
+    assert_eq!(listed, direct);
+
+    // Every file with a call has the new errors; nothing was written.
+    let errors: BTreeSet<String> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| !f["errors"].as_array().unwrap().is_empty())
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect();
+    for file in ["httpx/_content.py", "httpx/_multipart.py", "httpx/_urls.py"] {
+        assert!(
+            errors.contains(&root.join(file).display().to_string()),
+            "{file}: {v:#}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&utils).unwrap(), after);
+    daemon.stop();
+}

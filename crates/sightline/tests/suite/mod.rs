@@ -24,6 +24,7 @@ mod dry_run;
 mod edit;
 mod fake;
 mod faults;
+mod folders;
 mod format;
 mod freshness;
 mod hostile;

@@ -12,25 +12,24 @@
 //! (`Engine::check_errors_within`). The diff itself comes from git
 //! ([`git`]).
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::answer::Item;
-use crate::edit::new_errors::Followed;
+use crate::edit::EditAnswer;
 use crate::edit::text::Text;
-use crate::edit::{EditAnswer, FileErrors};
 use crate::engine::Engine;
 use crate::error::ToolError;
 
+mod answer;
 mod git;
+mod symbols;
 mod tests_of;
 
 pub(crate) use git::Against;
 
 /// At most this many uses of one declaration are listed in the text.
-const USES_SHOWN: usize = 20;
+pub(super) const USES_SHOWN: usize = 20;
 
 /// What a diff does to a declaration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -128,7 +127,7 @@ impl Engine {
         // Before: the revision's texts held in memory.
         let held = self.hold_in_memory(sides.olds.clone()).await;
         let baseline = held.view.baseline_within(&sides.news, budget).await?;
-        let old_outlines = outlines(&held.view, &changed).await;
+        let old_outlines = symbols::outlines(&held.view, &changed).await;
         let places: Vec<(PathBuf, usize)> = baseline
             .followed
             .iter()
@@ -153,20 +152,21 @@ impl Engine {
         let new_outlines = if sides.not_on_disk.is_empty() {
             let _turn = crate::sync::file_view::shared_turn().await;
             self.check_errors_within(&mut check, &present, budget).await;
-            outlines(self, &changed).await
+            symbols::outlines(self, &changed).await
         } else {
             let held = self.hold_in_memory(sides.not_on_disk.clone()).await;
             held.view
                 .check_errors_within(&mut check, &present, budget)
                 .await;
-            outlines(&held.view, &changed).await
+            symbols::outlines(&held.view, &changed).await
         };
         check.root = Some(diff.top.clone());
-        let texts = Texts {
+        let texts = symbols::Texts {
             old: &sides.olds,
             new: &sides.news,
         };
-        let symbols = changed_symbols(&followed, &enclosing, &old_outlines, &new_outlines, &texts);
+        let symbols =
+            symbols::changed_symbols(&followed, &enclosing, &old_outlines, &new_outlines, &texts);
         if symbols.iter().any(|s| {
             s.uses
                 .iter()
@@ -230,281 +230,4 @@ fn sides(files: Vec<git::ChangedFile>, notes: &mut Vec<String>) -> Sides {
         notes.push(format!("left out, not UTF-8 text: {}", not_text.join(", ")));
     }
     s
-}
-
-/// Each file's outline, flattened: (name path, item), or none when it
-/// cannot be had (a file that is not there).
-async fn outlines(engine: &Engine, files: &[PathBuf]) -> Vec<(PathBuf, Vec<(String, Item)>)> {
-    let mut out = Vec::new();
-    for file in files {
-        let items = match engine.document_symbols(file).await {
-            Ok(o) => o.items,
-            Err(_) => Vec::new(),
-        };
-        let mut flat = Vec::new();
-        flatten(&items, "", &mut flat);
-        out.push((file.clone(), flat));
-    }
-    out
-}
-
-/// Every item of an outline with its name path (`Outer.inner`), depth
-/// first; a function's locals (which pyright outlines) left out.
-fn flatten(items: &[Item], parent: &str, out: &mut Vec<(String, Item)>) {
-    for item in items {
-        let path = if parent.is_empty() {
-            item.name.clone()
-        } else {
-            format!("{parent}.{}", item.name)
-        };
-        out.push((path.clone(), item.clone()));
-        if !matches!(
-            item.kind.as_str(),
-            "function" | "method" | "constructor" | "operator"
-        ) {
-            flatten(&item.children, &path, out);
-        }
-    }
-}
-
-/// The changed files' texts on each side, to tell a declaration the diff
-/// changed from one it only moved.
-struct Texts<'a> {
-    old: &'a [(PathBuf, Option<String>)],
-    new: &'a [(PathBuf, Option<Text>)],
-}
-
-impl Texts<'_> {
-    /// The lines `first..=last` (1-based) of `path` before the diff, or
-    /// after it.
-    fn lines(&self, path: &Path, after: bool, first: usize, last: usize) -> Option<String> {
-        let text = if after {
-            self.new
-                .iter()
-                .find(|(p, _)| p == path)
-                .and_then(|(_, t)| t.as_ref().map(|t| t.body.as_str()))
-        } else {
-            self.old
-                .iter()
-                .find(|(p, _)| p == path)
-                .and_then(|(_, t)| t.as_deref())
-        }?;
-        let lines: Vec<&str> = text
-            .lines()
-            .skip(first.saturating_sub(1))
-            .take(last.saturating_sub(first) + 1)
-            .collect();
-        Some(lines.join("\n"))
-    }
-
-    /// Whether the diff left `before` (its item before) as it was in
-    /// `after`: the same text, only moved.
-    fn unchanged(&self, path: &Path, before: &Item, after: &Item) -> bool {
-        let old = self.lines(path, false, before.start_line, before.end_line);
-        let new = self.lines(path, true, after.start_line, after.end_line);
-        old.is_some() && old == new
-    }
-}
-
-/// The declarations the diff touched (`followed`, before it) as changed
-/// or removed, with their uses; then those the outlines after it add. A
-/// declaration whose text the diff left as it was (it only moved, as the
-/// lines after a removed one do) is not listed.
-fn changed_symbols(
-    followed: &[Followed],
-    enclosing: &[Option<String>],
-    old: &[(PathBuf, Vec<(String, Item)>)],
-    new: &[(PathBuf, Vec<(String, Item)>)],
-    texts: &Texts,
-) -> Vec<ChangedSymbol> {
-    let of = |all: &'_ [(PathBuf, Vec<(String, Item)>)], path: &Path| {
-        all.iter()
-            .find(|(p, _)| p == path)
-            .map(|(_, items)| items.clone())
-            .unwrap_or_default()
-    };
-    let mut out = Vec::new();
-    let mut places = enclosing.iter();
-    for f in followed {
-        let before = of(old, &f.path);
-        let after = of(new, &f.path);
-        let found = before
-            .iter()
-            .find(|(_, i)| i.loc.line == f.line && i.loc.column == f.column);
-        let (name, kind) = found.map_or((f.name.clone(), String::new()), |(n, i)| {
-            (n.clone(), i.kind.clone())
-        });
-        let now = after.iter().find(|(n, _)| *n == name);
-        // Each use has its enclosing symbol, in order: they are taken
-        // whether or not this declaration is listed.
-        let mut symbols: Vec<Option<String>> = Vec::new();
-        for _ in &f.uses {
-            symbols.push(places.next().cloned().flatten());
-        }
-        if let (Some((_, was)), Some((_, is))) = (found, now)
-            && texts.unchanged(&f.path, was, is)
-        {
-            continue;
-        }
-        let uses = f
-            .uses
-            .iter()
-            .zip(symbols)
-            .map(|(u, symbol)| Use {
-                test: tests_of::is_test(&u.path, symbol.as_deref()),
-                path: u.path.clone(),
-                line: u.line,
-                column: u.column,
-                symbol,
-            })
-            .collect();
-        out.push(ChangedSymbol {
-            change: if now.is_some() {
-                Change::Changed
-            } else {
-                Change::Removed
-            },
-            kind,
-            line: now.map_or(f.line, |(_, i)| i.loc.line),
-            name,
-            path: f.path.clone(),
-            uses,
-        });
-    }
-    for (path, after) in new {
-        let before: HashSet<String> = of(old, path).into_iter().map(|(n, _)| n).collect();
-        let mut added: Vec<&str> = Vec::new();
-        for (name, item) in after {
-            // A member of an added type is the type's, not news of its own.
-            let inside_added = added
-                .iter()
-                .any(|a| name.strip_prefix(a).is_some_and(|r| r.starts_with('.')));
-            if before.contains(name) || inside_added {
-                continue;
-            }
-            added.push(name);
-            out.push(ChangedSymbol {
-                change: Change::Added,
-                kind: item.kind.clone(),
-                name: name.clone(),
-                path: path.clone(),
-                line: item.loc.line,
-                uses: Vec::new(),
-            });
-        }
-    }
-    out
-}
-
-impl Impact {
-    /// Whether the diff brought errors (the CLI exits 1).
-    pub fn brought_errors(&self) -> bool {
-        self.check.brought_errors()
-    }
-
-    /// The answer's text: a line on what was compared, each declaration
-    /// with its uses, then the errors as an edit's answer lists them.
-    pub fn text(&self) -> String {
-        let show = |p: &Path| crate::render::shown(&self.root, p);
-        let mut out = format!(
-            "impact of {}: {} changed {} a server reads\n",
-            self.label,
-            self.files.len(),
-            if self.files.len() == 1 {
-                "file"
-            } else {
-                "files"
-            }
-        );
-        for s in &self.symbols {
-            let change = match s.change {
-                Change::Added => "added",
-                Change::Removed => "removed",
-                Change::Changed => "changed",
-            };
-            let kind = if s.kind.is_empty() {
-                String::new()
-            } else {
-                format!("{} ", s.kind)
-            };
-            let at = format!("{}:{}", show(&s.path), s.line);
-            let at = if s.change == Change::Removed {
-                format!("was {at}")
-            } else {
-                at
-            };
-            out.push_str(&format!("{change} {kind}{} ({at})", s.name));
-            if s.change == Change::Added {
-                out.push('\n');
-                continue;
-            }
-            let files: HashSet<&PathBuf> = s.uses.iter().map(|u| &u.path).collect();
-            let tests = s.uses.iter().filter(|u| u.test).count();
-            out.push_str(&match s.uses.len() {
-                0 => ": no uses\n".to_owned(),
-                n => format!(
-                    ": {n} {} in {} {}{}\n",
-                    if n == 1 { "use" } else { "uses" },
-                    files.len(),
-                    if files.len() == 1 { "file" } else { "files" },
-                    if tests > 0 {
-                        format!(", {tests} in tests")
-                    } else {
-                        String::new()
-                    }
-                ),
-            });
-            for u in s.uses.iter().take(USES_SHOWN) {
-                out.push_str(&format!("  {}:{}", show(&u.path), u.line));
-                if let Some(symbol) = &u.symbol {
-                    out.push_str(&format!(" in {symbol}"));
-                }
-                if u.test {
-                    out.push_str(" (test)");
-                }
-                out.push('\n');
-            }
-            if s.uses.len() > USES_SHOWN {
-                out.push_str(&format!("  ... and {} more\n", s.uses.len() - USES_SHOWN));
-            }
-        }
-        if self.symbols.is_empty() && !self.files.is_empty() {
-            out.push_str("no declaration changed\n");
-        }
-        out.push_str(&self.check.text());
-        for n in &self.notes {
-            out.push_str(&format!("note: {n}\n"));
-        }
-        out
-    }
-
-    /// The answer as the CLI's `--json` prints it.
-    pub fn json(&self) -> serde_json::Value {
-        let errors: Vec<serde_json::Value> = self
-            .check
-            .files
-            .iter()
-            .map(|f: &FileErrors| {
-                serde_json::json!({
-                    "path": f.path,
-                    "errors": f.errors,
-                    "compared": f.delta,
-                    "fixed": f.fixed,
-                    "kept": f.kept,
-                    "uses_what_changed": f.dependent,
-                    "notes": f.notes,
-                })
-            })
-            .collect();
-        let mut notes = self.check.notes.clone();
-        notes.extend(self.notes.iter().cloned());
-        serde_json::json!({
-            "root": self.root,
-            "against": self.label,
-            "files": self.files,
-            "symbols": self.symbols,
-            "errors": errors,
-            "notes": notes,
-        })
-    }
 }

@@ -64,6 +64,12 @@ pub enum OtherCommand {
         /// code_actions, apply_code_action and organize_imports.
         #[arg(long)]
         edit_tools: bool,
+        /// Another directory whose packages references, rename, move,
+        /// impact and the edit check reach as the workspace's own (a
+        /// library's consumer checked out beside it); repeatable. Adds to
+        /// the user configuration's `workspace.folders`.
+        #[arg(long = "folder", value_name = "DIR")]
+        folders: Vec<PathBuf>,
         /// Bridge to the shared daemon (started when none runs), so that
         /// sessions on one root share their servers. This is the default;
         /// `--no-daemon` starts servers in this process instead.

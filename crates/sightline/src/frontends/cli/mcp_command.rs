@@ -10,17 +10,29 @@ use crate::frontends::cli::{Cli, EXIT_FAILED, load_config};
 use crate::frontends::signals::interrupted;
 
 /// Serves the MCP session until stdin closes; the exit status.
-pub(super) async fn run(cli: &Cli, edit_tools: bool, workdir: Option<PathBuf>) -> i32 {
+pub(super) async fn run(
+    cli: &Cli,
+    edit_tools: bool,
+    folders: &[PathBuf],
+    workdir: Option<PathBuf>,
+) -> i32 {
+    // Absolute, since the daemon's working directory is not ours.
+    let folders: Vec<PathBuf> = folders
+        .iter()
+        .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
+        .map(|f| sightline_lsp::normalize(&f))
+        .collect();
     // What the first answer says first, when this session is not the
     // daemon's.
     let mut note = None;
     if cli.uses_daemon() {
-        let hello = crate::frontends::daemon::Hello::of_client(
+        let mut hello = crate::frontends::daemon::Hello::of_client(
             "mcp",
             workdir.clone(),
             cli.sandbox.clone(),
             edit_tools,
         );
+        hello.folders = folders.clone();
         // A daemon with other settings (data directory, configuration,
         // downloads) would answer with its own: serve in process instead.
         match crate::frontends::daemon::handshake::accepts(&hello).await {
@@ -31,10 +43,11 @@ pub(super) async fn run(cli: &Cli, edit_tools: bool, workdir: Option<PathBuf>) -
             _ => return crate::frontends::daemon::bridge::run(hello).await,
         }
     }
-    let config = match load_config(&cli.command, workdir.as_deref()) {
+    let mut config = match load_config(&cli.command, workdir.as_deref()) {
         Ok(c) => c,
         Err(status) => return status,
     };
+    config.folders.extend(folders);
     let edit_tools = edit_tools || config.edit_tools;
     // stdout carries the protocol: progress goes to the client, logs to stderr.
     let engine = Arc::new(Engine::new(Options {

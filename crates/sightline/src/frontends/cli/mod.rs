@@ -122,7 +122,11 @@ pub async fn run(cli: Cli) -> i32 {
         OtherCommand::Daemon { action, ready_fd } => {
             daemon_command::run(action.as_ref(), *ready_fd, cli.json).await
         }
-        OtherCommand::Mcp { edit_tools, .. } => mcp_command::run(&cli, *edit_tools, workdir).await,
+        OtherCommand::Mcp {
+            edit_tools,
+            folders,
+            ..
+        } => mcp_command::run(&cli, *edit_tools, folders, workdir).await,
         OtherCommand::Setup {
             agent,
             user,

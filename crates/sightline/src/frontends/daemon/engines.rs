@@ -91,8 +91,9 @@ impl Engines {
         // another project is answered by that project's engine
         // (`Engine::for_path`).
         let project = hello.root.as_deref().and_then(crate::config::project_dir);
-        let config = crate::config::Config::load_for_session(project.as_deref())
+        let mut config = crate::config::Config::load_for_session(project.as_deref())
             .map_err(|e| e.to_string())?;
+        config.folders.extend(hello.folders.iter().cloned());
         let edit_tools = config.edit_tools;
         let fingerprint = crate::config::fingerprint(
             &config,

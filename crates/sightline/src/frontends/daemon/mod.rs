@@ -97,6 +97,10 @@ pub struct Hello {
     /// and the text is the in-process command's, byte for byte.
     #[serde(default)]
     pub one_call: bool,
+    /// The other folders its questions reach (`sightline mcp --folder`),
+    /// besides the configuration's `workspace.folders`.
+    #[serde(default)]
+    pub folders: Vec<PathBuf>,
 }
 
 /// The settings that set what an engine does, as this process resolves
@@ -201,6 +205,7 @@ impl Hello {
             settings: settings_env(),
             client: client.to_owned(),
             one_call: false,
+            folders: Vec::new(),
         }
     }
 
@@ -219,6 +224,7 @@ impl Hello {
             settings: Vec::new(),
             client: "control".to_owned(),
             one_call: false,
+            folders: Vec::new(),
         }
     }
 }

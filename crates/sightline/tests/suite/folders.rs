@@ -1,0 +1,126 @@
+//! Other folders in one workspace (`sightline mcp --folder DIR`, the user
+//! configuration's `workspace.folders`): a library checked out beside its
+//! consumer, which depends on it through `node_modules`. A session in the
+//! library finds the consumer's uses by references and keeps them whole in
+//! a rename only when the consumer's folder is one of its folders; without
+//! it the consumer is not seen. Through the daemon, over MCP.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::json;
+use sightline_test_support::mcp::McpDriver;
+use sightline_test_support::{path_with_tools, require};
+
+const LIB: &str =
+    "export function computeTotal(a: number, b: number): number {\n  return a + b;\n}\n";
+const APP: &str = "import { computeTotal } from \"@acme/lib\";\n\nexport const total: number = computeTotal(1, 2);\n";
+
+/// `top/lib` (the library, `@acme/lib`) and `top/app` (its consumer, with
+/// `node_modules/@acme/lib` linked to the library), no workspace between
+/// them.
+fn folders(top: &Path) {
+    let write = |rel: &str, text: &str| {
+        let p = top.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    let tsconfig = "{\"compilerOptions\": {\"strict\": true, \"module\": \"esnext\", \"moduleResolution\": \"bundler\", \"target\": \"esnext\", \"noEmit\": true}, \"include\": [\"src\"]}";
+    write(
+        "lib/package.json",
+        "{\"name\": \"@acme/lib\", \"version\": \"1.0.0\", \"types\": \"src/index.ts\", \"main\": \"src/index.ts\"}",
+    );
+    write("lib/tsconfig.json", tsconfig);
+    write("lib/src/index.ts", LIB);
+    write(
+        "app/package.json",
+        "{\"name\": \"app\", \"private\": true, \"dependencies\": {\"@acme/lib\": \"1.0.0\"}}",
+    );
+    write("app/tsconfig.json", tsconfig);
+    write("app/src/main.ts", APP);
+    std::fs::create_dir_all(top.join("app/node_modules/@acme")).unwrap();
+    std::os::unix::fs::symlink("../../../lib", top.join("app/node_modules/@acme/lib")).unwrap();
+}
+
+/// `tsc --noEmit -p .` in `dir`: its output.
+fn tsc(dir: &Path) -> String {
+    let out = Command::new("tsc")
+        .args(["--noEmit", "-p", "."])
+        .current_dir(dir)
+        .env("PATH", path_with_tools())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_consumer_in_another_folder_is_found_by_references_and_kept_whole_by_a_rename() {
+    require("typescript-language-server");
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().canonicalize().unwrap();
+    folders(&top);
+    let lib = top.join("lib");
+    let app = top.join("app");
+    let index = lib.join("src/index.ts");
+    let main = app.join("src/main.ts");
+    assert_eq!(
+        tsc(&app),
+        "",
+        "the consumer type-checks against the library"
+    );
+
+    let mut d = McpDriver::start();
+    // Without the folder: the library alone.
+    d.open("alone", &lib);
+    let refs = d.call(
+        "alone",
+        "lsp_references",
+        json!({ "file": index, "line": 1, "column": 17 }),
+    );
+    assert!(!refs.text.contains("main.ts"), "{}", refs.text);
+    d.close("alone");
+
+    let folder = app.display().to_string();
+    d.open_args(
+        "s",
+        &lib,
+        &path_with_tools(),
+        &["mcp", "--edit-tools", "--folder", &folder],
+    );
+    let refs = d.call(
+        "s",
+        "lsp_references",
+        json!({ "file": index, "line": 1, "column": 17 }),
+    );
+    let main_s = main.display().to_string();
+    assert_eq!(
+        refs.text,
+        format!(
+            "2 references\n{main_s}:1:10 import {{ computeTotal }} from \"@acme/lib\";\n{main_s}:3:30 export const total: number = computeTotal(1, 2);\n"
+        ),
+        "{}",
+        refs.text
+    );
+
+    let renamed = d.call(
+        "s",
+        "rename",
+        json!({ "file": index, "line": 1, "column": 17, "new_name": "computeSum" }),
+    );
+    assert!(!renamed.is_error, "{}", renamed.text);
+    assert!(
+        renamed
+            .text
+            .starts_with("renamed computeTotal → computeSum: 3 edits in 2 files"),
+        "{}",
+        renamed.text
+    );
+    assert_eq!(
+        std::fs::read_to_string(&main).unwrap(),
+        APP.replace("computeTotal", "computeSum")
+    );
+    assert_eq!(tsc(&app), "", "the consumer still type-checks");
+    d.close("s");
+}
