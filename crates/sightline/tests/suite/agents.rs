@@ -3,8 +3,10 @@
 //! project set up by `sightline setup AGENT --project`: the agent edits with
 //! its own tool, and the next request it sends the model carries the errors
 //! the edit introduced (file and line, the broken caller's too); an edit
-//! with none adds nothing; a grep for an identifier adds its exact uses; and
-//! sightline's MCP tools answer from the agent.
+//! with none adds nothing; a grep for an identifier adds its exact uses;
+//! sightline's MCP tools answer from the agent; and under the user's
+//! `"agent": {"new_errors": "deny"}` a breaking edit is stopped before it
+//! lands, the model hears its errors, and its next, clean edit lands.
 
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
@@ -32,6 +34,11 @@ const LIB_WITH_ERROR: &str = "def total(n: int) -> int:\n    return n\n\nbad: in
 /// home, so the same settings) and waits for its first answer, so that the
 /// before-edit answer comes within the hook's budget.
 fn warm(project: &Project, dirs: &DaemonDirs) {
+    warm_with(project, dirs, &[]);
+}
+
+/// [`warm`] with more environment variables (those the agent gets too).
+fn warm_with(project: &Project, dirs: &DaemonDirs, env: &[(&str, &str)]) {
     let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
     let out = Command::new(sightline_bin())
         .args(["diagnostics"])
@@ -40,6 +47,7 @@ fn warm(project: &Project, dirs: &DaemonDirs) {
         .env("HOME", home.path())
         .env("PATH", path_with_tools())
         .envs(dirs.env())
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     assert!(
@@ -359,6 +367,16 @@ fn gemini_project() -> Project {
 /// Runs `gemini -p` in `project` against a Gemini API that makes `calls` in
 /// turn, then ends the turn; every conversation request, as text.
 fn gemini_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>) -> Turned {
+    gemini_turn_env(project, dirs, calls, &[])
+}
+
+/// [`gemini_turn`] with more environment variables.
+fn gemini_turn_env(
+    project: &Project,
+    dirs: &DaemonDirs,
+    calls: Vec<Turn>,
+    env: &[(&str, &str)],
+) -> Turned {
     require("gemini");
     let _one = ONE_AT_A_TIME
         .lock()
@@ -382,6 +400,7 @@ fn gemini_turn(project: &Project, dirs: &DaemonDirs, calls: Vec<Turn>) -> Turned
         .envs(dirs.env())
         .env("GOOGLE_GEMINI_BASE_URL", &server.url)
         .env("GEMINI_API_KEY", "scripted")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -516,6 +535,17 @@ fn codex_project() -> Project {
 /// Runs `codex exec` in `project` against a Responses API that makes
 /// `calls` in turn, then ends the turn; every conversation request, as text.
 fn codex_turn(project: &Project, dirs: &DaemonDirs, model: &str, calls: Vec<Turn>) -> Turned {
+    codex_turn_env(project, dirs, model, calls, &[])
+}
+
+/// [`codex_turn`] with more environment variables.
+fn codex_turn_env(
+    project: &Project,
+    dirs: &DaemonDirs,
+    model: &str,
+    calls: Vec<Turn>,
+    env: &[(&str, &str)],
+) -> Turned {
     require("codex");
     let _one = ONE_AT_A_TIME
         .lock()
@@ -548,6 +578,7 @@ fn codex_turn(project: &Project, dirs: &DaemonDirs, model: &str, calls: Vec<Turn
         // meet there, whatever other tests' daemons serve.
         .envs(dirs.env())
         .env("SCRIPTED_KEY", "scripted")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1198,6 +1229,17 @@ fn claude_with(
     server: &ModelServer,
     extra: &[&str],
 ) -> Vec<String> {
+    claude_with_env(project, dirs, server, extra, &[])
+}
+
+/// [`claude_with`] with more environment variables.
+fn claude_with_env(
+    project: &Project,
+    dirs: &DaemonDirs,
+    server: &ModelServer,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> Vec<String> {
     // One at a time, under one home: the hooks' before and after calls meet
     // in one daemon, which serves one set of settings (`HOME` among them).
     let _one = ONE_AT_A_TIME
@@ -1230,6 +1272,7 @@ fn claude_with(
         // and the MCP servers waited for at start.
         .env("ENABLE_TOOL_SEARCH", "false")
         .env("MCP_TIMEOUT", "30000")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1246,4 +1289,133 @@ fn claude_with(
 #[test]
 fn two_claude_code_subagents_editing_one_file_at_once_each_hear_only_their_own_errors() {
     two_subagents_edit_one_file(10);
+}
+
+/// Under the user's `"agent": {"new_errors": "deny"}`, live: Claude Code's
+/// breaking edit is denied before it lands, the model hears why (the
+/// caller's new error), and its next edit, which breaks nothing, lands.
+#[test]
+fn claude_code_under_deny_hears_a_breaking_edit_s_errors_before_it_lands_and_its_next_edit_lands() {
+    require("claude");
+    let p = claude_project();
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config.path().join("sightline")).unwrap();
+    std::fs::write(
+        config.path().join("sightline/config.json"),
+        r#"{ "agent": { "new_errors": "deny" } }"#,
+    )
+    .unwrap();
+    let env = [("XDG_CONFIG_HOME", config.path().to_str().unwrap())];
+    let dirs = DaemonDirs::new();
+    warm_with(&p, &dirs, &env);
+    let lib = p.path("lib.py");
+    let server = scripted(
+        vec![
+            edit(
+                &lib,
+                "def total(n: int) -> int:",
+                "def total(n: int) -> str:",
+            ),
+            edit(&lib, "    return n\n", "    return n  # checked\n"),
+        ],
+        "\"type\":\"tool_result\"",
+    );
+    let requests = claude_with_env(&p, &dirs, &server, &[], &env);
+    // The first tool result the model got is the denial, with the error
+    // the edit would have brought to the caller.
+    let first = requests
+        .iter()
+        .find(|r| r.contains("\"tool_result\""))
+        .unwrap_or_else(|| panic!("no tool result in {} requests", requests.len()));
+    assert!(first.contains("sightline denied this edit"), "{first}");
+    assert!(first.contains("app.py"), "{first}");
+    // The breaking edit never landed; the clean one did.
+    assert_eq!(
+        std::fs::read_to_string(&lib).unwrap(),
+        LIB.replace("    return n\n", "    return n  # checked\n")
+    );
+}
+
+/// A user configuration directory whose `config.json` says `deny`.
+fn deny_config() -> tempfile::TempDir {
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config.path().join("sightline")).unwrap();
+    std::fs::write(
+        config.path().join("sightline/config.json"),
+        r#"{ "agent": { "new_errors": "deny" } }"#,
+    )
+    .unwrap();
+    config
+}
+
+/// The first request that carried a tool's result (`result` as the agent's
+/// API spells one) back to the model.
+fn first_result<'a>(requests: &'a [String], result: &str) -> &'a str {
+    requests
+        .iter()
+        .find(|r| r.contains(result))
+        .unwrap_or_else(|| panic!("no tool result in {} requests", requests.len()))
+}
+
+/// [`claude_code_under_deny_hears_a_breaking_edit_s_errors_before_it_lands_and_its_next_edit_lands`]
+/// in Codex, whose `apply_patch` is stopped by its `PreToolUse` hook.
+#[test]
+fn codex_under_deny_hears_a_breaking_patch_s_errors_before_it_lands_and_its_next_patch_lands() {
+    let p = codex_project();
+    let config = deny_config();
+    let env = [("XDG_CONFIG_HOME", config.path().to_str().unwrap())];
+    let dirs = DaemonDirs::new();
+    warm_with(&p, &dirs, &env);
+    let requests = codex_turn_env(
+        &p,
+        &dirs,
+        "gpt-5.5",
+        vec![
+            patch(
+                "lib.py",
+                "def total(n: int) -> int:",
+                "def total(n: int) -> str:",
+            ),
+            patch("lib.py", "    return n", "    return n  # checked"),
+        ],
+        &env,
+    );
+    let first = first_result(&requests, "_call_output\"");
+    assert!(first.contains("sightline denied this edit"), "{first}");
+    assert!(first.contains("app.py"), "{first}");
+    assert_eq!(
+        std::fs::read_to_string(p.path("lib.py")).unwrap(),
+        LIB.replace("    return n\n", "    return n  # checked\n")
+    );
+}
+
+/// The same in Gemini CLI, whose `BeforeTool` hook stops the `replace`.
+#[test]
+fn gemini_cli_under_deny_hears_a_breaking_edit_s_errors_before_it_lands_and_its_next_edit_lands() {
+    let p = gemini_project();
+    let config = deny_config();
+    let env = [("XDG_CONFIG_HOME", config.path().to_str().unwrap())];
+    let dirs = DaemonDirs::new();
+    warm_with(&p, &dirs, &env);
+    let lib = p.path("lib.py");
+    let requests = gemini_turn_env(
+        &p,
+        &dirs,
+        vec![
+            replace(
+                &lib,
+                "def total(n: int) -> int:",
+                "def total(n: int) -> str:",
+            ),
+            replace(&lib, "    return n\n", "    return n  # checked\n"),
+        ],
+        &env,
+    );
+    let first = first_result(&requests, "\"functionResponse\"");
+    assert!(first.contains("sightline denied this edit"), "{first}");
+    assert!(first.contains("app.py"), "{first}");
+    assert_eq!(
+        std::fs::read_to_string(&lib).unwrap(),
+        LIB.replace("    return n\n", "    return n  # checked\n")
+    );
 }
