@@ -31,6 +31,8 @@ mod apply_patch;
 mod check;
 mod checkpoint;
 mod code_actions;
+#[cfg(test)]
+mod contributing_example;
 mod definition;
 mod diagnostics;
 mod edit;

@@ -21,24 +21,23 @@ fn every_tool_is_found_by_its_name_and_unknown_ones_are_not() {
     );
 }
 
-#[test]
-fn every_listed_tool_has_a_command_and_no_command_is_named_twice() {
-    for t in listed(true) {
+/// The checks every registry must pass: each tool named once, each listed
+/// tool with a command of its own, no command named twice, each schema an
+/// object of the arguments.
+fn registry_checks(entries: &[&Entry]) {
+    let mut tools: Vec<&str> = entries.iter().map(|t| t.name).collect();
+    let all = tools.len();
+    tools.sort_unstable();
+    tools.dedup();
+    assert_eq!(tools.len(), all, "a tool name is used twice");
+    let listed = entries
+        .iter()
+        .filter(|t| t.served != Served::Unlisted && t.served_with(true));
+    for t in listed {
         assert!(!t.cli.is_empty(), "{} has no command", t.name);
         for c in t.cli {
             assert_eq!(c.tool, t.name);
         }
-    }
-    let mut names: Vec<_> = cli::cli_commands().map(|c| c.name).collect();
-    let all = names.len();
-    names.sort_unstable();
-    names.dedup();
-    assert_eq!(names.len(), all, "a command name is used twice");
-}
-
-#[test]
-fn each_schema_is_an_object_of_the_arguments() {
-    for t in listed(true) {
         let schema = t.schema();
         assert_eq!(
             schema.get("type"),
@@ -47,6 +46,54 @@ fn each_schema_is_an_object_of_the_arguments() {
             t.name
         );
     }
+    let mut names: Vec<&str> = entries
+        .iter()
+        .flat_map(|t| t.cli.iter().map(|c| c.name))
+        .collect();
+    let all = names.len();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), all, "a command name is used twice");
+}
+
+#[test]
+fn every_listed_tool_has_a_command_and_no_command_is_named_twice() {
+    registry_checks(&REGISTRY.iter().collect::<Vec<_>>());
+    // The CLI's commands are the registry's.
+    assert_eq!(
+        cli::cli_commands().count(),
+        REGISTRY.iter().map(|t| t.cli.len()).sum::<usize>()
+    );
+}
+
+/// CONTRIBUTING's worked example, added as its text says: its module
+/// (`contributing_example`) and one registry line.
+static EXAMPLE: Entry = entry::<contributing_example::Implementation>();
+
+#[test]
+fn a_tool_added_from_one_module_and_one_registry_line_passes_the_registry_checks() {
+    let mut with_example: Vec<&Entry> = REGISTRY.iter().collect();
+    with_example.push(&EXAMPLE);
+    registry_checks(&with_example);
+    assert_eq!(EXAMPLE.name, "lsp_implementation");
+    assert_eq!(EXAMPLE.cli.first().map(|c| c.name), Some("implementations"));
+    let properties = EXAMPLE.schema()["properties"].clone();
+    for key in ["file", "line", "column", "symbol", "kind"] {
+        assert!(properties.get(key).is_some(), "{key}: {properties}");
+    }
+}
+
+#[test]
+fn the_contributing_example_is_the_fixture_module() {
+    let doc = include_str!("../../../../../CONTRIBUTING.md");
+    let at = doc.find("1. The module, `frontends/tools/").unwrap();
+    let start = doc[at..].find("   ```rust\n").unwrap() + at + "   ```rust\n".len();
+    let end = doc[start..].find("   ```\n").unwrap() + start;
+    let code: String = doc[start..end]
+        .lines()
+        .map(|l| format!("{}\n", l.strip_prefix("   ").unwrap_or(l)))
+        .collect();
+    assert_eq!(code, include_str!("contributing_example.rs"));
 }
 
 #[test]
