@@ -305,14 +305,35 @@ fn the_impact_of_a_change_to_httpx_lists_the_references_pyright_itself_gives() {
         "textDocument/didOpen",
         serde_json::json!({"textDocument": {"uri": uri(&utils), "languageId": "python", "version": 1, "text": after}}),
     );
-    let answer = pyright.request(
-        "textDocument/references",
-        serde_json::json!({
-            "textDocument": {"uri": uri(&utils)},
-            "position": {"line": line, "character": 4},
-            "context": {"includeDeclaration": false},
-        }),
-    );
+    // pyright answers references from the files it has found: asked at
+    // once, before it checked the opened file, it answered none (seen on
+    // CI). Its publish for the file says it has; it is then asked until its
+    // answer has uses and is the same twice running (it enumerates the
+    // workspace on its own time).
+    let utils_uri = uri(&utils);
+    pyright.wait_for("textDocument/publishDiagnostics", |n| {
+        n["params"]["uri"] == utils_uri.as_str()
+    });
+    let ask = |pyright: &mut Direct| {
+        pyright.request(
+            "textDocument/references",
+            serde_json::json!({
+                "textDocument": {"uri": utils_uri},
+                "position": {"line": line, "character": 4},
+                "context": {"includeDeclaration": false},
+            }),
+        )
+    };
+    // An answer is taken once it has uses and the next is the same.
+    let mut last = serde_json::Value::Null;
+    let answer = sightline_test_support::poll_until(std::time::Duration::from_secs(120), || {
+        let answer = ask(&mut pyright);
+        let settled = answer["result"].as_array().is_some_and(|r| !r.is_empty())
+            && answer["result"] == last["result"];
+        last = answer.clone();
+        settled.then_some(answer)
+    })
+    .expect("pyright's references did not settle within 120 s");
     let direct: BTreeSet<(String, u64, u64)> = answer["result"]
         .as_array()
         .unwrap_or_else(|| panic!("{answer}"))
