@@ -10,6 +10,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod checkers;
 pub mod cli;
 pub mod daemon;
 pub mod direct;
@@ -25,6 +26,7 @@ pub mod project;
 pub mod scan;
 pub mod stats;
 
+pub use checkers::{git, tsc};
 pub use cli::{BatchBuilder, BatchSession, hook_context, run_cli, run_hook};
 pub use daemon::DaemonDirs;
 pub use engine::{defs, diags, refs, runtime, workspace};

@@ -8,11 +8,10 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::json;
 use sightline_test_support::mcp::McpDriver;
-use sightline_test_support::{path_with_tools, require};
+use sightline_test_support::{path_with_tools, require, tsc};
 
 const LIB: &str =
     "export function computeTotal(a: number, b: number): number {\n  return a + b;\n}\n";
@@ -42,17 +41,6 @@ fn folders(top: &Path) {
     write("app/src/main.ts", APP);
     std::fs::create_dir_all(top.join("app/node_modules/@acme")).unwrap();
     std::os::unix::fs::symlink("../../../lib", top.join("app/node_modules/@acme/lib")).unwrap();
-}
-
-/// `tsc --noEmit -p .` in `dir`: its output.
-fn tsc(dir: &Path) -> String {
-    let out = Command::new("tsc")
-        .args(["--noEmit", "-p", "."])
-        .current_dir(dir)
-        .env("PATH", path_with_tools())
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

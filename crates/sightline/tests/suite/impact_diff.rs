@@ -10,24 +10,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use sightline_test_support::{
-    DaemonDirs, Project, isolation, path_with_tools, require, sightline_bin,
+    DaemonDirs, Project, git, isolation, path_with_tools, require, sightline_bin,
 };
-
-/// `git ARGS` in `dir`, which must succeed.
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(args)
-        .current_dir(dir)
-        .envs(isolation::env())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// A repository of `files`, committed, with `changed` then written over
 /// them (the working tree's diff).

@@ -13,9 +13,7 @@ use std::process::Command;
 use sightline_test_support::pinned::{
     MEMCHR_CARGO_TOML, httpx_project, memchr_source, mobx_project,
 };
-use sightline_test_support::{
-    DaemonDirs, path_with_tools, require, require_rust_analyzer, run_cli,
-};
+use sightline_test_support::{DaemonDirs, require, require_rust_analyzer, run_cli, tsc};
 
 /// A command through the daemon of `dirs` (one data directory for all).
 fn run(dirs: &DaemonDirs, args: &[&str]) -> (String, i32) {
@@ -30,17 +28,6 @@ fn run(dirs: &DaemonDirs, args: &[&str]) -> (String, i32) {
     ));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     run_cli(args, &env)
-}
-
-/// `tsc --noEmit -p .` in `dir`: its output, paths as they are.
-fn tsc(dir: &Path) -> String {
-    let out = Command::new("tsc")
-        .args(["--noEmit", "-p", "."])
-        .current_dir(dir)
-        .env("PATH", path_with_tools())
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Every file under `dir` with its text.

@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 use sightline_test_support::mcp::McpDriver;
 use sightline_test_support::{
-    DaemonDirs, Project, isolation, path_with_tools, require, sightline_bin,
+    DaemonDirs, Project, git, isolation, path_with_tools, require, sightline_bin,
 };
 
 const LIB: &str = "import os\nimport sys\n\n\ndef add(a: int, b: int) -> int:\n    \"\"\"Add two numbers.\"\"\"\n    return a + b\n\n\ndef twice(x: int) -> int:\n    return add(x, x)\n\n\ndef unused_helper() -> int:\n    return 1\n";
@@ -68,21 +68,6 @@ fn cli(daemon: &DaemonDirs, data: &Path, argv: &[String], stdin: &str) -> (Strin
         String::from_utf8(out.stdout).unwrap(),
         out.status.code().unwrap_or(-1),
     )
-}
-
-/// `git ARGS` in `dir`, which must succeed.
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .envs(isolation::env())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// The projects' files, and any the test wrote.
