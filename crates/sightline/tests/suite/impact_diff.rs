@@ -69,13 +69,13 @@ fn python_repo() -> Project {
 /// only moved (the lines of `gone` went), so it is not listed.
 const PYTHON_IMPACT: &str = "impact of the working tree against HEAD: 1 changed file a server reads
 changed function total (pkg/core.py:1): 4 uses in 2 files, 2 in tests
-  pkg/report.py:1
-  pkg/report.py:6 in Report.render
-  tests/test_core.py:1 (test)
-  tests/test_core.py:5 in test_total (test)
+  pkg/report.py:1:22
+  pkg/report.py:6:20 in Report.render
+  tests/test_core.py:1:22 (test)
+  tests/test_core.py:5:12 in test_total (test)
 removed function gone (was pkg/core.py:5): 2 uses in 1 file
-  pkg/report.py:1
-  pkg/report.py:6 in Report.render
+  pkg/report.py:1:29
+  pkg/report.py:6:39 in Report.render
 added function added (pkg/core.py:9)
 pkg/report.py: 2 new errors (it uses what changed)
 1:29 error: \"gone\" is unknown import symbol [Pyright]
@@ -202,8 +202,8 @@ fn the_staged_changes_of_a_typescript_project_are_its_impact_not_the_working_tre
     let head = "impact of the staged changes against HEAD: 1 changed file a server reads\nchanged function area (src/shapes.ts:1): ";
     assert!(out.starts_with(head), "{out}");
     for line in [
-        "  src/app.ts:4 in describe\n",
-        "  src/shapes.test.ts:4 in test(\"area\") callback (test)\n",
+        "  src/app.ts:4:18 in describe\n",
+        "  src/shapes.test.ts:4:7 in test(\"area\") callback (test)\n",
         "src/app.ts: 1 new error (it uses what changed)\n",
         "src/shapes.test.ts: 1 new error (it uses what changed)\n",
         "Expected 3 arguments, but got 2.",

@@ -66,7 +66,7 @@ impl Impact {
                 ),
             });
             for u in s.uses.iter().take(USES_SHOWN) {
-                out.push_str(&format!("  {}:{}", show(&u.path), u.line));
+                out.push_str(&format!("  {}:{}:{}", show(&u.path), u.line, u.column));
                 if let Some(symbol) = &u.symbol {
                     out.push_str(&format!(" in {symbol}"));
                 }
