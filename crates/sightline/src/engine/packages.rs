@@ -17,6 +17,10 @@ use crate::server::{Asking, LspServer};
 use crate::sync::{FileView, Snapshot};
 use crate::workspaces::{Workspace, workspace_of};
 
+mod folders;
+
+use folders::{folder_packages, unsearched_folders_note};
+
 /// Files larger than this are not read for the name (bundles).
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
@@ -103,14 +107,35 @@ fn load<'a>(
     let budget = reach.budget;
     let folders = folder_packages(server, reach.folders);
     if !server.spec.quirks.references.packages_need_open {
+        // A server rooted otherwise than at a workspace has no packages
+        // of the folders worked out: the folders themselves are looked
+        // through for the note.
+        let unsearched: Vec<PathBuf> = if folders.is_empty() {
+            reach
+                .folders
+                .iter()
+                .map(|f| sightline_lsp::normalize(f))
+                .filter(|f| !server.root.starts_with(f) && !f.starts_with(&server.root))
+                .collect()
+        } else {
+            folders
+        };
         return Ok(LoadedPackages {
-            note: unsearched_folders_note(server, files, &folders, what, &wanted),
+            note: unsearched_folders_note(server, files, &unsearched, what, &wanted),
             ..LoadedPackages::none()
         });
     }
+    // No workspace this server answers for: other packages of the
+    // repository that the answer cannot have seen are named, never left
+    // out in silence, the user's other folders or not.
+    let declared = served_workspace(server, file);
+    let undeclared = declared
+        .is_none()
+        .then(|| undeclared_note(server, files, file, what, &wanted))
+        .flatten();
     // The user's other folders join the workspace's packages; a package
     // alone (no workspace declared) is a workspace of one with them.
-    let served = served_workspace(server, file).or_else(|| {
+    let served = declared.or_else(|| {
         (!folders.is_empty()).then(|| Workspace {
             root: server.root.clone(),
             declared_by: "workspace.folders",
@@ -118,11 +143,8 @@ fn load<'a>(
         })
     });
     let Some(mut ws) = served else {
-        // No workspace this server answers for: other packages of the
-        // repository that the answer cannot have seen are named, never
-        // left out in silence.
         return Ok(LoadedPackages {
-            note: undeclared_note(server, files, file, what, &wanted),
+            note: undeclared,
             ..LoadedPackages::none()
         });
     };
@@ -166,67 +188,15 @@ fn load<'a>(
             left_out.join(", ")
         )
     });
+    let note = match (note, undeclared) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    };
     Ok(LoadedPackages {
         _open: open,
         opened,
         note,
     })
-}
-
-/// The packages of the user's other `folders` that a server rooted at
-/// `server.root` does not hold already: each folder's declared workspace's
-/// packages, or the folder itself when it has a manifest of the server's
-/// ecosystem.
-fn folder_packages(server: &LspServer, folders: &[PathBuf]) -> Vec<PathBuf> {
-    let RootRule::Workspace { ecosystem, .. } = server.spec.root else {
-        return Vec::new();
-    };
-    let manifests = ecosystem.manifests();
-    let mut out = Vec::new();
-    for folder in folders {
-        let folder = sightline_lsp::normalize(folder);
-        if folder.starts_with(&server.root) || server.root.starts_with(&folder) {
-            continue;
-        }
-        let declared = workspace_of(&folder.join(manifests[0]), ecosystem)
-            .filter(|ws| ws.root.starts_with(&folder));
-        match declared {
-            Some(ws) => out.extend(ws.packages),
-            None if manifests.iter().any(|m| folder.join(m).is_file()) => out.push(folder),
-            None => {}
-        }
-    }
-    out
-}
-
-/// The note when the user's other folders hold a package that `wanted`
-/// takes but `server` searches only its own root (it is not given other
-/// packages' files to open): they were not searched.
-fn unsearched_folders_note(
-    server: &LspServer,
-    files: &FileView,
-    folders: &[PathBuf],
-    what: &str,
-    wanted: &impl Fn(&str) -> bool,
-) -> Option<String> {
-    let unseen: Vec<String> = folders
-        .iter()
-        .filter(|p| first_file(server, files, p, wanted).is_some())
-        .map(|p| p.display().to_string())
-        .collect();
-    if unseen.is_empty() {
-        return None;
-    }
-    let one = unseen.len() == 1;
-    Some(format!(
-        "{} {} of the other folders {} {} not searched ({} searches only its own root): {}",
-        unseen.len(),
-        if one { "package" } else { "packages" },
-        what.replace("{mention}", if one { "mentions" } else { "mention" }),
-        if one { "was" } else { "were" },
-        server.spec.id,
-        unseen.join(", ")
-    ))
 }
 
 /// At most this many packages of a repository without a workspace are

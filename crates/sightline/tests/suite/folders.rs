@@ -67,6 +67,7 @@ fn a_consumer_in_another_folder_is_found_by_references_and_kept_whole_by_a_renam
         "lsp_references",
         json!({ "file": index, "line": 1, "column": 17 }),
     );
+    assert!(!refs.is_error, "{}", refs.text);
     assert!(!refs.text.contains("main.ts"), "{}", refs.text);
     d.close("alone");
 

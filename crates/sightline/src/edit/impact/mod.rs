@@ -207,7 +207,7 @@ fn sides(files: Vec<git::ChangedFile>, notes: &mut Vec<String>) -> Sides {
             not_text.push(f.path.display().to_string());
             continue;
         };
-        let disk = std::fs::read(&f.path).ok();
+        let disk = bounded_read(&f.path);
         if disk.as_deref() != new.as_deref().map(str::as_bytes) {
             s.not_on_disk.push((f.path.clone(), new.clone()));
         }
@@ -230,4 +230,22 @@ fn sides(files: Vec<git::ChangedFile>, notes: &mut Vec<String>) -> Sides {
         notes.push(format!("left out, not UTF-8 text: {}", not_text.join(", ")));
     }
     s
+}
+
+/// The bytes of `path` when it is a regular file (not followed through a
+/// link, never a pipe) of at most [`git::LARGEST`] bytes; else none, so
+/// that it counts as not the diff's text and is held in memory instead.
+fn bounded_read(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > git::LARGEST {
+        return None;
+    }
+    let mut out = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(git::LARGEST + 1)
+        .read_to_end(&mut out)
+        .ok()?;
+    Some(out)
 }

@@ -21,10 +21,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::engine::{Engine, Options};
 use crate::frontends::daemon::Hello;
 
-/// Root, sandbox mode, PATH, virtualenv with the rest of the servers'
-/// environment, and the configuration's fingerprint.
+/// Root with the session's other folders (`sightline mcp --folder`),
+/// sandbox mode, PATH, virtualenv with the rest of the servers'
+/// environment, and the configuration's fingerprint. The folders are not
+/// in the fingerprint: an MCP session with `--folder` and the hooks of the
+/// same agent, which send none, share their servers and neither's engine
+/// is taken for a stale one of the other's.
 type Key = (
-    Option<PathBuf>,
+    (Option<PathBuf>, Vec<PathBuf>),
     Option<String>,
     // The client's `PATH`, and what it finds (`programs_found`, worked out
     // once per session, not on every comparison of groups).
@@ -93,7 +97,6 @@ impl Engines {
         let project = hello.root.as_deref().and_then(crate::config::project_dir);
         let mut config = crate::config::Config::load_for_session(project.as_deref())
             .map_err(|e| e.to_string())?;
-        config.folders.extend(hello.folders.iter().cloned());
         let edit_tools = config.edit_tools;
         let fingerprint = crate::config::fingerprint(
             &config,
@@ -102,8 +105,9 @@ impl Engines {
                 .as_deref()
                 .is_some_and(crate::project::trusted_at),
         );
+        config.folders.extend(hello.folders.iter().cloned());
         let key = (
-            hello.root.clone(),
+            (hello.root.clone(), hello.folders.clone()),
             hello.sandbox.clone(),
             (
                 hello.path.clone(),
@@ -203,7 +207,9 @@ impl Engines {
     /// Every engine, for status and shutdown.
     pub fn all(&self) -> Vec<(Option<PathBuf>, Arc<Engine>)> {
         let map = self.by_key.lock().unwrap_or_else(PoisonError::into_inner);
-        map.iter().map(|(k, e)| (k.0.clone(), e.clone())).collect()
+        map.iter()
+            .map(|(k, e)| (k.0.0.clone(), e.clone()))
+            .collect()
     }
 
     /// Every running server once (engines of one group hold the same
