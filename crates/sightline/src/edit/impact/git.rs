@@ -192,10 +192,12 @@ impl Side {
     }
 }
 
-/// The working tree's file at `path`, read up to [`LARGEST`]; a FIFO or a
-/// device is not read (it counts as absent).
+/// The working tree's file at `path`, read up to [`LARGEST`]; a FIFO, a
+/// device or a symbolic link is not read (it counts as absent): a
+/// committed link to `~/.ssh/id_rsa` must not become text a server is
+/// given and an answer echoes.
 fn disk(path: &Path) -> Side {
-    match std::fs::metadata(path) {
+    match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_file() && m.len() > LARGEST => Side::Large,
         Ok(m) if m.is_file() => std::fs::read(path).map_or(Side::Absent, Side::Text),
         _ => Side::Absent,
