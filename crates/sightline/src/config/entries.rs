@@ -72,6 +72,21 @@ pub(super) fn strings_of(
         .collect()
 }
 
+/// A list of absolute directories (`writable_roots`, `workspace.folders`):
+/// `key` names it in the error.
+pub(super) fn absolute_dirs_of(
+    file: &File,
+    v: &ast::Value,
+    key: &str,
+) -> Result<Vec<std::path::PathBuf>, ConfigError> {
+    let message = format!("\"{key}\" must be a list of absolute directories");
+    let dirs = strings_of(file, v, &message)?;
+    if let Some(rel) = dirs.iter().find(|d| !std::path::Path::new(d).is_absolute()) {
+        return Err(file.error(root_range(v), &format!("{message}, got `{rel}`")));
+    }
+    Ok(dirs.into_iter().map(std::path::PathBuf::from).collect())
+}
+
 /// `command`: a list of strings whose first names a program.
 fn command_of(
     file: &File,

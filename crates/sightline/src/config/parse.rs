@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::catalog;
 use crate::config::entries::{
-    File, bool_of, flatten, parse_entry, parse_formatter, root_range, strings_of, to_json,
+    File, absolute_dirs_of, bool_of, flatten, parse_entry, parse_formatter, root_range, to_json,
 };
 
 impl Config {
@@ -127,15 +127,9 @@ impl Config {
                             "\"writable_roots\" may only be set in the user configuration",
                         ));
                     }
-                    let message = "\"writable_roots\" must be a list of absolute directories";
-                    let roots = strings_of(&file, &prop.value, message)?;
-                    if let Some(rel) = roots.iter().find(|r| !Path::new(r).is_absolute()) {
-                        return Err(
-                            file.error(root_range(&prop.value), &format!("{message}, got `{rel}`"))
-                        );
-                    }
+                    let roots = absolute_dirs_of(&file, &prop.value, "writable_roots")?;
                     self.record("writable_roots", json!(roots), file.origin(prop.range));
-                    self.writable_roots = roots.into_iter().map(PathBuf::from).collect();
+                    self.writable_roots = roots;
                 }
                 "network_env" => {
                     // A cloned repository must not point installs at its

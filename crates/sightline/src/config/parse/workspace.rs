@@ -1,12 +1,10 @@
 //! The `workspace` section: a monorepo's packages named by hand, how many
 //! packages a question may load, and the user's other folders.
 
-use std::path::{Path, PathBuf};
-
 use jsonc_parser::ast;
 use serde_json::json;
 
-use crate::config::entries::{File, root_range, strings_of};
+use crate::config::entries::{File, absolute_dirs_of, root_range, strings_of};
 use crate::config::{Config, ConfigError};
 
 impl Config {
@@ -73,15 +71,9 @@ impl Config {
                             "\"workspace.folders\" may only be set in the user configuration",
                         ));
                     }
-                    let message = "\"workspace.folders\" must be a list of absolute directories";
-                    let folders = strings_of(file, &prop.value, message)?;
-                    if let Some(rel) = folders.iter().find(|r| !Path::new(r).is_absolute()) {
-                        return Err(
-                            file.error(root_range(&prop.value), &format!("{message}, got `{rel}`"))
-                        );
-                    }
+                    let folders = absolute_dirs_of(file, &prop.value, "workspace.folders")?;
                     self.record("workspace.folders", json!(folders), file.origin(prop.range));
-                    self.folders = folders.into_iter().map(PathBuf::from).collect();
+                    self.folders = folders;
                 }
                 other => {
                     return Err(file.error(
