@@ -308,6 +308,7 @@ pub fn fingerprint(config: &Config, trusted_root: bool) -> u64 {
 }
 
 mod entries;
+mod folders;
 mod parse;
 mod resolve;
 mod schema;
@@ -315,6 +316,7 @@ mod trust;
 
 pub use crate::format::FormatterEntry;
 pub use crate::project::{is_trusted, set_trusted, trust_in_process};
+pub use folders::folder_refused;
 pub use resolve::{Resolved, ServerSettings};
 
 /// `over` merged into `base`: objects key by key, all the way down; any

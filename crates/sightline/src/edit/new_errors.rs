@@ -57,8 +57,8 @@ pub struct Baseline {
     pub spent_finding: Duration,
     /// Time spent asking the dependents before the write.
     pub spent_dependents: Duration,
-    /// Each changed declaration whose users were looked for, with the
-    /// places that use it (before the change).
+    /// Each changed declaration, with the places that used it before the
+    /// change where they were looked for.
     pub followed: Vec<Followed>,
 }
 
@@ -74,8 +74,9 @@ pub struct Followed {
     /// Its name.
     pub name: String,
     /// The places that use it, before the change (its declaration left
-    /// out).
-    pub uses: Vec<crate::answer::Loc>,
+    /// out); `None` when they were not looked for (past the cap, no
+    /// answer in time, or the server's error).
+    pub uses: Option<Vec<crate::answer::Loc>>,
 }
 
 impl Engine {
@@ -168,7 +169,9 @@ impl Engine {
             let (Some(old), Some(new)) = (old, new) else {
                 continue;
             };
-            let hunks = delta::hunks(old, &new.body);
+            // The text after is held without its byte order mark; the
+            // text before may still have it, which is no change.
+            let hunks = delta::hunks(old.strip_prefix('\u{feff}').unwrap_or(old), &new.body);
             if hunks.is_empty() {
                 continue;
             }
@@ -189,7 +192,18 @@ impl Engine {
         }
         let changed: Vec<&PathBuf> = staged.iter().map(|(p, _)| p).collect();
         let mut users = BTreeSet::new();
-        for (path, line, column, name) in symbols.into_iter().take(SYMBOLS_FOLLOWED) {
+        for (n, (path, line, column, name)) in symbols.into_iter().enumerate() {
+            let mut followed = Followed {
+                path: path.clone(),
+                line,
+                column,
+                name: name.clone(),
+                uses: None,
+            };
+            if n >= SYMBOLS_FOLLOWED {
+                base.followed.push(followed);
+                continue;
+            }
             let refs = tokio::time::timeout(left(), self.references(&path, line, column, false));
             match refs.await {
                 Ok(Ok(found)) => {
@@ -200,13 +214,7 @@ impl Engine {
                             base.dependents.push(l.path.clone());
                         }
                     }
-                    base.followed.push(Followed {
-                        path: path.clone(),
-                        line,
-                        column,
-                        name: name.clone(),
-                        uses: found.locations,
-                    });
+                    followed.uses = Some(found.locations);
                 }
                 Ok(Err(e)) => base
                     .notes
@@ -219,6 +227,7 @@ impl Engine {
                     }
                 }
             }
+            base.followed.push(followed);
         }
         base.spent_finding = t.elapsed();
         let t = Instant::now();

@@ -113,3 +113,44 @@ fn a_consumer_in_another_folder_is_found_by_references_and_kept_whole_by_a_renam
     assert_eq!(tsc(&app), "", "the consumer still type-checks");
     d.close("s");
 }
+
+/// A folder is written by the renames that reach it: `--folder` naming the
+/// file system's root or a folder holding the workspace is one error line
+/// (exit 2) before any session starts, through the daemon or not.
+#[test]
+fn a_folder_that_is_the_root_or_holds_the_workspace_is_refused_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().canonicalize().unwrap();
+    let app = top.join("app");
+    std::fs::create_dir(&app).unwrap();
+    let daemon = sightline_test_support::DaemonDirs::new();
+    for (folder, why) in [
+        ("/".to_owned(), "it is the file system's root"),
+        (top.display().to_string(), "it holds the workspace"),
+        ("..".to_owned(), "it holds the workspace"),
+    ] {
+        for no_daemon in [false, true] {
+            let mut args = vec!["mcp", "--folder", folder.as_str()];
+            if no_daemon {
+                args.insert(0, "--no-daemon");
+            }
+            let out = std::process::Command::new(sightline_test_support::sightline_bin())
+                .args(&args)
+                .current_dir(&app)
+                .envs(sightline_test_support::isolation::env())
+                .envs(daemon.env())
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            let lines: Vec<&str> = stderr.lines().collect();
+            assert_eq!(lines.len(), 1, "{args:?}: {stderr}");
+            assert!(
+                lines[0].starts_with("error: `") && lines[0].contains(why),
+                "{args:?}: {stderr}"
+            );
+            assert!(out.stdout.is_empty(), "{args:?}");
+        }
+    }
+}

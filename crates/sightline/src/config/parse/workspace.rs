@@ -5,7 +5,7 @@ use jsonc_parser::ast;
 use serde_json::json;
 
 use crate::config::entries::{File, absolute_dirs_of, root_range, strings_of};
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, folder_refused};
 
 impl Config {
     /// `workspace`: the packages of a monorepo named by hand (read by
@@ -72,6 +72,11 @@ impl Config {
                         ));
                     }
                     let folders = absolute_dirs_of(file, &prop.value, "workspace.folders")?;
+                    if let Some(why) = folders.iter().find_map(|f| folder_refused(f, None)) {
+                        return Err(
+                            file.error(prop.range, &format!("\"workspace.folders\": {why}"))
+                        );
+                    }
                     self.record("workspace.folders", json!(folders), file.origin(prop.range));
                     self.folders = folders;
                 }

@@ -52,6 +52,7 @@ impl Impact {
             let files: HashSet<&PathBuf> = s.uses.iter().map(|u| &u.path).collect();
             let tests = s.uses.iter().filter(|u| u.test).count();
             out.push_str(&match s.uses.len() {
+                0 if !s.uses_looked_for => ": uses not looked for\n".to_owned(),
                 0 => ": no uses\n".to_owned(),
                 n => format!(
                     ": {n} {} in {} {}{}\n",

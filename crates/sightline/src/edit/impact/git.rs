@@ -2,12 +2,15 @@
 //! (`sightline impact`): the working tree (or the index) against a
 //! revision.
 //!
-//! Only git's plumbing runs (`rev-parse`, `diff-index`, `ls-files`,
-//! `cat-file`), none of which reads a diff driver, a text conversion or a
-//! pager from the repository's configuration, and `diff-index` compares
-//! the working tree by its stat data alone, so no clean filter runs; the
-//! file system monitor hook is turned off on the command line. Each call
-//! has a ceiling and an allow-listed environment, and a blob larger than
+//! Only git's plumbing runs (`rev-parse`, `hash-object`, `diff-index`,
+//! `ls-files`, `cat-file`), none of which reads a diff driver, a text
+//! conversion or a pager from the repository's configuration. Where
+//! `diff-index` must hash a working-tree file (its stat data is racy) it
+//! would run the clean filter the repository's `.gitattributes` names, so
+//! it reads its attributes from the empty tree instead; the file system
+//! monitor hook is turned off, and no call may fetch (a partial clone's
+//! lazy fetch, any transport). Each call has a ceiling, a bound on what it
+//! prints and an allow-listed environment, and a blob larger than
 //! [`LARGEST`] is not read.
 
 use std::path::{Path, PathBuf};
@@ -22,6 +25,9 @@ use crate::error::ToolError;
 pub(super) const LARGEST: u64 = 2 << 20;
 /// At most this many changed files are read.
 pub(super) const MOST_FILES: usize = 200;
+/// At most this many listed files are compared to find them (a file only
+/// touched is listed by `diff-index` and then found equal).
+const MOST_COMPARED: usize = 4 * MOST_FILES;
 /// How long one git call may take: long enough for `diff-index` over a
 /// large monorepo on a busy machine, short enough that a wedged file
 /// system (a FIFO, a hung mount) ends the question with a reason.
@@ -44,6 +50,9 @@ pub(crate) enum GitError {
     /// git took longer than its ceiling.
     #[error("git {0} did not finish within {1} s")]
     TimedOut(String, u64),
+    /// git printed more than a listing may hold.
+    #[error("git {0} printed more than {1} MiB")]
+    TooLarge(String, u64),
     /// git failed.
     #[error("git {0} failed: {1}")]
     Failed(String, String),
@@ -54,9 +63,10 @@ impl From<GitError> for ToolError {
         match e {
             GitError::Missing => ToolError::unavailable(e.to_string()),
             GitError::TimedOut(..) => ToolError::timeout(e.to_string()),
-            GitError::NotARepository(_) | GitError::UnknownRevision(_) | GitError::Failed(..) => {
-                ToolError::bad_input(e.to_string())
-            }
+            GitError::NotARepository(_)
+            | GitError::UnknownRevision(_)
+            | GitError::TooLarge(..)
+            | GitError::Failed(..) => ToolError::bad_input(e.to_string()),
         }
     }
 }
@@ -105,7 +115,7 @@ impl Diff {
         against: &Against,
         keep: impl Fn(&Path) -> bool,
     ) -> Result<Diff, GitError> {
-        let top = git(dir, &["rev-parse", "--show-toplevel"])
+        let top = git(dir, &["rev-parse", "--show-toplevel"], None)
             .await
             .map_err(|e| match e {
                 GitError::Failed(..) => GitError::NotARepository(dir.to_owned()),
@@ -120,13 +130,16 @@ impl Diff {
             return Err(GitError::UnknownRevision(rev.to_owned()));
         }
         let commit = format!("{rev}^{{commit}}");
-        git(&top, &["rev-parse", "--verify", "--quiet", &commit])
+        let sha = git(&top, &["rev-parse", "--verify", "--quiet", &commit], None)
             .await
             .map_err(|e| match e {
                 GitError::Failed(..) => GitError::UnknownRevision(rev.to_owned()),
                 e => e,
             })?;
-        let mut listed = changed_paths(&top, rev, against).await?;
+        // The revision is named by its commit from here on: a branch that
+        // moves while the question runs does not change the answer.
+        let sha = String::from_utf8_lossy(&sha).trim().to_owned();
+        let mut listed = changed_paths(&top, &sha, against).await?;
         listed.sort();
         listed.dedup();
         let mut diff = Diff {
@@ -137,16 +150,16 @@ impl Diff {
         };
         let mut too_large = Vec::new();
         let kept: Vec<PathBuf> = listed.into_iter().filter(|p| keep(&top.join(p))).collect();
-        if kept.len() > MOST_FILES {
-            diff.notes.push(format!(
-                "the diff changes {} files a server reads; the first {MOST_FILES} by path were looked at",
-                kept.len()
-            ));
-        }
-        for relative in kept.into_iter().take(MOST_FILES) {
+        let (mut compared, mut not_looked_at) = (0, 0);
+        for relative in kept {
+            if diff.files.len() >= MOST_FILES || compared >= MOST_COMPARED {
+                not_looked_at += 1;
+                continue;
+            }
+            compared += 1;
             let path = top.join(&relative);
             let name = relative.to_string_lossy().into_owned();
-            let old = blob(&top, &format!("{rev}:{name}")).await?;
+            let old = blob(&top, &format!("{sha}:{name}")).await?;
             let new = match against {
                 Against::WorkingTree(_) => disk(&path),
                 Against::Index => blob(&top, &format!(":{name}")).await?,
@@ -161,6 +174,12 @@ impl Diff {
                     new: new.bytes(),
                 }),
             }
+        }
+        if not_looked_at > 0 {
+            diff.notes.push(format!(
+                "{not_looked_at} more files a server reads were listed by git and not looked at \
+                 (at most {MOST_FILES} changed files are read, by path)"
+            ));
         }
         if !too_large.is_empty() {
             diff.notes.push(format!(
@@ -214,9 +233,23 @@ async fn changed_paths(top: &Path, rev: &str, against: &Against) -> Result<Vec<P
         args.push("--cached");
     }
     args.extend([rev, "--"]);
-    let mut out = split_nul(&git(top, &args).await?);
+    // An empty tree's attributes name no filter; git names the empty
+    // tree in the repository's own hash (SHA-1 or SHA-256).
+    let empty = git(
+        top,
+        &["hash-object", "--no-filters", "-t", "tree", "/dev/null"],
+        None,
+    )
+    .await?;
+    let empty = String::from_utf8_lossy(&empty).trim().to_owned();
+    let mut out = split_nul(&git(top, &args, Some(&empty)).await?);
     if let Against::WorkingTree(_) = against {
-        let others = git(top, &["ls-files", "-z", "--others", "--exclude-standard"]).await?;
+        let others = git(
+            top,
+            &["ls-files", "-z", "--others", "--exclude-standard"],
+            None,
+        )
+        .await?;
         out.extend(split_nul(&others));
     }
     Ok(out)
@@ -232,7 +265,7 @@ fn split_nul(bytes: &[u8]) -> Vec<PathBuf> {
 
 /// The blob `spec` names (`REV:path`, `:path` for the index), or absent.
 async fn blob(top: &Path, spec: &str) -> Result<Side, GitError> {
-    let size = match git(top, &["cat-file", "-s", spec]).await {
+    let size = match git(top, &["cat-file", "-s", spec], None).await {
         Ok(out) => String::from_utf8_lossy(&out).trim().parse::<u64>().ok(),
         Err(GitError::Failed(..)) => return Ok(Side::Absent),
         Err(e) => return Err(e),
@@ -240,7 +273,7 @@ async fn blob(top: &Path, spec: &str) -> Result<Side, GitError> {
     match size {
         None => Ok(Side::Absent),
         Some(n) if n > LARGEST => Ok(Side::Large),
-        Some(_) => match git(top, &["cat-file", "blob", spec]).await {
+        Some(_) => match git(top, &["cat-file", "blob", spec], None).await {
             Ok(bytes) => Ok(Side::Text(bytes)),
             Err(GitError::Failed(..)) => Ok(Side::Absent),
             Err(e) => Err(e),
@@ -248,15 +281,20 @@ async fn blob(top: &Path, spec: &str) -> Result<Side, GitError> {
     }
 }
 
-/// Runs `git ARGS` in `dir`: its standard output (at most [`LISTING`]
+/// Runs `git ARGS` in `dir`, its attributes read from the tree
+/// `attributes` when given: its standard output (at most [`LISTING`]
 /// bytes), or why not.
-async fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
+async fn git(dir: &Path, args: &[&str], attributes: Option<&str>) -> Result<Vec<u8>, GitError> {
     let mut std_cmd = std::process::Command::new("git");
     // The repository's own file system monitor is a command it names:
     // never run (`core.fsmonitor`). Optional locks would let a question
-    // write the index.
+    // write the index. No transport may run: a partial clone would fetch
+    // a missing blob from its remote (through a command its configuration
+    // may name), and a question never goes to the network.
     std_cmd
         .args(["-c", "core.fsmonitor=false", "--no-optional-locks"])
+        .args(["-c", "protocol.allow=never"])
+        .args(["-c", "core.attributesFile=/dev/null"])
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -264,6 +302,10 @@ async fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
         .stderr(Stdio::piped());
     crate::sandbox::child_env::restrict(&mut std_cmd);
     std_cmd.env("GIT_TERMINAL_PROMPT", "0");
+    std_cmd.env("GIT_NO_LAZY_FETCH", "1");
+    if let Some(tree) = attributes {
+        std_cmd.env("GIT_ATTR_SOURCE", tree);
+    }
     let mut cmd = tokio::process::Command::from(std_cmd);
     cmd.kill_on_drop(true);
     let what = args.first().copied().unwrap_or_default().to_owned();
@@ -277,16 +319,24 @@ async fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
     let run = async {
         let mut out = Vec::new();
         let mut err = Vec::new();
-        let mut stdout = stdout.take(LISTING);
+        let mut stdout = stdout.take(LISTING + 1);
         let mut stderr = stderr.take(64 << 10);
         let (read_out, read_err) =
             tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err),);
+        // Past the bound git would block on a full pipe until the
+        // ceiling: it is stopped now instead.
+        if out.len() as u64 > LISTING {
+            let _ = child.start_kill();
+        }
         let status = child.wait().await;
         (read_out.and(read_err).and(status), out, err)
     };
     let (done, out, err) = tokio::time::timeout(CEILING, run)
         .await
         .map_err(|_| GitError::TimedOut(what.clone(), CEILING.as_secs()))?;
+    if out.len() as u64 > LISTING {
+        return Err(GitError::TooLarge(what, LISTING >> 20));
+    }
     match done {
         Ok(status) if status.success() => Ok(out),
         Ok(_) => {
@@ -309,6 +359,57 @@ mod tests {
             split_nul(b"a b.py\0src/c.ts\0\0"),
             vec![PathBuf::from("a b.py"), PathBuf::from("src/c.ts")]
         );
+    }
+
+    fn run_git(dir: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .unwrap();
+        assert!(ok.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn a_clean_filter_the_repository_names_never_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("ran");
+        run_git(dir.path(), &["init", "-q"]);
+        std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
+        // A modification time after the index's makes the entry racy: git
+        // must hash the file's content to compare it, which is where a
+        // clean filter would run.
+        let file = std::fs::File::options()
+            .write(true)
+            .open(dir.path().join("a.py"))
+            .unwrap();
+        file.set_modified(std::time::SystemTime::now() + Duration::from_secs(3600))
+            .unwrap();
+        drop(file);
+        run_git(dir.path(), &["add", "a.py"]);
+        run_git(dir.path(), &["commit", "-qm", "one"]);
+        // The filter is named by the tree's attributes and defined in the
+        // repository's configuration, as a hostile checkout would have it.
+        std::fs::write(dir.path().join(".gitattributes"), "* filter=evil\n").unwrap();
+        let clean = format!("touch {}; cat", marker.display());
+        run_git(dir.path(), &["config", "filter.evil.clean", &clean]);
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let diff = rt
+            .block_on(Diff::read(
+                dir.path(),
+                &Against::WorkingTree("HEAD".to_owned()),
+                |_| true,
+            ))
+            .unwrap();
+        assert!(!marker.exists(), "the clean filter ran");
+        // The file only touched is found equal; the attributes file is new.
+        let names: Vec<String> = diff
+            .files
+            .iter()
+            .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec![".gitattributes".to_owned()]);
     }
 
     #[test]

@@ -75,6 +75,9 @@ pub struct ChangedSymbol {
     /// The places that used it before the diff (none asked for an added
     /// one).
     pub uses: Vec<Use>,
+    /// Whether its uses were looked for (false past the cap or with no
+    /// answer in time: `uses` is then empty, not "no uses").
+    pub uses_looked_for: bool,
 }
 
 /// The answer of `impact`.
@@ -131,7 +134,7 @@ impl Engine {
         let places: Vec<(PathBuf, usize)> = baseline
             .followed
             .iter()
-            .flat_map(|f| f.uses.iter().map(|u| (u.path.clone(), u.line)))
+            .flat_map(|f| f.uses.iter().flatten().map(|u| (u.path.clone(), u.line)))
             .collect();
         let enclosing = held.view.enclosing_symbols(&places).await;
         drop(held);

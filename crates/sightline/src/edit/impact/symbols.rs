@@ -69,6 +69,7 @@ impl Texts<'_> {
                 .iter()
                 .find(|(p, _)| p == path)
                 .and_then(|(_, t)| t.as_deref())
+                .map(|t| t.strip_prefix('\u{feff}').unwrap_or(t))
         }?;
         let lines: Vec<&str> = text
             .lines()
@@ -115,11 +116,29 @@ pub(super) fn changed_symbols(
         let (name, kind) = found.map_or((f.name.clone(), String::new()), |(n, i)| {
             (n.clone(), i.kind.clone())
         });
-        let now = after.iter().find(|(n, _)| *n == name);
+        // Overloads share a name path: the one after is the same
+        // declaration if its text is unchanged, else the one at the same
+        // place among its namesakes.
+        let namesakes: Vec<&(String, Item)> = after.iter().filter(|(n, _)| *n == name).collect();
+        let ordinal = found.map_or(0, |(n, i)| {
+            before
+                .iter()
+                .take_while(|(_, j)| !std::ptr::eq(j, i))
+                .filter(|(m, _)| m == n)
+                .count()
+        });
+        let now = found
+            .and_then(|(_, was)| {
+                namesakes
+                    .iter()
+                    .find(|(_, is)| texts.unchanged(&f.path, was, is))
+            })
+            .or_else(|| namesakes.get(ordinal).or(namesakes.last()))
+            .copied();
         // Each use has its enclosing symbol, in order: they are taken
         // whether or not this declaration is listed.
         let mut symbols: Vec<Option<String>> = Vec::new();
-        for _ in &f.uses {
+        for _ in f.uses.iter().flatten() {
             symbols.push(places.next().cloned().flatten());
         }
         if let (Some((_, was)), Some((_, is))) = (found, now)
@@ -130,6 +149,7 @@ pub(super) fn changed_symbols(
         let uses = f
             .uses
             .iter()
+            .flatten()
             .zip(symbols)
             .map(|(u, symbol)| Use {
                 test: tests_of::is_test(&u.path, symbol.as_deref()),
@@ -150,6 +170,7 @@ pub(super) fn changed_symbols(
             name,
             path: f.path.clone(),
             uses,
+            uses_looked_for: f.uses.is_some(),
         });
     }
     for (path, after) in new {
@@ -171,8 +192,91 @@ pub(super) fn changed_symbols(
                 path: path.clone(),
                 line: item.loc.line,
                 uses: Vec::new(),
+                uses_looked_for: false,
             });
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::answer::Loc;
+
+    fn item(name: &str, line: usize) -> (String, Item) {
+        let loc = Loc {
+            path: PathBuf::from("/p/a.ts"),
+            line,
+            column: 10,
+            text: String::new(),
+        };
+        let it = Item {
+            name: name.to_owned(),
+            kind: "function".to_owned(),
+            loc,
+            start_line: line,
+            end_line: line,
+            children: Vec::new(),
+        };
+        (name.to_owned(), it)
+    }
+
+    fn followed(line: usize, uses: Option<Vec<Loc>>) -> Followed {
+        Followed {
+            path: PathBuf::from("/p/a.ts"),
+            line,
+            column: 10,
+            name: "f".to_owned(),
+            uses,
+        }
+    }
+
+    #[test]
+    fn of_three_overloads_only_the_one_whose_text_changed_is_listed() {
+        let path = PathBuf::from("/p/a.ts");
+        let old = "function f(a: string): string;\nfunction f(a: number): number;\nfunction f(a: any): any { return a; }\n";
+        let new = "function f(a: string): string;\nfunction f(a: bigint): bigint;\nfunction f(a: any): any { return a; }\n";
+        let olds = vec![(path.clone(), Some(old.to_owned()))];
+        let news = vec![(
+            path.clone(),
+            Some(Text::decode(new.as_bytes(), &path).unwrap()),
+        )];
+        let texts = Texts {
+            old: &olds,
+            new: &news,
+        };
+        let outline = vec![item("f", 1), item("f", 2), item("f", 3)];
+        let outlines = vec![(path.clone(), outline)];
+        // The check followed the second (its line changed) and, say, the
+        // first: only the second is listed, at its own line.
+        let listed = changed_symbols(
+            &[followed(2, Some(Vec::new())), followed(1, None)],
+            &[],
+            &outlines,
+            &outlines,
+            &texts,
+        );
+        let lines: Vec<(usize, Change)> = listed.iter().map(|s| (s.line, s.change)).collect();
+        assert_eq!(lines, vec![(2, Change::Changed)]);
+    }
+
+    #[test]
+    fn a_declaration_whose_uses_were_not_looked_for_says_so() {
+        let path = PathBuf::from("/p/a.ts");
+        let olds = vec![(path.clone(), Some("function f() {}\n".to_owned()))];
+        let news = vec![(
+            path.clone(),
+            Some(Text::decode(b"function f(x) {}\n", &path).unwrap()),
+        )];
+        let texts = Texts {
+            old: &olds,
+            new: &news,
+        };
+        let outlines = vec![(path.clone(), vec![item("f", 1)])];
+        let listed = changed_symbols(&[followed(1, None)], &[], &outlines, &outlines, &texts);
+        assert_eq!(listed.len(), 1);
+        assert!(!listed[0].uses_looked_for);
+    }
 }

@@ -22,6 +22,19 @@ pub(super) async fn run(
         .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
         .map(|f| sightline_lsp::normalize(&f))
         .collect();
+    // A folder is written by the renames that reach it: never the root,
+    // the home directory, or one holding the workspace.
+    let workspace = workdir.clone().or_else(|| std::env::current_dir().ok());
+    if let Some(why) = folders
+        .iter()
+        .find_map(|f| crate::config::folder_refused(f, workspace.as_deref()))
+    {
+        // stdout is the protocol's: the one line goes to stderr, where an
+        // MCP host shows a server that would not start.
+        let line = format!("error: {why}\n");
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+        return EXIT_FAILED;
+    }
     // What the first answer says first, when this session is not the
     // daemon's.
     let mut note = None;
