@@ -7,14 +7,33 @@
 # added (one JSON object per line with `when` and `context`, as
 # benches/agent_edit.rs writes them): per edit that added any, the median,
 # the 95th percentile and the largest.
-# Usage: python3 -m venv /tmp/t && /tmp/t/bin/pip install anthropic==0.38.0 tokenizers
-#        /tmp/t/bin/python scripts/tool-tokens.py target/debug/sightline
-#        /tmp/t/bin/python scripts/tool-tokens.py --contexts target/agent-edit-contexts.jsonl
-import json, subprocess, sys
+# With `--count BIN [ARGS...]` it prints only the token count of the tool
+# list `BIN mcp --no-daemon ARGS` gives (the test that keeps the default list
+# within its budget runs this).
+# Both packages are pinned in tools/requirements.txt (tools/install puts them
+# in tools/.venv; anthropic is only read for its tokenizer.json, not run).
+# Usage: tools/.venv/bin/python scripts/tool-tokens.py target/debug/sightline
+#        tools/.venv/bin/python scripts/tool-tokens.py --count target/debug/sightline --tools all
+#        tools/.venv/bin/python scripts/tool-tokens.py --contexts target/agent-edit-contexts.jsonl
+import importlib.util, json, os, subprocess, sys
 from tokenizers import Tokenizer
-import anthropic, os
-tok = Tokenizer.from_file(os.path.join(os.path.dirname(anthropic.__file__), "tokenizer.json"))
+tok = Tokenizer.from_file(os.path.join(os.path.dirname(importlib.util.find_spec("anthropic").origin), "tokenizer.json"))
 def count(s): return len(tok.encode(s).ids)
+def listed(args):
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/tmp")
+    msgs = [
+        {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"m","version":"1"}}},
+        {"jsonrpc":"2.0","method":"notifications/initialized"},
+        {"jsonrpc":"2.0","id":2,"method":"tools/list"},
+    ]
+    for m in msgs: p.stdin.write(json.dumps(m)+"\n"); p.stdin.flush()
+    init = json.loads(p.stdout.readline()); tools = json.loads(p.stdout.readline())
+    p.stdin.close(); p.wait()
+    return init["result"].get("instructions",""), tools["result"]["tools"]
+if sys.argv[1] == "--count":
+    _, tools = listed([sys.argv[2], "mcp", "--no-daemon"] + sys.argv[3:])
+    print(count(json.dumps(tools)))
+    sys.exit(0)
 if sys.argv[1] == "--contexts":
     rows = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
     for when in ("cold", "warm"):
@@ -25,17 +44,7 @@ if sys.argv[1] == "--contexts":
         else:
             print(f"{when}: no edit added context; {silent} added nothing")
     sys.exit(0)
-for edit in (False, True):
-    args = [sys.argv[1], "mcp", "--no-daemon"] + (["--edit-tools"] if edit else [])
-    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/tmp")
-    msgs = [
-        {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"m","version":"1"}}},
-        {"jsonrpc":"2.0","method":"notifications/initialized"},
-        {"jsonrpc":"2.0","id":2,"method":"tools/list"},
-    ]
-    for m in msgs: p.stdin.write(json.dumps(m)+"\n"); p.stdin.flush()
-    init = json.loads(p.stdout.readline()); tools = json.loads(p.stdout.readline())
-    p.stdin.close(); p.wait()
-    instr = init["result"].get("instructions","")
-    tl = json.dumps(tools["result"]["tools"])
-    print(f"edit_tools={edit}: {len(tools['result']['tools'])} tools, tool list {count(tl)} tokens ({len(tl)} bytes of JSON); instructions {count(instr)} tokens")
+for extra in ([], ["--edit-tools"], ["--tools", "minimal"]):
+    instr, tools = listed([sys.argv[1], "mcp", "--no-daemon"] + extra)
+    tl = json.dumps(tools)
+    print(f"{' '.join(extra) or 'default'}: {len(tools)} tools, tool list {count(tl)} tokens ({len(tl)} bytes of JSON); instructions {count(instr)} tokens")

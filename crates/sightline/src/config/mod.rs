@@ -122,6 +122,9 @@ pub struct Config {
     /// What the before-edit hook does with an agent's edit that would add
     /// errors (`agent.new_errors`, user file only).
     pub agent_new_errors: NewErrors,
+    /// The tools an MCP session lists, by name (`mcp.tools`, user file
+    /// only); none: the profile's (`--tools`, else `default`).
+    pub mcp_tools: Option<Vec<String>>,
     /// Run children unsandboxed where Landlock is missing, instead of refusing.
     pub allow_unsandboxed: bool,
     /// The sandbox mode as written (`workspace-write`, `read-only`, `danger-full-access`).
@@ -166,6 +169,7 @@ impl Default for Config {
             max_packages: 40,
             folders: Vec::new(),
             agent_new_errors: NewErrors::Tell,
+            mcp_tools: None,
             allow_unsandboxed: false,
             sandbox: None,
             writable_roots: Vec::new(),
@@ -238,6 +242,7 @@ const TOP_KEYS: &[&str] = &[
     "dependents_ms",
     "workspace",
     "agent",
+    "mcp",
     "allow_unsandboxed",
     "writable_roots",
     "network_env",

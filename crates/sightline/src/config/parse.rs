@@ -182,6 +182,7 @@ impl Config {
                     self.record(key, json!(v), file.origin(prop.range));
                 }
                 "workspace" => self.merge_workspace(&file, &prop.value, project)?,
+                "mcp" => self.merge_mcp(&file, &prop.value, project, prop.range)?,
                 "agent" => {
                     // Whether an agent's edits are stopped is the user's
                     // choice, not a cloned repository's.
@@ -378,6 +379,7 @@ impl Config {
     }
 }
 
+mod mcp;
 mod workspace;
 
 #[cfg(test)]

@@ -53,6 +53,10 @@ mod shape {
         /// (User file only.) What an agent's hooks do with an edit that
         /// would add errors.
         agent: Option<Agent>,
+        /// (User file only.) The tools an MCP session lists, by name
+        /// (`["lsp_diagnostics", "lsp_references", "rename"]`), in place of
+        /// the `--tools` profile.
+        mcp: Option<Mcp>,
         /// (User file only.) Run children unsandboxed where Landlock is
         /// missing, instead of refusing to start them.
         allow_unsandboxed: Option<bool>,
@@ -65,6 +69,14 @@ mod shape {
         /// `PIP_INDEX_URL`, ...) that installers and servers get, whichever
         /// client started the daemon.
         network_env: Option<BTreeMap<String, String>>,
+    }
+
+    /// `mcp`: what an MCP session lists.
+    #[derive(JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Mcp {
+        /// The tools, by name.
+        tools: Option<Vec<String>>,
     }
 
     /// `agent`: the policy for agents' own edits.

@@ -22,7 +22,7 @@ fn every_invalid_shape_names_the_file_and_line() {
         ),
         (
             "{\n  \"lps\": true\n}",
-            "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, edit_delta, edit_warnings, dependents_ms, workspace, agent, allow_unsandboxed, writable_roots, network_env",
+            "/p/sightline.json:2: unknown key \"lps\"; expected one of lsp, formatter, sandbox, autoinstall, edit_tools, format_range, edit_delta, edit_warnings, dependents_ms, workspace, agent, mcp, allow_unsandboxed, writable_roots, network_env",
         ),
         (
             "{ \"workspace\": {\n \"max_packages\": 0 } }",
@@ -270,6 +270,34 @@ fn workspace_folders_are_the_user_s_alone_and_absolute() {
     assert_eq!(
         parse("{ \"workspace\": {\n \"folders\": [\"/etc\"] } }").unwrap_err(),
         "/p/sightline.json:2: \"workspace.folders\" may only be set in the user configuration"
+    );
+}
+
+#[test]
+fn mcp_tools_are_the_user_s_alone_and_a_list_of_names() {
+    let user = |text: &str| {
+        let mut c = Config::default();
+        c.merge_text(Path::new("/u/config.json"), text, false)
+            .map(|()| c)
+            .map_err(|e| e.to_string())
+    };
+    let c = user(r#"{ "mcp": { "tools": ["lsp_diagnostics", "rename"] } }"#).unwrap();
+    assert_eq!(
+        c.mcp_tools,
+        Some(vec!["lsp_diagnostics".to_owned(), "rename".to_owned()])
+    );
+    assert_eq!(
+        user("{ \"mcp\": {\n \"tools\": \"lsp\" } }").unwrap_err(),
+        "/u/config.json:2: \"mcp.tools\" must be a list of tool names"
+    );
+    assert_eq!(
+        user("{ \"mcp\": {\n \"tool\": [] } }").unwrap_err(),
+        "/u/config.json:2: unknown key \"tool\" in \"mcp\"; expected tools"
+    );
+    // A cloned repository does not choose an agent's tools.
+    assert_eq!(
+        parse("{\n \"mcp\": { \"tools\": [\"rename\"] } }").unwrap_err(),
+        "/p/sightline.json:2: \"mcp\" may only be set in the user configuration"
     );
 }
 

@@ -55,6 +55,7 @@ mod sandbox;
 mod secrets;
 mod server_lifetime;
 mod servers;
+mod tool_list;
 mod type_hierarchy;
 mod typescript;
 mod vue_from_path;

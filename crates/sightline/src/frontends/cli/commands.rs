@@ -64,6 +64,12 @@ pub enum OtherCommand {
         /// code_actions, apply_code_action and organize_imports.
         #[arg(long)]
         edit_tools: bool,
+        /// Which tools to list: `minimal` (lsp_diagnostics, lsp_definition,
+        /// lsp_references), `default` (the questions; with --edit-tools
+        /// the edit tools too) or `all` (every tool). Without it, the user
+        /// configuration's `mcp.tools`, else `default`.
+        #[arg(long, value_name = "PROFILE", value_parser = clap::builder::PossibleValuesParser::new(crate::frontends::tools::PROFILES))]
+        tools: Option<String>,
         /// Another directory whose packages references, rename, move,
         /// impact and the edit check reach as the workspace's own (a
         /// library's consumer checked out beside it); repeatable. Adds to

@@ -124,7 +124,10 @@ async fn ask(cli: &Cli, call: &Call) -> Option<String> {
         project_configs: true,
         ..crate::engine::Options::default()
     }));
-    let session = crate::frontends::tools::Session::new(engine.clone(), false);
+    let session = crate::frontends::tools::Session::new(
+        engine.clone(),
+        crate::frontends::tools::Toolset::with_edit_tools(false),
+    );
     let answer = session.answer(HOOK_TOOL, HOOK_TOOL, args, false).await;
     engine.shutdown().await;
     // Nothing to say stays nothing: the note comes only with a context.

@@ -13,6 +13,7 @@ use crate::frontends::signals::interrupted;
 pub(super) async fn run(
     cli: &Cli,
     edit_tools: bool,
+    profile: Option<&str>,
     folders: &[PathBuf],
     workdir: Option<PathBuf>,
 ) -> i32 {
@@ -46,6 +47,7 @@ pub(super) async fn run(
             edit_tools,
         );
         hello.folders = folders.clone();
+        hello.tools = profile.map(str::to_owned);
         // A daemon with other settings (data directory, configuration,
         // downloads) would answer with its own: serve in process instead.
         match crate::frontends::daemon::handshake::accepts(&hello).await {
@@ -61,7 +63,18 @@ pub(super) async fn run(
         Err(status) => return status,
     };
     config.folders.extend(folders);
-    let edit_tools = edit_tools || config.edit_tools;
+    let tools = match crate::frontends::tools::Toolset::chosen(
+        profile,
+        edit_tools || config.edit_tools,
+        config.mcp_tools.as_deref(),
+    ) {
+        Ok(t) => t,
+        Err(why) => {
+            let line = format!("error: {why}\n");
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+            return EXIT_FAILED;
+        }
+    };
     // stdout carries the protocol: progress goes to the client, logs to stderr.
     let engine = Arc::new(Engine::new(Options {
         root: workdir,
@@ -71,7 +84,7 @@ pub(super) async fn run(
         ..Options::default()
     }));
     tokio::select! {
-        status = crate::frontends::mcp::serve(engine.clone(), edit_tools, note) => status,
+        status = crate::frontends::mcp::serve(engine.clone(), tools, note) => status,
         _ = interrupted() => {
             engine.shutdown().await;
             EXIT_FAILED

@@ -124,9 +124,10 @@ pub async fn run(cli: Cli) -> i32 {
         }
         OtherCommand::Mcp {
             edit_tools,
+            tools,
             folders,
             ..
-        } => mcp_command::run(&cli, *edit_tools, folders, workdir).await,
+        } => mcp_command::run(&cli, *edit_tools, tools.as_deref(), folders, workdir).await,
         OtherCommand::Setup {
             agent,
             user,

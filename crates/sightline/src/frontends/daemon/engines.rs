@@ -14,6 +14,7 @@
 //! programs (`programs_found`), as an MCP host's `PATH` with directories of
 //! its own and the user's shell do.
 
+use crate::frontends::tools::Toolset;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -88,16 +89,20 @@ pub struct Engines {
 }
 
 impl Engines {
-    /// The engine for `hello`, made on first use; also whether the
-    /// configuration asks for the edit tools.
-    pub fn for_hello(&self, hello: &Hello) -> Result<(Arc<Engine>, bool), String> {
+    /// The engine for `hello`, made on first use; also the tools its
+    /// session serves (the client's profile, else the configuration's).
+    pub fn for_hello(&self, hello: &Hello) -> Result<(Arc<Engine>, Toolset), String> {
         // The configuration of the client's own project; each file of
         // another project is answered by that project's engine
         // (`Engine::for_path`).
         let project = hello.root.as_deref().and_then(crate::config::project_dir);
         let mut config = crate::config::Config::load_for_session(project.as_deref())
             .map_err(|e| e.to_string())?;
-        let edit_tools = config.edit_tools;
+        let tools = Toolset::chosen(
+            hello.tools.as_deref(),
+            hello.edit_tools || config.edit_tools,
+            config.mcp_tools.as_deref(),
+        )?;
         let fingerprint = crate::config::fingerprint(
             &config,
             hello
@@ -118,7 +123,7 @@ impl Engines {
         );
         let mut map = self.by_key.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(e) = map.get(&key) {
-            return Ok((e.clone(), edit_tools));
+            return Ok((e.clone(), tools));
         }
         // The same client place under another configuration or trust: its
         // servers were started under rules that no longer hold.
@@ -201,7 +206,7 @@ impl Engines {
             ..Options::default()
         }));
         map.insert(key, engine.clone());
-        Ok((engine, edit_tools))
+        Ok((engine, tools))
     }
 
     /// Every engine, for status and shutdown.

@@ -101,6 +101,9 @@ pub struct Hello {
     /// besides the configuration's `workspace.folders`.
     #[serde(default)]
     pub folders: Vec<PathBuf>,
+    /// The tool profile it asked for (`sightline mcp --tools`), if any.
+    #[serde(default)]
+    pub tools: Option<String>,
 }
 
 /// The settings that set what an engine does, as this process resolves
@@ -206,6 +209,7 @@ impl Hello {
             client: client.to_owned(),
             one_call: false,
             folders: Vec::new(),
+            tools: None,
         }
     }
 
@@ -225,6 +229,7 @@ impl Hello {
             client: "control".to_owned(),
             one_call: false,
             folders: Vec::new(),
+            tools: None,
         }
     }
 }

@@ -394,7 +394,7 @@ impl ServerHandler for Session {
                 ),
             ));
         }
-        let (engine, config_edit_tools) = self
+        let (engine, tools) = self
             .daemon
             .engines
             .for_hello(&hello)
@@ -409,7 +409,7 @@ impl ServerHandler for Session {
         let server = if hello.one_call {
             McpServer::of_command(engine)
         } else {
-            McpServer::new(engine, hello.edit_tools || config_edit_tools)
+            McpServer::new(engine, tools)
         };
         let _ = self
             .mcp

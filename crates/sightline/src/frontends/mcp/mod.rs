@@ -25,10 +25,11 @@ use tokio::sync::mpsc;
 
 use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::frontends::tools::{Answered, CallError, Session};
+use crate::frontends::tools::{Answered, CallError, Session, Toolset};
 use crate::progress::Progress;
 use crate::render;
 
+mod lean;
 mod tools;
 
 use tools::tools;
@@ -46,8 +47,8 @@ pub const ERRORS_KEY: &str = "sightline/errors";
 pub struct McpServer {
     /// The session its calls run in.
     session: Session,
-    /// Whether it lists the edit tools.
-    edit_tools: bool,
+    /// The tools it lists and serves.
+    tools: Toolset,
     /// A line the session's first answer begins with (served in process
     /// because the daemon has other settings), taken once.
     note: Arc<std::sync::Mutex<Option<String>>>,
@@ -72,12 +73,11 @@ impl Progress for CallProgress {
 }
 
 impl McpServer {
-    /// The MCP server over `engine`; with `edit_tools`, `read`, `write`, `edit` and
-    /// `apply_patch` are served too.
-    pub fn new(engine: Arc<Engine>, edit_tools: bool) -> Self {
+    /// The MCP server over `engine`, serving `tools`.
+    pub fn new(engine: Arc<Engine>, tools: Toolset) -> Self {
         McpServer {
-            session: Session::new(engine, edit_tools),
-            edit_tools,
+            session: Session::new(engine, tools.clone()),
+            tools,
             note: Arc::default(),
         }
     }
@@ -87,7 +87,7 @@ impl McpServer {
     pub fn of_command(engine: Arc<Engine>) -> Self {
         McpServer {
             session: Session::of_command(engine),
-            edit_tools: true,
+            tools: Toolset::with_edit_tools(true),
             note: Arc::default(),
         }
     }
@@ -138,11 +138,11 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools(self.edit_tools)))
+        Ok(ListToolsResult::with_all_items(tools(&self.tools)))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools(self.edit_tools).into_iter().find(|t| t.name == name)
+        tools(&self.tools).into_iter().find(|t| t.name == name)
     }
 
     async fn call_tool(
@@ -231,11 +231,11 @@ impl ServerHandler for McpServer {
 
 /// Serves MCP on stdin/stdout until the client closes stdin, then shuts every
 /// server down.
-pub async fn serve(engine: Arc<Engine>, edit_tools: bool, note: Option<String>) -> i32 {
+pub async fn serve(engine: Arc<Engine>, tools: Toolset, note: Option<String>) -> i32 {
     // Non-blocking pipes when the client gave us pipes (it always does): the
     // blocking stdio handles read and write on tokio's blocking pool, a
     // thread hand-off per message.
-    let status = match McpServer::new(engine.clone(), edit_tools)
+    let status = match McpServer::new(engine.clone(), tools)
         .with_note(note)
         .serve(rmcp::transport::stdio_pipes())
         .await

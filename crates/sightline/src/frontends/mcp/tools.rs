@@ -3,22 +3,21 @@
 
 use rmcp::model::{Tool, ToolAnnotations};
 
-use crate::frontends::tools::{Effect, Entry, listed};
+use crate::frontends::tools::{Effect, Entry, Toolset};
 
 /// The tools a session lists.
-pub(super) fn tools(edit_tools: bool) -> Vec<Tool> {
-    listed(edit_tools).map(as_listed).collect()
+pub(super) fn tools(set: &Toolset) -> Vec<Tool> {
+    set.listed().into_iter().map(as_listed).collect()
 }
 
 /// The tool as the tool list gives it: its description, its arguments'
 /// schema and what it does to the workspace.
 fn as_listed(tool: &Entry) -> Tool {
     let annotations = ToolAnnotations::with_title(tool.title).open_world(false);
+    // For a tool that only reads, the protocol gives `destructiveHint`
+    // and `idempotentHint` no meaning: they are left out.
     let annotations = match tool.effect {
-        Effect::Reads => annotations
-            .read_only(true)
-            .destructive(false)
-            .idempotent(true),
+        Effect::Reads => annotations.read_only(true),
         Effect::Restarts => annotations
             .read_only(false)
             .destructive(false)
@@ -28,5 +27,6 @@ fn as_listed(tool: &Entry) -> Tool {
             .destructive(true)
             .idempotent(idempotent),
     };
-    Tool::new(tool.name, tool.description, tool.schema()).annotate(annotations)
+    let schema = std::sync::Arc::new(super::lean::lean(&tool.schema()));
+    Tool::new(tool.name, tool.description, schema).annotate(annotations)
 }

@@ -19,15 +19,14 @@ pub(crate) struct Check;
 pub(crate) struct CheckArgs {
     /// Absolute path of a directory to check; default: the workspace.
     pub(crate) path: Option<String>,
-    /// A checkpoint (`cp3`): answer only the errors new since it, and count
-    /// those fixed and those already there.
+    /// A checkpoint (`cp3`): only the errors new since it.
     pub(crate) since: Option<String>,
 }
 
 impl Tool for Check {
     const NAME: &'static str = "lsp_check";
     const TITLE: &'static str = "Check a project";
-    const DESCRIPTION: &'static str = "The errors of a whole project or subtree, from its real type checkers: every file a language server handles (what .gitignore leaves), checked as lsp_diagnostics checks one. Use it before finishing a task, to learn what is broken anywhere, not only in the files you touched. Answers `N errors in M files` first, then the files by error count with their errors. With `since` (a checkpoint), only the errors new since it.";
+    const DESCRIPTION: &'static str = "The errors of a whole project or directory. Use it before finishing a task, to learn what is broken anywhere, not only in the files you touched. With `since` (a checkpoint): only the new ones.";
     const EFFECT: Effect = Effect::Reads;
     const SERVED: Served = Served::Always;
     const CLI: &'static [CliEntry] = &[cli::<CheckCommand>()];

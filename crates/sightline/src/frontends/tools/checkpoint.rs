@@ -17,15 +17,14 @@ pub(crate) struct Checkpoint;
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CheckpointArgs {
-    /// Absolute path of a file, or of a directory to check whole; default:
-    /// the workspace.
+    /// Absolute path of a file or directory; default: the workspace.
     pub(crate) path: Option<String>,
 }
 
 impl Tool for Checkpoint {
     const NAME: &'static str = "checkpoint";
     const TITLE: &'static str = "Make a checkpoint";
-    const DESCRIPTION: &'static str = "Remember the errors of a file, or of a whole project (default: the workspace), so that lsp_diagnostics or lsp_check with `since` later answer only what changed. Use it before a series of edits, to learn at the end what they broke and fixed in all. Every edit answer also names a checkpoint of the files as they were before it. Answers `checkpoint cpN: ...` with the errors it holds. A session keeps its last 32.";
+    const DESCRIPTION: &'static str = "Remember the errors of a file or project, so that `since` in lsp_diagnostics or lsp_check later answers only what changed. Use it before a series of edits.";
     const EFFECT: Effect = Effect::Reads;
     const SERVED: Served = Served::Always;
     const CLI: &'static [CliEntry] = &[cli::<CheckpointCommand>()];

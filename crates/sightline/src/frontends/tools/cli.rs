@@ -8,6 +8,7 @@ use clap::{ArgMatches, FromArgMatches};
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::frontends::tools::args::SymbolPosition;
 use crate::frontends::tools::{REGISTRY, Tool};
 
 /// A CLI command's flags, turned into its tool's arguments.
@@ -197,14 +198,8 @@ pub(crate) struct SymbolAt {
 pub(crate) struct SymbolPlace {
     /// The file, absolute.
     pub(crate) file: String,
-    /// The 1-based line, when given.
-    pub(crate) line: Option<usize>,
-    /// The 1-based column, when given.
-    pub(crate) column: Option<usize>,
-    /// The symbol's name on the line, or its name path.
-    pub(crate) symbol: Option<String>,
-    /// Only symbols of this kind.
-    pub(crate) kind: Option<String>,
+    /// Where in it.
+    pub(crate) at: SymbolPosition,
 }
 
 impl SymbolAt {
@@ -213,10 +208,12 @@ impl SymbolAt {
         let at = Position::parse(&self.position, self.symbol.is_some())?;
         Ok(SymbolPlace {
             file: at.file,
-            line: at.line,
-            column: at.column,
-            symbol: self.symbol,
-            kind: self.kind,
+            at: SymbolPosition {
+                line: at.line,
+                column: at.column,
+                symbol: self.symbol,
+                kind: self.kind,
+            },
         })
     }
 }

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
+use crate::frontends::tools::args::SymbolPosition;
 use crate::frontends::tools::cli::{CliCommand, CliEntry, SymbolAt, cli};
 use crate::frontends::tools::{Answered, Effect, Served, Session, Tool};
 
@@ -21,14 +22,9 @@ pub(crate) struct Implementation;
 pub(crate) struct ImplementationArgs {
     /// Absolute path of the file holding the symbol.
     pub(crate) file: String,
-    /// 1-based line number. Not needed with `symbol`.
-    pub(crate) line: Option<usize>,
-    /// 1-based column, on the symbol. Give either `column` or `symbol`.
-    pub(crate) column: Option<usize>,
-    /// Without `line`: the symbol's name path; with `line`, its name on it.
-    pub(crate) symbol: Option<String>,
-    /// With `symbol`: only symbols of this kind.
-    pub(crate) kind: Option<String>,
+    /// Where the symbol is: the fields every position tool shares.
+    #[serde(flatten)]
+    pub(crate) at: SymbolPosition,
 }
 
 impl Tool for Implementation {
@@ -51,10 +47,10 @@ impl Tool for Implementation {
         let (line, col) = session
             .position(
                 &file,
-                a.line,
-                a.column,
-                a.symbol.as_deref(),
-                a.kind.as_deref(),
+                a.at.line,
+                a.at.column,
+                a.at.symbol.as_deref(),
+                a.at.kind.as_deref(),
             )
             .await?;
         let found = session.engine().implementation(&file, line, col).await?;
@@ -78,10 +74,7 @@ impl CliCommand for ImplementationCommand {
         let at = self.at.place()?;
         Ok(ImplementationArgs {
             file: at.file,
-            line: at.line,
-            column: at.column,
-            symbol: at.symbol,
-            kind: at.kind,
+            at: at.at,
         })
     }
 }

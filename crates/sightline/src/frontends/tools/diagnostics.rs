@@ -19,23 +19,18 @@ pub(crate) struct Diagnostics;
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DiagnosticsArgs {
-    /// Absolute path of the file, e.g. /repo/src/app.py. The file is read from
-    /// disk as it is now; save edits before asking. Needed unless `since`
-    /// is given.
+    /// Absolute path; needed unless `since` is given.
     pub(crate) file: Option<String>,
-    /// A checkpoint (`cp3`) from an edit answer or the `checkpoint` tool:
-    /// answer only what changed since, for `file`, or without it for every
-    /// file the checkpoint holds.
+    /// A checkpoint (`cp3`): only what changed since, in `file` or all.
     pub(crate) since: Option<String>,
-    /// `symbol`: each finding also names the symbol it sits in
-    /// (`LINE:COL [Session.request] SEVERITY: ...`).
+    /// `symbol`: also name the symbol each finding sits in.
     pub(crate) context: Option<Context>,
 }
 
 impl Tool for Diagnostics {
     const NAME: &'static str = "lsp_diagnostics";
     const TITLE: &'static str = "Diagnostics of a file";
-    const DESCRIPTION: &'static str = "Errors and warnings that the project's real type checker (pyright, the TypeScript server, ...) reports for one file as it is on disk now. Use it right after editing a file, instead of running the build or the tests, to learn what the edit broke. Answers `PATH: N diagnostics`, then one `LINE:COL SEVERITY: MESSAGE [SOURCE]` line each; a `note:` line says when the server could not confirm fresh results in time. With `since` (a checkpoint), answers only what changed since it: `since cp3: N new errors in M files; F fixed; K were already there`.";
+    const DESCRIPTION: &'static str = "The errors and warnings the type checker (pyright, tsserver...) reports for one file as it is on disk now. Use it right after an edit, instead of a build or the tests, to learn what broke. With `since` (a checkpoint): only what changed.";
     const EFFECT: Effect = Effect::Reads;
     const SERVED: Served = Served::Always;
     const RETRIED: bool = true;

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::answer::ItemsKind;
 use crate::error::ToolError;
+use crate::frontends::tools::args::SymbolPosition;
 use crate::frontends::tools::cli::{CliCommand, CliEntry, SymbolAt, absolute, cli};
 use crate::frontends::tools::{Answered, Effect, Served, Session, Tool};
 use crate::render;
@@ -37,30 +38,15 @@ pub(crate) enum Operation {
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LspArgs {
-    /// goToDefinition, findReferences, hover (type and docs), goToImplementation,
-    /// prepareCallHierarchy, incomingCalls (who calls it), outgoingCalls
-    /// (what it calls), supertypes (what a type extends or implements) and
-    /// subtypes (what extends or implements it) take `file`, `line` and
-    /// `column` (or `symbol`);
-    /// documentSymbol (the outline of a file, or of each file of a
-    /// directory) takes `file`; workspaceSymbol
-    /// takes `query` and optionally `file` to choose the language and project.
+    /// documentSymbol takes `file`; workspaceSymbol `query` (and `file`
+    /// for the project); the others a position.
     pub(crate) operation: Operation,
-    /// Absolute path of the file.
+    /// Absolute path.
     pub(crate) file: Option<String>,
-    /// 1-based line number, as a `read` tool or a traceback shows it.
-    #[schemars(range(min = 1))]
-    pub(crate) line: Option<usize>,
-    /// 1-based column in characters, pointing at the symbol itself (not the
-    /// start of the line). Give either `column` or `symbol`.
-    #[schemars(range(min = 1))]
-    pub(crate) column: Option<usize>,
-    /// Without `line`: the symbol's name path (`Session/request`); with
-    /// `line`, its name on that line.
-    pub(crate) symbol: Option<String>,
-    /// With `symbol`: only symbols of this kind (function, method, class, ...).
-    pub(crate) kind: Option<String>,
-    /// For workspaceSymbol: the name, or part of it, to search for.
+    /// Where the symbol is.
+    #[serde(flatten)]
+    pub(crate) at: SymbolPosition,
+    /// For workspaceSymbol: the name, or part of it.
     pub(crate) query: Option<String>,
 }
 
@@ -71,10 +57,7 @@ impl LspArgs {
         Ok(LspArgs {
             operation,
             file: Some(at.file),
-            line: at.line,
-            column: at.column,
-            symbol: at.symbol,
-            kind: at.kind,
+            at: at.at,
             query: None,
         })
     }
@@ -83,7 +66,7 @@ impl LspArgs {
 impl Tool for Lsp {
     const NAME: &'static str = "lsp";
     const TITLE: &'static str = "Language server question";
-    const DESCRIPTION: &'static str = "Ask the language server one of eleven questions: goToDefinition, findReferences, hover (the type and docs of a symbol), documentSymbol (the outline of a file), workspaceSymbol (find a class or function by name), goToImplementation (the concrete versions of an interface or abstract method), prepareCallHierarchy, incomingCalls (who calls this function), outgoingCalls (what it calls), supertypes and subtypes (a type's bases and the types deriving from it). Use it instead of grep and reading whole files when you need what the type checker knows. Answers compact text: locations as `PATH:LINE:COL TEXT`, outlines indented with kinds and line ranges.";
+    const DESCRIPTION: &'static str = "What the type checker knows: hover (type and docs), documentSymbol (a file's outline), workspaceSymbol (find a name), goToImplementation, incomingCalls (callers), outgoingCalls (callees), supertypes, subtypes, prepareCallHierarchy, goToDefinition, findReferences. Use it instead of grep and reading whole files.";
     const EFFECT: Effect = Effect::Reads;
     const SERVED: Served = Served::Always;
     const RETRIED: bool = true;
@@ -119,10 +102,10 @@ async fn answer(session: &Session, a: LspArgs) -> Result<String, ToolError> {
         let (line, col) = session
             .position(
                 &file,
-                a.line,
-                a.column,
-                a.symbol.as_deref(),
-                a.kind.as_deref(),
+                a.at.line,
+                a.at.column,
+                a.at.symbol.as_deref(),
+                a.at.kind.as_deref(),
             )
             .await?;
         Ok::<_, ToolError>((file, line, col))
@@ -216,10 +199,7 @@ impl CliCommand for SymbolsCommand {
         Ok(LspArgs {
             operation: Operation::DocumentSymbol,
             file: Some(absolute(&self.file)),
-            line: None,
-            column: None,
-            symbol: None,
-            kind: None,
+            at: SymbolPosition::default(),
             query: None,
         })
     }
@@ -244,10 +224,7 @@ impl CliCommand for WorkspaceSymbolsCommand {
         Ok(LspArgs {
             operation: Operation::WorkspaceSymbol,
             file: self.file.as_deref().map(absolute),
-            line: None,
-            column: None,
-            symbol: None,
-            kind: None,
+            at: SymbolPosition::default(),
             query: Some(self.query),
         })
     }

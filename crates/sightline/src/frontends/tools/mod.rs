@@ -25,6 +25,7 @@ mod answered;
 mod args;
 pub(crate) mod cli;
 mod session;
+mod toolset;
 
 mod apply_code_action;
 mod apply_patch;
@@ -55,6 +56,7 @@ mod write;
 pub use answered::Answered;
 pub(crate) use cli::{CliEntry, cli_command, cli_commands};
 pub(crate) use session::Session;
+pub use toolset::{PROFILES, Toolset};
 
 /// The name of the tool an agent's hook calls (`sightline hook`).
 pub(crate) const HOOK_TOOL: &str = <hook::Hook as Tool>::NAME;
@@ -212,14 +214,6 @@ impl Entry {
     pub(crate) fn previews(&self, args: &JsonObject) -> bool {
         (self.previews)(args)
     }
-
-    /// Whether a session with the edit tools on or off serves it.
-    pub(crate) fn served_with(&self, edit_tools: bool) -> bool {
-        match self.served {
-            Served::Always | Served::Unlisted => true,
-            Served::WithEditTools => edit_tools,
-        }
-    }
 }
 
 const fn entry<T: Tool>() -> Entry {
@@ -268,7 +262,21 @@ fn run_erased<T: Tool>(
     })
 }
 
-fn parse<A: DeserializeOwned>(tool: &str, args: JsonObject) -> Result<A, CallError> {
+/// The arguments as the tool's type, or why not. A field the schema does
+/// not name is refused here, as serde's `deny_unknown_fields` would: serde
+/// cannot refuse one through a flattened struct (`SymbolPosition`), and a
+/// misspelt `colum` must not be dropped in silence.
+fn parse<A: DeserializeOwned + JsonSchema>(tool: &str, args: JsonObject) -> Result<A, CallError> {
+    let schema = schema_of::<A>();
+    if let Some(Value::Object(known)) = schema.get("properties")
+        && let Some(unknown) = args.keys().find(|k| !known.contains_key(*k))
+    {
+        let expected: Vec<String> = known.keys().map(|k| format!("`{k}`")).collect();
+        return Err(CallError::BadArguments(format!(
+            "{tool}: unknown field `{unknown}`, expected one of {}",
+            expected.join(", ")
+        )));
+    }
     serde_json::from_value(Value::Object(args))
         .map_err(|e| CallError::BadArguments(format!("{tool}: {e}")))
 }
@@ -280,9 +288,7 @@ pub(crate) fn find(name: &str) -> Option<&'static Entry> {
 
 /// The tools a session lists, in order.
 pub(crate) fn listed(edit_tools: bool) -> impl Iterator<Item = &'static Entry> {
-    REGISTRY
-        .iter()
-        .filter(move |t| t.served != Served::Unlisted && t.served_with(edit_tools))
+    Toolset::with_edit_tools(edit_tools).listed().into_iter()
 }
 
 /// Whether `tool` writes files.

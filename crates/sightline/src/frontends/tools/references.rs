@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ToolError;
-use crate::frontends::tools::args::Context;
+use crate::frontends::tools::args::{Context, SymbolPosition};
 use crate::frontends::tools::cli::{CliCommand, CliEntry, SymbolAt, cli};
 use crate::frontends::tools::{Answered, Effect, Served, Session, Tool};
 
@@ -18,32 +18,21 @@ pub(crate) struct References;
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReferencesArgs {
-    /// Absolute path of the file holding the symbol.
+    /// Absolute path.
     pub(crate) file: String,
-    /// 1-based line number, as a `read` tool or a traceback shows it. Not
-    /// needed with `symbol`.
-    #[schemars(range(min = 1))]
-    pub(crate) line: Option<usize>,
-    /// 1-based column in characters, pointing at the symbol itself (not the
-    /// start of the line). Give either `column` or `symbol`.
-    #[schemars(range(min = 1))]
-    pub(crate) column: Option<usize>,
-    /// Without `line`: the symbol's name path (`Session/request`); with
-    /// `line`, its name on that line.
-    pub(crate) symbol: Option<String>,
-    /// With `symbol`: only symbols of this kind (function, method, class, ...).
-    pub(crate) kind: Option<String>,
-    /// Also list the declaration itself. Default false: only uses.
+    /// Where the symbol is.
+    #[serde(flatten)]
+    pub(crate) at: SymbolPosition,
+    /// Also list the declaration.
     pub(crate) include_declaration: Option<bool>,
-    /// `symbol`: each place also names the symbol it sits in
-    /// (`PATH:LINE:COL [Session.request] TEXT`).
+    /// `symbol`: also name the symbol each place sits in.
     pub(crate) context: Option<Context>,
 }
 
 impl Tool for References {
     const NAME: &'static str = "lsp_references";
     const TITLE: &'static str = "Find references";
-    const DESCRIPTION: &'static str = "Every place in the workspace that uses the symbol at a position, resolved by the language server: the same word in a comment or string is not listed, a call through an import alias is. Use it instead of grep before renaming a symbol or changing its signature. Answers `N references`, then `PATH:LINE:COL SOURCE_LINE` each (at most 50; narrow the question for more).";
+    const DESCRIPTION: &'static str = "Every use of the symbol at a position in the workspace, as the type checker resolves it: through import aliases, never the same word in a comment or string. Use it instead of grep before renaming a symbol or changing its signature.";
     const EFFECT: Effect = Effect::Reads;
     const SERVED: Served = Served::Always;
     const RETRIED: bool = true;
@@ -55,10 +44,10 @@ impl Tool for References {
         let (line, col) = session
             .position(
                 &file,
-                a.line,
-                a.column,
-                a.symbol.as_deref(),
-                a.kind.as_deref(),
+                a.at.line,
+                a.at.column,
+                a.at.symbol.as_deref(),
+                a.at.kind.as_deref(),
             )
             .await?;
         let declaration = a.include_declaration.unwrap_or(false);
@@ -91,10 +80,7 @@ impl CliCommand for ReferencesCommand {
         let at = self.at.place()?;
         Ok(ReferencesArgs {
             file: at.file,
-            line: at.line,
-            column: at.column,
-            symbol: at.symbol,
-            kind: at.kind,
+            at: at.at,
             include_declaration: Some(self.include_declaration),
             context: self.context,
         })

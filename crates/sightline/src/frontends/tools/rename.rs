@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::edit::refactor::PublicNames;
 use crate::error::ToolError;
+use crate::frontends::tools::args::SymbolPosition;
 use crate::frontends::tools::cli::{CliCommand, CliEntry, SymbolAt, cli};
 use crate::frontends::tools::{Answered, Effect, Served, Session, Tool};
 
@@ -39,18 +40,9 @@ impl From<PublicNamesArg> for PublicNames {
 pub(crate) struct RenameArgs {
     /// Absolute path of the file holding the symbol.
     pub(crate) file: String,
-    /// 1-based line number. Not needed with `symbol`.
-    #[schemars(range(min = 1))]
-    pub(crate) line: Option<usize>,
-    /// 1-based column in characters, on the symbol. Give either `column` or
-    /// `symbol`.
-    #[schemars(range(min = 1))]
-    pub(crate) column: Option<usize>,
-    /// Without `line`: the symbol's name path (`Session/request`); with
-    /// `line`, its name on that line.
-    pub(crate) symbol: Option<String>,
-    /// With `symbol`: only symbols of this kind (function, method, class, ...).
-    pub(crate) kind: Option<String>,
+    /// Where the symbol is.
+    #[serde(flatten)]
+    pub(crate) at: SymbolPosition,
     /// The new name.
     pub(crate) new_name: String,
     /// A name that a module re-exports (`export { f } from "./util"`):
@@ -81,10 +73,10 @@ impl Tool for Rename {
         let (line, col) = session
             .position(
                 &file,
-                a.line,
-                a.column,
-                a.symbol.as_deref(),
-                a.kind.as_deref(),
+                a.at.line,
+                a.at.column,
+                a.at.symbol.as_deref(),
+                a.at.kind.as_deref(),
             )
             .await?;
         let public_names = a.public_names.map(Into::into).unwrap_or_default();
@@ -134,10 +126,7 @@ impl CliCommand for RenameCommand {
         let at = self.at.place()?;
         Ok(RenameArgs {
             file: at.file,
-            line: at.line,
-            column: at.column,
-            symbol: at.symbol,
-            kind: at.kind,
+            at: at.at,
             new_name: self.new_name,
             public_names: self.keep_public_names.then_some(PublicNamesArg::Keep),
             dry_run: Some(self.dry_run),

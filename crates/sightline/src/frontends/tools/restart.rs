@@ -17,18 +17,16 @@ pub(crate) struct Restart;
 #[derive(Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RestartArgs {
-    /// The server id (pyright, typescript, rust, clangd, ...); default: every
-    /// running server.
+    /// The server id (pyright, typescript, ...); default: all.
     pub(crate) server: Option<String>,
-    /// Only servers of projects at or below this absolute directory;
-    /// default: the session's workspace.
+    /// Only servers under this absolute directory.
     pub(crate) root: Option<String>,
 }
 
 impl Tool for Restart {
     const NAME: &'static str = "lsp_restart";
     const TITLE: &'static str = "Restart language servers";
-    const DESCRIPTION: &'static str = "Restart the running language servers (all, or one by id) and answer once each is ready again. Use it when answers look stale after a change the server did not pick up (a package installed, a config file changed outside the project's usual files), or a server seems stuck. Answers one `restarted ID for ROOT: ready in N s` line each.";
+    const DESCRIPTION: &'static str = "Restart the language servers (all, or one by id). Use it when answers look stale after a change the server missed (a package installed), or a server seems stuck.";
     const EFFECT: Effect = Effect::Restarts;
     const SERVED: Served = Served::Always;
     const CLI: &'static [CliEntry] = &[cli::<RestartCommand>()];

@@ -19,7 +19,8 @@ use crate::render;
 #[derive(Clone)]
 pub(crate) struct Session {
     engine: Arc<Engine>,
-    edit_tools: bool,
+    /// The tools it serves.
+    tools: super::Toolset,
     /// Whether the session outlives its calls (MCP), so that warming a
     /// server for the next question is worth it, and an edit's checkpoint
     /// can be asked about later (`since`).
@@ -36,12 +37,11 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// A session over `engine` that outlives its calls; with `edit_tools`,
-    /// the edit tools are served too.
-    pub(crate) fn new(engine: Arc<Engine>, edit_tools: bool) -> Session {
+    /// A session over `engine` that outlives its calls, serving `tools`.
+    pub(crate) fn new(engine: Arc<Engine>, tools: super::Toolset) -> Session {
         Session {
             engine,
-            edit_tools,
+            tools,
             lasting: true,
             checkpoints: Arc::default(),
             last_read: Arc::default(),
@@ -66,7 +66,7 @@ impl Session {
     pub(crate) fn of_command(engine: Arc<Engine>) -> Session {
         Session {
             lasting: false,
-            ..Session::new(engine, true)
+            ..Session::new(engine, super::Toolset::with_edit_tools(true))
         }
     }
 
@@ -91,7 +91,7 @@ impl Session {
         json: bool,
     ) -> Result<Answered, CallError> {
         let entry = find(tool)
-            .filter(|t| t.served_with(self.edit_tools))
+            .filter(|t| self.tools.serves(t))
             .ok_or_else(|| unknown(tool))?;
         let engine = match self.path_of(&args).map(|p| self.engine.for_path(&p)) {
             None => self.engine.clone(),

@@ -32,7 +32,7 @@ fn registry_checks(entries: &[&Entry]) {
     assert_eq!(tools.len(), all, "a tool name is used twice");
     let listed = entries
         .iter()
-        .filter(|t| t.served != Served::Unlisted && t.served_with(true));
+        .filter(|t| t.served != Served::Unlisted && Toolset::with_edit_tools(true).serves(t));
     for t in listed {
         assert!(!t.cli.is_empty(), "{} has no command", t.name);
         for c in t.cli {
@@ -170,4 +170,45 @@ fn the_docs_tables_list_the_registry_s_tools_and_commands() {
         })
         .collect();
     assert_eq!(documented, registry, "docs/cli.md's table of the commands");
+}
+
+#[test]
+fn the_position_fields_are_one_type_and_an_unknown_field_is_refused_through_it() {
+    let args = |v: Value| match v {
+        Value::Object(o) => o,
+        _ => unreachable!(),
+    };
+    // The four tools that take a position describe it in the same words.
+    let described = |tool: &str, field: &str| {
+        find(tool).unwrap().schema()["properties"][field]["description"]
+            .as_str()
+            .map(str::to_owned)
+    };
+    for field in ["line", "column", "symbol", "kind"] {
+        let first = described("lsp_definition", field);
+        assert!(first.is_some(), "{field}");
+        for tool in ["lsp_references", "lsp", "rename"] {
+            assert_eq!(described(tool, field), first, "{tool}.{field}");
+        }
+    }
+    let read = parse::<references::ReferencesArgs>(
+        "lsp_references",
+        args(serde_json::json!({ "file": "/a.py", "line": 2, "column": 5 })),
+    )
+    .unwrap();
+    assert_eq!((read.at.line, read.at.column), (Some(2), Some(5)));
+    // A misspelt field, inside the flattened part's names or beside them,
+    // is an error naming it, never dropped.
+    for bad in ["colum", "declaration"] {
+        let mut a = args(serde_json::json!({ "file": "/a.py", "line": 2 }));
+        a.insert(bad.to_owned(), Value::from(5));
+        let err = parse::<references::ReferencesArgs>("lsp_references", a)
+            .err()
+            .map(|e| e.into_tool_error().to_string())
+            .unwrap_or_default();
+        assert!(
+            err.contains(&format!("unknown field `{bad}`")) && err.contains("`column`"),
+            "{err}"
+        );
+    }
 }
