@@ -183,3 +183,61 @@ fn a_python_module_with_importers_is_not_moved_and_they_are_named() {
     assert_eq!(code, 0, "{moved}");
     assert!(dir.join("httpx/_draft.py").is_file() && !dir.join("httpx/_scratch.py").exists());
 }
+
+/// The packages of TanStack Query that use query-core (through
+/// `@tanstack/query-core`) and type-check on their own with `tsc -p`.
+const TANSTACK_CHECKED: &[&str] = &["query-core", "react-query", "solid-query", "vue-query"];
+
+/// `tsc -p packages/NAME` in `dir`, for each checked package.
+fn tanstack_tsc(dir: &Path) -> Vec<(String, String)> {
+    TANSTACK_CHECKED
+        .iter()
+        .map(|p| {
+            let out = Command::new(sightline_test_support::tool("tsc"))
+                .args(["-p", &format!("packages/{p}")])
+                .current_dir(dir)
+                .output()
+                .unwrap();
+            (
+                (*p).to_owned(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// TanStack Query (npm, as its monorepo lays it out): a module of
+/// query-core whose exports react-query, solid-query and vue-query use
+/// moves into a folder of its own, with every import of it and the
+/// package's re-export; each package's `tsc` says the same after as before.
+#[test]
+fn a_query_core_module_that_several_packages_use_moves_and_each_package_s_tsc_is_unchanged() {
+    require("typescript-language-server");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().canonicalize().unwrap();
+    sightline_test_support::pinned::tanstack_workspace(&dir);
+    let before = tanstack_tsc(&dir);
+    let core = dir.join("packages/query-core/src");
+    let old = core.join("focusManager.ts");
+    let new = core.join("managers/focusManager.ts");
+    let dirs = DaemonDirs::new();
+    let (moved, code) = run(
+        &dirs,
+        &["move", &old.display().to_string(), &new.display().to_string()],
+    );
+    assert_eq!(code, 0, "{moved}");
+    assert!(moved.starts_with("moved "), "{moved}");
+    assert!(!old.exists() && new.is_file(), "{moved}");
+    for importer in ["queryClient.ts", "queryObserver.ts", "retryer.ts", "index.ts"] {
+        let text = std::fs::read_to_string(core.join(importer)).unwrap();
+        assert!(
+            text.contains("'./managers/focusManager'"),
+            "{importer} was not updated: {moved}"
+        );
+        assert!(!text.contains("'./focusManager'"), "{importer}: {moved}");
+    }
+    // The moved module's own imports now climb one folder.
+    let moved_text = std::fs::read_to_string(&new).unwrap();
+    assert!(moved_text.contains("'../"), "{moved_text}");
+    assert_eq!(tanstack_tsc(&dir), before, "{moved}");
+}
