@@ -154,3 +154,98 @@ fn a_folder_that_is_the_root_or_holds_the_workspace_is_refused_in_one_line() {
         }
     }
 }
+
+/// TanStack Query's query-core (npm) checked out as `lib/`, and its real
+/// consumer react-query as `app/` beside it, depending on it through
+/// `node_modules/@tanstack/query-core` (no workspace between them), each
+/// with the monorepo's own `tsconfig.json`.
+fn tanstack_lib_and_consumer(top: &Path) {
+    let source = sightline_test_support::pinned::tanstack_source();
+    for (name, folder) in [("query-core", "lib"), ("react-query", "app")] {
+        let to = top.join(folder);
+        std::fs::create_dir_all(&to).unwrap();
+        let copied = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(source.join(name).join("src"))
+            .arg(to.join("src"))
+            .status()
+            .unwrap();
+        assert!(copied.success());
+        std::fs::copy(source.join(name).join("package.json"), to.join("package.json")).unwrap();
+        std::fs::write(
+            to.join("tsconfig.json"),
+            sightline_test_support::pinned::TANSTACK_TSCONFIG,
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(top.join("app/node_modules/@tanstack")).unwrap();
+    std::os::unix::fs::symlink(
+        "../../../lib",
+        top.join("app/node_modules/@tanstack/query-core"),
+    )
+    .unwrap();
+}
+
+/// On pinned real code: a session in query-core with react-query's folder
+/// finds react-query's uses of `shouldThrowError` by references, and a
+/// rename keeps them whole (through the re-export in query-core's index):
+/// react-query's `tsc` says the same after as before.
+#[test]
+fn a_real_consumer_in_another_folder_is_found_and_kept_whole_by_a_rename() {
+    require("typescript-language-server");
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().canonicalize().unwrap();
+    tanstack_lib_and_consumer(&top);
+    let (lib, app) = (top.join("lib"), top.join("app"));
+    let utils = lib.join("src/utils.ts");
+    let line = std::fs::read_to_string(&utils)
+        .unwrap()
+        .lines()
+        .position(|l| l.starts_with("export function shouldThrowError"))
+        .unwrap()
+        + 1;
+    let before = (tsc(&lib), tsc(&app));
+
+    let mut d = McpDriver::start();
+    let folder = app.display().to_string();
+    d.open_args(
+        "s",
+        &lib,
+        &path_with_tools(),
+        &["mcp", "--edit-tools", "--folder", &folder],
+    );
+    let at = json!({ "file": utils, "line": line, "symbol": "shouldThrowError" });
+    let refs = d.call("s", "lsp_references", at.clone());
+    assert!(!refs.is_error, "{}", refs.text);
+    // Every line of react-query's sources that names it (each is an import
+    // or a call of it) is among the references.
+    let mut app_uses = Vec::new();
+    for file in ["errorBoundaryUtils.ts", "useMutation.ts"] {
+        let path = app.join("src").join(file);
+        for (n, l) in std::fs::read_to_string(&path).unwrap().lines().enumerate() {
+            if l.contains("shouldThrowError") {
+                app_uses.push(format!("{}:{}:", path.display(), n + 1));
+            }
+        }
+    }
+    assert!(app_uses.len() >= 4, "{app_uses:?}");
+    for u in &app_uses {
+        assert!(refs.text.contains(u.as_str()), "{u} not in:\n{}", refs.text);
+    }
+
+    let mut renamed_args = at;
+    renamed_args["new_name"] = json!("shouldThrowErrorFor");
+    let renamed = d.call("s", "rename", renamed_args);
+    assert!(!renamed.is_error, "{}", renamed.text);
+    assert!(renamed.text.starts_with("renamed shouldThrowError → shouldThrowErrorFor"), "{}", renamed.text);
+    for file in ["errorBoundaryUtils.ts", "useMutation.ts"] {
+        let text = std::fs::read_to_string(app.join("src").join(file)).unwrap();
+        assert!(
+            text.contains("shouldThrowErrorFor") && !text.contains("shouldThrowError,") && !text.contains("shouldThrowError("),
+            "{file}:\n{}",
+            renamed.text
+        );
+    }
+    assert_eq!((tsc(&lib), tsc(&app)), before, "{}", renamed.text);
+    d.close("s");
+}
