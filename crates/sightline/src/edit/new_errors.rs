@@ -216,6 +216,11 @@ impl Engine {
                     }
                     followed.uses = Some(found.locations);
                 }
+                // An outline place no references question can be asked at
+                // (a JSON key's, which vscode-json-languageserver gives at
+                // its opening quote) names a declaration with no users in
+                // code: it is listed as not looked for, without a note.
+                Ok(Err(e)) if matches!(e.kind, ErrorKind::BadInput | ErrorKind::Unsupported) => {}
                 Ok(Err(e)) => base
                     .notes
                     .push(format!("the users of `{name}` were not looked for: {e}")),

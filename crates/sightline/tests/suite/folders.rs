@@ -171,7 +171,11 @@ fn tanstack_lib_and_consumer(top: &Path) {
             .status()
             .unwrap();
         assert!(copied.success());
-        std::fs::copy(source.join(name).join("package.json"), to.join("package.json")).unwrap();
+        std::fs::copy(
+            source.join(name).join("package.json"),
+            to.join("package.json"),
+        )
+        .unwrap();
         std::fs::write(
             to.join("tsconfig.json"),
             sightline_test_support::pinned::TANSTACK_TSCONFIG,
@@ -237,11 +241,19 @@ fn a_real_consumer_in_another_folder_is_found_and_kept_whole_by_a_rename() {
     renamed_args["new_name"] = json!("shouldThrowErrorFor");
     let renamed = d.call("s", "rename", renamed_args);
     assert!(!renamed.is_error, "{}", renamed.text);
-    assert!(renamed.text.starts_with("renamed shouldThrowError → shouldThrowErrorFor"), "{}", renamed.text);
+    assert!(
+        renamed
+            .text
+            .starts_with("renamed shouldThrowError → shouldThrowErrorFor"),
+        "{}",
+        renamed.text
+    );
     for file in ["errorBoundaryUtils.ts", "useMutation.ts"] {
         let text = std::fs::read_to_string(app.join("src").join(file)).unwrap();
         assert!(
-            text.contains("shouldThrowErrorFor") && !text.contains("shouldThrowError,") && !text.contains("shouldThrowError("),
+            text.contains("shouldThrowErrorFor")
+                && !text.contains("shouldThrowError,")
+                && !text.contains("shouldThrowError("),
             "{file}:\n{}",
             renamed.text
         );

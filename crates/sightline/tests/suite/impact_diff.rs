@@ -354,3 +354,158 @@ fn the_impact_of_a_change_to_httpx_lists_the_references_pyright_itself_gives() {
     assert_eq!(std::fs::read_to_string(&utils).unwrap(), after);
     daemon.stop();
 }
+
+/// query-core as `tools/install` unpacked `version`'s tarball: its
+/// `src/`, or where the previous release is.
+fn query_core_source(previous: bool) -> std::path::PathBuf {
+    if previous {
+        let dir = sightline_test_support::repo_root().join("tools/sources/query-core-5.90.1");
+        assert!(
+            dir.join(".complete").is_file(),
+            "@tanstack/query-core 5.90.1 is not at {}; run `tools/install`",
+            dir.display()
+        );
+        dir
+    } else {
+        sightline_test_support::pinned::tanstack_source().join("query-core")
+    }
+}
+
+/// On TanStack's query-core (npm), the real upstream change from release
+/// 5.90.1 to 5.90.2 (a mutation's `onMutate` result typed without
+/// `undefined`), committed as 5.90.1 with 5.90.2 in the working tree:
+/// `impact` names the declarations it changed, and the uses it lists for
+/// each are exactly the references typescript-language-server itself gives
+/// for that declaration.
+#[test]
+fn the_impact_of_a_real_query_core_release_lists_the_references_the_server_gives() {
+    use sightline_test_support::direct::{Direct, uri};
+    use std::collections::BTreeSet;
+
+    require("typescript-language-server");
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let lay_out = |previous: bool| {
+        let source = query_core_source(previous);
+        let _ = std::fs::remove_dir_all(root.join("src"));
+        let copied = Command::new("cp")
+            .arg("-r")
+            .arg(source.join("src"))
+            .arg(root.join("src"))
+            .status()
+            .unwrap();
+        assert!(copied.success());
+        std::fs::copy(source.join("package.json"), root.join("package.json")).unwrap();
+    };
+    lay_out(true);
+    std::fs::write(
+        root.join("tsconfig.json"),
+        sightline_test_support::pinned::TANSTACK_TSCONFIG,
+    )
+    .unwrap();
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "@tanstack/query-core 5.90.1"]);
+    lay_out(false);
+
+    let daemon = DaemonDirs::new();
+    let data = tempfile::tempdir().unwrap();
+    let dir = root.display().to_string();
+    let (out, err, code) = sightline(&daemon, data.path(), &["impact", "--json", "--dir", &dir]);
+    assert!(code == 0 || code == 1, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let files: BTreeSet<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().rsplit('/').next().unwrap())
+        .collect();
+    // The release's version in package.json changed too.
+    assert_eq!(
+        files,
+        BTreeSet::from(["mutation.ts", "package.json", "types.ts"]),
+        "{v:#}"
+    );
+    let changed: Vec<&serde_json::Value> = v["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["change"] == "changed" && s["uses_looked_for"] == true)
+        .collect();
+    assert!(!changed.is_empty(), "{v:#}");
+    assert!(
+        changed
+            .iter()
+            .any(|s| s["path"].as_str().unwrap().ends_with("types.ts")),
+        "the changed option types are listed: {v:#}"
+    );
+
+    // typescript-language-server itself, with the pinned tsserver, asked
+    // for each changed declaration's references once it has the project.
+    let tsserver = sightline_test_support::tsserver_js();
+    let mut ts = Direct::start(
+        &sightline_test_support::tool("typescript-language-server"),
+        &root,
+        serde_json::json!({ "textDocument": { "publishDiagnostics": { "versionSupport": true } } }),
+        serde_json::json!({ "tsserver": { "path": tsserver, "useSyntaxServer": "never" } }),
+    );
+    let mut opened = BTreeSet::new();
+    for s in &changed {
+        let path = std::path::PathBuf::from(s["path"].as_str().unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
+        if opened.insert(path.clone()) {
+            ts.notify(
+                "textDocument/didOpen",
+                serde_json::json!({"textDocument": {"uri": uri(&path), "languageId": "typescript", "version": 1, "text": text}}),
+            );
+        }
+        let line = s["line"].as_u64().unwrap() as usize - 1;
+        let name = s["name"].as_str().unwrap().rsplit('.').next().unwrap();
+        let character = text.lines().nth(line).unwrap().find(name).unwrap();
+        let listed: BTreeSet<(String, u64, u64)> = s["uses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| {
+                (
+                    u["path"].as_str().unwrap().to_owned(),
+                    u["line"].as_u64().unwrap(),
+                    u["column"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let answer = ts.request(
+            "textDocument/references",
+            serde_json::json!({
+                "textDocument": {"uri": uri(&path)},
+                "position": {"line": line, "character": character},
+                "context": {"includeDeclaration": false},
+            }),
+        );
+        // The server's places as `impact` shows them: 1-based, in
+        // characters (the sources are ASCII, so UTF-16 units are
+        // characters), the declaration itself left out.
+        let direct: BTreeSet<(String, u64, u64)> = answer["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                let p = l["uri"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches("file://")
+                    .to_owned();
+                let start = &l["range"]["start"];
+                (
+                    p,
+                    start["line"].as_u64().unwrap() + 1,
+                    start["character"].as_u64().unwrap() + 1,
+                )
+            })
+            .filter(|(p, line, _)| {
+                !(*p == path.display().to_string() && *line == s["line"].as_u64().unwrap())
+            })
+            .collect();
+        assert_eq!(listed, direct, "{}", s["name"]);
+    }
+}

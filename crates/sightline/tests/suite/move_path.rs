@@ -223,12 +223,21 @@ fn a_query_core_module_that_several_packages_use_moves_and_each_package_s_tsc_is
     let dirs = DaemonDirs::new();
     let (moved, code) = run(
         &dirs,
-        &["move", &old.display().to_string(), &new.display().to_string()],
+        &[
+            "move",
+            &old.display().to_string(),
+            &new.display().to_string(),
+        ],
     );
     assert_eq!(code, 0, "{moved}");
     assert!(moved.starts_with("moved "), "{moved}");
     assert!(!old.exists() && new.is_file(), "{moved}");
-    for importer in ["queryClient.ts", "queryObserver.ts", "retryer.ts", "index.ts"] {
+    for importer in [
+        "queryClient.ts",
+        "queryObserver.ts",
+        "retryer.ts",
+        "index.ts",
+    ] {
         let text = std::fs::read_to_string(core.join(importer)).unwrap();
         assert!(
             text.contains("'./managers/focusManager'"),
