@@ -20,6 +20,7 @@ use crate::server::LspServer;
 use crate::sync::Snapshot;
 
 pub mod aliases;
+pub mod capabilities;
 mod config_reload;
 mod diagnostics;
 pub(crate) mod locations;

@@ -8,6 +8,7 @@ mod background_index;
 mod by_symbol;
 mod by_symbol_servers;
 mod c_library;
+mod capabilities;
 mod changes;
 mod check;
 mod check_on_save;

@@ -14,9 +14,10 @@ impl OtherCommand {
         let path = match self {
             OtherCommand::Formatters { file } => Some(file.clone()),
             OtherCommand::Format { files } => files.first().cloned(),
-            OtherCommand::Servers | OtherCommand::Config | OtherCommand::Doctor => {
-                Some(here.to_owned())
-            }
+            OtherCommand::Servers
+            | OtherCommand::Capabilities { .. }
+            | OtherCommand::Config
+            | OtherCommand::Doctor => Some(here.to_owned()),
             _ => None,
         }?;
         Some(if path.is_absolute() {

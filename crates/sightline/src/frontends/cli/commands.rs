@@ -18,6 +18,16 @@ pub enum OtherCommand {
     /// path and version, missing with the install command, off, running,
     /// broken).
     Servers,
+    /// For each language the project has, the server that answers it,
+    /// whether it is installed, and which tools and lsp operations it
+    /// supports, read from its own initialize answer (a server not running
+    /// is started for the report); with --all, every built-in server's
+    /// state, none started.
+    Capabilities {
+        /// Every built-in server, not only the project's languages.
+        #[arg(long)]
+        all: bool,
+    },
     /// Say what is set up and active: for each agent (Claude Code, Codex,
     /// Gemini CLI, OpenCode, Cursor) whether its MCP entry and hooks are in
     /// place here and for the user, and what still needs you (Codex's hooks

@@ -38,6 +38,7 @@ pub(super) fn command_name(command: &Command) -> &'static str {
     match command {
         OtherCommand::Batch => "batch",
         OtherCommand::Servers => "servers",
+        OtherCommand::Capabilities { .. } => "capabilities",
         OtherCommand::Doctor => "doctor",
         OtherCommand::Install { .. } => "install",
         OtherCommand::Config => "config",

@@ -41,6 +41,15 @@ pub(super) async fn run(
                 (text, EXIT_OK)
             }
         }
+        OtherCommand::Capabilities { all } => {
+            let lines = engine.capabilities(here, *all).await;
+            if json {
+                (format!("{}\n", json!(lines)), EXIT_OK)
+            } else {
+                let text = crate::engine::capabilities::capabilities_text(&lines, here);
+                (text, EXIT_OK)
+            }
+        }
         OtherCommand::Doctor => (doctor(engine, here, json).await, EXIT_OK),
         OtherCommand::Install { id } => {
             let Some(spec) = find(engine, id) else {
