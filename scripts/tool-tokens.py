@@ -7,8 +7,12 @@
 # added (one JSON object per line with `when` and `context`, as
 # benches/agent_edit.rs writes them): per edit that added any, the median,
 # the 95th percentile and the largest.
-# With `--count BIN [ARGS...]` it prints only the token count of the tool
-# list `BIN mcp --no-daemon ARGS` gives (the test that keeps the default list
+# What a model reads of a tool is its name, description and input schema:
+# Claude Code, Codex and Gemini CLI give it those as the function's
+# definition; the annotations and the output schema stay with the client.
+# Both are counted: what the model reads, and the whole tools/list JSON.
+# With `--count BIN [ARGS...]` it prints only the first for the tool list
+# `BIN mcp --no-daemon ARGS` gives (the test that keeps the default list
 # within its budget runs this).
 # Both packages are pinned in tools/requirements.txt (tools/install puts them
 # in tools/.venv; anthropic is only read for its tokenizer.json, not run).
@@ -19,6 +23,8 @@ import importlib.util, json, os, subprocess, sys
 from tokenizers import Tokenizer
 tok = Tokenizer.from_file(os.path.join(os.path.dirname(importlib.util.find_spec("anthropic").origin), "tokenizer.json"))
 def count(s): return len(tok.encode(s).ids)
+def read_by_model(tools):
+    return json.dumps([{k: t[k] for k in ("name", "description", "inputSchema") if k in t} for t in tools])
 def listed(args):
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd="/tmp")
     msgs = [
@@ -32,7 +38,7 @@ def listed(args):
     return init["result"].get("instructions",""), tools["result"]["tools"]
 if sys.argv[1] == "--count":
     _, tools = listed([sys.argv[2], "mcp", "--no-daemon"] + sys.argv[3:])
-    print(count(json.dumps(tools)))
+    print(count(read_by_model(tools)))
     sys.exit(0)
 if sys.argv[1] == "--contexts":
     rows = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
@@ -47,4 +53,4 @@ if sys.argv[1] == "--contexts":
 for extra in ([], ["--edit-tools"], ["--tools", "minimal"]):
     instr, tools = listed([sys.argv[1], "mcp", "--no-daemon"] + extra)
     tl = json.dumps(tools)
-    print(f"{' '.join(extra) or 'default'}: {len(tools)} tools, tool list {count(tl)} tokens ({len(tl)} bytes of JSON); instructions {count(instr)} tokens")
+    print(f"{' '.join(extra) or 'default'}: {len(tools)} tools, {count(read_by_model(tools))} tokens read by the model; the whole tool list {count(tl)} tokens ({len(tl)} bytes of JSON, with annotations and output schemas); instructions {count(instr)} tokens")

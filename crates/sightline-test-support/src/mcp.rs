@@ -38,6 +38,8 @@ pub struct McpDriver {
     logs: tempfile::TempDir,
     /// The program the next `open` starts, when not this build's.
     program: Option<PathBuf>,
+    /// The name the next `open`'s client gives, when not the SDK's.
+    client: Option<String>,
 }
 
 /// The answer to a tool call.
@@ -49,6 +51,9 @@ pub struct Answer {
     /// With [`McpDriver::together`]: when the call was sent and when it
     /// was answered, in ms from the first call's start.
     pub span_ms: Option<(u64, u64)>,
+    /// The result's structured content, which the SDK checked against the
+    /// tool's output schema.
+    pub structured: Option<Value>,
 }
 
 impl McpDriver {
@@ -82,6 +87,7 @@ impl McpDriver {
             daemon: crate::DaemonDirs::new(),
             more: Vec::new(),
             program: None,
+            client: None,
         }
     }
 
@@ -171,6 +177,15 @@ impl McpDriver {
         opened
     }
 
+    /// Starts `sightline mcp` in `cwd` as the client `name` (its
+    /// `clientInfo.name` in `initialize`), through this driver's daemon.
+    pub fn open_as(&mut self, session: &str, cwd: &Path, name: &str) -> Value {
+        self.client = Some(name.to_owned());
+        let opened = self.open(session, cwd);
+        self.client = None;
+        opened
+    }
+
     /// [`Self::open_args`] with more environment variables.
     pub fn open_env(
         &mut self,
@@ -214,6 +229,7 @@ impl McpDriver {
             "cwd": cwd,
             "errlog": errlog,
             "env": env,
+            "client": self.client,
         }))
     }
 
@@ -235,6 +251,7 @@ impl McpDriver {
                 .iter()
                 .map(|p| p.as_str().unwrap_or("").to_owned())
                 .collect(),
+            structured: Some(a["structured"].clone()).filter(|s| !s.is_null()),
             span_ms: None,
         }
     }
@@ -263,6 +280,7 @@ impl McpDriver {
                         r["started_ms"].as_u64().unwrap(),
                         r["ended_ms"].as_u64().unwrap(),
                     )),
+                    structured: Some(r["structured"].clone()).filter(|s| !s.is_null()),
                 }
             })
             .collect()

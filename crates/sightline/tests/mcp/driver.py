@@ -91,7 +91,9 @@ class Driver:
                     )
                     before = children_named("sightline")
                     read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
-                    session = await stack.enter_async_context(ClientSession(read, write))
+                    # A client may name itself (`client`), as Claude Code does.
+                    info = types.Implementation(name=cmd["client"], version="1") if cmd.get("client") else None
+                    session = await stack.enter_async_context(ClientSession(read, write, client_info=info))
                     state["init"] = await session.initialize()
                     state["pids"] = children_named("sightline") - before
                     state["session"] = session
@@ -139,7 +141,14 @@ class Driver:
             )
         except McpError as e:
             return {"protocol_error": {"code": e.error.code, "message": e.error.message}}
-        return {"text": texts(result), "isError": bool(result.isError), "progress": progress}
+        # The SDK has checked the structured content against the tool's
+        # output schema already (it raises when it does not match).
+        return {
+            "text": texts(result),
+            "isError": bool(result.isError),
+            "progress": progress,
+            "structured": result.structuredContent,
+        }
 
     async def together(self, cmd):
         results = [None] * len(cmd["calls"])

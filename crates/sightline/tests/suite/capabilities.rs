@@ -38,7 +38,10 @@ fn each_language_s_server_says_what_it_answers_from_its_own_initialize() {
     let p = Project::new(&[
         ("pyproject.toml", "[project]\nname = \"a\"\n"),
         ("app.py", "x: int = 1\n"),
-        ("web/tsconfig.json", "{\"compilerOptions\": {\"strict\": true}}"),
+        (
+            "web/tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true}}",
+        ),
         ("web/a.ts", "export const a = 1;\n"),
         ("b.zig", "const std = @import(\"std\");\n"),
     ]);
@@ -49,19 +52,37 @@ fn each_language_s_server_says_what_it_answers_from_its_own_initialize() {
 
     let pyright = line(&report, "pyright");
     assert_eq!(pyright["language"], "Python", "{pyright:#}");
-    assert!(pyright["state"] == "started" || pyright["state"] == "running", "{pyright:#}");
+    assert!(
+        pyright["state"] == "started" || pyright["state"] == "running",
+        "{pyright:#}"
+    );
     let answers = names(&pyright["supported"]);
-    for q in ["lsp_diagnostics", "lsp_definition", "lsp_references", "hover", "rename"] {
+    for q in [
+        "lsp_diagnostics",
+        "lsp_definition",
+        "lsp_references",
+        "hover",
+        "rename",
+    ] {
         assert!(answers.contains(&q.to_owned()), "{q}: {pyright:#}");
     }
     // pyright edits no imports when a file moves: said, with why.
     let not = pyright["unsupported"].as_array().unwrap();
-    let moved = not.iter().find(|u| u[0] == "move").unwrap_or_else(|| panic!("{pyright:#}"));
+    let moved = not
+        .iter()
+        .find(|u| u[0] == "move")
+        .unwrap_or_else(|| panic!("{pyright:#}"));
     assert!(moved[1].as_str().unwrap().contains("willRename"), "{moved}");
 
     let ts = line(&report, "typescript");
-    assert!(names(&ts["supported"]).contains(&"move".to_owned()), "{ts:#}");
-    assert!(names(&ts["supported"]).contains(&"goToImplementation".to_owned()), "{ts:#}");
+    assert!(
+        names(&ts["supported"]).contains(&"move".to_owned()),
+        "{ts:#}"
+    );
+    assert!(
+        names(&ts["supported"]).contains(&"goToImplementation".to_owned()),
+        "{ts:#}"
+    );
 
     // No server for Zig is installed here: how to get one, nothing started.
     let zig = report

@@ -56,6 +56,7 @@ mod sandbox;
 mod secrets;
 mod server_lifetime;
 mod servers;
+mod structured;
 mod tool_list;
 mod type_hierarchy;
 mod typescript;

@@ -30,6 +30,7 @@ use crate::progress::Progress;
 use crate::render;
 
 mod lean;
+mod structured;
 mod tools;
 
 use tools::tools;
@@ -136,13 +137,19 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(tools(&self.tools)))
+        let structured = structured_session(&context);
+        Ok(ListToolsResult::with_all_items(tools(
+            &self.tools,
+            structured,
+        )))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        tools(&self.tools).into_iter().find(|t| t.name == name)
+        tools(&self.tools, false)
+            .into_iter()
+            .find(|t| t.name == name)
     }
 
     async fn call_tool(
@@ -154,6 +161,9 @@ impl ServerHandler for McpServer {
         // The CLI's `--json` through the daemon asks for the JSON it prints
         // as the result's structured content; agents get the text alone.
         let json = context.meta.0.0.get(JSON_META) == Some(&serde_json::Value::Bool(true));
+        // Other clients get the answer's values beside its text, unless
+        // their model would then read the values alone.
+        let structured = !json && structured_session(&context);
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         let forwarder = context.meta.get_progress_token().map(|token| {
             let peer = context.peer.clone();
@@ -173,7 +183,7 @@ impl ServerHandler for McpServer {
         // A panic inside the call is its answer, never a call left waiting.
         let args = request.arguments.unwrap_or_default();
         let run = async {
-            let call = async { Ok(self.session.call(&name, args, json).await) };
+            let call = async { Ok(self.session.call(&name, args, json || structured).await) };
             match crate::error::caught(&name, call).await {
                 Ok(Err(CallError::UnknownTool(m) | CallError::BadArguments(m))) => {
                     Err(ErrorData::invalid_params(m, None))
@@ -206,8 +216,14 @@ impl ServerHandler for McpServer {
         let result = match outcome? {
             Ok(answered) => {
                 let text = note + &answered.text;
+                let values = match structured {
+                    // The session's first line is about the session, not
+                    // the answer: its notes are the answer's own.
+                    true => Some(structured::structured(&text, &answered.text, answered.json)),
+                    false => answered.json,
+                };
                 let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
-                r.structured_content = answered.json;
+                r.structured_content = values;
                 // The CLI's exit status through the daemon: the text is
                 // capped and cannot tell.
                 if answered.errors {
@@ -227,6 +243,13 @@ impl ServerHandler for McpServer {
         };
         Ok(result.into())
     }
+}
+
+/// Whether the session's client gets structured answers (by the name it
+/// gave in `initialize`).
+fn structured_session(context: &RequestContext<RoleServer>) -> bool {
+    let client = context.peer.peer_info().map(|p| p.client_info.name.clone());
+    structured::structured_for(client.as_deref())
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin, then shuts every

@@ -5,9 +5,17 @@ use rmcp::model::{Tool, ToolAnnotations};
 
 use crate::frontends::tools::{Effect, Entry, Toolset};
 
-/// The tools a session lists.
-pub(super) fn tools(set: &Toolset) -> Vec<Tool> {
-    set.listed().into_iter().map(as_listed).collect()
+/// The tools a session lists; with `structured`, each with its output
+/// schema.
+pub(super) fn tools(set: &Toolset, structured: bool) -> Vec<Tool> {
+    set.listed()
+        .into_iter()
+        .map(as_listed)
+        .map(|t| match structured {
+            true => t.with_raw_output_schema(super::structured::output_schema()),
+            false => t,
+        })
+        .collect()
 }
 
 /// The tool as the tool list gives it: its description, its arguments'

@@ -1,0 +1,106 @@
+//! Structured answers: each tool's `outputSchema`, and beside each answer's
+//! text (unchanged, byte for byte) its `structuredContent`: the same text,
+//! whether the answer is whole (`complete`, false exactly where the text
+//! has a `note:` line) with those notes, and the places, diagnostics or
+//! edits as values where the tool has them (`answer`, the CLI's `--json`).
+//!
+//! A client that gives its model the structured content in place of the
+//! text gets neither, so its model reads the same text as before.
+
+use std::sync::Arc;
+
+use rmcp::model::JsonObject;
+use serde_json::{Value, json};
+
+/// Clients whose model is given `JSON.stringify(structuredContent)` in
+/// place of the text when a result has structured content: for them a
+/// session declares no output schema and sends none.
+const TEXT_ONLY_CLIENTS: &[(&str, &str)] = &[
+    // anthropics/claude-code#55677 and #79944: the model receives only the
+    // structured content, the text never.
+    (
+        "claude-code",
+        "gives the model the structured content alone",
+    ),
+    // microsoft/vscode#290063: the same in VS Code's agent mode.
+    (
+        "Visual Studio Code",
+        "gives the model the structured content alone",
+    ),
+];
+
+/// Whether a session with the client `name` gets structured answers.
+pub(super) fn structured_for(name: Option<&str>) -> bool {
+    !name.is_some_and(|n| TEXT_ONLY_CLIENTS.iter().any(|(c, _)| *c == n))
+}
+
+/// The output schema every tool declares: the envelope, with the typed
+/// answer an object whose shape is the tool's `--json`.
+pub(super) fn output_schema() -> Arc<JsonObject> {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "text": { "type": "string" },
+            "complete": { "type": "boolean" },
+            "notes": { "type": "array", "items": { "type": "string" } },
+            "answer": { "type": "object" },
+        },
+        "required": ["text", "complete", "notes"],
+    });
+    match schema {
+        Value::Object(o) => Arc::new(o),
+        _ => Arc::default(),
+    }
+}
+
+/// The structured content of a result whose text is `text`, of which the
+/// answer's own is `answered` (the rest a line about the session), and
+/// whose values (the CLI's JSON) are `answer`.
+pub(super) fn structured(text: &str, answered: &str, answer: Option<Value>) -> Value {
+    let notes: Vec<&str> = answered
+        .lines()
+        .filter_map(|l| l.strip_prefix("note: "))
+        .collect();
+    let mut out = json!({
+        "text": text,
+        "complete": notes.is_empty(),
+        "notes": notes,
+    });
+    // A text answer's JSON is its text again: not repeated.
+    if let Some(a) = answer.filter(|a| a.is_object() && *a != json!({ "text": answered })) {
+        out["answer"] = a;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_with_a_note_is_not_complete_and_names_it() {
+        let text = "2 references\na.py:1:1 x\nnote: 3 packages were not searched: a, b, c\n";
+        let s = structured(
+            text,
+            text,
+            Some(json!({ "kind": "references", "locations": [] })),
+        );
+        assert_eq!(s["complete"], false);
+        assert_eq!(s["notes"], json!(["3 packages were not searched: a, b, c"]));
+        assert_eq!(s["answer"]["kind"], "references");
+        let whole = structured(
+            "note: a session line\nno errors\n",
+            "no errors\n",
+            Some(json!({ "text": "no errors\n" })),
+        );
+        assert_eq!(whole["complete"], true);
+        assert!(whole.get("answer").is_none());
+    }
+
+    #[test]
+    fn only_the_clients_that_drop_the_text_go_without() {
+        assert!(!structured_for(Some("claude-code")));
+        assert!(structured_for(Some("codex-mcp-client")));
+        assert!(structured_for(None));
+    }
+}
