@@ -307,6 +307,9 @@ fn sightline_s_mcp_tools_answer_from_claude_code() {
     );
     let next = after_the_tool(&requests);
     assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+    // Claude Code reads a result's structured content in place of its
+    // text: its session gets the text alone.
+    assert!(!next.contains(r#"\"complete\":"#), "{next}");
 }
 
 /// `sightline hook` after an edit on a project whose server has not
@@ -715,6 +718,9 @@ fn sightline_s_mcp_tools_answer_from_codex() {
     );
     let next = after_the_output(&requests);
     assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+    // Codex gives the model a result's structured content in place of
+    // its text: its session gets the text alone.
+    assert!(!next.contains(r#"\"complete\":"#), "{next}");
 }
 
 #[test]

@@ -39,6 +39,10 @@ use tools::tools;
 /// structured content (`true`).
 pub const JSON_META: &str = "sightline/json";
 
+/// The request `_meta` key by which a client of the 2026-07-28 protocol
+/// names itself in every request.
+const CLIENT_INFO_META: &str = "io.modelcontextprotocol/clientInfo";
+
 /// Set (`true`) in a result's `_meta` when a diagnostics answer lists an
 /// error, for the CLI's exit status through the daemon.
 pub const ERRORS_KEY: &str = "sightline/errors";
@@ -248,8 +252,22 @@ impl ServerHandler for McpServer {
 /// Whether the session's client gets structured answers (by the name it
 /// gave in `initialize`).
 fn structured_session(context: &RequestContext<RoleServer>) -> bool {
-    let client = context.peer.peer_info().map(|p| p.client_info.name.clone());
-    structured::structured_for(client.as_deref())
+    // A client of the 2026-07-28 protocol names itself in each request's
+    // metadata and may never send `initialize` (Claude Code 2.1: the
+    // bridge then initializes the session under its own name); others in
+    // `initialize`.
+    let client = context
+        .meta
+        .0
+        .0
+        .get(CLIENT_INFO_META)
+        .and_then(|info| info.get("name"))
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| context.peer.peer_info().map(|p| p.client_info.name.clone()));
+    let structured = structured::structured_for(client.as_deref());
+    tracing::debug!("mcp: client {client:?}: structured answers {structured}");
+    structured
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin, then shuts every

@@ -15,23 +15,21 @@ use serde_json::{Value, json};
 /// Clients whose model is given `JSON.stringify(structuredContent)` in
 /// place of the text when a result has structured content: for them a
 /// session declares no output schema and sends none.
-const TEXT_ONLY_CLIENTS: &[(&str, &str)] = &[
+const TEXT_ONLY_CLIENTS: &[&str] = &[
     // anthropics/claude-code#55677 and #79944: the model receives only the
     // structured content, the text never.
-    (
-        "claude-code",
-        "gives the model the structured content alone",
-    ),
+    "claude-code",
     // microsoft/vscode#290063: the same in VS Code's agent mode.
-    (
-        "Visual Studio Code",
-        "gives the model the structured content alone",
-    ),
+    "Visual Studio Code",
+    // codex-rs builds the model's function output from the structured
+    // content when there is any ("we prefer structured_content" in its
+    // `FunctionCallOutputPayload` conversion).
+    "codex-mcp-client",
 ];
 
 /// Whether a session with the client `name` gets structured answers.
 pub(super) fn structured_for(name: Option<&str>) -> bool {
-    !name.is_some_and(|n| TEXT_ONLY_CLIENTS.iter().any(|(c, _)| *c == n))
+    !name.is_some_and(|n| TEXT_ONLY_CLIENTS.contains(&n))
 }
 
 /// The output schema every tool declares: the envelope, with the typed
@@ -100,7 +98,8 @@ mod tests {
     #[test]
     fn only_the_clients_that_drop_the_text_go_without() {
         assert!(!structured_for(Some("claude-code")));
-        assert!(structured_for(Some("codex-mcp-client")));
+        assert!(!structured_for(Some("codex-mcp-client")));
+        assert!(structured_for(Some("gemini-cli-mcp-client")));
         assert!(structured_for(None));
     }
 }
