@@ -10,8 +10,8 @@ use crate::engine::{Engine, Options};
 use crate::frontends::cli::questions::{self, command_name, failed};
 use crate::frontends::cli::terminal::{Spinner, print_out};
 use crate::frontends::cli::{
-    Cli, Command, EXIT_FAILED, EXIT_FINDINGS, EXIT_OK, OtherCommand, ToolCommand, absolute,
-    formatting, load_config, servers,
+    Cli, Command, EXIT_FAILED, EXIT_OK, OtherCommand, ToolCommand, absolute, formatting,
+    load_config, servers,
 };
 use crate::frontends::signals::interrupted;
 use crate::frontends::tools::{Served, Session, find};
@@ -172,25 +172,11 @@ async fn ask_daemon(
     let spinner = crate::frontends::cli::Spinner::default();
     let answer =
         crate::frontends::daemon::call::call_tool(hello, true, tool, args, json, &spinner).await;
-    let status = |a: &crate::frontends::daemon::call::ToolAnswer| {
-        if a.is_error {
-            EXIT_FAILED
-        } else if a.errors {
-            EXIT_FINDINGS
-        } else {
-            EXIT_OK
-        }
-    };
     Some(match answer {
-        Ok(Some(a)) if json => {
-            let value = a
-                .json
-                .clone()
-                .unwrap_or_else(|| serde_json::json!({ "text": a.text }));
-            print_out(&format!("{value}\n"), status(&a))
+        Ok(Some(a)) => {
+            let r = questions::rendered_from_daemon(a, json);
+            print_out(&r.text, r.status)
         }
-        Ok(Some(a)) if a.is_error => print_out(&format!("{}\n", a.text.trim_end()), EXIT_FAILED),
-        Ok(Some(a)) => print_out(&a.text, status(&a)),
         Ok(None) => print_out("error: no daemon answered\n", EXIT_FAILED),
         // A daemon with other settings: this call answers in process.
         Err(crate::frontends::daemon::DaemonError::OtherSettings(differ)) => {

@@ -69,6 +69,31 @@ pub(super) fn rendered(answer: Result<Answered, ToolError>, json: bool) -> Rende
     }
 }
 
+/// The daemon's answer to a command's call, rendered as [`rendered`]
+/// renders one answered in process: an answer through it, an error as the
+/// daemon rendered it (`render::error_text`, `render::error_json`, the
+/// same functions the process uses).
+pub(super) fn rendered_from_daemon(
+    a: crate::frontends::daemon::call::ToolAnswer,
+    json: bool,
+) -> Rendered {
+    if !a.is_error {
+        let answered = Answered {
+            text: a.text,
+            json: a.json,
+            errors: a.errors,
+        };
+        return rendered(Ok(answered), json);
+    }
+    Rendered {
+        text: match a.json {
+            Some(value) if json => format!("{value}\n"),
+            _ => format!("{}\n", a.text.trim_end()),
+        },
+        status: EXIT_FAILED,
+    }
+}
+
 /// Prints a tool's answer: its text (with `--json`, its JSON) with status
 /// 0, or 1 when it lists an error; or its error with 2.
 pub(super) fn print_tool_answer(answer: Result<Answered, ToolError>, json: bool) -> i32 {
