@@ -92,7 +92,7 @@ pub use sandbox::{Mode as SandboxMode, Sandbox, explain_denial};
 
 // The edit tools' and formatters' types a caller passes or gets back.
 pub use edit::SymbolEdit;
-pub use edit::refactor::{Pick, PublicNames};
+pub use edit::refactor::{Pick, PublicNames, RenameOptions};
 pub use format::{Formatters, Outcome as FormatOutcome};
 
 // The binary, and what the test suite and benchmarks drive directly.

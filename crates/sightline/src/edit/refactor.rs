@@ -54,6 +54,19 @@ pub enum PublicNames {
     Keep,
 }
 
+/// How a rename is carried out: what becomes of a re-exported name, and
+/// whether it is only previewed, and changes the server marks as needing
+/// confirmation applied.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenameOptions {
+    /// What becomes of a name a module re-exports.
+    pub public_names: PublicNames,
+    /// Only the preview: nothing is written.
+    pub dry_run: bool,
+    /// Apply the changes the server marks as needing confirmation.
+    pub confirm: bool,
+}
+
 /// Which code action to apply.
 #[derive(Debug, Clone)]
 pub enum Pick {
@@ -94,17 +107,19 @@ impl Engine {
     /// the server marks as needing confirmation are applied only with
     /// `confirm`. A name that a module re-exports is renamed everywhere,
     /// importers included, unless `public_names` keeps it as an alias.
-    #[allow(clippy::too_many_arguments)]
     pub async fn rename(
         &self,
         file: &Path,
         line: usize,
         column: usize,
         new_name: &str,
-        public_names: PublicNames,
-        dry_run: bool,
-        confirm: bool,
+        options: RenameOptions,
     ) -> Result<Refactored, ToolError> {
+        let RenameOptions {
+            public_names,
+            dry_run,
+            confirm,
+        } = options;
         check_name(new_name)?;
         let (server, checked, pos) = self
             .prepare(

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::json;
 use sightline::{Engine, Options};
-use sightline::{Pick, PublicNames};
+use sightline::{Pick, PublicNames, RenameOptions};
 use sightline_test_support::{Project, runtime};
 
 use crate::suite::servers::{require, tools};
@@ -68,9 +68,11 @@ fn pyright_renames_a_function_across_modules_and_aliases_but_not_a_comment() {
                 1,
                 5,
                 "total",
-                PublicNames::Rename,
-                false,
-                false,
+                RenameOptions {
+                    public_names: PublicNames::Rename,
+                    dry_run: false,
+                    confirm: false,
+                },
             )
             .await
             .unwrap();
@@ -107,7 +109,7 @@ fn pyright_class_rename_preview_is_what_is_applied() {
         let ws = engine(p.root());
         let before_lib = read(&p, "lib.py");
         let preview = ws
-            .rename(&p.path("lib.py"), 5, 7, "Figure", PublicNames::Rename, true, false)
+            .rename(&p.path("lib.py"), 5, 7, "Figure", RenameOptions { public_names: PublicNames::Rename, dry_run: true, confirm: false })
             .await
             .unwrap();
         assert_eq!(
@@ -119,7 +121,7 @@ fn pyright_class_rename_preview_is_what_is_applied() {
         // Nothing was written.
         assert_eq!(read(&p, "lib.py"), before_lib);
         let applied = ws
-            .rename(&p.path("lib.py"), 5, 7, "Figure", PublicNames::Rename, false, false)
+            .rename(&p.path("lib.py"), 5, 7, "Figure", RenameOptions { public_names: PublicNames::Rename, dry_run: false, confirm: false })
             .await
             .unwrap();
         assert_eq!(applied.text, "renamed Shape → Figure: 4 edits in 2 files\nno errors\n");
@@ -141,7 +143,17 @@ fn refusals_leave_every_file_as_it_was() {
         let lib = p.path("lib.py");
         // An invalid name.
         let e = ws
-            .rename(&lib, 1, 5, "1st", PublicNames::Rename, false, false)
+            .rename(
+                &lib,
+                1,
+                5,
+                "1st",
+                RenameOptions {
+                    public_names: PublicNames::Rename,
+                    dry_run: false,
+                    confirm: false,
+                },
+            )
             .await
             .unwrap_err();
         assert!(
@@ -156,9 +168,11 @@ fn refusals_leave_every_file_as_it_was() {
                 4,
                 1,
                 "show",
-                PublicNames::Rename,
-                false,
-                false,
+                RenameOptions {
+                    public_names: PublicNames::Rename,
+                    dry_run: false,
+                    confirm: false,
+                },
             )
             .await
             .unwrap_err();
@@ -168,12 +182,32 @@ fn refusals_leave_every_file_as_it_was() {
         );
         assert_eq!(snapshot(&p), before);
         // A file edited on disk between the preview and the apply.
-        ws.rename(&lib, 1, 5, "total", PublicNames::Rename, true, false)
-            .await
-            .unwrap();
+        ws.rename(
+            &lib,
+            1,
+            5,
+            "total",
+            RenameOptions {
+                public_names: PublicNames::Rename,
+                dry_run: true,
+                confirm: false,
+            },
+        )
+        .await
+        .unwrap();
         p.write("b.py", "import lib as L\n\nprint(L.add(3, 4), 'edited')\n");
         let e = ws
-            .rename(&lib, 1, 5, "total", PublicNames::Rename, false, false)
+            .rename(
+                &lib,
+                1,
+                5,
+                "total",
+                RenameOptions {
+                    public_names: PublicNames::Rename,
+                    dry_run: false,
+                    confirm: false,
+                },
+            )
             .await
             .unwrap_err();
         assert!(
@@ -189,11 +223,31 @@ fn refusals_leave_every_file_as_it_was() {
         let mut perms = std::fs::metadata(&c).unwrap().permissions();
         perms.set_readonly(true);
         std::fs::set_permissions(&c, perms).unwrap();
-        ws.rename(&lib, 1, 5, "total", PublicNames::Rename, true, false)
-            .await
-            .unwrap();
+        ws.rename(
+            &lib,
+            1,
+            5,
+            "total",
+            RenameOptions {
+                public_names: PublicNames::Rename,
+                dry_run: true,
+                confirm: false,
+            },
+        )
+        .await
+        .unwrap();
         let e = ws
-            .rename(&lib, 1, 5, "total", PublicNames::Rename, false, false)
+            .rename(
+                &lib,
+                1,
+                5,
+                "total",
+                RenameOptions {
+                    public_names: PublicNames::Rename,
+                    dry_run: false,
+                    confirm: false,
+                },
+            )
             .await
             .unwrap_err();
         assert!(
@@ -231,7 +285,7 @@ fn typescript_rename_through_a_reexport_and_a_renamed_import() {
     runtime().block_on(async {
         let ws = engine(p.root());
         let r = ws
-            .rename(&p.path("lib.ts"), 1, 17, "welcome", PublicNames::Keep, false, false)
+            .rename(&p.path("lib.ts"), 1, 17, "welcome", RenameOptions { public_names: PublicNames::Keep, dry_run: false, confirm: false })
             .await
             .unwrap();
         assert!(r.text.starts_with("renamed greet → welcome: "), "{}", r.text);
@@ -332,9 +386,11 @@ fn clangd_renames_a_function_across_files() {
                 1,
                 5,
                 "sum",
-                PublicNames::Rename,
-                false,
-                false,
+                RenameOptions {
+                    public_names: PublicNames::Rename,
+                    dry_run: false,
+                    confirm: false,
+                },
             )
             .await
             .unwrap();
@@ -401,9 +457,11 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
                 1,
                 5,
                 "omega",
-                PublicNames::Rename,
-                false,
-                false,
+                RenameOptions {
+                    public_names: PublicNames::Rename,
+                    dry_run: false,
+                    confirm: false,
+                },
             )
             .await
             .unwrap_err();
@@ -423,9 +481,11 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
                 1,
                 5,
                 "omega",
-                PublicNames::Rename,
-                false,
-                false,
+                RenameOptions {
+                    public_names: PublicNames::Rename,
+                    dry_run: false,
+                    confirm: false,
+                },
             )
             .await
             .unwrap();
@@ -480,7 +540,7 @@ fn rust_analyzer_renames_a_field_across_files_and_fills_match_arms() {
             ..Options::default()
         });
         let r = ws
-            .rename(&p.path("src/shape.rs"), 2, 9, "horizontal", PublicNames::Rename, false, false)
+            .rename(&p.path("src/shape.rs"), 2, 9, "horizontal", RenameOptions { public_names: PublicNames::Rename, dry_run: false, confirm: false })
             .await
             .unwrap();
         assert!(
@@ -533,7 +593,17 @@ fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed
         let a = p.path("a.fake");
         let before = read(&p, "a.fake");
         let preview = ws
-            .rename(&a, 1, 5, "omega", PublicNames::Rename, true, false)
+            .rename(
+                &a,
+                1,
+                5,
+                "omega",
+                RenameOptions {
+                    public_names: PublicNames::Rename,
+                    dry_run: true,
+                    confirm: false,
+                },
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -543,7 +613,17 @@ fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed
              a.fake:\n  1 - def alpha\n  1 + def omega\n"
         );
         let e = ws
-            .rename(&a, 1, 5, "omega", PublicNames::Rename, false, false)
+            .rename(
+                &a,
+                1,
+                5,
+                "omega",
+                RenameOptions {
+                    public_names: PublicNames::Rename,
+                    dry_run: false,
+                    confirm: false,
+                },
+            )
             .await
             .unwrap_err();
         assert!(
@@ -552,9 +632,19 @@ fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed
             "{e}"
         );
         assert_eq!(read(&p, "a.fake"), before);
-        ws.rename(&a, 1, 5, "omega", PublicNames::Rename, false, true)
-            .await
-            .unwrap();
+        ws.rename(
+            &a,
+            1,
+            5,
+            "omega",
+            RenameOptions {
+                public_names: PublicNames::Rename,
+                dry_run: false,
+                confirm: true,
+            },
+        )
+        .await
+        .unwrap();
         assert_eq!(read(&p, "a.fake"), before.replacen("alpha", "omega", 1));
         ws.shutdown().await;
     });
@@ -585,9 +675,7 @@ fn a_rename_whose_edit_leaves_a_use_behind_is_not_done() {
                 1,
                 5,
                 "omega",
-                PublicNames::Rename,
-                false,
-                false,
+                RenameOptions { public_names: PublicNames::Rename, dry_run: false, confirm: false },
             )
             .await
             .unwrap_err();

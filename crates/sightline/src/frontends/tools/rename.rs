@@ -79,19 +79,14 @@ impl Tool for Rename {
                 a.at.kind.as_deref(),
             )
             .await?;
-        let public_names = a.public_names.map(Into::into).unwrap_or_default();
-        let (dry_run, confirm) = (a.dry_run.unwrap_or(false), a.confirm.unwrap_or(false));
+        let options = crate::edit::refactor::RenameOptions {
+            public_names: a.public_names.map(Into::into).unwrap_or_default(),
+            dry_run: a.dry_run.unwrap_or(false),
+            confirm: a.confirm.unwrap_or(false),
+        };
         let renamed = session
             .engine()
-            .rename(
-                &file,
-                line,
-                col,
-                &a.new_name,
-                public_names,
-                dry_run,
-                confirm,
-            )
+            .rename(&file, line, col, &a.new_name, options)
             .await;
         session.refactored(renamed, json)
     }
