@@ -42,6 +42,23 @@ pub struct McpDriver {
     client: Option<String>,
 }
 
+/// The tools every session lists, as the README's table of them names
+/// them in order (a unit test keeps that table equal to the registry, so
+/// a test that compares with it needs no edit when a tool is added).
+pub fn questions_in_readme() -> Vec<String> {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let table = readme
+        .split("| tool | arguments | answers |")
+        .nth(1)
+        .expect("the README's table of the tools");
+    table
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('`').nth(1).unwrap().to_owned())
+        .collect()
+}
+
 /// The answer to a tool call.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Answer {

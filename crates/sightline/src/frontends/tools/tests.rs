@@ -8,12 +8,9 @@ fn every_tool_is_found_by_its_name_and_unknown_ones_are_not() {
         assert_eq!(find(t.name).map(|f| f.name), Some(t.name));
     }
     assert!(find("lsp_hover").is_none());
-    let questions: Vec<_> = listed(false).map(|t| t.name).collect();
-    assert_eq!(
-        questions.len(),
-        7,
-        "the contract's seven tools: {questions:?}"
-    );
+    // Which tools are the questions is the README's table's to say
+    // (`the_docs_tables_list_the_registry_s_tools_and_commands`).
+    assert!(listed(false).all(|t| t.served == Served::Always));
     assert_eq!(
         listed(true).count(),
         REGISTRY.len() - 1,
