@@ -265,18 +265,7 @@ fn the_impact_of_a_change_to_httpx_lists_the_references_pyright_itself_gives() {
         .find(|s| s["name"] == "primitive_value_to_str")
         .unwrap_or_else(|| panic!("{v:#}"));
     assert_eq!(changed["change"], "changed", "{changed:#}");
-    let listed: BTreeSet<(String, u64, u64)> = changed["uses"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|u| {
-            (
-                u["path"].as_str().unwrap().to_owned(),
-                u["line"].as_u64().unwrap(),
-                u["column"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let listed = uses_of(changed);
 
     // pyright itself, asked directly for the declaration's references.
     let mut pyright = Direct::start(
@@ -353,6 +342,23 @@ fn the_impact_of_a_change_to_httpx_lists_the_references_pyright_itself_gives() {
     }
     assert_eq!(std::fs::read_to_string(&utils).unwrap(), after);
     daemon.stop();
+}
+
+/// The uses `impact --json` lists for one declaration, as (path, line,
+/// column).
+fn uses_of(symbol: &serde_json::Value) -> std::collections::BTreeSet<(String, u64, u64)> {
+    symbol["uses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["path"].as_str().unwrap().to_owned(),
+                u["line"].as_u64().unwrap(),
+                u["column"].as_u64().unwrap(),
+            )
+        })
+        .collect()
 }
 
 /// query-core as `tools/install` unpacked `version`'s tarball: its
@@ -462,18 +468,7 @@ fn the_impact_of_a_real_query_core_release_lists_the_references_the_server_gives
         let line = s["line"].as_u64().unwrap() as usize - 1;
         let name = s["name"].as_str().unwrap().rsplit('.').next().unwrap();
         let character = text.lines().nth(line).unwrap().find(name).unwrap();
-        let listed: BTreeSet<(String, u64, u64)> = s["uses"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|u| {
-                (
-                    u["path"].as_str().unwrap().to_owned(),
-                    u["line"].as_u64().unwrap(),
-                    u["column"].as_u64().unwrap(),
-                )
-            })
-            .collect();
+        let listed = uses_of(s);
         let answer = ts.request(
             "textDocument/references",
             serde_json::json!({

@@ -67,6 +67,16 @@ export function main(): void {
 }
 "#;
 
+/// The names of a tool list, in order.
+fn names_of(tools: &Value) -> Vec<&str> {
+    tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect()
+}
+
 /// Runs `lsp` with `operation` and the other arguments.
 fn lsp(d: &mut McpDriver, op: &str, mut args: Value) -> Answer {
     args["operation"] = json!(op);
@@ -96,13 +106,10 @@ fn initialize_and_list_tools_with_valid_schemas() {
     assert_eq!(init["server"], "sightline");
     assert_eq!(init["tools"], true);
     let tools = d.send(json!({ "cmd": "list", "session": "s" }))["tools"].clone();
-    let names: Vec<&str> = tools
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, sightline_test_support::mcp::questions_in_readme());
+    assert_eq!(
+        names_of(&tools),
+        sightline_test_support::mcp::questions_in_readme()
+    );
     for tool in tools.as_array().unwrap() {
         // Only a restart changes anything (the servers, never a file).
         let restart = tool["name"] == "lsp_restart";
@@ -671,13 +678,10 @@ fn edit_tools_are_served_with_edit_tools() {
     let mut d = McpDriver::start();
     d.open("s", p.root());
     let tools = d.send(json!({ "cmd": "list", "session": "s" }))["tools"].clone();
-    let names: Vec<&str> = tools
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, sightline_test_support::mcp::questions_in_readme());
+    assert_eq!(
+        names_of(&tools),
+        sightline_test_support::mcp::questions_in_readme()
+    );
     d.close("s");
 }
 

@@ -12,6 +12,31 @@ use sightline::{Engine, Options};
 use sightline::{Pick, PublicNames, RenameOptions};
 use sightline_test_support::{Project, runtime};
 
+/// A rename written, re-exported names renamed too.
+const WRITE: RenameOptions = RenameOptions {
+    public_names: PublicNames::Rename,
+    dry_run: false,
+    confirm: false,
+};
+
+/// A rename previewed, nothing written.
+const PREVIEW: RenameOptions = RenameOptions {
+    dry_run: true,
+    ..WRITE
+};
+
+/// A rename written with the changes the server asks to confirm.
+const CONFIRMED: RenameOptions = RenameOptions {
+    confirm: true,
+    ..WRITE
+};
+
+/// A rename that keeps a re-exported name as an alias.
+const KEEP_PUBLIC: RenameOptions = RenameOptions {
+    public_names: PublicNames::Keep,
+    ..WRITE
+};
+
 use crate::suite::servers::{require, tools};
 
 /// An engine working in `root`, with formatting off: the answers and files
@@ -63,17 +88,7 @@ fn pyright_renames_a_function_across_modules_and_aliases_but_not_a_comment() {
     runtime().block_on(async {
         let ws = engine(p.root());
         let r = ws
-            .rename(
-                &p.path("lib.py"),
-                1,
-                5,
-                "total",
-                RenameOptions {
-                    public_names: PublicNames::Rename,
-                    dry_run: false,
-                    confirm: false,
-                },
-            )
+            .rename(&p.path("lib.py"), 1, 5, "total", WRITE)
             .await
             .unwrap();
         assert_eq!(
@@ -109,7 +124,7 @@ fn pyright_class_rename_preview_is_what_is_applied() {
         let ws = engine(p.root());
         let before_lib = read(&p, "lib.py");
         let preview = ws
-            .rename(&p.path("lib.py"), 5, 7, "Figure", RenameOptions { public_names: PublicNames::Rename, dry_run: true, confirm: false })
+            .rename(&p.path("lib.py"), 5, 7, "Figure", PREVIEW)
             .await
             .unwrap();
         assert_eq!(
@@ -121,7 +136,7 @@ fn pyright_class_rename_preview_is_what_is_applied() {
         // Nothing was written.
         assert_eq!(read(&p, "lib.py"), before_lib);
         let applied = ws
-            .rename(&p.path("lib.py"), 5, 7, "Figure", RenameOptions { public_names: PublicNames::Rename, dry_run: false, confirm: false })
+            .rename(&p.path("lib.py"), 5, 7, "Figure", WRITE)
             .await
             .unwrap();
         assert_eq!(applied.text, "renamed Shape → Figure: 4 edits in 2 files\nno errors\n");
@@ -142,20 +157,7 @@ fn refusals_leave_every_file_as_it_was() {
         let before = snapshot(&p);
         let lib = p.path("lib.py");
         // An invalid name.
-        let e = ws
-            .rename(
-                &lib,
-                1,
-                5,
-                "1st",
-                RenameOptions {
-                    public_names: PublicNames::Rename,
-                    dry_run: false,
-                    confirm: false,
-                },
-            )
-            .await
-            .unwrap_err();
+        let e = ws.rename(&lib, 1, 5, "1st", WRITE).await.unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("error: `1st` is not a valid name"),
@@ -163,17 +165,7 @@ fn refusals_leave_every_file_as_it_was() {
         );
         // A builtin.
         let e = ws
-            .rename(
-                &p.path("a.py"),
-                4,
-                1,
-                "show",
-                RenameOptions {
-                    public_names: PublicNames::Rename,
-                    dry_run: false,
-                    confirm: false,
-                },
-            )
+            .rename(&p.path("a.py"), 4, 1, "show", WRITE)
             .await
             .unwrap_err();
         assert_eq!(
@@ -182,34 +174,9 @@ fn refusals_leave_every_file_as_it_was() {
         );
         assert_eq!(snapshot(&p), before);
         // A file edited on disk between the preview and the apply.
-        ws.rename(
-            &lib,
-            1,
-            5,
-            "total",
-            RenameOptions {
-                public_names: PublicNames::Rename,
-                dry_run: true,
-                confirm: false,
-            },
-        )
-        .await
-        .unwrap();
+        ws.rename(&lib, 1, 5, "total", PREVIEW).await.unwrap();
         p.write("b.py", "import lib as L\n\nprint(L.add(3, 4), 'edited')\n");
-        let e = ws
-            .rename(
-                &lib,
-                1,
-                5,
-                "total",
-                RenameOptions {
-                    public_names: PublicNames::Rename,
-                    dry_run: false,
-                    confirm: false,
-                },
-            )
-            .await
-            .unwrap_err();
+        let e = ws.rename(&lib, 1, 5, "total", WRITE).await.unwrap_err();
         assert!(
             e.to_string()
                 .contains("b.py changed on disk since the preview; nothing was changed"),
@@ -223,33 +190,8 @@ fn refusals_leave_every_file_as_it_was() {
         let mut perms = std::fs::metadata(&c).unwrap().permissions();
         perms.set_readonly(true);
         std::fs::set_permissions(&c, perms).unwrap();
-        ws.rename(
-            &lib,
-            1,
-            5,
-            "total",
-            RenameOptions {
-                public_names: PublicNames::Rename,
-                dry_run: true,
-                confirm: false,
-            },
-        )
-        .await
-        .unwrap();
-        let e = ws
-            .rename(
-                &lib,
-                1,
-                5,
-                "total",
-                RenameOptions {
-                    public_names: PublicNames::Rename,
-                    dry_run: false,
-                    confirm: false,
-                },
-            )
-            .await
-            .unwrap_err();
+        ws.rename(&lib, 1, 5, "total", PREVIEW).await.unwrap();
+        let e = ws.rename(&lib, 1, 5, "total", WRITE).await.unwrap_err();
         assert!(
             e.to_string()
                 .contains("c.py is read-only; nothing was changed"),
@@ -285,7 +227,7 @@ fn typescript_rename_through_a_reexport_and_a_renamed_import() {
     runtime().block_on(async {
         let ws = engine(p.root());
         let r = ws
-            .rename(&p.path("lib.ts"), 1, 17, "welcome", RenameOptions { public_names: PublicNames::Keep, dry_run: false, confirm: false })
+            .rename(&p.path("lib.ts"), 1, 17, "welcome", KEEP_PUBLIC)
             .await
             .unwrap();
         assert!(r.text.starts_with("renamed greet → welcome: "), "{}", r.text);
@@ -381,17 +323,7 @@ fn clangd_renames_a_function_across_files() {
             let _ = ws.diagnostics(&p.path(f)).await;
         }
         let r = ws
-            .rename(
-                &p.path("lib.h"),
-                1,
-                5,
-                "sum",
-                RenameOptions {
-                    public_names: PublicNames::Rename,
-                    dry_run: false,
-                    confirm: false,
-                },
-            )
+            .rename(&p.path("lib.h"), 1, 5, "sum", WRITE)
             .await
             .unwrap();
         assert!(r.text.starts_with("renamed add → sum: "), "{}", r.text);
@@ -452,17 +384,7 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
         let uri = format!("file://{}", p.path("a.fake/inside.fake").display());
         scripted(&p, json!({ "kind": "create", "uri": uri }));
         let e = ws
-            .rename(
-                &p.path("a.fake"),
-                1,
-                5,
-                "omega",
-                RenameOptions {
-                    public_names: PublicNames::Rename,
-                    dry_run: false,
-                    confirm: false,
-                },
-            )
+            .rename(&p.path("a.fake"), 1, 5, "omega", WRITE)
             .await
             .unwrap_err();
         assert!(e.to_string().starts_with("error: cannot write"), "{e}");
@@ -476,17 +398,7 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
         ws.shutdown().await;
         let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
         let r = ws
-            .rename(
-                &p.path("a.fake"),
-                1,
-                5,
-                "omega",
-                RenameOptions {
-                    public_names: PublicNames::Rename,
-                    dry_run: false,
-                    confirm: false,
-                },
-            )
+            .rename(&p.path("a.fake"), 1, 5, "omega", WRITE)
             .await
             .unwrap();
         assert!(
@@ -540,7 +452,7 @@ fn rust_analyzer_renames_a_field_across_files_and_fills_match_arms() {
             ..Options::default()
         });
         let r = ws
-            .rename(&p.path("src/shape.rs"), 2, 9, "horizontal", RenameOptions { public_names: PublicNames::Rename, dry_run: false, confirm: false })
+            .rename(&p.path("src/shape.rs"), 2, 9, "horizontal", WRITE)
             .await
             .unwrap();
         assert!(
@@ -592,59 +504,21 @@ fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed
         let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
         let a = p.path("a.fake");
         let before = read(&p, "a.fake");
-        let preview = ws
-            .rename(
-                &a,
-                1,
-                5,
-                "omega",
-                RenameOptions {
-                    public_names: PublicNames::Rename,
-                    dry_run: true,
-                    confirm: false,
-                },
-            )
-            .await
-            .unwrap();
+        let preview = ws.rename(&a, 1, 5, "omega", PREVIEW).await.unwrap();
         assert_eq!(
             preview.text,
             "rename alpha → omega: 1 edit in 1 file\n\
              annotation: Public API: callers outside may break (needs confirmation)\n\
              a.fake:\n  1 - def alpha\n  1 + def omega\n"
         );
-        let e = ws
-            .rename(
-                &a,
-                1,
-                5,
-                "omega",
-                RenameOptions {
-                    public_names: PublicNames::Rename,
-                    dry_run: false,
-                    confirm: false,
-                },
-            )
-            .await
-            .unwrap_err();
+        let e = ws.rename(&a, 1, 5, "omega", WRITE).await.unwrap_err();
         assert!(
             e.to_string()
                 .contains("needing confirmation (Public API: callers outside may break)"),
             "{e}"
         );
         assert_eq!(read(&p, "a.fake"), before);
-        ws.rename(
-            &a,
-            1,
-            5,
-            "omega",
-            RenameOptions {
-                public_names: PublicNames::Rename,
-                dry_run: false,
-                confirm: true,
-            },
-        )
-        .await
-        .unwrap();
+        ws.rename(&a, 1, 5, "omega", CONFIRMED).await.unwrap();
         assert_eq!(read(&p, "a.fake"), before.replacen("alpha", "omega", 1));
         ws.shutdown().await;
     });
@@ -675,7 +549,7 @@ fn a_rename_whose_edit_leaves_a_use_behind_is_not_done() {
                 1,
                 5,
                 "omega",
-                RenameOptions { public_names: PublicNames::Rename, dry_run: false, confirm: false },
+                WRITE,
             )
             .await
             .unwrap_err();
