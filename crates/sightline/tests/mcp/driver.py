@@ -13,6 +13,13 @@ at once. Commands:
   {"cmd": "cancel", "session": S, "tool": T, "args": {...}, "file": F,
    "started": TEXT, "cancelled": TEXT}         -> {"cancelled": id}
   {"cmd": "close", "session": S}               -> {"closed": S}
+  {"cmd": "resources", "session": S}           -> {"resources": [...], "templates": [...]}
+  {"cmd": "read", "session": S, "uri": U}      -> {"text"} or {"protocol_error": {...}}
+  {"cmd": "subscribe", "session": S, "uri": U} -> {"subscribed": U} or {"protocol_error"}
+  {"cmd": "updated", "session": S, "uri": U, "seconds": N}
+                                               -> {"updated": U} once the server said
+                                                  the resource changed (since the
+                                                  subscription), or {"timed_out": U}
   {"cmd": "together", "calls": [{"session", "tool", "args", "after_ms"}, ...]}
                                                -> {"results": [...]}: each call
                                                   started after_ms after the first,
@@ -74,6 +81,8 @@ class Driver:
     def __init__(self, tg):
         self.tg = tg
         self.sessions = {}
+        # Per session, the resources the server said changed.
+        self.heard = {}
 
     async def open(self, cmd):
         """Each session lives in a task of its own, so that sessions can be
@@ -93,7 +102,20 @@ class Driver:
                     read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
                     # A client may name itself (`client`), as Claude Code does.
                     info = types.Implementation(name=cmd["client"], version="1") if cmd.get("client") else None
-                    session = await stack.enter_async_context(ClientSession(read, write, client_info=info))
+                    updated = state.setdefault("updated", {})
+
+                    async def on_message(message):
+                        # The resources the server said changed, each with
+                        # an event a waiting `updated` command sets.
+                        if isinstance(message, types.ServerNotification) and isinstance(
+                            message.root, types.ResourceUpdatedNotification
+                        ):
+                            uri = str(message.root.params.uri)
+                            updated.setdefault(uri, anyio.Event()).set()
+
+                    session = await stack.enter_async_context(
+                        ClientSession(read, write, client_info=info, message_handler=on_message)
+                    )
                     state["init"] = await session.initialize()
                     state["pids"] = children_named("sightline") - before
                     state["session"] = session
@@ -110,6 +132,7 @@ class Driver:
         if "error" in state:
             raise state["error"]
         self.sessions[cmd["session"]] = (state["session"], (close, done))
+        self.heard[cmd["session"]] = state["updated"]
         init, pids = state["init"], state["pids"]
         return {
             "server": init.serverInfo.name,
@@ -194,6 +217,41 @@ class Driver:
         await wait_for_text(cmd["file"], cmd["cancelled"])
         scope.cancel()
         return {"cancelled": request_id}
+
+    async def resources(self, cmd):
+        session, _ = self.sessions[cmd["session"]]
+        listed = await session.list_resources()
+        templates = await session.list_resource_templates()
+        return {
+            "resources": [r.model_dump(mode="json", exclude_none=True) for r in listed.resources],
+            "templates": [t.model_dump(mode="json", exclude_none=True) for t in templates.resourceTemplates],
+        }
+
+    async def read(self, cmd):
+        session, _ = self.sessions[cmd["session"]]
+        try:
+            result = await session.read_resource(cmd["uri"])
+        except McpError as e:
+            return {"protocol_error": {"code": e.error.code, "message": e.error.message}}
+        return {"text": "".join(c.text for c in result.contents if hasattr(c, "text"))}
+
+    async def subscribe(self, cmd):
+        session, _ = self.sessions[cmd["session"]]
+        # Heard from now on: an earlier notification does not count.
+        self.heard[cmd["session"]][cmd["uri"]] = anyio.Event()
+        try:
+            await session.subscribe_resource(cmd["uri"])
+        except McpError as e:
+            return {"protocol_error": {"code": e.error.code, "message": e.error.message}}
+        return {"subscribed": cmd["uri"]}
+
+    async def updated(self, cmd):
+        event = self.heard[cmd["session"]].setdefault(cmd["uri"], anyio.Event())
+        with anyio.move_on_after(cmd.get("seconds", 30)):
+            await event.wait()
+            self.heard[cmd["session"]][cmd["uri"]] = anyio.Event()
+            return {"updated": cmd["uri"]}
+        return {"timed_out": cmd["uri"]}
 
     async def close(self, cmd):
         _, (close, done) = self.sessions.pop(cmd["session"])

@@ -52,6 +52,7 @@ mod readiness;
 mod refactor;
 mod references;
 mod rename_reexport;
+mod resources;
 mod sandbox;
 mod secrets;
 mod server_lifetime;

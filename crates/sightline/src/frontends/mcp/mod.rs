@@ -16,8 +16,10 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResourceContents, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -30,6 +32,7 @@ use crate::progress::Progress;
 use crate::render;
 
 mod lean;
+mod resources;
 mod structured;
 mod tools;
 
@@ -54,6 +57,8 @@ pub struct McpServer {
     session: Session,
     /// The tools it lists and serves.
     tools: Toolset,
+    /// The files whose diagnostics the client subscribed to.
+    subscriptions: resources::Subscriptions,
     /// A line the session's first answer begins with (served in process
     /// because the daemon has other settings), taken once.
     note: Arc<std::sync::Mutex<Option<String>>>,
@@ -83,6 +88,7 @@ impl McpServer {
         McpServer {
             session: Session::new(engine, tools.clone()),
             tools,
+            subscriptions: resources::Subscriptions::default(),
             note: Arc::default(),
         }
     }
@@ -93,6 +99,7 @@ impl McpServer {
         McpServer {
             session: Session::of_command(engine),
             tools: Toolset::with_edit_tools(true),
+            subscriptions: resources::Subscriptions::default(),
             note: Arc::default(),
         }
     }
@@ -119,10 +126,16 @@ impl McpServer {
 /// What sightline says of itself in `initialize`, in process or through
 /// the daemon.
 pub fn server_config() -> ServerConfig {
-    ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-        .with_server_info(Implementation::new("sightline", env!("CARGO_PKG_VERSION")))
-        .with_instructions(
-            "Answers from real language servers about files as they are on disk now: \
+    ServerConfig::new(
+        ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build(),
+    )
+    .with_server_info(Implementation::new("sightline", env!("CARGO_PKG_VERSION")))
+    .with_instructions(
+        "Answers from real language servers about files as they are on disk now: \
              diagnostics after an edit, definitions, references, hover, outlines and call \
              hierarchies. Prefer them to grep and reading files: lsp_references lists the \
              exact uses of a symbol (no matches in comments or strings, calls through import \
@@ -130,7 +143,7 @@ pub fn server_config() -> ServerConfig {
              re-exports, and lsp_diagnostics right after an edit says what it broke, faster \
              than a build or the tests. Paths are absolute; lines and columns are 1-based, \
              columns on the symbol itself (or pass `symbol` with its name).",
-        )
+    )
 }
 
 impl ServerHandler for McpServer {
@@ -154,6 +167,64 @@ impl ServerHandler for McpServer {
         tools(&self.tools, false)
             .into_iter()
             .find(|t| t.name == name)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(resources::listed()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let text = resources::read(&self.session, &request.uri)
+            .await
+            .map_err(|e| ErrorData::invalid_params(e, None))?;
+        let contents = ResourceContents::TextResourceContents {
+            uri: request.uri,
+            mime_type: Some("text/plain".to_owned()),
+            text,
+            meta: None,
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    // `resources/subscribe` is the protocol's until 2026-07-28, which the
+    // SDKs in use still speak.
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions
+            .subscribe(&request.uri, context.peer.clone())
+            .map_err(|e| ErrorData::invalid_params(e, None))
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
     }
 
     async fn call_tool(

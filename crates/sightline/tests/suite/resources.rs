@@ -1,0 +1,94 @@
+//! Diagnostics as MCP resources, through the official Python SDK: a file's
+//! (a template), the workspace's and the capability report are listed and
+//! read, each read the same answer as the tool's; a subscription to a
+//! file's diagnostics hears `notifications/resources/updated` when the file
+//! changes on disk, and the read after it has the new error. Through the
+//! daemon and in process.
+
+#![allow(clippy::unwrap_used)]
+
+use serde_json::json;
+use sightline_test_support::mcp::McpDriver;
+use sightline_test_support::{Project, path_with_tools, require};
+
+const APP: &str = "def total(a: int, b: int) -> int:\n    return a + b\n";
+
+fn read(d: &mut McpDriver, session: &str, uri: &str) -> String {
+    let r = d.send(json!({ "cmd": "read", "session": session, "uri": uri }));
+    r["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"))
+        .to_owned()
+}
+
+#[test]
+fn a_file_s_diagnostics_are_a_resource_whose_subscription_hears_each_change_on_disk() {
+    require("pyright-langserver");
+    let p = Project::new(&[
+        ("pyproject.toml", "[project]\nname = \"a\"\n"),
+        ("app.py", APP),
+    ]);
+    let app = p.root().join("app.py");
+    let uri = format!("sightline://diagnostics{}", app.display());
+    let mut d = McpDriver::start();
+    for (session, args) in [
+        ("daemon", vec!["mcp"]),
+        ("in_process", vec!["mcp", "--no-daemon"]),
+    ] {
+        std::fs::write(&app, APP).unwrap();
+        d.open_args(session, p.root(), &path_with_tools(), &args);
+        let listed = d.send(json!({ "cmd": "resources", "session": session }));
+        let uris: Vec<&str> = listed["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            uris,
+            ["sightline://diagnostics", "sightline://capabilities"],
+            "{listed}"
+        );
+        assert_eq!(
+            listed["templates"][0]["uriTemplate"], "sightline://diagnostics{+path}",
+            "{listed}"
+        );
+
+        // A read is the tool's answer.
+        let tool = d.call(session, "lsp_diagnostics", json!({ "file": app }));
+        assert_eq!(read(&mut d, session, &uri), tool.text);
+        assert_eq!(tool.text, "app.py: no diagnostics\n");
+
+        // Subscribed, it hears the file change on disk, and reads the error.
+        let sub = d.send(json!({ "cmd": "subscribe", "session": session, "uri": uri }));
+        assert_eq!(sub["subscribed"], uri.as_str(), "{sub}");
+        std::fs::write(&app, format!("{APP}\nx: str = total(1, 2)\n")).unwrap();
+        let heard =
+            d.send(json!({ "cmd": "updated", "session": session, "uri": uri, "seconds": 60 }));
+        assert_eq!(heard["updated"], uri.as_str(), "{heard}");
+        let after = read(&mut d, session, &uri);
+        assert!(after.starts_with("app.py: 1 diagnostic"), "{after}");
+        assert!(after.contains("4:10 error"), "{after}");
+
+        // Only a file's diagnostics can be subscribed to.
+        let refused = d.send(
+            json!({ "cmd": "subscribe", "session": session, "uri": "sightline://diagnostics" }),
+        );
+        assert!(
+            refused["protocol_error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("only a file's diagnostics"),
+            "{refused}"
+        );
+        // The workspace's and the capability report.
+        let all = read(&mut d, session, "sightline://diagnostics");
+        assert!(all.starts_with("1 error in 1 file"), "{all}");
+        let capabilities = read(&mut d, session, "sightline://capabilities");
+        assert!(capabilities.contains("Python: pyright ("), "{capabilities}");
+        let unknown =
+            d.send(json!({ "cmd": "read", "session": session, "uri": "sightline://nothing" }));
+        assert!(unknown.get("protocol_error").is_some(), "{unknown}");
+        d.close(session);
+    }
+}
