@@ -92,3 +92,73 @@ fn a_file_s_diagnostics_are_a_resource_whose_subscription_hears_each_change_on_d
         d.close(session);
     }
 }
+
+/// The same through the official MCP TypeScript SDK (pinned in
+/// tools/package.json), whose `Client.callTool` checks each result's
+/// structured content against the tool's output schema itself: through the
+/// daemon, the tool list with output schemas, references and diagnostics
+/// with their values, the resources read, and a subscription that hears
+/// the file change.
+#[test]
+fn the_typescript_sdk_validates_the_structured_answers_and_hears_a_subscription() {
+    require("pyright-langserver");
+    let p = Project::new(&[
+        ("pyproject.toml", "[project]\nname = \"a\"\n"),
+        ("app.py", APP),
+        ("use.py", "from app import total\n\nprint(total(1, 2))\n"),
+    ]);
+    let app = p.root().join("app.py");
+    let sdk =
+        sightline_test_support::repo_root().join("tools/node_modules/@modelcontextprotocol/sdk");
+    assert!(
+        sdk.join("package.json").is_file(),
+        "the MCP TypeScript SDK is not at {}; run tools/install",
+        sdk.display()
+    );
+    let daemon = sightline_test_support::DaemonDirs::new();
+    let data = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("node")
+        .arg(
+            sightline_test_support::repo_root().join("crates/sightline/tests/mcp/ts_sdk_check.mjs"),
+        )
+        .arg(&sdk)
+        .arg(sightline_test_support::sightline_bin())
+        .arg(p.root())
+        .arg(&app)
+        .arg(format!("{APP}\nx: str = total(1, 2)\n"))
+        .envs(sightline_test_support::isolation::env())
+        .envs(daemon.env())
+        .env("PATH", path_with_tools())
+        .env("SIGHTLINE_DATA_DIR", data.path())
+        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: serde_json::Value = serde_json::from_str(said.trim()).unwrap();
+    assert!(seen.get("error").is_none(), "{seen:#}");
+    assert_eq!(seen["every_tool_has_an_output_schema"], true, "{seen:#}");
+    let refs = &seen["references"];
+    assert_eq!(refs["structured"]["text"], refs["text"], "{seen:#}");
+    assert_eq!(refs["structured"]["complete"], true, "{seen:#}");
+    assert_eq!(refs["structured"]["answer"]["count"], 2, "{seen:#}");
+    assert_eq!(
+        seen["diagnostics"]["text"], "app.py: no diagnostics\n",
+        "{seen:#}"
+    );
+    assert_eq!(seen["templates"], json!(["sightline://diagnostics{+path}"]));
+    assert_eq!(seen["read"], "app.py: no diagnostics\n", "{seen:#}");
+    let uri = format!("sightline://diagnostics{}", app.display());
+    assert_eq!(seen["updated"], uri.as_str(), "{seen:#}");
+    assert!(
+        seen["read_after"]
+            .as_str()
+            .unwrap()
+            .starts_with("app.py: 1 diagnostic"),
+        "{seen:#}"
+    );
+}
