@@ -356,6 +356,13 @@ impl Engine {
         self.shared.pool.running()
     }
 
+    /// What happens to this engine's servers from now on.
+    pub(crate) fn server_events(
+        &self,
+    ) -> tokio::sync::broadcast::Receiver<crate::pool::events::ServerEvent> {
+        self.shared.pool.events()
+    }
+
     pub(crate) fn broken_servers(&self) -> Vec<(&'static str, PathBuf, String)> {
         self.shared.pool.broken()
     }

@@ -37,6 +37,8 @@ pub(super) struct Shared {
     health: Mutex<HashMap<Key, Health>>,
     /// Set when the reaper runs: one for all the pools sharing these servers.
     reaper: std::sync::OnceLock<()>,
+    /// What happens to these servers, for the sessions that listen.
+    pub(super) events: crate::pool::events::Events,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

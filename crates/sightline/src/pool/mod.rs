@@ -15,6 +15,7 @@ use crate::progress::Progress;
 use crate::server::LspServer;
 
 pub mod env;
+pub mod events;
 mod health;
 mod launch;
 mod runtime;
@@ -209,9 +210,20 @@ impl Pool {
         loop {
             self.wait_out_failures(&key, &budgets).await?;
             let slot = self.shared.slot(&key);
+            let mut fresh = false;
             let started = slot
-                .get_or_try_init(|| self.start(spec, root, budgets))
+                .get_or_try_init(|| {
+                    fresh = true;
+                    self.start(spec, root, budgets)
+                })
                 .await;
+            if fresh && let Ok(s) = &started {
+                let pid = s.pid().map(|p| format!(" (pid {p})")).unwrap_or_default();
+                self.shared.events.send(
+                    events::EventLevel::Info,
+                    format!("{} for {} started{pid}", spec.id, root.display()),
+                );
+            }
             let server = match started {
                 Ok(s) => s.clone(),
                 Err(e) => {
@@ -236,6 +248,9 @@ impl Pool {
                 // the next answer says why.
                 if let Some(why) = server.restart_reason() {
                     tracing::info!("{why}");
+                    self.shared
+                        .events
+                        .send(events::EventLevel::Info, why.clone());
                     self.shared.forget(&key, &slot);
                     tokio::spawn(async move { server.shutdown().await });
                     restarted = Some(why);
@@ -252,6 +267,10 @@ impl Pool {
             // (the loop applies the back-off, or reports it broken).
             let why = server.exit_reason();
             tracing::warn!("{} for {} has exited: {why}", spec.id, root.display());
+            self.shared.events.send(
+                events::EventLevel::Warning,
+                format!("{} for {} has exited: {why}", spec.id, root.display()),
+            );
             self.shared.record_failure(&key, ToolError::exited(why));
             self.shared.forget(&key, &slot);
         }
@@ -288,6 +307,12 @@ impl Pool {
             .iter()
             .filter_map(|(k, s)| Some((k.2.clone(), s.get().cloned()?)))
             .collect()
+    }
+
+    /// What happens to this pool's servers from now on (shared with the
+    /// pools that share its servers).
+    pub fn events(&self) -> tokio::sync::broadcast::Receiver<events::ServerEvent> {
+        self.shared.events.listen()
     }
 
     /// Every running server.

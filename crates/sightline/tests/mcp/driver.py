@@ -20,6 +20,10 @@ at once. Commands:
                                                -> {"updated": U} once the server said
                                                   the resource changed (since the
                                                   subscription), or {"timed_out": U}
+  {"cmd": "logs", "session": S, "contains": TEXT, "seconds": N}
+                                               -> {"logs": [{"level", "data"}, ...]}: the
+                                                  log messages so far, once one holds
+                                                  TEXT (or N seconds passed)
   {"cmd": "together", "calls": [{"session", "tool", "args", "after_ms"}, ...]}
                                                -> {"results": [...]}: each call
                                                   started after_ms after the first,
@@ -81,8 +85,10 @@ class Driver:
     def __init__(self, tg):
         self.tg = tg
         self.sessions = {}
-        # Per session, the resources the server said changed.
+        # Per session, the resources the server said changed, and the log
+        # messages it sent.
         self.heard = {}
+        self.logged = {}
 
     async def open(self, cmd):
         """Each session lives in a task of its own, so that sessions can be
@@ -113,8 +119,15 @@ class Driver:
                             uri = str(message.root.params.uri)
                             updated.setdefault(uri, anyio.Event()).set()
 
+                    logs = state.setdefault("logs", [])
+
+                    async def on_log(params):
+                        logs.append({"level": params.level, "data": params.data})
+
                     session = await stack.enter_async_context(
-                        ClientSession(read, write, client_info=info, message_handler=on_message)
+                        ClientSession(
+                            read, write, client_info=info, message_handler=on_message, logging_callback=on_log
+                        )
                     )
                     state["init"] = await session.initialize()
                     state["pids"] = children_named("sightline") - before
@@ -133,6 +146,7 @@ class Driver:
             raise state["error"]
         self.sessions[cmd["session"]] = (state["session"], (close, done))
         self.heard[cmd["session"]] = state["updated"]
+        self.logged[cmd["session"]] = state["logs"]
         init, pids = state["init"], state["pids"]
         return {
             "server": init.serverInfo.name,
@@ -252,6 +266,13 @@ class Driver:
             self.heard[cmd["session"]][cmd["uri"]] = anyio.Event()
             return {"updated": cmd["uri"]}
         return {"timed_out": cmd["uri"]}
+
+    async def logs(self, cmd):
+        logs = self.logged[cmd["session"]]
+        with anyio.move_on_after(cmd.get("seconds", 30)):
+            while not any(cmd.get("contains", "") in str(m["data"]) for m in logs):
+                await anyio.sleep(0.05)
+        return {"logs": list(logs)}
 
     async def close(self, cmd):
         _, (close, done) = self.sessions.pop(cmd["session"])

@@ -162,3 +162,99 @@ fn the_typescript_sdk_validates_the_structured_answers_and_hears_a_subscription(
         "{seen:#}"
     );
 }
+
+/// What happens to a server reaches the client as log messages: its start
+/// (info), and after it is killed, its exit (warning) and its new start.
+/// In process, where the test can find the server among the session's
+/// children, and through the daemon.
+#[test]
+fn a_server_s_start_and_crash_are_log_messages() {
+    require("pyright-langserver");
+    let p = Project::new(&[
+        ("pyproject.toml", "[project]\nname = \"a\"\n"),
+        ("app.py", APP),
+    ]);
+    let app = p.root().join("app.py");
+    let mut d = McpDriver::start();
+    let opened = d.open_args("s", p.root(), &path_with_tools(), &["mcp", "--no-daemon"]);
+    let pid = opened["pid"].as_u64().unwrap() as u32;
+    let logs = |d: &mut McpDriver, contains: &str| -> Vec<(String, String)> {
+        let r =
+            d.send(json!({ "cmd": "logs", "session": "s", "contains": contains, "seconds": 60 }));
+        r["logs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["level"].as_str().unwrap().to_owned(),
+                    m["data"].to_string(),
+                )
+            })
+            .collect()
+    };
+    assert!(
+        !d.call("s", "lsp_diagnostics", json!({ "file": app }))
+            .is_error
+    );
+    let started = format!("pyright for {} started", p.root().display());
+    let seen = logs(&mut d, &started);
+    assert!(
+        seen.iter()
+            .any(|(level, text)| level == "info" && text.contains(&started)),
+        "{seen:?}"
+    );
+    // Killed behind sightline's back, the next question finds it gone.
+    let pyright: Vec<u32> = sightline_test_support::descendants(pid)
+        .into_iter()
+        .filter(|c| {
+            std::fs::read_to_string(format!("/proc/{c}/cmdline"))
+                .is_ok_and(|cmd| cmd.contains("pyright"))
+        })
+        .collect();
+    assert!(!pyright.is_empty(), "no pyright under {pid}");
+    for c in &pyright {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &c.to_string()])
+            .status();
+    }
+    sightline_test_support::poll_until(std::time::Duration::from_secs(30), || {
+        pyright
+            .iter()
+            .all(|c| !sightline_test_support::alive(*c))
+            .then_some(())
+    })
+    .expect("pyright did not die");
+    // A question the moment after the crash may still reach the dead
+    // server and say so; the next one finds it gone and starts another.
+    let after = d.call("s", "lsp_diagnostics", json!({ "file": app }));
+    if after.is_error {
+        assert_eq!(after.text, "error: pyright exited\n");
+        let again = d.call("s", "lsp_diagnostics", json!({ "file": app }));
+        assert!(!again.is_error, "{}", again.text);
+    }
+    let seen = logs(&mut d, "has exited");
+    assert!(
+        seen.iter().any(|(level, text)| level == "warning"
+            && text.contains("pyright for ")
+            && text.contains("has exited")),
+        "{seen:?}"
+    );
+    assert_eq!(
+        seen.iter().filter(|(_, t)| t.contains(&started)).count(),
+        2,
+        "{seen:?}"
+    );
+    d.close("s");
+
+    // Through the daemon, the same start.
+    d.open("daemon", p.root());
+    assert!(
+        !d.call("daemon", "lsp_diagnostics", json!({ "file": app }))
+            .is_error
+    );
+    let r =
+        d.send(json!({ "cmd": "logs", "session": "daemon", "contains": started, "seconds": 60 }));
+    assert!(r.to_string().contains(&started), "{r}");
+    d.close("daemon");
+}

@@ -32,6 +32,7 @@ use crate::progress::Progress;
 use crate::render;
 
 mod lean;
+mod logs;
 mod resources;
 mod structured;
 mod tools;
@@ -113,6 +114,15 @@ impl McpServer {
         }
     }
 
+    /// Tells the session's client what happens to the servers, from now
+    /// on (once per session).
+    fn tell_server_events(&self, context: &RequestContext<RoleServer>) {
+        let engine = self.session.engine().clone();
+        let peer = context.peer.clone();
+        self.subscriptions
+            .once("sightline:server-events", || logs::forward(&engine, peer));
+    }
+
     /// The same server, its first answer beginning with `note`.
     pub fn with_note(self, note: Option<String>) -> Self {
         *self
@@ -124,13 +134,16 @@ impl McpServer {
 }
 
 /// What sightline says of itself in `initialize`, in process or through
-/// the daemon.
+/// the daemon. (Logging is deprecated from 2026-07-28, but the clients in
+/// use read it: see `logs`.)
+#[allow(deprecated)]
 pub fn server_config() -> ServerConfig {
     ServerConfig::new(
         ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
             .enable_resources_subscribe()
+            .enable_logging()
             .build(),
     )
     .with_server_info(Implementation::new("sightline", env!("CARGO_PKG_VERSION")))
@@ -157,6 +170,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let structured = structured_session(&context);
+        self.tell_server_events(&context);
         Ok(ListToolsResult::with_all_items(tools(
             &self.tools,
             structured,
@@ -233,6 +247,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
+        self.tell_server_events(&context);
         // The CLI's `--json` through the daemon asks for the JSON it prints
         // as the result's structured content; agents get the text alone.
         let json = context.meta.0.0.get(JSON_META) == Some(&serde_json::Value::Bool(true));

@@ -127,6 +127,15 @@ impl Subscriptions {
         Ok(())
     }
 
+    /// Runs the task `start` makes under `key` once for the session (the
+    /// forwarding of server events), stopped with the session.
+    pub(super) fn once(&self, key: &str, start: impl FnOnce() -> tokio::task::AbortHandle) {
+        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        if !tasks.contains_key(key) {
+            tasks.insert(key.to_owned(), start());
+        }
+    }
+
     /// Stops telling of `uri`.
     pub(super) fn unsubscribe(&self, uri: &str) {
         let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
