@@ -216,11 +216,14 @@ impl Engine {
                     }
                     followed.uses = Some(found.locations);
                 }
-                // An outline place no references question can be asked at
-                // (a JSON key's, which vscode-json-languageserver gives at
-                // its opening quote) names a declaration with no users in
-                // code: it is listed as not looked for, without a note.
-                Ok(Err(e)) if matches!(e.kind, ErrorKind::BadInput | ErrorKind::Unsupported) => {}
+                // A key of a data file (JSON, YAML, TOML) has no users in
+                // code, and its outline place may take no references
+                // question (vscode-json-languageserver gives a key at its
+                // opening quote): it is listed as not looked for, without
+                // a note. Any other declaration's failure is said.
+                Ok(Err(e))
+                    if matches!(e.kind, ErrorKind::BadInput | ErrorKind::Unsupported)
+                        && is_data_file(&path) => {}
                 Ok(Err(e)) => base
                     .notes
                     .push(format!("the users of `{name}` were not looked for: {e}")),
@@ -529,4 +532,14 @@ fn apply(
     entry.kept = errors(&d.kept);
     entry.errors = d.new;
     entry.delta = true;
+}
+
+/// Whether `path` is a data file (JSON, YAML, TOML), whose keys no code
+/// uses by name.
+pub(crate) fn is_data_file(path: &Path) -> bool {
+    let ending = crate::files::extension_of(path).unwrap_or_default();
+    matches!(
+        ending.as_str(),
+        ".json" | ".jsonc" | ".json5" | ".yaml" | ".yml" | ".toml"
+    )
 }

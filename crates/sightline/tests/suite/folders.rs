@@ -153,6 +153,41 @@ fn a_folder_that_is_the_root_or_holds_the_workspace_is_refused_in_one_line() {
             assert!(out.stdout.is_empty(), "{args:?}");
         }
     }
+    // The user configuration's folders alike: one holding the workspace is
+    // refused when the session starts.
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config.path().join("sightline")).unwrap();
+    std::fs::write(
+        config.path().join("sightline/config.json"),
+        format!(
+            "{{ \"workspace\": {{ \"folders\": [\"{}\"] }} }}",
+            top.display()
+        ),
+    )
+    .unwrap();
+    for no_daemon in [false, true] {
+        let mut args = vec!["mcp"];
+        if no_daemon {
+            args.insert(0, "--no-daemon");
+        }
+        let out = std::process::Command::new(sightline_test_support::sightline_bin())
+            .args(&args)
+            .current_dir(&app)
+            .envs(sightline_test_support::isolation::env())
+            .envs(daemon.env())
+            .env("XDG_CONFIG_HOME", config.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr
+                .trim_end()
+                .ends_with(&format!("it holds the workspace `{}`", app.display())),
+            "{args:?}: {stderr}"
+        );
+    }
 }
 
 /// TanStack Query's query-core (npm) checked out as `lib/`, and its real

@@ -198,8 +198,10 @@ fn tanstack_tsc(dir: &Path) -> Vec<(String, String)> {
                 .current_dir(dir)
                 .output()
                 .unwrap();
+            // The status too: a tsc that cannot run at all would print
+            // the same before and after.
             (
-                (*p).to_owned(),
+                format!("{p}: {}", out.status),
                 String::from_utf8_lossy(&out.stdout).into_owned(),
             )
         })

@@ -141,6 +141,11 @@ fn the_typescript_sdk_validates_the_structured_answers_and_hears_a_subscription(
     );
     let seen: serde_json::Value = serde_json::from_str(said.trim()).unwrap();
     assert!(seen.get("error").is_none(), "{seen:#}");
+    assert_eq!(
+        seen["tools"],
+        json!(sightline_test_support::mcp::questions_in_readme()),
+        "{seen:#}"
+    );
     assert_eq!(seen["every_tool_has_an_output_schema"], true, "{seen:#}");
     let refs = &seen["references"];
     assert_eq!(refs["structured"]["text"], refs["text"], "{seen:#}");
@@ -240,12 +245,32 @@ fn a_server_s_start_and_crash_are_log_messages() {
             && text.contains("has exited")),
         "{seen:?}"
     );
-    assert_eq!(
-        seen.iter().filter(|(_, t)| t.contains(&started)).count(),
-        2,
-        "{seen:?}"
-    );
+    // The new start is told too; it may come after the exit's message,
+    // and after the answer.
+    let starts = sightline_test_support::poll_until(std::time::Duration::from_secs(60), || {
+        let seen = logs(&mut d, &started);
+        let n = seen.iter().filter(|(_, t)| t.contains(&started)).count();
+        (n >= 2).then_some(n)
+    });
+    assert_eq!(starts, Some(2), "the new start was not told");
     d.close("s");
+
+    // A session that serves no lsp_check lists no workspace resource.
+    d.open_args(
+        "minimal",
+        p.root(),
+        &path_with_tools(),
+        &["mcp", "--tools", "minimal"],
+    );
+    let listed = d.send(json!({ "cmd": "resources", "session": "minimal" }));
+    assert!(
+        !listed.to_string().contains("\"sightline://diagnostics\""),
+        "{listed}"
+    );
+    let refused =
+        d.send(json!({ "cmd": "read", "session": "minimal", "uri": "sightline://diagnostics" }));
+    assert!(refused.get("protocol_error").is_some(), "{refused}");
+    d.close("minimal");
 
     // Through the daemon, the same start.
     d.open("daemon", p.root());

@@ -15,10 +15,17 @@ use sightline_test_support::{Project, git, path_with_tools, require};
 const CORE: &str = "def total(a: int, b: int) -> int:\n    return a + b\n";
 const REPORT: &str = "from core import total\n\n\ndef show() -> int:\n    return total(1, 2)\n";
 
+/// What the text itself says was not seen: its notes, and each list cut
+/// short.
 fn the_notes(text: &str) -> Vec<String> {
     text.lines()
-        .filter_map(|l| l.strip_prefix("note: "))
-        .map(str::to_owned)
+        .filter_map(|l| match l.strip_prefix("note: ") {
+            Some(n) => Some(n.to_owned()),
+            None => l
+                .trim_start()
+                .strip_prefix("... and ")
+                .map(|more| format!("the list is cut short: {more} not shown")),
+        })
         .collect()
 }
 

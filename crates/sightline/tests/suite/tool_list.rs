@@ -125,7 +125,7 @@ fn a_profile_or_the_configuration_chooses_exactly_the_tools_listed_and_served() 
 }
 
 /// A configuration naming a tool that does not exist is one error line
-/// before any session starts.
+/// before any session starts, through the daemon or not.
 #[test]
 fn a_configured_tool_that_does_not_exist_is_one_error_line() {
     let config = tempfile::tempdir().unwrap();
@@ -136,20 +136,26 @@ fn a_configured_tool_that_does_not_exist_is_one_error_line() {
     )
     .unwrap();
     let p = Project::new(&[("pyproject.toml", "")]);
-    let out = Command::new(sightline_bin())
-        .args(["mcp", "--no-daemon"])
-        .current_dir(p.root())
-        .envs(sightline_test_support::isolation::env())
-        .env("XDG_CONFIG_HOME", config.path())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.contains(" INFO ")).collect();
-    assert_eq!(lines.len(), 1, "{stderr}");
-    assert!(
-        lines[0].starts_with("error: mcp.tools in the configuration: no tool `lsp_hover`; the tools are lsp_diagnostics,"),
-        "{stderr}"
-    );
+    let daemon = sightline_test_support::DaemonDirs::new();
+    for args in [vec!["mcp", "--no-daemon"], vec!["mcp"]] {
+        let out = Command::new(sightline_bin())
+            .args(&args)
+            .current_dir(p.root())
+            .envs(sightline_test_support::isolation::env())
+            .envs(daemon.env())
+            .env("XDG_CONFIG_HOME", config.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.contains(" INFO ")).collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {stderr}");
+        assert!(
+            lines[0].starts_with(
+                "error: mcp.tools in the configuration: no tool `lsp_hover`; the tools are lsp_diagnostics,"
+            ),
+            "{args:?}: {stderr}"
+        );
+    }
 }

@@ -161,7 +161,7 @@ impl Diff {
             let name = relative.to_string_lossy().into_owned();
             let old = blob(&top, &format!("{sha}:{name}")).await?;
             let new = match against {
-                Against::WorkingTree(_) => disk(&path),
+                Against::WorkingTree(_) => disk(&top, &path),
                 Against::Index => blob(&top, &format!(":{name}")).await?,
             };
             match (&old, &new) {
@@ -211,11 +211,21 @@ impl Side {
     }
 }
 
-/// The working tree's file at `path`, read up to [`LARGEST`]; a FIFO, a
-/// device or a symbolic link is not read (it counts as absent): a
-/// committed link to `~/.ssh/id_rsa` must not become text a server is
-/// given and an answer echoes.
-fn disk(path: &Path) -> Side {
+/// The working tree's file at `path` under `top`, read up to [`LARGEST`];
+/// a FIFO, a device or a symbolic link is not read (it counts as absent),
+/// nor a file whose folder leads out of `top` through a link: a committed
+/// link to `~/.ssh/id_rsa`, or a folder linked to `~/.docker`, must not
+/// become text a server is given and an answer echoes.
+fn disk(top: &Path, path: &Path) -> Side {
+    let inside = |dir: &Path| {
+        let (Ok(dir), Ok(top)) = (std::fs::canonicalize(dir), std::fs::canonicalize(top)) else {
+            return false;
+        };
+        dir.starts_with(top)
+    };
+    if !path.parent().is_some_and(inside) {
+        return Side::Absent;
+    }
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_file() && m.len() > LARGEST => Side::Large,
         Ok(m) if m.is_file() => std::fs::read(path).map_or(Side::Absent, Side::Text),
@@ -291,8 +301,14 @@ async fn git(dir: &Path, args: &[&str], attributes: Option<&str>) -> Result<Vec<
     // write the index. No transport may run: a partial clone would fetch
     // a missing blob from its remote (through a command its configuration
     // may name), and a question never goes to the network.
+    std_cmd.args(["-c", "core.fsmonitor=false", "--no-optional-locks"]);
+    // The attributes from the empty tree, on the command line: a git too
+    // old to know the option (before 2.41) fails on it, rather than
+    // ignoring `GIT_ATTR_SOURCE` and running the filter.
+    if let Some(tree) = attributes {
+        std_cmd.arg(format!("--attr-source={tree}"));
+    }
     std_cmd
-        .args(["-c", "core.fsmonitor=false", "--no-optional-locks"])
         .args(["-c", "protocol.allow=never"])
         .args(["-c", "core.attributesFile=/dev/null"])
         .args(args)
@@ -303,9 +319,6 @@ async fn git(dir: &Path, args: &[&str], attributes: Option<&str>) -> Result<Vec<
     crate::sandbox::child_env::restrict(&mut std_cmd);
     std_cmd.env("GIT_TERMINAL_PROMPT", "0");
     std_cmd.env("GIT_NO_LAZY_FETCH", "1");
-    if let Some(tree) = attributes {
-        std_cmd.env("GIT_ATTR_SOURCE", tree);
-    }
     let mut cmd = tokio::process::Command::from(std_cmd);
     cmd.kill_on_drop(true);
     let what = args.first().copied().unwrap_or_default().to_owned();
@@ -316,24 +329,30 @@ async fn git(dir: &Path, args: &[&str], attributes: Option<&str>) -> Result<Vec<
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(GitError::Failed(what, "no output pipe".to_owned()));
     };
+    // Its errors are read on their own (the first 64 KiB kept, the rest
+    // drained), so that a full stderr pipe never stops it.
+    let errors = tokio::spawn(async move {
+        let mut err = Vec::new();
+        let mut stderr = stderr;
+        let _ = (&mut stderr).take(64 << 10).read_to_end(&mut err).await;
+        let _ = tokio::io::copy(&mut stderr, &mut tokio::io::sink()).await;
+        err
+    });
     let run = async {
         let mut out = Vec::new();
-        let mut err = Vec::new();
-        let mut stdout = stdout.take(LISTING + 1);
-        let mut stderr = stderr.take(64 << 10);
-        let (read_out, read_err) =
-            tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err),);
+        let read_out = stdout.take(LISTING + 1).read_to_end(&mut out).await;
         // Past the bound git would block on a full pipe until the
         // ceiling: it is stopped now instead.
         if out.len() as u64 > LISTING {
             let _ = child.start_kill();
         }
         let status = child.wait().await;
-        (read_out.and(read_err).and(status), out, err)
+        (read_out.and(status), out)
     };
-    let (done, out, err) = tokio::time::timeout(CEILING, run)
+    let (done, out) = tokio::time::timeout(CEILING, run)
         .await
         .map_err(|_| GitError::TimedOut(what.clone(), CEILING.as_secs()))?;
+    let err = errors.await.unwrap_or_default();
     if out.len() as u64 > LISTING {
         return Err(GitError::TooLarge(what, LISTING >> 20));
     }
@@ -342,6 +361,12 @@ async fn git(dir: &Path, args: &[&str], attributes: Option<&str>) -> Result<Vec<
         Ok(_) => {
             let said = String::from_utf8_lossy(&err);
             let line = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            if attributes.is_some() && line.contains("attr-source") {
+                return Err(GitError::Failed(
+                    what,
+                    "impact needs git 2.41 or later, which can keep a repository's attributes from running a filter".to_owned(),
+                ));
+            }
             Err(GitError::Failed(what, line.trim().to_owned()))
         }
         Err(e) => Err(GitError::Failed(what, e.to_string())),
@@ -410,6 +435,49 @@ mod tests {
             .map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names, vec![".gitattributes".to_owned()]);
+    }
+
+    #[test]
+    fn a_listing_past_its_bound_stops_git_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        run_git(dir.path(), &["init", "-q"]);
+        // A blob larger than a listing may be, printed whole.
+        let big = dir.path().join("big");
+        std::fs::write(&big, vec![b'x'; (LISTING + (1 << 20)) as usize]).unwrap();
+        let out = std::process::Command::new("git")
+            .args(["hash-object", "-w", "big"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let sha = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let started = std::time::Instant::now();
+        let read = rt.block_on(git(dir.path(), &["cat-file", "blob", &sha], None));
+        assert!(
+            matches!(read, Err(GitError::TooLarge(..))),
+            "{:?}",
+            read.err()
+        );
+        // Stopped, not left to its ceiling.
+        assert!(started.elapsed() < CEILING, "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn a_file_behind_a_linked_folder_is_not_read() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.json"), "{}").unwrap();
+        let top = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), top.path().join("x")).unwrap();
+        std::fs::create_dir(top.path().join("y")).unwrap();
+        std::fs::write(top.path().join("y/ok.json"), "{}").unwrap();
+        assert!(matches!(
+            disk(top.path(), &top.path().join("x/secret.json")),
+            Side::Absent
+        ));
+        assert!(matches!(
+            disk(top.path(), &top.path().join("y/ok.json")),
+            Side::Text(_)
+        ));
     }
 
     #[test]

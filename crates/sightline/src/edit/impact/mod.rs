@@ -170,6 +170,26 @@ impl Engine {
         };
         let symbols =
             symbols::changed_symbols(&followed, &enclosing, &old_outlines, &new_outlines, &texts);
+        let unlooked: Vec<&str> = symbols
+            .iter()
+            .filter(|s| {
+                s.change != Change::Added
+                    && !s.uses_looked_for
+                    && !crate::edit::new_errors::is_data_file(&s.path)
+            })
+            .map(|s| s.name.as_str())
+            .collect();
+        if !unlooked.is_empty() {
+            notes.push(format!(
+                "the uses of {} were not looked for: {}",
+                if unlooked.len() == 1 {
+                    "1 declaration".to_owned()
+                } else {
+                    format!("{} declarations", unlooked.len())
+                },
+                unlooked.join(", ")
+            ));
+        }
         if symbols.iter().any(|s| {
             s.uses
                 .iter()

@@ -263,6 +263,29 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_order_mark_before_the_diff_is_no_change() {
+        let path = PathBuf::from("/p/a.ts");
+        let olds = vec![(path.clone(), Some("\u{feff}function f() {}\n".to_owned()))];
+        let news = vec![(
+            path.clone(),
+            Some(Text::decode("\u{feff}function f() {}\n".as_bytes(), &path).unwrap()),
+        )];
+        let texts = Texts {
+            old: &olds,
+            new: &news,
+        };
+        let outlines = vec![(path.clone(), vec![item("f", 1)])];
+        let listed = changed_symbols(
+            &[followed(1, Some(Vec::new()))],
+            &[],
+            &outlines,
+            &outlines,
+            &texts,
+        );
+        assert!(listed.is_empty(), "{listed:?}");
+    }
+
+    #[test]
     fn a_declaration_whose_uses_were_not_looked_for_says_so() {
         let path = PathBuf::from("/p/a.ts");
         let olds = vec![(path.clone(), Some("function f() {}\n".to_owned()))];

@@ -23,13 +23,28 @@ pub(super) async fn run(
         .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.clone()))
         .map(|f| sightline_lsp::normalize(&f))
         .collect();
-    // A folder is written by the renames that reach it: never the root,
-    // the home directory, or one holding the workspace.
+    // What the session would refuse is one line before it starts, through
+    // the daemon or not: a folder that is the root, the home directory or
+    // one holding the workspace (a rename that reaches a folder writes
+    // there), or a configured tool list that names no tool. The user's
+    // configuration is read here for it; the daemon reads it again.
     let workspace = workdir.clone().or_else(|| std::env::current_dir().ok());
-    if let Some(why) = folders
+    let project = workdir.as_deref().and_then(crate::config::project_dir);
+    let configured = crate::config::Config::load_for_session(project.as_deref()).ok();
+    let refused = folders
         .iter()
+        .chain(configured.iter().flat_map(|c| c.folders.iter()))
         .find_map(|f| crate::config::folder_refused(f, workspace.as_deref()))
-    {
+        .or_else(|| {
+            let c = configured.as_ref()?;
+            crate::frontends::tools::Toolset::chosen(
+                profile,
+                edit_tools || c.edit_tools,
+                c.mcp_tools.as_deref(),
+            )
+            .err()
+        });
+    if let Some(why) = refused {
         // stdout is the protocol's: the one line goes to stderr, where an
         // MCP host shows a server that would not start.
         let line = format!("error: {why}\n");

@@ -98,11 +98,7 @@ impl Engines {
         let project = hello.root.as_deref().and_then(crate::config::project_dir);
         let mut config = crate::config::Config::load_for_session(project.as_deref())
             .map_err(|e| e.to_string())?;
-        let tools = Toolset::chosen(
-            hello.tools.as_deref(),
-            hello.edit_tools || config.edit_tools,
-            config.mcp_tools.as_deref(),
-        )?;
+        let tools = session_tools(hello, &config)?;
         let fingerprint = crate::config::fingerprint(
             &config,
             hello
@@ -243,4 +239,24 @@ impl Engines {
             e.shutdown().await;
         }
     }
+}
+
+/// The tools a session of `hello` serves under `config`; or why the
+/// session cannot start: a folder a rename would write in that holds the
+/// client's workspace (the configuration's are checked for the root and
+/// the home directory when read), or a profile or tool list naming none.
+fn session_tools(hello: &Hello, config: &crate::config::Config) -> Result<Toolset, String> {
+    if let Some(why) = config
+        .folders
+        .iter()
+        .chain(&hello.folders)
+        .find_map(|f| crate::config::folder_refused(f, hello.root.as_deref()))
+    {
+        return Err(why);
+    }
+    Toolset::chosen(
+        hello.tools.as_deref(),
+        hello.edit_tools || config.edit_tools,
+        config.mcp_tools.as_deref(),
+    )
 }

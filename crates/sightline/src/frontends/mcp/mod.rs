@@ -186,9 +186,12 @@ impl ServerHandler for McpServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(resources::listed()))
+        self.tell_server_events(&context);
+        Ok(ListResourcesResult::with_all_items(resources::listed(
+            &self.tools,
+        )))
     }
 
     async fn list_resource_templates(
@@ -197,16 +200,17 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         Ok(ListResourceTemplatesResult::with_all_items(
-            resources::templates(),
+            resources::templates(&self.tools),
         ))
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let text = resources::read(&self.session, &request.uri)
+        self.tell_server_events(&context);
+        let text = resources::read(&self.session, &self.tools, &request.uri)
             .await
             .map_err(|e| ErrorData::invalid_params(e, None))?;
         let contents = ResourceContents::TextResourceContents {

@@ -16,7 +16,7 @@ use rmcp::model::{Resource, ResourceTemplate, ResourceUpdatedNotificationParam};
 use rmcp::service::Peer;
 use serde_json::json;
 
-use crate::frontends::tools::Session;
+use crate::frontends::tools::{Session, Toolset, find};
 
 /// The workspace's diagnostics.
 pub(super) const WORKSPACE: &str = "sightline://diagnostics";
@@ -26,23 +26,43 @@ pub(super) const CAPABILITIES: &str = "sightline://capabilities";
 /// at: a file's stamp is a few bytes read, and an agent hears of a change
 /// within this.
 const LOOK_EVERY: Duration = Duration::from_millis(250);
+/// At most this many files are subscribed to in one session.
+const MOST_SUBSCRIBED: usize = 256;
 
-/// The resources a session lists.
-pub(super) fn listed() -> Vec<Resource> {
-    vec![
-        Resource::new(WORKSPACE, "workspace diagnostics")
-            .with_description("The errors of every file of the workspace, as lsp_check answers.")
-            .with_mime_type("text/plain"),
+/// Whether a session of `tools` answers `tool`'s question, which a
+/// resource's read asks.
+fn serves(tools: &Toolset, tool: &str) -> bool {
+    find(tool).is_some_and(|t| tools.serves(t))
+}
+
+/// The resources a session of `tools` lists: those whose question it
+/// answers.
+pub(super) fn listed(tools: &Toolset) -> Vec<Resource> {
+    let mut out = Vec::new();
+    if serves(tools, "lsp_check") {
+        out.push(
+            Resource::new(WORKSPACE, "workspace diagnostics")
+                .with_description(
+                    "The errors of every file of the workspace, as lsp_check answers.",
+                )
+                .with_mime_type("text/plain"),
+        );
+    }
+    out.push(
         Resource::new(CAPABILITIES, "capabilities")
             .with_description(
                 "For each language of the workspace, its server and the tools and lsp operations it answers.",
             )
             .with_mime_type("text/plain"),
-    ]
+    );
+    out
 }
 
-/// The resource templates a session lists.
-pub(super) fn templates() -> Vec<ResourceTemplate> {
+/// The resource templates a session of `tools` lists.
+pub(super) fn templates(tools: &Toolset) -> Vec<ResourceTemplate> {
+    if !serves(tools, "lsp_diagnostics") {
+        return Vec::new();
+    }
     vec![
         ResourceTemplate::new(format!("{WORKSPACE}{{+path}}"), "file diagnostics")
             .with_description(
@@ -52,14 +72,18 @@ pub(super) fn templates() -> Vec<ResourceTemplate> {
     ]
 }
 
-/// The file a diagnostics URI names, if it names one.
+/// The file a diagnostics URI names, if it names one: the absolute path
+/// after the prefix, percent-decoded as a `file:` URI's is.
 pub(super) fn file_of(uri: &str) -> Option<PathBuf> {
     let path = uri.strip_prefix(WORKSPACE)?;
-    path.starts_with('/').then(|| PathBuf::from(path))
+    if !path.starts_with('/') {
+        return None;
+    }
+    sightline_lsp::uri_to_path(&format!("file://{path}")).ok()
 }
 
-/// The text of the resource `uri`, or why none.
-pub(super) async fn read(session: &Session, uri: &str) -> Result<String, String> {
+/// The text of the resource `uri` for a session of `tools`, or why none.
+pub(super) async fn read(session: &Session, tools: &Toolset, uri: &str) -> Result<String, String> {
     let (tool, args) = if uri == WORKSPACE {
         ("lsp_check", json!({}))
     } else if uri == CAPABILITIES {
@@ -80,6 +104,11 @@ pub(super) async fn read(session: &Session, uri: &str) -> Result<String, String>
             "no resource `{uri}`; the resources are {WORKSPACE}, {WORKSPACE}/ABSOLUTE/PATH and {CAPABILITIES}"
         ));
     };
+    if !serves(tools, tool) {
+        return Err(format!(
+            "no resource `{uri}` in this session: it does not serve {tool}"
+        ));
+    }
     let serde_json::Value::Object(args) = args else {
         return Err("no arguments".to_owned());
     };
@@ -93,7 +122,26 @@ pub(super) async fn read(session: &Session, uri: &str) -> Result<String, String>
 /// when unsubscribed or when the session ends.
 #[derive(Clone, Default)]
 pub(super) struct Subscriptions {
-    tasks: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
+    tasks: Arc<Tasks>,
+}
+
+/// The tasks, by key; dropped (every clone of the session gone), each is
+/// stopped.
+#[derive(Default)]
+struct Tasks(Mutex<HashMap<String, tokio::task::AbortHandle>>);
+
+impl Tasks {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, tokio::task::AbortHandle>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for Tasks {
+    fn drop(&mut self) {
+        for t in self.lock().values() {
+            t.abort();
+        }
+    }
 }
 
 impl Subscriptions {
@@ -105,9 +153,17 @@ impl Subscriptions {
                 "only a file's diagnostics can be subscribed to ({WORKSPACE}/ABSOLUTE/PATH), not `{uri}`"
             ));
         };
+        let mut tasks = self.tasks.lock();
+        if tasks.len() >= MOST_SUBSCRIBED && !tasks.contains_key(uri) {
+            return Err(format!(
+                "a session subscribes to at most {MOST_SUBSCRIBED} files; unsubscribe from one first"
+            ));
+        }
         let owned = uri.to_owned();
+        // Taken now: a change made once the subscription is answered is a
+        // change.
+        let mut seen = stamp(&file);
         let task = tokio::spawn(async move {
-            let mut seen = stamp(&file);
             loop {
                 tokio::time::sleep(LOOK_EVERY).await;
                 let now = stamp(&file);
@@ -120,7 +176,6 @@ impl Subscriptions {
                 }
             }
         });
-        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(old) = tasks.insert(uri.to_owned(), task.abort_handle()) {
             old.abort();
         }
@@ -130,7 +185,7 @@ impl Subscriptions {
     /// Runs the task `start` makes under `key` once for the session (the
     /// forwarding of server events), stopped with the session.
     pub(super) fn once(&self, key: &str, start: impl FnOnce() -> tokio::task::AbortHandle) {
-        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut tasks = self.tasks.lock();
         if !tasks.contains_key(key) {
             tasks.insert(key.to_owned(), start());
         }
@@ -138,21 +193,9 @@ impl Subscriptions {
 
     /// Stops telling of `uri`.
     pub(super) fn unsubscribe(&self, uri: &str) {
-        let mut tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut tasks = self.tasks.lock();
         if let Some(t) = tasks.remove(uri) {
             t.abort();
-        }
-    }
-}
-
-impl Drop for Subscriptions {
-    fn drop(&mut self) {
-        // The last clone of a session's value ends its tasks.
-        if Arc::strong_count(&self.tasks) == 1 {
-            let tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
-            for t in tasks.values() {
-                t.abort();
-            }
         }
     }
 }
@@ -177,5 +220,11 @@ mod tests {
         assert_eq!(file_of(WORKSPACE), None);
         assert_eq!(file_of(CAPABILITIES), None);
         assert_eq!(file_of("sightline://diagnosticsx"), None);
+        // Percent-encoded as a URI template's reserved expansion leaves
+        // what is not reserved.
+        assert_eq!(
+            file_of("sightline://diagnostics/src/my%20app/caf%C3%A9.py"),
+            Some(PathBuf::from("/src/my app/café.py"))
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! Structured answers: each tool's `outputSchema`, and beside each answer's
 //! text (unchanged, byte for byte) its `structuredContent`: the same text,
 //! whether the answer is whole (`complete`, false exactly where the text
-//! has a `note:` line) with those notes, and the places, diagnostics or
+//! has a `note:` line or a list cut short, `... and N more`) with those
+//! notes, and the places, diagnostics or
 //! edits as values where the tool has them (`answer`, the CLI's `--json`).
 //!
 //! A client that gives its model the structured content in place of the
@@ -55,9 +56,17 @@ pub(super) fn output_schema() -> Arc<JsonObject> {
 /// answer's own is `answered` (the rest a line about the session), and
 /// whose values (the CLI's JSON) are `answer`.
 pub(super) fn structured(text: &str, answered: &str, answer: Option<Value>) -> Value {
-    let notes: Vec<&str> = answered
+    // A note says what was not seen; a list cut short (`... and 3 more`)
+    // is not whole either, and says so as a note of its own.
+    let notes: Vec<String> = answered
         .lines()
-        .filter_map(|l| l.strip_prefix("note: "))
+        .filter_map(|l| match l.strip_prefix("note: ") {
+            Some(note) => Some(note.to_owned()),
+            None => l
+                .trim_start()
+                .strip_prefix("... and ")
+                .map(|more| format!("the list is cut short: {more} not shown")),
+        })
         .collect();
     let mut out = json!({
         "text": text,
@@ -93,6 +102,16 @@ mod tests {
         );
         assert_eq!(whole["complete"], true);
         assert!(whole.get("answer").is_none());
+        let cut = structured(
+            "3 references\na\n  ... and 2 more\n",
+            "3 references\na\n  ... and 2 more\n",
+            None,
+        );
+        assert_eq!(cut["complete"], false);
+        assert_eq!(
+            cut["notes"],
+            json!(["the list is cut short: 2 more not shown"])
+        );
     }
 
     #[test]

@@ -301,15 +301,16 @@ pub(crate) fn retried(tool: &str) -> bool {
     find(tool).is_some_and(|t| t.retried)
 }
 
-/// The error of a call of a tool the session does not serve: it names the
-/// questions, which every session serves.
-fn unknown(tool: &str) -> CallError {
-    let served: Vec<&str> = listed(false).map(|t| t.name).collect();
-    let (last, rest) = served.split_last().unwrap_or((&"", &[]));
-    CallError::UnknownTool(format!(
-        "unknown tool `{tool}`; the tools are {} and {last}",
-        rest.join(", ")
-    ))
+/// The error of a call of a tool a session of `tools` does not serve: it
+/// names the tools the session lists.
+fn unknown(tool: &str, tools: &Toolset) -> CallError {
+    let served: Vec<&str> = tools.listed().iter().map(|t| t.name).collect();
+    let named = match served.split_last() {
+        Some((last, [])) => format!("the tool is {last}"),
+        Some((last, rest)) => format!("the tools are {} and {last}", rest.join(", ")),
+        None => "it serves none".to_owned(),
+    };
+    CallError::UnknownTool(format!("unknown tool `{tool}`; {named}"))
 }
 
 #[cfg(test)]

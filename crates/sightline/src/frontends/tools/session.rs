@@ -92,7 +92,7 @@ impl Session {
     ) -> Result<Answered, CallError> {
         let entry = find(tool)
             .filter(|t| self.tools.serves(t))
-            .ok_or_else(|| unknown(tool))?;
+            .ok_or_else(|| unknown(tool, &self.tools))?;
         let engine = match self.path_of(&args).map(|p| self.engine.for_path(&p)) {
             None => self.engine.clone(),
             Some(Ok(engine)) => engine,
