@@ -44,15 +44,7 @@ impl Tool for Implementation {
         json: bool,
     ) -> Result<Answered, ToolError> {
         let file = PathBuf::from(a.file);
-        let (line, col) = session
-            .position(
-                &file,
-                a.at.line,
-                a.at.column,
-                a.at.symbol.as_deref(),
-                a.at.kind.as_deref(),
-            )
-            .await?;
+        let (line, col) = session.position_of(&file, &a.at).await?;
         let found = session.engine().implementation(&file, line, col).await?;
         Ok(Answered::locations(&found, json))
     }

@@ -39,15 +39,7 @@ impl Tool for Definition {
 
     async fn run(session: &Session, a: PositionArgs, json: bool) -> Result<Answered, ToolError> {
         let file = PathBuf::from(a.file);
-        let (line, col) = session
-            .position(
-                &file,
-                a.at.line,
-                a.at.column,
-                a.at.symbol.as_deref(),
-                a.at.kind.as_deref(),
-            )
-            .await?;
+        let (line, col) = session.position_of(&file, &a.at).await?;
         let found = session.engine().definition(&file, line, col).await?;
         Ok(session.with_context(found, a.context, json).await)
     }

@@ -99,15 +99,7 @@ async fn answer(session: &Session, a: LspArgs) -> Result<String, ToolError> {
     };
     let position = || async {
         let file = need_file()?;
-        let (line, col) = session
-            .position(
-                &file,
-                a.at.line,
-                a.at.column,
-                a.at.symbol.as_deref(),
-                a.at.kind.as_deref(),
-            )
-            .await?;
+        let (line, col) = session.position_of(&file, &a.at).await?;
         Ok::<_, ToolError>((file, line, col))
     };
     match a.operation {

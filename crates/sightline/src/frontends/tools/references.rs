@@ -41,15 +41,7 @@ impl Tool for References {
 
     async fn run(session: &Session, a: ReferencesArgs, json: bool) -> Result<Answered, ToolError> {
         let file = PathBuf::from(a.file);
-        let (line, col) = session
-            .position(
-                &file,
-                a.at.line,
-                a.at.column,
-                a.at.symbol.as_deref(),
-                a.at.kind.as_deref(),
-            )
-            .await?;
+        let (line, col) = session.position_of(&file, &a.at).await?;
         let declaration = a.include_declaration.unwrap_or(false);
         let found = session
             .engine()

@@ -70,15 +70,7 @@ impl Tool for Rename {
 
     async fn run(session: &Session, a: RenameArgs, json: bool) -> Result<Answered, ToolError> {
         let file = PathBuf::from(a.file);
-        let (line, col) = session
-            .position(
-                &file,
-                a.at.line,
-                a.at.column,
-                a.at.symbol.as_deref(),
-                a.at.kind.as_deref(),
-            )
-            .await?;
+        let (line, col) = session.position_of(&file, &a.at).await?;
         let options = crate::edit::refactor::RenameOptions {
             public_names: a.public_names.map(Into::into).unwrap_or_default(),
             dry_run: a.dry_run.unwrap_or(false),

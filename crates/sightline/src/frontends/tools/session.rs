@@ -217,6 +217,22 @@ impl Session {
         Ok(Answered::text(text, json).with_errors(r.errors))
     }
 
+    /// The line and column `at` names in `file` (see [`Session::position`]).
+    pub(crate) async fn position_of(
+        &self,
+        file: &Path,
+        at: &super::args::SymbolPosition,
+    ) -> Result<(usize, usize), ToolError> {
+        self.position(
+            file,
+            at.line,
+            at.column,
+            at.symbol.as_deref(),
+            at.kind.as_deref(),
+        )
+        .await
+    }
+
     /// The line and column of a call: `line` and `column` (or `symbol` on
     /// the line), or without `line` the symbol its name path names in the
     /// file's outline.
