@@ -267,11 +267,11 @@ fn run_erased<T: Tool>(
 /// cannot refuse one through a flattened struct (`SymbolPosition`), and a
 /// misspelt `colum` must not be dropped in silence.
 fn parse<A: DeserializeOwned + JsonSchema>(tool: &str, args: JsonObject) -> Result<A, CallError> {
-    let schema = schema_of::<A>();
-    if let Some(Value::Object(known)) = schema.get("properties")
-        && let Some(unknown) = args.keys().find(|k| !known.contains_key(*k))
+    let names = argument_names::<A>(tool);
+    if let Some(known) = names.as_ref()
+        && let Some(unknown) = args.keys().find(|k| !known.contains(*k))
     {
-        let expected: Vec<String> = known.keys().map(|k| format!("`{k}`")).collect();
+        let expected: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
         return Err(CallError::BadArguments(format!(
             "{tool}: unknown field `{unknown}`, expected one of {}",
             expected.join(", ")
@@ -279,6 +279,30 @@ fn parse<A: DeserializeOwned + JsonSchema>(tool: &str, args: JsonObject) -> Resu
     }
     serde_json::from_value(Value::Object(args))
         .map_err(|e| CallError::BadArguments(format!("{tool}: {e}")))
+}
+
+/// The names of `tool`'s arguments, from the schema of its type `A`, made
+/// once per tool (none when the schema names no properties): every call
+/// is checked against them, and deriving the schema is work a call need
+/// not repeat. (A cache of what the types say, which never changes while
+/// the process runs.)
+fn argument_names<A: JsonSchema>(tool: &str) -> Arc<Option<Vec<String>>> {
+    type Names = std::sync::Mutex<std::collections::HashMap<String, Arc<Option<Vec<String>>>>>;
+    static NAMES: std::sync::OnceLock<Names> = std::sync::OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Names::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    names
+        .entry(tool.to_owned())
+        .or_insert_with(|| {
+            let schema = schema_of::<A>();
+            Arc::new(match schema.get("properties") {
+                Some(Value::Object(p)) => Some(p.keys().cloned().collect()),
+                _ => None,
+            })
+        })
+        .clone()
 }
 
 /// The tool called `name`, listed or not.
