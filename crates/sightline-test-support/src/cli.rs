@@ -35,6 +35,33 @@ pub fn run_cli(args: &[&str], env: &[(&str, &str)]) -> (String, i32) {
     )
 }
 
+/// What `sightline ARGS` that must refuse to start prints: run in `cwd`
+/// with the process's private directories, `daemon`'s runtime directory,
+/// and `config` as the user configuration's home when given; its exit
+/// status, stdout and stderr.
+pub fn refusal(
+    args: &[&str],
+    cwd: &std::path::Path,
+    daemon: &crate::DaemonDirs,
+    config: Option<&std::path::Path>,
+) -> (Option<i32>, String, String) {
+    let mut cmd = Command::new(sightline_bin());
+    cmd.args(args)
+        .current_dir(cwd)
+        .envs(crate::isolation::env())
+        .envs(daemon.env())
+        .stdin(Stdio::null());
+    if let Some(c) = config {
+        cmd.env("XDG_CONFIG_HOME", c);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// The context Claude Code's model is given by a hook's JSON answer
 /// (`hookSpecificOutput.additionalContext`), or "" for none.
 pub fn hook_context(stdout: &str) -> String {

@@ -27,7 +27,7 @@ pub mod scan;
 pub mod stats;
 
 pub use checkers::{git, tsc};
-pub use cli::{BatchBuilder, BatchSession, hook_context, run_cli, run_hook};
+pub use cli::{BatchBuilder, BatchSession, hook_context, refusal, run_cli, run_hook};
 pub use daemon::DaemonDirs;
 pub use engine::{defs, diags, refs, runtime, workspace};
 pub use paths::{

@@ -134,23 +134,16 @@ fn a_folder_that_is_the_root_or_holds_the_workspace_is_refused_in_one_line() {
             if no_daemon {
                 args.insert(0, "--no-daemon");
             }
-            let out = std::process::Command::new(sightline_test_support::sightline_bin())
-                .args(&args)
-                .current_dir(&app)
-                .envs(sightline_test_support::isolation::env())
-                .envs(daemon.env())
-                .stdin(std::process::Stdio::null())
-                .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            let (code, stdout, stderr) =
+                sightline_test_support::refusal(&args, &app, &daemon, None);
+            assert_eq!(code, Some(2), "{args:?}: {stderr}");
             let lines: Vec<&str> = stderr.lines().collect();
             assert_eq!(lines.len(), 1, "{args:?}: {stderr}");
             assert!(
                 lines[0].starts_with("error: `") && lines[0].contains(why),
                 "{args:?}: {stderr}"
             );
-            assert!(out.stdout.is_empty(), "{args:?}");
+            assert!(stdout.is_empty(), "{args:?}");
         }
     }
     // The user configuration's folders alike: one holding the workspace is
@@ -170,17 +163,9 @@ fn a_folder_that_is_the_root_or_holds_the_workspace_is_refused_in_one_line() {
         if no_daemon {
             args.insert(0, "--no-daemon");
         }
-        let out = std::process::Command::new(sightline_test_support::sightline_bin())
-            .args(&args)
-            .current_dir(&app)
-            .envs(sightline_test_support::isolation::env())
-            .envs(daemon.env())
-            .env("XDG_CONFIG_HOME", config.path())
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let (code, _, stderr) =
+            sightline_test_support::refusal(&args, &app, &daemon, Some(config.path()));
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
         assert!(
             stderr
                 .trim_end()

@@ -138,17 +138,9 @@ fn a_configured_tool_that_does_not_exist_is_one_error_line() {
     let p = Project::new(&[("pyproject.toml", "")]);
     let daemon = sightline_test_support::DaemonDirs::new();
     for args in [vec!["mcp", "--no-daemon"], vec!["mcp"]] {
-        let out = Command::new(sightline_bin())
-            .args(&args)
-            .current_dir(p.root())
-            .envs(sightline_test_support::isolation::env())
-            .envs(daemon.env())
-            .env("XDG_CONFIG_HOME", config.path())
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let (code, _, stderr) =
+            sightline_test_support::refusal(&args, p.root(), &daemon, Some(config.path()));
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
         let lines: Vec<&str> = stderr.lines().filter(|l| !l.contains(" INFO ")).collect();
         assert_eq!(lines.len(), 1, "{args:?}: {stderr}");
         assert!(
