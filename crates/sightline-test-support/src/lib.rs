@@ -15,6 +15,7 @@ pub mod cli;
 pub mod daemon;
 pub mod direct;
 pub mod engine;
+pub mod http;
 pub mod isolation;
 pub mod mcp;
 pub mod model_server;

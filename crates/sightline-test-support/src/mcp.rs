@@ -31,11 +31,11 @@ pub struct McpDriver {
     /// with an environment of its own (a daemon's environment is its first
     /// client's). Dropped after the driver (so each stops once its sessions
     /// have ended) and before the data directory the daemons use.
-    daemon: crate::DaemonDirs,
+    pub(crate) daemon: crate::DaemonDirs,
     more: Vec<crate::DaemonDirs>,
     _data: tempfile::TempDir,
     data: PathBuf,
-    logs: tempfile::TempDir,
+    pub(crate) logs: tempfile::TempDir,
     /// The program the next `open` starts, when not this build's.
     program: Option<PathBuf>,
     /// The name the next `open`'s client gives, when not the SDK's.
@@ -213,6 +213,24 @@ impl McpDriver {
         extra: &[(&str, &str)],
     ) -> Value {
         let errlog = self.log_path(session);
+        let env = self.session_env(path, extra);
+        self.send(json!({
+            "cmd": "open",
+            "session": session,
+            "command": self.program.clone().unwrap_or_else(sightline_bin),
+            "args": args,
+            "cwd": cwd,
+            "errlog": errlog,
+            "env": env,
+            "client": self.client,
+        }))
+    }
+
+    /// The environment of a `sightline mcp` this driver starts: the
+    /// process's private directories, the driver's settings, `path` as
+    /// `PATH`, the driver's daemon (or, with `extra` variables, a daemon of
+    /// its own), and `extra`.
+    pub(crate) fn session_env(&mut self, path: &str, extra: &[(&str, &str)]) -> Value {
         // The SDK gives the server only HOME, PATH and a few more, so the
         // private directories are named here, each one.
         let mut env = json!({});
@@ -238,16 +256,7 @@ impl McpDriver {
         for (k, v) in extra {
             env[*k] = json!(v);
         }
-        self.send(json!({
-            "cmd": "open",
-            "session": session,
-            "command": self.program.clone().unwrap_or_else(sightline_bin),
-            "args": args,
-            "cwd": cwd,
-            "errlog": errlog,
-            "env": env,
-            "client": self.client,
-        }))
+        env
     }
 
     pub fn call(&mut self, session: &str, tool: &str, args: Value) -> Answer {

@@ -6,6 +6,10 @@ at once. Commands:
 
   {"cmd": "open", "session": S, "command": BIN, "args": [...], "cwd": DIR,
    "env": {...}, "errlog": FILE}              -> {"server", "protocol", "pid"}
+  {"cmd": "open", "session": S, "url": U, "token": T}
+                                               -> the same, over Streamable HTTP
+  {"cmd": "http", "url": U, "headers": {...}, "body": {...}}
+                                               -> {"status", "body"}: one raw POST
   {"cmd": "list", "session": S}                -> {"tools": [...]} (schemas checked)
   {"cmd": "call", "session": S, "tool": T, "args": {...}, "progress": bool}
                                                -> {"text", "isError", "progress"}
@@ -37,11 +41,21 @@ import sys
 import time
 from contextlib import AsyncExitStack
 
+import urllib.error
+import urllib.request
+
 import anyio
 import jsonschema
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
 from mcp.shared.exceptions import McpError
+
+# The HTTP sessions are on loopback: a proxy in the environment must not
+# carry them (httpx and urllib both read these).
+for _name in list(os.environ):
+    if _name.lower() in ("http_proxy", "https_proxy", "all_proxy"):
+        del os.environ[_name]
 
 
 def children_named(name):
@@ -100,12 +114,18 @@ class Driver:
         async def run():
             try:
                 async with AsyncExitStack() as stack:
-                    errlog = stack.enter_context(open(cmd["errlog"], "w"))
-                    params = StdioServerParameters(
-                        command=cmd["command"], args=cmd.get("args", []), env=cmd.get("env"), cwd=cmd.get("cwd")
-                    )
                     before = children_named("sightline")
-                    read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+                    if cmd.get("url"):
+                        headers = {"Authorization": f"Bearer {cmd['token']}"}
+                        read, write, _ = await stack.enter_async_context(
+                            streamablehttp_client(cmd["url"], headers=headers)
+                        )
+                    else:
+                        errlog = stack.enter_context(open(cmd["errlog"], "w"))
+                        params = StdioServerParameters(
+                            command=cmd["command"], args=cmd.get("args", []), env=cmd.get("env"), cwd=cmd.get("cwd")
+                        )
+                        read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
                     # A client may name itself (`client`), as Claude Code does.
                     info = types.Implementation(name=cmd["client"], version="1") if cmd.get("client") else None
                     updated = state.setdefault("updated", {})
@@ -273,6 +293,23 @@ class Driver:
             while not any(cmd.get("contains", "") in str(m["data"]) for m in logs):
                 await anyio.sleep(0.05)
         return {"logs": list(logs)}
+
+    async def http(self, cmd):
+        """One POST of `body` as JSON with `headers`; the status and body,
+        whatever the status."""
+
+        def post():
+            request = urllib.request.Request(
+                cmd["url"], data=json.dumps(cmd["body"]).encode(), method="POST", headers=cmd.get("headers", {})
+            )
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            try:
+                with opener.open(request, timeout=120) as r:
+                    return {"status": r.status, "body": r.read().decode()}
+            except urllib.error.HTTPError as e:
+                return {"status": e.code, "body": e.read().decode()}
+
+        return await anyio.to_thread.run_sync(post)
 
     async def close(self, cmd):
         _, (close, done) = self.sessions.pop(cmd["session"])

@@ -8,7 +8,8 @@
 //
 // Usage: node ts_sdk_check.mjs SDK_DIR SIGHTLINE CWD FILE NEW_TEXT [ARGS...]
 // (SDK_DIR: tools/node_modules/@modelcontextprotocol/sdk; the environment
-// is passed on to `sightline mcp`.)
+// is passed on to `sightline mcp`), or, over Streamable HTTP,
+// node ts_sdk_check.mjs SDK_DIR URL CWD FILE NEW_TEXT TOKEN.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -19,13 +20,19 @@ const { Client } = await load("client/index.js");
 const { StdioClientTransport } = await load("client/stdio.js");
 const { ResourceUpdatedNotificationSchema } = await load("types.js");
 
-const transport = new StdioClientTransport({
-  command: bin,
-  args: ["mcp", ...args],
-  cwd,
-  env: process.env,
-  stderr: "ignore",
-});
+const { StreamableHTTPClientTransport } = await load("client/streamableHttp.js");
+
+const transport = bin.startsWith("http://")
+  ? new StreamableHTTPClientTransport(new URL(bin), {
+      requestInit: { headers: { Authorization: `Bearer ${args[0]}` } },
+    })
+  : new StdioClientTransport({
+      command: bin,
+      args: ["mcp", ...args],
+      cwd,
+      env: process.env,
+      stderr: "ignore",
+    });
 const client = new Client({ name: "ts-sdk-check", version: "1" });
 await client.connect(transport);
 const seen = {};

@@ -38,6 +38,7 @@ mod launcher;
 mod layout;
 mod lifecycle;
 mod mcp;
+mod mcp_http;
 mod monorepo;
 mod move_path;
 mod network;

@@ -102,12 +102,37 @@ fn a_file_s_diagnostics_are_a_resource_whose_subscription_hears_each_change_on_d
 #[test]
 fn the_typescript_sdk_validates_the_structured_answers_and_hears_a_subscription() {
     require("pyright-langserver");
-    let p = Project::new(&[
+    let p = ts_sdk_project();
+    let app = p.root().join("app.py");
+    let daemon = sightline_test_support::DaemonDirs::new();
+    let data = tempfile::tempdir().unwrap();
+    let bin = sightline_test_support::sightline_bin();
+    let mut env: Vec<(&str, std::path::PathBuf)> = daemon.env();
+    env.push(("SIGHTLINE_DATA_DIR", data.path().to_owned()));
+    let seen = ts_sdk_saw(&bin.display().to_string(), p.root(), &app, &[], &env);
+    assert_ts_sdk_saw(&seen, &app);
+}
+
+/// The project the TypeScript SDK's check runs in: `app.py` (`APP`) and
+/// `use.py`, which calls its `total`.
+pub(super) fn ts_sdk_project() -> Project {
+    Project::new(&[
         ("pyproject.toml", "[project]\nname = \"a\"\n"),
         ("app.py", APP),
         ("use.py", "from app import total\n\nprint(total(1, 2))\n"),
-    ]);
-    let app = p.root().join("app.py");
+    ])
+}
+
+/// What `tests/mcp/ts_sdk_check.mjs` saw through `target` (this build's
+/// `sightline`, or an HTTP endpoint whose token is `args[0]`), run in
+/// `cwd` on `app` with the private directories and `env`.
+pub(super) fn ts_sdk_saw(
+    target: &str,
+    cwd: &std::path::Path,
+    app: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, std::path::PathBuf)],
+) -> serde_json::Value {
     let sdk =
         sightline_test_support::repo_root().join("tools/node_modules/@modelcontextprotocol/sdk");
     assert!(
@@ -115,21 +140,19 @@ fn the_typescript_sdk_validates_the_structured_answers_and_hears_a_subscription(
         "the MCP TypeScript SDK is not at {}; run tools/install",
         sdk.display()
     );
-    let daemon = sightline_test_support::DaemonDirs::new();
-    let data = tempfile::tempdir().unwrap();
     let out = std::process::Command::new("node")
         .arg(
             sightline_test_support::repo_root().join("crates/sightline/tests/mcp/ts_sdk_check.mjs"),
         )
         .arg(&sdk)
-        .arg(sightline_test_support::sightline_bin())
-        .arg(p.root())
-        .arg(&app)
+        .arg(target)
+        .arg(cwd)
+        .arg(app)
         .arg(format!("{APP}\nx: str = total(1, 2)\n"))
+        .args(args)
         .envs(sightline_test_support::isolation::env())
-        .envs(daemon.env())
+        .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
         .env("PATH", path_with_tools())
-        .env("SIGHTLINE_DATA_DIR", data.path())
         .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
         .output()
         .unwrap();
@@ -139,7 +162,13 @@ fn the_typescript_sdk_validates_the_structured_answers_and_hears_a_subscription(
         "{said}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let seen: serde_json::Value = serde_json::from_str(said.trim()).unwrap();
+    serde_json::from_str(said.trim()).unwrap()
+}
+
+/// What the TypeScript SDK must have seen of `ts_sdk_project()`: every tool
+/// with an output schema, the references and diagnostics with their
+/// values, the resources read, and a subscription that heard `app` change.
+pub(super) fn assert_ts_sdk_saw(seen: &serde_json::Value, app: &std::path::Path) {
     assert!(seen.get("error").is_none(), "{seen:#}");
     assert_eq!(
         seen["tools"],

@@ -86,6 +86,24 @@ pub enum OtherCommand {
         /// the user configuration's `workspace.folders`.
         #[arg(long = "folder", value_name = "DIR")]
         folders: Vec<PathBuf>,
+        /// Serve MCP over Streamable HTTP at ADDR (a port, or IP:PORT;
+        /// loopback unless --allow-remote) instead of stdio, at `/mcp`.
+        /// Every request must carry `Authorization: Bearer TOKEN`.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        /// The bearer token's file (its first line). Without it a token
+        /// is generated into the runtime directory (mode 0600) and printed
+        /// once on stderr.
+        #[arg(long, value_name = "FILE", requires = "http")]
+        token_file: Option<PathBuf>,
+        /// Let --http listen on an address other machines reach.
+        #[arg(long, requires = "http")]
+        allow_remote: bool,
+        /// A browser origin allowed besides the server's own
+        /// (`http://localhost:PORT`); repeatable. Any other `Origin` is
+        /// refused (403).
+        #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+        allowed_origins: Vec<String>,
         /// Bridge to the shared daemon (started when none runs), so that
         /// sessions on one root share their servers. This is the default;
         /// `--no-daemon` starts servers in this process instead.

@@ -126,8 +126,28 @@ pub async fn run(cli: Cli) -> i32 {
             edit_tools,
             tools,
             folders,
+            http,
+            token_file,
+            allow_remote,
+            allowed_origins,
             ..
-        } => mcp_command::run(&cli, *edit_tools, tools.as_deref(), folders, workdir).await,
+        } => {
+            let http = http
+                .as_ref()
+                .map(|addr| crate::frontends::mcp_http::HttpOptions {
+                    addr: addr.clone(),
+                    token_file: token_file.clone(),
+                    allow_remote: *allow_remote,
+                    allowed_origins: allowed_origins.clone(),
+                });
+            let session = mcp_command::SessionArgs {
+                edit_tools: *edit_tools,
+                profile: tools.as_deref(),
+                folders,
+                http,
+            };
+            mcp_command::run(&cli, session, workdir).await
+        }
         OtherCommand::Setup {
             agent,
             user,

@@ -29,16 +29,26 @@ fn gone_answer(
     tool: Option<&str>,
     recovered: &[crate::edit::journal::Recovered],
 ) -> Value {
-    let mut text = "error: the sightline daemon exited during the call".to_owned();
-    if tool.is_some_and(crate::frontends::tools::writes) {
-        text.push_str(&cut_off_edit(recovered));
-    }
-    text.push_str("; ask again (a new daemon is starting)");
+    let text = cut_off_call(tool, recovered);
     if method == "tools/call" {
         json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [{ "type": "text", "text": text }], "isError": true } })
     } else {
         json!({ "jsonrpc": "2.0", "id": id, "error": { "code": sightline_lsp::ErrorCode::InternalError.code(), "message": text } })
     }
+}
+
+/// The text of a call of `tool` cut off by its daemon's death; a tool that
+/// writes says what became of its files (over stdio and over HTTP alike).
+pub(crate) fn cut_off_call(
+    tool: Option<&str>,
+    recovered: &[crate::edit::journal::Recovered],
+) -> String {
+    let mut text = "error: the sightline daemon exited during the call".to_owned();
+    if tool.is_some_and(crate::frontends::tools::writes) {
+        text.push_str(&cut_off_edit(recovered));
+    }
+    text.push_str("; ask again (a new daemon is starting)");
+    text
 }
 
 /// What became of the files of an edit whose daemon died during it.

@@ -11,7 +11,7 @@ use crate::frontends::daemon::transport;
 use crate::frontends::daemon::{DaemonError, HELLO_KEY, Hello};
 
 /// Adds `hello` to an `initialize` request.
-pub(super) fn with_hello(mut msg: Value, hello: &Hello) -> Value {
+pub(crate) fn with_hello(mut msg: Value, hello: &Hello) -> Value {
     if let Some(params) = msg.get_mut("params").and_then(Value::as_object_mut) {
         let caps = params.entry("capabilities").or_insert_with(|| json!({}));
         if let Some(caps) = caps.as_object_mut() {
@@ -28,7 +28,7 @@ pub(super) fn with_hello(mut msg: Value, hello: &Hello) -> Value {
 }
 
 /// The `initialize` request (id 1) of a one-call session, with `hello`.
-pub(super) fn initialize(hello: &Hello, client: &str) -> Value {
+pub(crate) fn initialize(hello: &Hello, client: &str) -> Value {
     with_hello(
         json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
@@ -37,7 +37,7 @@ pub(super) fn initialize(hello: &Hello, client: &str) -> Value {
     )
 }
 
-pub(super) fn draining(msg: &Value) -> bool {
+pub(crate) fn draining(msg: &Value) -> bool {
     msg.pointer("/error/data/sightline") == Some(&json!("draining"))
 }
 

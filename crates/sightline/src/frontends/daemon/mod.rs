@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod bridge;
 pub mod call;
-mod connect;
+pub(crate) mod connect;
 mod engines;
 pub mod handshake;
 pub mod log;

@@ -1,8 +1,9 @@
 //! `sightline mcp`: the MCP server over stdio, with `lsp_diagnostics`,
 //! `lsp_definition`, `lsp_references` and the nine-operation `lsp` tool. This
-//! and the daemon's session (`frontends/daemon/serve.rs`, which wraps this
-//! server) are the only modules that name `rmcp`, which is pinned exactly
-//! because it breaks its API every few months.
+//! the daemon's session (`frontends/daemon/serve.rs`, which wraps this
+//! server) and MCP over HTTP (`frontends/mcp_http`) are the only modules
+//! that name `rmcp`, which is pinned exactly because it breaks its API
+//! every few months.
 //!
 //! Tool failures (bad input, no server, not ready) are tool results with
 //! `isError` and the contract's one-line text; only calls that do not match
