@@ -48,32 +48,18 @@ impl HttpMcp {
     }
 }
 
-impl Drop for HttpMcp {
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            self.stop();
-        }
-    }
-}
-
-impl McpDriver {
-    /// Starts `sightline ARGS` (`mcp --http 0 ...`) in `cwd` with the
-    /// environment a session of this driver gets, and waits until it says
-    /// where it listens (and, for a token it made, the token).
-    pub fn serve_http(&mut self, cwd: &Path, args: &[&str], token: Option<&str>) -> HttpMcp {
-        let env = self.session_env(&crate::path_with_tools(), &[]);
-        let mut cmd = Command::new(sightline_bin());
-        cmd.args(args).current_dir(cwd).env_clear();
-        for (k, v) in env.as_object().unwrap() {
-            cmd.env(k, v.as_str().unwrap());
-        }
+impl HttpMcp {
+    /// Starts `cmd` (a `sightline mcp --http ...`), its stderr logged in
+    /// `logs`, and waits until it says where it listens (and, when `token`
+    /// is not the one it was given, the token it made).
+    pub fn spawn(mut cmd: Command, logs: &Path, token: Option<&str>) -> HttpMcp {
         let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let log = self.logs.path().join(format!("http-{}.log", child.id()));
+        let log = logs.join(format!("http-{}.log", child.id()));
         let (tx, rx) = mpsc::channel();
         let stderr = child.stderr.take().unwrap();
         let mut file = std::fs::File::create(&log).unwrap();
@@ -91,7 +77,7 @@ impl McpDriver {
                 .recv_timeout(Duration::from_secs(60))
                 .unwrap_or_else(|_| {
                     panic!(
-                        "sightline {args:?} did not say where it listens: {}",
+                        "{cmd:?} did not say where it listens: {}",
                         std::fs::read_to_string(&log).unwrap_or_default()
                     )
                 });
@@ -117,6 +103,29 @@ impl McpDriver {
             token_file,
             log,
         }
+    }
+}
+
+impl Drop for HttpMcp {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            self.stop();
+        }
+    }
+}
+
+impl McpDriver {
+    /// Starts `sightline ARGS` (`mcp --http 0 ...`) in `cwd` with the
+    /// environment a session of this driver gets, and waits until it says
+    /// where it listens (and, for a token it made, the token).
+    pub fn serve_http(&mut self, cwd: &Path, args: &[&str], token: Option<&str>) -> HttpMcp {
+        let env = self.session_env(&crate::path_with_tools(), &[]);
+        let mut cmd = Command::new(sightline_bin());
+        cmd.args(args).current_dir(cwd).env_clear();
+        for (k, v) in env.as_object().unwrap() {
+            cmd.env(k, v.as_str().unwrap());
+        }
+        HttpMcp::spawn(cmd, self.logs.path(), token)
     }
 
     /// Opens an SDK session on `http` (its streamable HTTP client), with

@@ -312,6 +312,121 @@ fn sightline_s_mcp_tools_answer_from_claude_code() {
     assert!(!next.contains(r#"\"complete\":"#), "{next}");
 }
 
+/// The token the agents' HTTP sessions are served with.
+const HTTP_TOKEN: &str = "scripted-agent-token-0123456789";
+
+/// `sightline mcp --http 0` for `agent`'s turns in `project`, started with
+/// the environment the agent's own sightline would get (its home, PATH
+/// and the test's daemon) and a token from a file; then `setup AGENT
+/// --http URL` points the project's MCP entry at it (the stdio one
+/// replaced, so that HTTP is the only way the agent reaches sightline).
+fn serve_http_for(
+    agent: &str,
+    project: &Project,
+    dirs: &DaemonDirs,
+) -> (sightline_test_support::http::HttpMcp, tempfile::TempDir) {
+    let home = HOME.get_or_init(|| tempfile::tempdir().unwrap());
+    let keep = tempfile::tempdir().unwrap();
+    let token_file = keep.path().join("token");
+    std::fs::write(&token_file, format!("{HTTP_TOKEN}\n")).unwrap();
+    let mut cmd = Command::new(sightline_bin());
+    cmd.args(["mcp", "--http", "0", "--token-file"])
+        .arg(&token_file)
+        .current_dir(project.root())
+        .env("HOME", home.path())
+        .env("PATH", path_with_tools())
+        .envs(dirs.env());
+    let http = sightline_test_support::http::HttpMcp::spawn(cmd, keep.path(), Some(HTTP_TOKEN));
+    let out = Command::new(sightline_bin())
+        .args(["setup", agent, "--project", "--http", &http.url])
+        .current_dir(project.root())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains(&format!("over HTTP at {}", http.url)),
+        "{said}"
+    );
+    (http, keep)
+}
+
+/// Claude Code reaching sightline over HTTP (`"type": "http"` in
+/// `.mcp.json`, the token from the environment): the tools answer as over
+/// stdio. With another token in the environment, the test fails (401).
+#[test]
+fn sightline_s_mcp_tools_answer_from_claude_code_over_http() {
+    require("claude");
+    let p = claude_project();
+    let dirs = DaemonDirs::new();
+    std::fs::write(
+        p.path("app.py"),
+        "from lib import total\n\nvalue: str = total(1)\n",
+    )
+    .unwrap();
+    let (http, _keep) = serve_http_for("claude-code", &p, &dirs);
+    let mcp = std::fs::read_to_string(p.path(".mcp.json")).unwrap();
+    assert!(
+        mcp.contains("\"type\": \"http\"") && !mcp.contains(HTTP_TOKEN),
+        "{mcp}"
+    );
+    let server = scripted(
+        vec![Turn::Tool(
+            "mcp__sightline__lsp_diagnostics".into(),
+            json!({ "file": p.path("app.py") }),
+        )],
+        "\"type\":\"tool_result\"",
+    );
+    let requests = claude_with_env(
+        &p,
+        &dirs,
+        &server,
+        &[],
+        &[("SIGHTLINE_MCP_TOKEN", HTTP_TOKEN)],
+    );
+    let next = after_the_tool(&requests);
+    assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+    assert!(!next.contains(r#"\"complete\":"#), "{next}");
+    drop(http);
+}
+
+/// Codex reaching sightline over HTTP (a `url` entry with
+/// `bearer_token_env_var`): its model hears the answer.
+#[test]
+fn sightline_s_mcp_tools_answer_from_codex_over_http() {
+    let p = codex_project();
+    let dirs = DaemonDirs::new();
+    std::fs::write(
+        p.path("app.py"),
+        "from lib import total\n\nvalue: str = total(1)\n",
+    )
+    .unwrap();
+    let (http, _keep) = serve_http_for("codex", &p, &dirs);
+    let config = std::fs::read_to_string(p.path(".codex/config.toml")).unwrap();
+    assert!(
+        config.contains("bearer_token_env_var") && !config.contains(HTTP_TOKEN),
+        "{config}"
+    );
+    let requests = codex_turn_env(
+        &p,
+        &dirs,
+        "gpt-5.1-codex",
+        vec![Turn::Tool(
+            "mcp__sightline::lsp_diagnostics".into(),
+            json!({ "file": p.path("app.py") }),
+        )],
+        &[("SIGHTLINE_MCP_TOKEN", HTTP_TOKEN)],
+    );
+    let next = after_the_output(&requests);
+    assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+    assert!(!next.contains(r#"\"complete\":"#), "{next}");
+    drop(http);
+}
+
 /// `sightline hook` after an edit on a project whose server has not
 /// started: within its budget it answers the agent's JSON with one line
 /// saying the check did not finish, and exits 0; a payload it has nothing

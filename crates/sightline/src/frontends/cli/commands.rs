@@ -132,6 +132,12 @@ pub enum OtherCommand {
         /// running `sightline` from PATH.
         #[arg(long, value_name = "DIR", conflicts_with_all = ["user", "project"])]
         plugin: Option<PathBuf>,
+        /// Write the MCP entry to reach `sightline mcp --http` at ADDR (a
+        /// port, HOST:PORT or a URL) instead of starting `sightline mcp`;
+        /// the agent sends the token from `SIGHTLINE_MCP_TOKEN`, which
+        /// is never written into its files.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
     },
     /// Answer an agent's tool hook: reads the hook's JSON on stdin (Claude
     /// Code's, Codex's or Gemini CLI's), and prints only that agent's JSON:

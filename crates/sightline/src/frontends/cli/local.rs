@@ -31,16 +31,27 @@ pub(super) fn trust(dir: Option<&Path>, revoke: bool, workdir: Option<PathBuf>) 
 }
 
 /// `sightline setup AGENT [--project|--user] [--remove]`.
+/// Where `setup` writes: `--user`, `--plugin DIR`, or (neither) the
+/// project.
+pub(super) struct SetupScope<'a> {
+    pub user: bool,
+    pub plugin: Option<&'a Path>,
+}
+
 pub(super) fn setup(
     agent: &str,
-    user: bool,
-    plugin: Option<&Path>,
+    SetupScope { user, plugin }: SetupScope<'_>,
+    http: Option<&str>,
     remove: bool,
     workdir: Option<PathBuf>,
 ) -> i32 {
-    use crate::frontends::setup::{Scope, SetupAgent, program, run};
+    use crate::frontends::setup::{Launch, Scope, SetupAgent, http_url, program, run};
     let Some(agent) = SetupAgent::named(agent) else {
         return print_out(&format!("error: no agent `{agent}`\n"), EXIT_FAILED);
+    };
+    let url = match http.map(http_url).transpose() {
+        Ok(u) => u,
+        Err(why) => return print_out(&format!("error: {why}\n"), EXIT_FAILED),
     };
     let scope = if let Some(dir) = plugin {
         Scope::Plugin(absolute(dir))
@@ -62,7 +73,11 @@ pub(super) fn setup(
         program()
     };
     let name = crate::frontends::setup::doctor::name_of(agent);
-    match run(agent, &scope, &argv, remove) {
+    let launch = Launch {
+        argv: &argv,
+        url: url.as_deref(),
+    };
+    match run(agent, &scope, &launch, remove) {
         Ok(lines) if remove || plugin.is_some() => {
             print_out(&format!("{}\n", lines.join("\n")), EXIT_OK)
         }

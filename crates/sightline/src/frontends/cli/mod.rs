@@ -153,8 +153,18 @@ pub async fn run(cli: Cli) -> i32 {
             user,
             remove,
             plugin,
+            http,
             ..
-        } => local::setup(agent, *user, plugin.as_deref(), *remove, workdir),
+        } => local::setup(
+            agent,
+            local::SetupScope {
+                user: *user,
+                plugin: plugin.as_deref(),
+            },
+            http.as_deref(),
+            *remove,
+            workdir,
+        ),
         OtherCommand::Hook { agent, budget_ms } => {
             // The variable is read here, not by clap: a value that is not
             // a number must not fail the hook.

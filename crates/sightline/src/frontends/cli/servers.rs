@@ -111,7 +111,8 @@ pub(super) async fn doctor(engine: &Engine, here: &Path, json: bool) -> String {
     use crate::frontends::setup::doctor;
     let home = dirs::home_dir().unwrap_or_default();
     let codex_home = std::env::var_os("CODEX_HOME").map(std::path::PathBuf::from);
-    let agents = doctor::agents(here, &home, codex_home);
+    let mut agents = doctor::agents(here, &home, codex_home);
+    doctor::check_http(&mut agents).await;
     let runtime = crate::frontends::daemon::paths::runtime_dir();
     let daemon = daemon_status().await;
     let states = engine.server_states(here);

@@ -29,6 +29,10 @@ pub struct ScopeState {
     pub scope: &'static str,
     /// Its MCP entry is in place.
     pub mcp: bool,
+    /// The URL its entry reaches sightline at, when it is over HTTP
+    /// (`setup --http`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http: Option<String>,
     /// Its hooks are in place (`None`: the agent takes none from setup).
     pub hooks: Option<bool>,
     /// Claude Code's permission for the answering tools is in place.
@@ -85,6 +89,7 @@ fn scope_state(agent: SetupAgent, scope: &'static str, at: &Scope, codex_dir: &P
     let mut state = ScopeState {
         scope,
         mcp: false,
+        http: None,
         hooks: None,
         tools_allowed: None,
         needs: Vec::new(),
@@ -95,14 +100,29 @@ fn scope_state(agent: SetupAgent, scope: &'static str, at: &Scope, codex_dir: &P
         for entry in &target.entries {
             match entry {
                 Entry::McpJson { key, .. } => {
-                    state.mcp |= value
-                        .as_ref()
-                        .is_some_and(|v| v[*key].get("sightline").is_some());
+                    let entry = value.as_ref().and_then(|v| v[*key].get("sightline"));
+                    state.mcp |= entry.is_some();
+                    let url = entry.and_then(|e| e.get("url").or_else(|| e.get("httpUrl")));
+                    state.http = state
+                        .http
+                        .take()
+                        .or_else(|| Some(url?.as_str()?.to_owned()));
                 }
                 Entry::McpToml => {
                     state.mcp |= text
                         .as_deref()
                         .is_some_and(|t| t.contains("[mcp_servers.sightline]"));
+                    let table = text
+                        .as_deref()
+                        .and_then(|t| crate::syntax::toml_table(t).ok());
+                    let url = table.as_ref().and_then(|t| {
+                        t.get("mcp_servers")?
+                            .get("sightline")?
+                            .get("url")?
+                            .as_str()
+                            .map(str::to_owned)
+                    });
+                    state.http = state.http.take().or(url);
                 }
                 Entry::Hooks(..) => {
                     let set = text
@@ -129,6 +149,28 @@ fn scope_state(agent: SetupAgent, scope: &'static str, at: &Scope, codex_dir: &P
         );
     }
     state
+}
+
+/// Asks each HTTP entry's server whether it answers with the token in
+/// `SIGHTLINE_MCP_TOKEN` (as the agent will send it), and adds what needs
+/// the user when it does not.
+pub async fn check_http(states: &mut [AgentState]) {
+    let token = std::env::var(super::TOKEN_VAR).ok();
+    for scope in states.iter_mut().flat_map(|a| a.scopes.iter_mut()) {
+        let Some(url) = scope.http.clone() else {
+            continue;
+        };
+        let Some(token) = token.as_deref() else {
+            scope.needs.push(format!(
+                "the agent sends the token from {}, which is not set here: set it to the token `sightline mcp --http` serves with",
+                super::TOKEN_VAR
+            ));
+            continue;
+        };
+        if let Err(why) = super::probe::answers(&url, token).await {
+            scope.needs.push(format!("{url}: {why}"));
+        }
+    }
 }
 
 /// Whether Claude Code's settings allow sightline's answering tools.
@@ -166,6 +208,9 @@ pub fn text(states: &[AgentState]) -> String {
         for s in &a.scopes {
             let yes = |b: bool| if b { "yes" } else { "no" };
             let mut parts = vec![format!("mcp {}", yes(s.mcp))];
+            if let Some(url) = &s.http {
+                parts[0].push_str(&format!(" (over HTTP at {url})"));
+            }
             if let Some(h) = s.hooks {
                 parts.push(format!("hooks {}", yes(h)));
             }

@@ -10,6 +10,8 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
 use serde_json::{Value, json};
 
+use super::targets::McpShape;
+
 /// The file's tree; an empty file is an empty object.
 fn parse(text: &str) -> Result<CstRootNode, String> {
     let text = if text.trim().is_empty() { "{}\n" } else { text };
@@ -46,23 +48,55 @@ fn is_sightline(program: &str) -> bool {
 }
 
 /// Whether an MCP entry is one setup writes (a sightline program run with
-/// `mcp`), not one the user wrote (`uvx --from sightline-mcp ...`).
+/// `mcp`, or sightline over HTTP with its token's variable), not one the
+/// user wrote (`uvx --from sightline-mcp ...`).
 fn ours(entry: &Value) -> bool {
     let command = match &entry["command"] {
         Value::String(c) => Some(c.as_str()),
         Value::Array(a) => a.first().and_then(Value::as_str),
         _ => None,
     };
-    command.is_some_and(is_sightline)
+    let over_http = entry["headers"]["Authorization"]
+        .as_str()
+        .is_some_and(|a| a.contains(super::TOKEN_VAR));
+    command.is_some_and(is_sightline) || over_http
+}
+
+/// The entry `shape` spells for sightline run as `argv` (the program and
+/// its first arguments) with `mcp`, or reached over HTTP at `url`.
+fn entry_for(shape: McpShape, argv: &[String], url: Option<&str>) -> Result<Value, String> {
+    let var = super::TOKEN_VAR;
+    if let Some(url) = url {
+        return Ok(match shape {
+            McpShape::ClaudeCode => json!({ "type": "http", "url": url,
+                "headers": { "Authorization": format!("Bearer ${{{var}}}") } }),
+            McpShape::Gemini => json!({ "httpUrl": url,
+                "headers": { "Authorization": format!("Bearer ${{{var}}}") } }),
+            McpShape::OpenCode => json!({ "type": "remote", "url": url, "enabled": true,
+                "headers": { "Authorization": format!("Bearer {{env:{var}}}") } }),
+            McpShape::Cursor => json!({ "url": url,
+                "headers": { "Authorization": format!("Bearer ${{env:{var}}}") } }),
+        });
+    }
+    let (program, rest) = argv.split_first().ok_or("no program")?;
+    let mut args: Vec<Value> = rest.iter().map(|a| json!(a)).collect();
+    args.push(json!("mcp"));
+    Ok(if shape == McpShape::OpenCode {
+        let mut command = vec![json!(program)];
+        command.extend(args);
+        json!({ "type": "local", "command": command, "enabled": true })
+    } else {
+        json!({ "command": program, "args": args })
+    })
 }
 
 /// Adds (or with `remove`, takes out) the `sightline` server under `key`;
 /// what changed. A `sightline` entry the user wrote is left alone.
 pub(super) fn mcp_server(
     text: &mut String,
-    key: &str,
-    opencode: bool,
+    (key, shape): (&str, McpShape),
     argv: &[String],
+    url: Option<&str>,
     remove: bool,
     made: &mut BTreeSet<String>,
 ) -> Result<Vec<String>, String> {
@@ -93,16 +127,7 @@ pub(super) fn mcp_server(
         *text = root.to_string();
         return Ok(vec![name]);
     }
-    let (program, rest) = argv.split_first().ok_or("no program")?;
-    let mut args: Vec<Value> = rest.iter().map(|a| json!(a)).collect();
-    args.push(json!("mcp"));
-    let wanted = if opencode {
-        let mut command = vec![json!(program)];
-        command.extend(args);
-        json!({ "type": "local", "command": command, "enabled": true })
-    } else {
-        json!({ "command": program, "args": args })
-    };
+    let wanted = entry_for(shape, argv, url)?;
     if obj.get(key).is_none() {
         made.insert(key.to_owned());
     }

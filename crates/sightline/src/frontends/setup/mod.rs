@@ -9,10 +9,42 @@ use std::path::{Path, PathBuf};
 
 pub mod doctor;
 mod jsonc;
+mod probe;
 mod targets;
 mod toml;
 
 use targets::{Entry, targets};
+
+/// The environment variable an agent's HTTP entry reads sightline's bearer
+/// token from (`setup --http`): the token itself is never written into an
+/// agent's files, which a project may commit.
+pub const TOKEN_VAR: &str = "SIGHTLINE_MCP_TOKEN";
+
+/// The URL of sightline's MCP endpoint an agent is set up to reach for
+/// `--http ADDR`: a full `http://` URL as given, or a port or `HOST:PORT`
+/// on `/mcp`.
+pub fn http_url(addr: &str) -> Result<String, String> {
+    let addr = addr.trim();
+    if addr.starts_with("http://") || addr.starts_with("https://") {
+        return Ok(addr.to_owned());
+    }
+    let host_port = match addr.trim_start_matches(':').parse::<u16>() {
+        Ok(port) => format!("127.0.0.1:{port}"),
+        Err(_)
+            if addr
+                .rsplit_once(':')
+                .is_some_and(|(_, p)| p.parse::<u16>().is_ok()) =>
+        {
+            addr.to_owned()
+        }
+        Err(_) => {
+            return Err(format!(
+                "`{addr}` is not an address of `sightline mcp --http` (PORT, HOST:PORT or a URL)"
+            ));
+        }
+    };
+    Ok(format!("http://{host_port}/mcp"))
+}
 
 /// The agents `setup` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,19 +196,20 @@ fn save_made(made: &FileRecord) {
 fn apply_entry(
     entry: &Entry,
     text: &mut String,
-    argv: &[String],
+    launch: &Launch<'_>,
     hook_command: &str,
     remove: bool,
     c: &mut std::collections::BTreeSet<String>,
 ) -> Result<Vec<String>, String> {
+    let (argv, url) = (launch.argv, launch.url);
     match entry {
-        Entry::McpJson { key, opencode } => {
-            jsonc::mcp_server(text, key, *opencode, argv, remove, c)
+        Entry::McpJson { key, shape } => {
+            jsonc::mcp_server(text, (key, *shape), argv, url, remove, c)
         }
         Entry::Hooks(events, timeout) => {
             jsonc::hooks(text, events, hook_command, *timeout, remove, c)
         }
-        Entry::McpToml => Ok(toml::mcp_server(text, argv, remove)),
+        Entry::McpToml => Ok(toml::mcp_server(text, argv, url, remove)),
         Entry::PluginManifest => jsonc::plugin_manifest(text, remove),
         Entry::ApproveMcpJson => {
             jsonc::in_list(text, &["enabledMcpjsonServers"], "sightline", remove, c)
@@ -206,14 +239,25 @@ fn apply_entry(
     }
 }
 
-/// Sets up (or, with `remove`, takes out) `agent` in `scope`, running
-/// `argv`; one line per file about what changed.
+/// How the agent reaches sightline: the program its hooks (and, without
+/// `url`, its MCP entry) run, and the HTTP endpoint of `--http`.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch<'a> {
+    /// The program and its first arguments.
+    pub argv: &'a [String],
+    /// `sightline mcp --http`'s URL, when the MCP entry is to reach it.
+    pub url: Option<&'a str>,
+}
+
+/// Sets up (or, with `remove`, takes out) `agent` in `scope` as `launch`
+/// says; one line per file about what changed.
 pub fn run(
     agent: SetupAgent,
     scope: &Scope,
-    argv: &[String],
+    launch: &Launch<'_>,
     remove: bool,
 ) -> Result<Vec<String>, String> {
+    let argv = launch.argv;
     let agent_flag = match agent {
         SetupAgent::ClaudeCode => "claude-code",
         SetupAgent::Codex => "codex",
@@ -267,7 +311,7 @@ pub fn run(
         let mut what = Vec::new();
         for entry in &target.entries {
             let c = &mut made.containers;
-            let changed = apply_entry(entry, &mut text, argv, &hook_command, remove, c)
+            let changed = apply_entry(entry, &mut text, launch, &hook_command, remove, c)
                 .map_err(|e| format!("{}: {e}", target.path.display()))?;
             what.extend(changed);
         }

@@ -13,8 +13,8 @@ pub(super) enum Entry {
     McpJson {
         /// The object holding the servers (`mcpServers`, `mcp`).
         key: &'static str,
-        /// OpenCode's entry shape (`type`, `command` as a list, `enabled`).
-        opencode: bool,
+        /// The agent's shape of an entry.
+        shape: McpShape,
     },
     /// Hooks in Claude Code's shape: event → matcher, and the timeout in
     /// the agent's unit (Claude Code and Codex: seconds; Gemini CLI:
@@ -35,6 +35,22 @@ pub(super) enum Entry {
     /// shared `settings.json`: taken out, setup or `--remove` alike (it
     /// lives in `settings.local.json` now).
     MovedAnsweringTools,
+}
+
+/// How an agent spells an MCP server entry in JSON: a command is `command`
+/// and `args` but for OpenCode; a server over HTTP differs for each, as
+/// does how a header names an environment variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum McpShape {
+    /// Claude Code: `"type": "http"`, `${VAR}` in headers.
+    ClaudeCode,
+    /// Gemini CLI: `httpUrl`, `${VAR}` in headers.
+    Gemini,
+    /// OpenCode: `"type": "local"` with `command` as a list, or
+    /// `"type": "remote"`; `{env:VAR}` in headers.
+    OpenCode,
+    /// Cursor: `url`, `${env:VAR}` in headers.
+    Cursor,
 }
 
 /// One file `setup` edits, and what it puts there.
@@ -77,14 +93,14 @@ const GEMINI_HOOKS: &[(&str, Option<&str>)] = &[
 
 /// The files `setup` edits for `agent` in `scope`, and what each gets.
 pub(super) fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
-    let mcp = Entry::McpJson {
+    let mcp = |shape| Entry::McpJson {
         key: "mcpServers",
-        opencode: false,
+        shape,
     };
     let t = |path: PathBuf, entries: Vec<Entry>| Target { path, entries };
     match (agent, scope) {
         (SetupAgent::ClaudeCode, Scope::Project(p)) => vec![
-            t(p.join(".mcp.json"), vec![mcp]),
+            t(p.join(".mcp.json"), vec![mcp(McpShape::ClaudeCode)]),
             t(
                 p.join(".claude/settings.json"),
                 vec![
@@ -108,14 +124,14 @@ pub(super) fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
                 dir.join(".claude-plugin/plugin.json"),
                 vec![Entry::PluginManifest],
             ),
-            t(dir.join(".mcp.json"), vec![mcp]),
+            t(dir.join(".mcp.json"), vec![mcp(McpShape::ClaudeCode)]),
             t(
                 dir.join("hooks/hooks.json"),
                 vec![Entry::Hooks(CLAUDE_HOOKS, 30)],
             ),
         ],
         (SetupAgent::ClaudeCode, Scope::User { home, .. }) => vec![
-            t(home.join(".claude.json"), vec![mcp]),
+            t(home.join(".claude.json"), vec![mcp(McpShape::ClaudeCode)]),
             t(
                 home.join(".claude/settings.json"),
                 vec![Entry::AllowAnsweringTools, Entry::Hooks(CLAUDE_HOOKS, 30)],
@@ -140,7 +156,7 @@ pub(super) fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
             };
             vec![t(
                 dir.join("settings.json"),
-                vec![mcp, Entry::Hooks(GEMINI_HOOKS, 30_000)],
+                vec![mcp(McpShape::Gemini), Entry::Hooks(GEMINI_HOOKS, 30_000)],
             )]
         }
         (SetupAgent::OpenCode, scope) => {
@@ -152,7 +168,7 @@ pub(super) fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
                 path,
                 vec![Entry::McpJson {
                     key: "mcp",
-                    opencode: true,
+                    shape: McpShape::OpenCode,
                 }],
             )]
         }
@@ -161,7 +177,7 @@ pub(super) fn targets(agent: SetupAgent, scope: &Scope) -> Vec<Target> {
                 Scope::Project(p) | Scope::Plugin(p) => p.join(".cursor"),
                 Scope::User { home, .. } => home.join(".cursor"),
             };
-            vec![t(dir.join("mcp.json"), vec![mcp])]
+            vec![t(dir.join("mcp.json"), vec![mcp(McpShape::Cursor)])]
         }
     }
 }

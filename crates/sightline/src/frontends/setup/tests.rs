@@ -5,6 +5,72 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use serde_json::{Value, json};
+
+/// sightline's MCP entry run as `argv` (stdio).
+fn stdio(argv: &[String]) -> Launch<'_> {
+    Launch { argv, url: None }
+}
+
+#[test]
+fn setup_http_writes_each_agent_s_http_entry_with_the_token_s_variable_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let scope = Scope::Project(p.to_owned());
+    let me = ["sightline".to_owned()];
+    let url = http_url("8123").unwrap();
+    assert_eq!(url, "http://127.0.0.1:8123/mcp");
+    assert_eq!(http_url("box:9").unwrap(), "http://box:9/mcp");
+    assert!(http_url("nowhere").is_err());
+    let http = Launch {
+        argv: &me,
+        url: Some(&url),
+    };
+    for agent in AGENTS {
+        // Over the stdio entry setup wrote before: replaced, not doubled.
+        run(agent, &scope, &stdio(&me), false).unwrap();
+        let first = run(agent, &scope, &http, false).unwrap();
+        assert!(
+            first.iter().any(|l| l.contains("sightline")),
+            "{agent:?}: {first:?}"
+        );
+        let again = run(agent, &scope, &http, false).unwrap();
+        assert!(
+            again.iter().all(|l| l.ends_with(": unchanged")),
+            "{agent:?}: {again:?}"
+        );
+    }
+    let read = |f: &str| std::fs::read_to_string(p.join(f)).unwrap();
+    let claude: Value = serde_json::from_str(&read(".mcp.json")).unwrap();
+    assert_eq!(
+        claude["mcpServers"]["sightline"],
+        json!({ "type": "http", "url": url,
+            "headers": { "Authorization": "Bearer ${SIGHTLINE_MCP_TOKEN}" } })
+    );
+    let gemini = jsonc::value_of(&read(".gemini/settings.json")).unwrap();
+    assert_eq!(gemini["mcpServers"]["sightline"]["httpUrl"], url.as_str());
+    let opencode: Value = serde_json::from_str(&read("opencode.json")).unwrap();
+    assert_eq!(opencode["mcp"]["sightline"]["type"], "remote");
+    assert_eq!(
+        opencode["mcp"]["sightline"]["headers"]["Authorization"],
+        "Bearer {env:SIGHTLINE_MCP_TOKEN}"
+    );
+    let cursor: Value = serde_json::from_str(&read(".cursor/mcp.json")).unwrap();
+    assert_eq!(
+        cursor["mcpServers"]["sightline"]["headers"]["Authorization"],
+        "Bearer ${env:SIGHTLINE_MCP_TOKEN}"
+    );
+    let codex = crate::syntax::toml_table(&read(".codex/config.toml")).unwrap();
+    let entry = &codex["mcp_servers"]["sightline"];
+    assert_eq!(entry["url"].as_str(), Some(url.as_str()));
+    assert_eq!(entry["bearer_token_env_var"].as_str(), Some(TOKEN_VAR));
+    assert!(entry.get("command").is_none(), "{entry:?}");
+    // Taken out as it went in.
+    for agent in AGENTS {
+        run(agent, &scope, &http, true).unwrap();
+    }
+    assert!(!p.join(".mcp.json").exists() && !p.join(".codex/config.toml").exists());
+}
 
 /// Every file under `dir`, with its content.
 fn tree(dir: &Path) -> Vec<(PathBuf, String)> {
@@ -61,13 +127,13 @@ fn setup_twice_changes_nothing_and_remove_restores_every_file() {
     let before = tree(p);
     let scope = Scope::Project(p.to_owned());
     for agent in AGENTS {
-        let first = run(agent, &scope, &["sightline".to_owned()], false).unwrap();
+        let first = run(agent, &scope, &stdio(&["sightline".to_owned()]), false).unwrap();
         assert!(
             first.iter().all(|l| l.contains(": added ")),
             "{agent:?}: {first:?}"
         );
         let set_up = tree(p);
-        let second = run(agent, &scope, &["sightline".to_owned()], false).unwrap();
+        let second = run(agent, &scope, &stdio(&["sightline".to_owned()]), false).unwrap();
         assert!(
             second.iter().all(|l| l.ends_with(": unchanged")),
             "{agent:?}: {second:?}"
@@ -95,7 +161,7 @@ fn setup_twice_changes_nothing_and_remove_restores_every_file() {
         "{toml}"
     );
     for agent in AGENTS {
-        let removed = run(agent, &scope, &["sightline".to_owned()], true).unwrap();
+        let removed = run(agent, &scope, &stdio(&["sightline".to_owned()]), true).unwrap();
         assert!(
             removed.iter().all(|l| l.contains(": removed ")),
             "{agent:?}: {removed:?}"
@@ -103,7 +169,7 @@ fn setup_twice_changes_nothing_and_remove_restores_every_file() {
     }
     assert_eq!(tree(p), before, "--remove left the files otherwise");
     for agent in AGENTS {
-        let again = run(agent, &scope, &["sightline".to_owned()], true).unwrap();
+        let again = run(agent, &scope, &stdio(&["sightline".to_owned()]), true).unwrap();
         assert!(
             again.iter().all(|l| l.ends_with(": unchanged")),
             "{again:?}"
@@ -118,11 +184,17 @@ fn an_entry_of_another_program_is_replaced_not_doubled() {
     run(
         SetupAgent::Gemini,
         &scope,
-        &["/old/sightline".to_owned()],
+        &stdio(&["/old/sightline".to_owned()]),
         false,
     )
     .unwrap();
-    run(SetupAgent::Gemini, &scope, &["sightline".to_owned()], false).unwrap();
+    run(
+        SetupAgent::Gemini,
+        &scope,
+        &stdio(&["sightline".to_owned()]),
+        false,
+    )
+    .unwrap();
     let text = std::fs::read_to_string(dir.path().join(".gemini/settings.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
@@ -158,7 +230,7 @@ fn remove_undoes_exactly_what_setup_did_and_the_user_s_own_entries_stay() {
     let before = tree(p);
     let scope = Scope::Project(p.to_owned());
     for agent in [SetupAgent::Cursor, SetupAgent::Gemini, SetupAgent::Codex] {
-        run(agent, &scope, &me, false).unwrap();
+        run(agent, &scope, &stdio(&me), false).unwrap();
     }
     let gemini: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(p.join(".gemini/settings.json")).unwrap())
@@ -168,7 +240,7 @@ fn remove_undoes_exactly_what_setup_did_and_the_user_s_own_entries_stay() {
         "the user's entry was replaced"
     );
     for agent in [SetupAgent::Cursor, SetupAgent::Gemini, SetupAgent::Codex] {
-        run(agent, &scope, &me, true).unwrap();
+        run(agent, &scope, &stdio(&me), true).unwrap();
     }
     assert_eq!(tree(p), before, "--remove left the files otherwise");
     // A server table the user wrote in config.toml is not doubled.
@@ -177,7 +249,7 @@ fn remove_undoes_exactly_what_setup_did_and_the_user_s_own_entries_stay() {
         "[mcp_servers]\nsightline = { command = \"sightline\", args = [\"mcp\"] }\n",
     )
     .unwrap();
-    let said = run(SetupAgent::Codex, &scope, &me, false).unwrap();
+    let said = run(SetupAgent::Codex, &scope, &stdio(&me), false).unwrap();
     assert!(said[0].ends_with(": unchanged"), "{said:?}");
 }
 
@@ -186,7 +258,7 @@ fn a_program_path_with_spaces_is_quoted_in_the_hook_command() {
     let dir = tempfile::tempdir().unwrap();
     let scope = Scope::Project(dir.path().to_owned());
     let me = ["/Users/a b/bin/sightline".to_owned()];
-    run(SetupAgent::ClaudeCode, &scope, &me, false).unwrap();
+    run(SetupAgent::ClaudeCode, &scope, &stdio(&me), false).unwrap();
     let text = std::fs::read_to_string(dir.path().join(".claude/settings.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
@@ -197,7 +269,7 @@ fn a_program_path_with_spaces_is_quoted_in_the_hook_command() {
     run(
         SetupAgent::ClaudeCode,
         &scope,
-        &["sightline".to_owned()],
+        &stdio(&["sightline".to_owned()]),
         false,
     )
     .unwrap();
@@ -224,7 +296,7 @@ fn claude_code_is_allowed_the_answering_tools_and_remove_takes_them_out() {
     let theirs = "{\n  // mine\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] }\n}\n";
     std::fs::write(p.join(".claude/settings.local.json"), theirs).unwrap();
     let scope = Scope::Project(p.to_owned());
-    let said = run(SetupAgent::ClaudeCode, &scope, &me, false).unwrap();
+    let said = run(SetupAgent::ClaudeCode, &scope, &stdio(&me), false).unwrap();
     assert!(
         said.iter()
             .any(|l| l.contains("permissions.allow: sightline's") && l.contains("answering tools")),
@@ -260,7 +332,7 @@ fn claude_code_is_allowed_the_answering_tools_and_remove_takes_them_out() {
         allow.len(),
         1 + crate::frontends::tools::listed(false).count()
     );
-    run(SetupAgent::ClaudeCode, &scope, &me, true).unwrap();
+    run(SetupAgent::ClaudeCode, &scope, &stdio(&me), true).unwrap();
     assert_eq!(
         std::fs::read_to_string(p.join(".claude/settings.local.json")).unwrap(),
         theirs
@@ -285,7 +357,13 @@ fn codex_s_block_passes_the_daemon_s_variables_and_an_older_block_is_replaced_wh
     let before = format!("model = \"x\"\n\n{older}[tui]\ntheme = \"dark\"\n");
     std::fs::write(&config, &before).unwrap();
     let scope = Scope::Project(dir.path().to_owned());
-    run(SetupAgent::Codex, &scope, &["sightline".to_owned()], false).unwrap();
+    run(
+        SetupAgent::Codex,
+        &scope,
+        &stdio(&["sightline".to_owned()]),
+        false,
+    )
+    .unwrap();
     let text = std::fs::read_to_string(&config).unwrap();
     assert_eq!(text.matches("[mcp_servers.sightline]").count(), 1, "{text}");
     // Codex reads `env_vars` as a list of names: each of the daemon's
@@ -301,7 +379,13 @@ fn codex_s_block_passes_the_daemon_s_variables_and_an_older_block_is_replaced_wh
     }
     assert!(text.ends_with("]\n[tui]\ntheme = \"dark\"\n"), "{text}");
     // `--remove` puts back the file as this run found it.
-    run(SetupAgent::Codex, &scope, &["sightline".to_owned()], true).unwrap();
+    run(
+        SetupAgent::Codex,
+        &scope,
+        &stdio(&["sightline".to_owned()]),
+        true,
+    )
+    .unwrap();
     assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
 }
 
@@ -315,7 +399,7 @@ fn a_codex_block_whose_list_a_user_reshaped_is_removed_without_what_follows() {
         "env_vars = [\n  \"A\",\n",
     ] {
         let mut text = format!("model = \"x\"\n\n{head}{list}[tui]\ntheme = \"dark\"\n");
-        toml::mcp_server(&mut text, &argv, true);
+        toml::mcp_server(&mut text, &argv, None, true);
         assert!(text.ends_with("[tui]\ntheme = \"dark\"\n"), "{text}");
         assert!(!text.contains("[mcp_servers.sightline]"), "{text}");
     }
@@ -333,7 +417,7 @@ fn every_hooked_agent_gets_its_end_of_turn_event() {
         SetupAgent::Codex,
         SetupAgent::Gemini,
     ] {
-        run(agent, &scope, &["sightline".to_owned()], false).unwrap();
+        run(agent, &scope, &stdio(&["sightline".to_owned()]), false).unwrap();
     }
     let hooks = |file: &str| -> serde_json::Value {
         let text = std::fs::read_to_string(dir.path().join(file)).unwrap();

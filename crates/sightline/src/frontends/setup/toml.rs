@@ -88,8 +88,25 @@ fn users_own(text: &str) -> bool {
     })
 }
 
-/// Adds (or with `remove`, takes out) the block; what changed.
-pub(super) fn mcp_server(text: &mut String, argv: &[String], remove: bool) -> Vec<String> {
+/// The block for sightline over HTTP at `url`: Codex sends the bearer
+/// token it reads from the variable (`bearer_token_env_var`).
+fn http_block(url: &str) -> String {
+    format!(
+        "{MARK}\n[mcp_servers.sightline]\nurl = {}\nbearer_token_env_var = {}\n",
+        quoted(url),
+        quoted(super::TOKEN_VAR)
+    )
+}
+
+/// Adds (or with `remove`, takes out) the block (for `argv`, or over HTTP
+/// at `url`); what changed.
+pub(super) fn mcp_server(
+    text: &mut String,
+    argv: &[String],
+    url: Option<&str>,
+    remove: bool,
+) -> Vec<String> {
+    let wanted = url.map_or_else(|| block(argv), http_block);
     let name = "mcp_servers.sightline".to_owned();
     match (find(text), remove) {
         (Some((start, end)), true) => {
@@ -98,7 +115,6 @@ pub(super) fn mcp_server(text: &mut String, argv: &[String], remove: bool) -> Ve
         }
         (None, true) => Vec::new(),
         (Some((start, end)), false) => {
-            let wanted = block(argv);
             let at = text[start..].find(MARK).map_or(start, |i| start + i);
             if text[at..end] == wanted {
                 return Vec::new();
@@ -114,7 +130,7 @@ pub(super) fn mcp_server(text: &mut String, argv: &[String], remove: bool) -> Ve
             if !text.is_empty() {
                 text.push('\n');
             }
-            text.push_str(&block(argv));
+            text.push_str(&wanted);
             vec![name]
         }
     }
