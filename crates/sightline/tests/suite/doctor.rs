@@ -95,3 +95,64 @@ fn doctor_says_what_is_set_up_and_what_needs_the_user() {
         "{text}"
     );
 }
+
+/// An agent set up over HTTP (`setup --http`): doctor asks the server with
+/// the token the agent will send, and says what is wrong in words: the
+/// variable unset, a token the server refuses, no server listening.
+#[test]
+fn doctor_checks_an_http_entry_with_the_agent_s_token() {
+    let p = Project::new(&[("pyproject.toml", ""), ("app.py", "x: int = 1\n")]);
+    let home = tempfile::tempdir().unwrap();
+    let dirs = DaemonDirs::new();
+    let keep = tempfile::tempdir().unwrap();
+    let token = "the-doctor-s-token-0123456789";
+    let token_file = keep.path().join("token");
+    std::fs::write(&token_file, format!("{token}\n")).unwrap();
+    let command = |args: &[&str]| {
+        let mut cmd = Command::new(sightline_bin());
+        cmd.args(args)
+            .current_dir(p.root())
+            .env("HOME", home.path())
+            .env("PATH", path_with_tools())
+            .env_remove("SIGHTLINE_MCP_TOKEN")
+            .envs(dirs.env());
+        cmd
+    };
+    let mut serve = command(&["mcp", "--http", "0", "--token-file"]);
+    serve.arg(&token_file);
+    let mut http = sightline_test_support::http::HttpMcp::spawn(serve, keep.path(), Some(token));
+    let out = command(&["setup", "claude-code", "--http", &http.url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let url = http.url.clone();
+    let needs = |env: Option<&str>| -> Value {
+        let mut cmd = command(&["doctor", "--json"]);
+        if let Some(t) = env {
+            cmd.env("SIGHTLINE_MCP_TOKEN", t);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let claude = report["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["agent"] == "claude-code")
+            .unwrap()["scopes"][0]
+            .clone();
+        assert_eq!(claude["http"], url.as_str(), "{claude}");
+        claude["needs"].clone()
+    };
+    assert_eq!(needs(Some(token)), serde_json::json!([]));
+    let unset = needs(None).to_string();
+    assert!(
+        unset.contains("SIGHTLINE_MCP_TOKEN, which is not set"),
+        "{unset}"
+    );
+    let refused = needs(Some("another-token-0123456789")).to_string();
+    assert!(refused.contains("refused the token"), "{refused}");
+    assert!(http.stop().success());
+    let down = needs(Some(token)).to_string();
+    assert!(down.contains("nothing listens"), "{down}");
+}
