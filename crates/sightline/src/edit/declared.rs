@@ -2,7 +2,10 @@
 //! (`delta::hunks`) and its outline before the change, the functions whose
 //! header changed, the members and variables changed, and the types that
 //! gained or lost a member. A function's body is not its declaration, so a
-//! change inside one follows no one.
+//! change inside one follows no one, unless the function's return type is
+//! inferred (no annotation, in TypeScript, JavaScript or Python) and the
+//! change is to a line that returns: then what it returns, which its users
+//! see, may have changed with it.
 
 use std::path::PathBuf;
 
@@ -30,19 +33,32 @@ fn touches(h: &Hunk, from: usize, to: usize) -> bool {
 /// one. A function's body is not its declaration.
 pub(super) fn declared(
     items: &[Item],
-    text: &str,
+    (text, other): (&str, &str),
     hunks: &[Hunk],
     out: &mut Vec<(PathBuf, usize, usize, String)>,
 ) {
     for item in items {
         let (from, to) = (item.loc.line, item.end_line.max(item.loc.line));
         let header_to = match item.kind.as_str() {
-            "function" | "method" | "constructor" | "operator" => {
-                header_end(text, item.loc.line, item.loc.column).min(to)
+            "function" | "method" => {
+                let header = header_end(text, item.loc.line, item.loc.column).min(to);
+                // A return changed in a function whose return type is
+                // inferred: the whole function counts.
+                if infers_return_type(&item.loc.path)
+                    && !annotated_return(text, header, item.loc.line, item.loc.column)
+                    && hunks
+                        .iter()
+                        .any(|h| touches(h, header + 1, to) && returns_in(h, text, other))
+                {
+                    to
+                } else {
+                    header
+                }
             }
+            "constructor" | "operator" => header_end(text, item.loc.line, item.loc.column).min(to),
             "class" | "interface" | "struct" | "enum" | "module" | "namespace" | "package"
             | "object" => {
-                declared(&item.children, text, hunks, out);
+                declared(&item.children, (text, other), hunks, out);
                 // A change inside the type that no member holds adds or
                 // removes one: the type's users may break.
                 let between = hunks.iter().any(|h| {
@@ -65,6 +81,75 @@ pub(super) fn declared(
             ));
         }
     }
+}
+
+/// Whether a function's users see a return type inferred from its body
+/// where none is written: TypeScript, JavaScript and Python (pyright infers
+/// one for an unannotated function).
+fn infers_return_type(path: &std::path::Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        matches!(
+            e,
+            "ts" | "tsx" | "mts" | "cts" | "js" | "jsx" | "mjs" | "cjs" | "py" | "pyi"
+        )
+    })
+}
+
+/// Whether the header of the function named at `line`, `column` (ending on
+/// line `header_to`) writes its return type: something between the
+/// parameter list's closing parenthesis and the body (`): T {`,
+/// `) -> T:`), not just the body's opening (`) {`, `):`).
+fn annotated_return(text: &str, header_to: usize, line: usize, column: usize) -> bool {
+    let mut depth = 0i64;
+    let mut opened = false;
+    let mut after = String::new();
+    for (i, l) in text
+        .lines()
+        .enumerate()
+        .skip(line.saturating_sub(1))
+        .take(header_to + 1 - line.min(header_to))
+    {
+        let skip = if i + 1 == line {
+            column.saturating_sub(1)
+        } else {
+            0
+        };
+        for c in l.chars().skip(skip) {
+            if opened && depth == 0 {
+                after.push(c);
+                continue;
+            }
+            match c {
+                '(' => {
+                    depth += 1;
+                    opened = true;
+                }
+                ')' => depth -= 1,
+                _ => {}
+            }
+        }
+    }
+    let rest = after.split('{').next().unwrap_or_default().trim();
+    let rest = rest.strip_suffix(':').unwrap_or(rest).trim();
+    !rest.is_empty()
+}
+
+/// Whether the lines a hunk changes (in `text`, and the lines it puts in
+/// their place, in `other`) return a value.
+fn returns_in(h: &Hunk, text: &str, other: &str) -> bool {
+    let lines = |t: &str, (first, last): (usize, usize)| -> bool {
+        t.lines()
+            .skip(first.saturating_sub(1))
+            .take((last + 1).saturating_sub(first))
+            .any(|l| {
+                let l = l.trim_start();
+                ["return", "yield"].iter().any(|k| {
+                    l.strip_prefix(k)
+                        .is_some_and(|r| r.is_empty() || r.starts_with([' ', ';', '(']))
+                })
+            })
+    };
+    lines(text, h.old) || lines(other, h.new)
 }
 
 /// The line on which the parameter list that follows a function's name
@@ -120,32 +205,78 @@ mod tests {
 
     fn found(items: &[Item], old: &str, new: &str) -> Vec<usize> {
         let mut out = Vec::new();
-        declared(items, old, &delta::hunks(old, new), &mut out);
+        declared(items, (old, new), &delta::hunks(old, new), &mut out);
         out.into_iter().map(|(_, l, _, _)| l).collect()
     }
 
     #[test]
+    fn a_changed_return_of_a_function_whose_return_type_is_inferred_follows_it() {
+        let old = "def add(a,\n        b):\n    c = a\n    return a + b\n";
+        let items = [item("function", 1, 4, vec![])];
+        // What it returns changed, and nothing says its type: followed.
+        let returns = "def add(a,\n        b):\n    c = a\n    return str(a + b)\n";
+        assert_eq!(found(&items, old, returns), vec![1]);
+        // A return put in where there was none, too.
+        let added = "def add(a,\n        b):\n    return c\n    return a + b\n";
+        assert_eq!(found(&items, old, added), vec![1]);
+        // Another line of the body: not followed.
+        let other = "def add(a,\n        b):\n    c = b\n    return a + b\n";
+        assert_eq!(found(&items, old, other), Vec::<usize>::new());
+        // The return type written: its users see that, whatever returns.
+        let typed = "def add(a,\n        b) -> int:\n    c = a\n    return a + b\n";
+        let typed_new = "def add(a,\n        b) -> int:\n    c = a\n    return a - b\n";
+        assert_eq!(found(&items, typed, typed_new), Vec::<usize>::new());
+        // TypeScript alike: `): T {` is written, `) {` is not.
+        let ts = |header: &str, ret: &str| {
+            format!("function add(a, b){header} {{\n  return {ret};\n}}\n")
+        };
+        let mut ts_items = [item("function", 1, 3, vec![])];
+        ts_items[0].loc.path = PathBuf::from("/p/lib.ts");
+        ts_items[0].loc.column = 10;
+        assert_eq!(
+            found(&ts_items, &ts("", "a + b"), &ts("", "`${a}`")),
+            vec![1]
+        );
+        assert_eq!(
+            found(
+                &ts_items,
+                &ts(": number", "a + b"),
+                &ts(": number", "a - b")
+            ),
+            Vec::<usize>::new()
+        );
+        // A language whose return type is always written: not followed.
+        let mut rs_items = [item("function", 1, 3, vec![])];
+        rs_items[0].loc.path = PathBuf::from("/p/lib.rs");
+        let rs = |ret: &str| format!("fn add(a: i32, b: i32) {{\n    return {ret};\n}}\n");
+        assert_eq!(
+            found(&rs_items, &rs("a + b"), &rs("a - b")),
+            Vec::<usize>::new()
+        );
+    }
+
+    #[test]
     fn a_functions_body_is_not_its_declaration() {
-        let old = "def add(a,\n        b):\n    return a + b\n\nx = 1\n";
+        let old = "def add(a,\n        b) -> int:\n    return a + b\n\nx = 1\n";
         let items = [
             item("function", 1, 3, vec![]),
             item("variable", 5, 5, vec![]),
         ];
-        let body = "def add(a,\n        b):\n    return a - b\n\nx = 1\n";
+        let body = "def add(a,\n        b) -> int:\n    return a - b\n\nx = 1\n";
         assert_eq!(found(&items, old, body), Vec::<usize>::new());
-        let params = "def add(a,\n        b, c):\n    return a + b\n\nx = 1\n";
+        let params = "def add(a,\n        b, c) -> int:\n    return a + b\n\nx = 1\n";
         assert_eq!(found(&items, old, params), vec![1]);
-        let var = "def add(a,\n        b):\n    return a + b\n\nx = 2\n";
+        let var = "def add(a,\n        b) -> int:\n    return a + b\n\nx = 2\n";
         assert_eq!(found(&items, old, var), vec![5]);
         // A line inserted above the function does not touch it; one
         // inserted inside its parameter list does.
-        let above = "# note\ndef add(a,\n        b):\n    return a + b\n\nx = 1\n";
+        let above = "# note\ndef add(a,\n        b) -> int:\n    return a + b\n\nx = 1\n";
         assert_eq!(found(&items, old, above), Vec::<usize>::new());
-        let inside = "def add(a,\n        c,\n        b):\n    return a + b\n\nx = 1\n";
+        let inside = "def add(a,\n        c,\n        b) -> int:\n    return a + b\n\nx = 1\n";
         assert_eq!(found(&items, old, inside), vec![1]);
         // An import added at the top and a parameter far below: only the
         // function, not all between.
-        let both = "import os\ndef add(a,\n        b, c):\n    return a + b\n\nx = 1\n";
+        let both = "import os\ndef add(a,\n        b, c) -> int:\n    return a + b\n\nx = 1\n";
         assert_eq!(found(&items, old, both), vec![1]);
     }
 

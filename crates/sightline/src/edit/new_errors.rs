@@ -176,7 +176,9 @@ impl Engine {
                 continue;
             }
             match tokio::time::timeout(left(), self.document_symbols(path)).await {
-                Ok(Ok(outline)) => declared(&outline.items, old, &hunks, &mut symbols),
+                Ok(Ok(outline)) => {
+                    declared(&outline.items, (old, &new.body), &hunks, &mut symbols);
+                }
                 Ok(Err(e)) => base.notes.push(format!(
                     "the users of {} were not looked for: {e}",
                     path.display()
@@ -281,7 +283,7 @@ impl Engine {
         let hunks = delta::hunks(&new, old);
         let mut symbols = Vec::new();
         match tokio::time::timeout(left(), self.document_symbols(path)).await {
-            Ok(Ok(outline)) => declared(&outline.items, &new, &hunks, &mut symbols),
+            Ok(Ok(outline)) => declared(&outline.items, (&new, old), &hunks, &mut symbols),
             Ok(Err(e)) => {
                 notes.push(format!(
                     "the users of {} were not looked for: {e}",

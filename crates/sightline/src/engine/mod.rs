@@ -356,6 +356,15 @@ impl Engine {
         self.shared.pool.running()
     }
 
+    /// The running servers that answer for `file`: those of its kind whose
+    /// root holds it.
+    pub(crate) fn servers_of(&self, file: &Path) -> Vec<Arc<LspServer>> {
+        self.running_servers()
+            .into_iter()
+            .filter(|s| s.spec.handles(file) && file.starts_with(&s.root))
+            .collect()
+    }
+
     /// What happens to this engine's servers from now on.
     pub(crate) fn server_events(
         &self,

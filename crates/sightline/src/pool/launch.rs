@@ -63,6 +63,10 @@ impl Pool {
         {
             super::runtime::check(spec.id, runtime, &self.search_path).await?;
         }
+        // Told without running it (its npm or PyPI package), for answers
+        // to name when the server does not say (pyright gives no
+        // `serverInfo`).
+        let version = install::version_of(spec, &program);
         let mut init = initialization_options(spec, root, &program)?;
         if let (Some(extra), Some(base)) = (
             settings.and_then(|s| s.initialization.clone()),
@@ -140,6 +144,7 @@ impl Pool {
                 .map_or(Value::Null, Value::Object),
             env_remove,
             watch_limit: self.watch_limit,
+            version,
         };
         let key = format!("start {} {}", spec.id, root.display());
         progress.begin(

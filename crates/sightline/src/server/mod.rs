@@ -50,6 +50,19 @@ pub(crate) use documents::Asking;
 pub use requests::without_declarations;
 pub use start::{Launch, initialize_params};
 
+/// What a server says of itself in `initialize` (`serverInfo`), where it
+/// says anything: pyright and typescript-language-server give no version,
+/// rust-analyzer and clangd do.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ServerInfo {
+    /// Its name for itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
 /// One running language server for one root.
 pub struct LspServer {
     /// Which server it is.
@@ -63,6 +76,9 @@ pub struct LspServer {
     pub(crate) static_pull: Option<Option<String>>,
     /// The server offers `workspace/diagnostic`.
     pub(crate) workspace_pull: bool,
+    /// The name and version the server gave in `initialize`
+    /// (`serverInfo`), which structured answers name.
+    pub(crate) info: ServerInfo,
     /// The capabilities the server declared in `initialize`.
     pub(crate) capabilities: Value,
     /// Its budgets.

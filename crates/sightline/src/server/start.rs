@@ -42,6 +42,9 @@ pub struct Launch {
     /// At most this many directories are watched with inotify; the rest
     /// are polled.
     pub watch_limit: usize,
+    /// The server's version as its installed package says, when the
+    /// server does not say it in `initialize`.
+    pub version: Option<String>,
 }
 
 /// The `initialize` params sightline sends; public so that the benchmarks'
@@ -122,6 +125,22 @@ struct Setup {
     watch_limit: usize,
     /// Its options turn its check on save off.
     check_off: bool,
+    /// Its installed package's version (`Launch::version`).
+    version: Option<String>,
+}
+
+/// What the server says of itself in its `initialize` answer `init`, its
+/// installed package's version standing in for one it does not give.
+fn server_info(init: &Value, installed_version: Option<String>) -> crate::server::ServerInfo {
+    let said = |key: &str| {
+        init.pointer(&format!("/serverInfo/{key}"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    crate::server::ServerInfo {
+        name: said("name"),
+        version: said("version").or(installed_version),
+    }
 }
 
 /// Whether rust-analyzer's options turn its check on save off: `checkOnSave`
@@ -164,6 +183,7 @@ impl LspServer {
             tmp: launch.tmp,
             watch_limit: launch.watch_limit,
             check_off,
+            version: launch.version,
         };
         Self::initialize(spec, root, client, state, relayed, setup, budgets).await
     }
@@ -189,6 +209,7 @@ impl LspServer {
             tmp: None,
             watch_limit: 64,
             check_off: false,
+            version: None,
         };
         Self::initialize(spec, root, client, state, relayed, setup, budgets).await
     }
@@ -209,6 +230,7 @@ impl LspServer {
             tmp,
             watch_limit,
             check_off,
+            version: installed_version,
         } = setup;
         let check_on_save = spec.quirks.diagnostics.save_check.is_some() && !check_off;
         let init = client
@@ -262,6 +284,7 @@ impl LspServer {
             static_pull,
             workspace_pull,
             capabilities: caps,
+            info: server_info(&init, installed_version),
             budgets,
             check_on_save,
             docs: Mutex::new(Documents::default()),

@@ -445,3 +445,103 @@ fn a_chain_of_edits_across_files_previews_the_errors_of_all_of_them_together() {
     assert!(tree(&root) == before, "a refused chain wrote");
     d.close("s");
 }
+
+/// A change to what a function returns, where its return type is inferred
+/// (no annotation), breaks its users in other packages: the dry run lists
+/// them, through the daemon, in TypeScript (an npm workspace of two
+/// packages, no root tsconfig) and in Python. Before, a function's body
+/// was never its declaration, and only the edited file was listed.
+#[test]
+fn a_changed_return_of_an_inferred_function_lists_its_users_in_other_packages() {
+    require("typescript-language-server");
+    require("pyright-langserver");
+    let p = sightline_test_support::Project::new(&[
+        (
+            "package.json",
+            r#"{ "name": "root", "private": true, "workspaces": ["packages/*"] }"#,
+        ),
+        (
+            "packages/shared/package.json",
+            r#"{ "name": "@demo/shared", "version": "1.0.0", "main": "src/index.ts", "types": "src/index.ts" }"#,
+        ),
+        (
+            "packages/shared/tsconfig.json",
+            r#"{ "compilerOptions": { "strict": true, "noEmit": true }, "include": ["src"] }"#,
+        ),
+        (
+            "packages/shared/src/index.ts",
+            "export function label(n: number) {\n  return n + 1;\n}\n",
+        ),
+        (
+            "packages/app/package.json",
+            r#"{ "name": "@demo/app", "version": "1.0.0", "dependencies": { "@demo/shared": "1.0.0" } }"#,
+        ),
+        (
+            "packages/app/tsconfig.json",
+            r#"{ "compilerOptions": { "strict": true, "noEmit": true }, "include": ["src"] }"#,
+        ),
+        (
+            "packages/app/src/use.ts",
+            "import { label } from \"@demo/shared\";\n\nexport const shown: number = label(1);\n",
+        ),
+        ("py/pyproject.toml", "[project]\nname = \"py\"\n"),
+        ("py/lib.py", "def total(n: int):\n    return n + 1\n"),
+        (
+            "py/app.py",
+            "from lib import total\n\nvalue: int = total(1)\n",
+        ),
+    ]);
+    let modules = p.root().join("node_modules/@demo");
+    std::fs::create_dir_all(&modules).unwrap();
+    std::os::unix::fs::symlink(p.root().join("packages/shared"), modules.join("shared")).unwrap();
+    let daemon = sightline_test_support::DaemonDirs::new();
+    let env: Vec<(&str, String)> = daemon
+        .env()
+        .into_iter()
+        .map(|(k, v)| (k, v.display().to_string()))
+        .collect();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let index = p.root().join("packages/shared/src/index.ts");
+    let index_s = index.display().to_string();
+    let (ts, status) = sightline_test_support::run_cli(
+        &[
+            "edit",
+            &index_s,
+            "--old",
+            "return n + 1;",
+            "--new",
+            "return String(n);",
+            "--dry-run",
+        ],
+        &env,
+    );
+    assert_eq!(status, 1, "{ts}");
+    assert!(ts.starts_with("preview: nothing was written"), "{ts}");
+    assert!(ts.contains("use.ts"), "{ts}");
+    assert!(
+        ts.contains("3:14 error: Type 'string' is not assignable to type 'number'"),
+        "{ts}"
+    );
+    let lib = p.root().join("py/lib.py").display().to_string();
+    let (py, status) = sightline_test_support::run_cli(
+        &[
+            "edit",
+            &lib,
+            "--old",
+            "return n + 1",
+            "--new",
+            "return str(n)",
+            "--dry-run",
+        ],
+        &env,
+    );
+    assert_eq!(status, 1, "{py}");
+    assert!(py.contains("app.py"), "{py}");
+    assert!(py.contains("3:14 error"), "{py}");
+    // Nothing was written.
+    assert!(
+        std::fs::read_to_string(&index)
+            .unwrap()
+            .contains("return n + 1;")
+    );
+}

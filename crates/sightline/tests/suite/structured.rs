@@ -29,6 +29,25 @@ fn the_notes(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The SHA-256 of `text`, in hex, by the system's `sha256sum`.
+fn sha256(text: &str) -> &'static str {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    std::fs::write(&f, text).unwrap();
+    let out = std::process::Command::new("sha256sum")
+        .arg(&f)
+        .output()
+        .unwrap();
+    let line = String::from_utf8(out.stdout).unwrap();
+    Box::leak(
+        line.split_whitespace()
+            .next()
+            .unwrap()
+            .to_owned()
+            .into_boxed_str(),
+    )
+}
+
 /// The structured content of `a`, checked against its text.
 fn checked(a: &Answer) -> Value {
     let s = a
@@ -95,6 +114,36 @@ fn every_answer_carries_its_values_and_whether_it_is_whole_beside_the_same_text(
         assert_eq!(
             places,
             [(report_s.clone(), 1), (report_s.clone(), 5)],
+            "{s:#}"
+        );
+        // Where it came from: the server that answers for the files, as it
+        // named itself, and each file read with its content's hash now.
+        assert_eq!(s["servers"].as_array().unwrap().len(), 1, "{s:#}");
+        assert_eq!(s["servers"][0]["id"], "pyright", "{s:#}");
+        assert!(
+            s["servers"][0]["version"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("1.1.")),
+            "{s:#}"
+        );
+        assert_eq!(
+            s["servers"][0]["root"],
+            p.root().display().to_string(),
+            "{s:#}"
+        );
+        let read: Vec<(&str, &str)> = s["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["file"].as_str().unwrap(), f["sha256"].as_str().unwrap()))
+            .collect();
+        let core_s = core.display().to_string();
+        assert_eq!(
+            read,
+            [
+                (core_s.as_str(), sha256(CORE)),
+                (report_s.as_str(), sha256(REPORT))
+            ],
             "{s:#}"
         );
 

@@ -34,6 +34,7 @@ use crate::render;
 
 mod lean;
 mod logs;
+mod provenance;
 mod resources;
 mod structured;
 mod tools;
@@ -277,6 +278,10 @@ impl ServerHandler for McpServer {
         let sink: Arc<dyn Progress> = Arc::new(CallProgress { tx });
         // A panic inside the call is its answer, never a call left waiting.
         let args = request.arguments.unwrap_or_default();
+        let asked = args
+            .get("file")
+            .and_then(serde_json::Value::as_str)
+            .map(std::path::PathBuf::from);
         let run = async {
             let call = async { Ok(self.session.call(&name, args, json || structured).await) };
             match crate::error::caught(&name, call).await {
@@ -314,7 +319,17 @@ impl ServerHandler for McpServer {
                 let values = match structured {
                     // The session's first line is about the session, not
                     // the answer: its notes are the answer's own.
-                    true => Some(structured::structured(&text, &answered.text, answered.json)),
+                    true => {
+                        let (servers, files) = provenance::provenance(
+                            self.session.engine(),
+                            asked.as_deref(),
+                            answered.json.as_ref(),
+                        );
+                        let mut s = structured::structured(&text, &answered.text, answered.json);
+                        s["servers"] = servers;
+                        s["files"] = files;
+                        Some(s)
+                    }
                     false => answered.json,
                 };
                 let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);

@@ -2,8 +2,9 @@
 //! text (unchanged, byte for byte) its `structuredContent`: the same text,
 //! whether the answer is whole (`complete`, false exactly where the text
 //! has a `note:` line or a list cut short, `... and N more`) with those
-//! notes, and the places, diagnostics or
-//! edits as values where the tool has them (`answer`, the CLI's `--json`).
+//! notes, the places, diagnostics or edits as values where the tool has
+//! them (`answer`, the CLI's `--json`), and where the answer came from
+//! (`servers`, `files`: `provenance`).
 //!
 //! A client that gives its model the structured content in place of the
 //! text gets neither, so its model reads the same text as before.
@@ -43,6 +44,24 @@ pub(super) fn output_schema() -> Arc<JsonObject> {
             "complete": { "type": "boolean" },
             "notes": { "type": "array", "items": { "type": "string" } },
             "answer": { "type": "object" },
+            "servers": { "type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "id": { "type": "string" },
+                    "name": { "type": ["string", "null"] },
+                    "version": { "type": ["string", "null"] },
+                    "root": { "type": "string" },
+                },
+                "required": ["id", "root"],
+            } },
+            "files": { "type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "file": { "type": "string" },
+                    "sha256": { "type": ["string", "null"] },
+                },
+                "required": ["file", "sha256"],
+            } },
         },
         "required": ["text", "complete", "notes"],
     });
