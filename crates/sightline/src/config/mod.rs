@@ -229,24 +229,6 @@ pub(crate) struct Reach<'a> {
     pub folders: &'a [PathBuf],
 }
 
-const TOP_KEYS: &[&str] = &[
-    "$schema",
-    "lsp",
-    "formatter",
-    "sandbox",
-    "autoinstall",
-    "edit_tools",
-    "format_range",
-    "edit_delta",
-    "edit_warnings",
-    "dependents_ms",
-    "workspace",
-    "agent",
-    "mcp",
-    "allow_unsandboxed",
-    "writable_roots",
-    "network_env",
-];
 const ENTRY_KEYS: &[&str] = &[
     "disabled",
     "command",
@@ -314,6 +296,7 @@ pub fn fingerprint(config: &Config, trusted_root: bool) -> u64 {
 
 mod entries;
 mod folders;
+mod keys;
 mod parse;
 mod resolve;
 mod schema;
@@ -336,7 +319,7 @@ pub fn merge_deep(base: &mut Value, over: &Value) {
         (b, o) => *b = o.clone(),
     }
 }
-pub use schema::schema;
+pub use keys::schema;
 
 #[cfg(test)]
 mod tests;

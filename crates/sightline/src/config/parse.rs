@@ -8,9 +8,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::catalog;
-use crate::config::entries::{
-    File, absolute_dirs_of, bool_of, flatten, parse_entry, parse_formatter, root_range, to_json,
-};
+use crate::config::entries::{File, flatten, parse_entry, root_range, to_json};
 
 impl Config {
     /// Reads the user file and the project file of `workspace`.
@@ -60,10 +58,6 @@ impl Config {
 
     /// Merges the configuration `text`, read from `path`; `project` says it is
     /// a project file (its commands then need trust).
-    #[allow(
-        clippy::too_many_lines,
-        reason = "one arm per top-level key of the configuration, each checked where its error names the line; split, the keys would no longer read as one table"
-    )]
     pub fn merge_text(
         &mut self,
         path: &Path,
@@ -89,241 +83,33 @@ impl Config {
             return Err(file.error(root_range(&root), "the configuration must be an object"));
         };
         for prop in &obj.properties {
-            let key = prop.name.as_str();
-            match key {
-                "$schema" => {}
-                "lsp" => self.merge_lsp(&file, &prop.value, project)?,
-                "autoinstall" => {
-                    let v = bool_of(&file, &prop.value, "\"autoinstall\" must be true or false")?;
-                    // Installing runs an installer with the network.
-                    if v && project && !self.trusted {
-                        self.ignore("autoinstall".into(), &file.origin(prop.range));
-                        continue;
-                    }
-                    self.autoinstall = Some(v);
-                    self.record("autoinstall", json!(v), file.origin(prop.range));
-                }
-                "allow_unsandboxed" => {
-                    let v = bool_of(
-                        &file,
-                        &prop.value,
-                        "\"allow_unsandboxed\" must be true or false",
-                    )?;
-                    // A cloned repository must not switch the sandbox off.
-                    if project {
-                        return Err(file.error(
-                            prop.range,
-                            "\"allow_unsandboxed\" may only be set in the user configuration",
-                        ));
-                    }
-                    self.allow_unsandboxed = v;
-                    self.record("allow_unsandboxed", json!(v), file.origin(prop.range));
-                }
-                "writable_roots" => {
-                    // A cloned repository must not widen what may be written.
-                    if project {
-                        return Err(file.error(
-                            prop.range,
-                            "\"writable_roots\" may only be set in the user configuration",
-                        ));
-                    }
-                    let roots = absolute_dirs_of(&file, &prop.value, "writable_roots")?;
-                    self.record("writable_roots", json!(roots), file.origin(prop.range));
-                    self.writable_roots = roots;
-                }
-                "network_env" => {
-                    // A cloned repository must not point installs at its
-                    // own registry or proxy.
-                    if project {
-                        return Err(file.error(
-                            prop.range,
-                            "\"network_env\" may only be set in the user configuration",
-                        ));
-                    }
-                    let vars = crate::config::entries::string_map_of(&file, prop, "network_env")?;
-                    if let Some(bad) = vars
-                        .keys()
-                        .find(|k| !crate::sandbox::network_env::allowed(k))
-                    {
-                        return Err(file.error(
-                            prop.range,
-                            &format!(
-                                "network_env: \"{bad}\" is not a network setting; expected one of {}",
-                                crate::sandbox::network_env::NETWORK_VARS.join(", ")
-                            ),
-                        ));
-                    }
-                    if let Some((name, _)) = vars
-                        .iter()
-                        .find(|(_, v)| crate::sandbox::network_env::holds_credential(v))
-                    {
-                        return Err(file.error(
-                            prop.range,
-                            &format!(
-                                "network_env: \"{name}\" holds a user or password in its URL; credentials never reach sightline's children (name the variable in SIGHTLINE_PASS_ENV instead)"
-                            ),
-                        ));
-                    }
-                    self.record("network_env", json!(vars), file.origin(prop.range));
-                    self.network_env = vars.into_iter().collect();
-                }
-                "edit_delta" | "edit_warnings" => {
-                    let key = prop.name.as_str();
-                    let v = bool_of(
-                        &file,
-                        &prop.value,
-                        &format!("\"{key}\" must be true or false"),
-                    )?;
-                    if key == "edit_delta" {
-                        self.edit_delta = v;
-                    } else {
-                        self.edit_warnings = v;
-                    }
-                    self.record(key, json!(v), file.origin(prop.range));
-                }
-                "workspace" => self.merge_workspace(&file, &prop.value, project)?,
-                "mcp" => self.merge_mcp(&file, &prop.value, project, prop.range)?,
-                "agent" => {
-                    // Whether an agent's edits are stopped is the user's
-                    // choice, not a cloned repository's.
-                    if project {
-                        return Err(file.error(
-                            prop.range,
-                            "\"agent\" may only be set in the user configuration",
-                        ));
-                    }
-                    let message =
-                        "\"agent\" must be an object with \"new_errors\": \"tell\" or \"deny\"";
-                    let ast::Value::Object(obj) = &prop.value else {
-                        return Err(file.error(root_range(&prop.value), message));
-                    };
-                    for inner in &obj.properties {
-                        let v = match (inner.name.as_str(), &inner.value) {
-                            ("new_errors", ast::Value::StringLit(s)) if s.value == "tell" => {
-                                super::NewErrors::Tell
-                            }
-                            ("new_errors", ast::Value::StringLit(s)) if s.value == "deny" => {
-                                super::NewErrors::Deny
-                            }
-                            _ => return Err(file.error(inner.range, message)),
-                        };
-                        self.agent_new_errors = v;
-                        let word = if v == super::NewErrors::Deny {
-                            "deny"
-                        } else {
-                            "tell"
-                        };
-                        self.record("agent.new_errors", json!(word), file.origin(inner.range));
-                    }
-                }
-                "dependents_ms" => {
-                    let v = match &prop.value {
-                        ast::Value::NumberLit(n) if n.value.parse::<u64>().is_ok() => {
-                            n.value.parse::<u64>().unwrap_or_default()
-                        }
-                        other => {
-                            return Err(file.error(
-                                root_range(other),
-                                "\"dependents_ms\" must be a whole number of milliseconds",
-                            ));
-                        }
-                    };
-                    self.dependents_ms = v;
-                    self.record("dependents_ms", json!(v), file.origin(prop.range));
-                }
-                "format_range" => {
-                    let v = bool_of(&file, &prop.value, "\"format_range\" must be true or false")?;
-                    self.format_range = v;
-                    self.record("format_range", json!(v), file.origin(prop.range));
-                }
-                "edit_tools" => {
-                    let v = bool_of(&file, &prop.value, "\"edit_tools\" must be true or false")?;
-                    if v && project && !self.trusted {
-                        self.ignore("edit_tools".into(), &file.origin(prop.range));
-                        continue;
-                    }
-                    self.edit_tools = v;
-                    self.record("edit_tools", json!(v), file.origin(prop.range));
-                }
-                "sandbox" => {
-                    let v = match &prop.value {
-                        ast::Value::StringLit(s) if SANDBOX_MODES.contains(&s.value.as_ref()) => {
-                            s.value.to_string()
-                        }
-                        other => {
-                            return Err(file.error(
-                                root_range(other),
-                                &format!("\"sandbox\" must be one of {}", SANDBOX_MODES.join(", ")),
-                            ));
-                        }
-                    };
-                    let origin = file.origin(prop.range);
-                    if project && !self.trusted && !self.gate_sandbox(&v, &origin) {
-                        continue;
-                    }
-                    self.record("sandbox", json!(v), origin);
-                    self.sandbox = Some(v);
-                }
-                "formatter" => {
-                    let v = to_json(&prop.value);
-                    match &prop.value {
-                        ast::Value::BooleanLit(b) => self.formatters_enabled = b.value,
-                        ast::Value::Object(obj) => {
-                            self.formatters_enabled = true;
-                            for p in &obj.properties {
-                                let name = p.name.as_str().to_owned();
-                                let mut entry = self.formatters.remove(&name).unwrap_or_default();
-                                let before = entry.clone();
-                                parse_formatter(&file, &name, &p.value, &mut entry)?;
-                                let origin = file.origin(p.range);
-                                if project && !self.trusted {
-                                    self.gate_formatter(&name, &before, &mut entry, &origin);
-                                }
-                                entry.from_project |= project;
-                                let entry = self.formatters.entry(name.clone()).or_insert(entry);
-                                let custom = crate::format::table::builtin(&name).is_none();
-                                if custom
-                                    && !entry.disabled
-                                    && (entry.command.is_none() || entry.extensions.is_none())
-                                {
-                                    return Err(file.error(
-                                        p.range,
-                                        &format!("formatter.\"{name}\" is not a built-in formatter, so it needs \"command\" (with $FILE) and \"extensions\""),
-                                    ));
-                                }
-                            }
-                        }
-                        other => {
-                            return Err(file.error(
-                                root_range(other),
-                                "\"formatter\" must be true, false or an object of formatters",
-                            ));
-                        }
-                    }
-                    for (k, val) in flatten("formatter", &v) {
-                        self.values.insert(k, (val, file.origin(prop.range)));
-                    }
-                    self.formatter = v;
-                }
-                other => {
-                    return Err(file.error(
-                        prop.range,
-                        &format!(
-                            "unknown key \"{other}\"; expected one of {}",
-                            TOP_KEYS[1..].join(", ")
-                        ),
-                    ));
-                }
+            let name = prop.name.as_str();
+            let Some(key) = super::keys::find(name) else {
+                return Err(file.error(
+                    prop.range,
+                    &format!(
+                        "unknown key \"{name}\"; expected one of {}",
+                        super::keys::names()
+                    ),
+                ));
+            };
+            // A cloned repository must not set what is the user's alone.
+            if key.setter == super::keys::Setter::User && project {
+                return Err(file.error(
+                    prop.range,
+                    &format!("\"{name}\" may only be set in the user configuration"),
+                ));
             }
+            (key.merge)(self, &file, prop, project)?;
         }
         Ok(())
     }
 
-    fn record(&mut self, key: &str, value: Value, origin: Origin) {
+    pub(super) fn record(&mut self, key: &str, value: Value, origin: Origin) {
         self.values.insert(key.to_owned(), (value, origin));
     }
 
-    fn merge_lsp(
+    pub(super) fn merge_lsp(
         &mut self,
         file: &File,
         value: &ast::Value,
@@ -380,6 +166,7 @@ impl Config {
 }
 
 mod mcp;
+mod top;
 mod workspace;
 
 #[cfg(test)]

@@ -1,75 +1,13 @@
-//! The JSON Schema of configuration files (`sightline schema`).
-
-use serde_json::Value;
-
-/// The JSON Schema of a configuration file.
-pub fn schema() -> Value {
-    serde_json::to_value(schemars::schema_for!(shape::ConfigFile)).unwrap_or(Value::Null)
-}
+//! The shapes of the configuration's values, described to `schemars`: the
+//! JSON Schema of a file (`sightline schema`) is the key table's
+//! (`config::keys`), each key's value one of these.
 
 /// Types that exist only to describe the files' shape to `schemars`.
-mod shape {
+pub(super) mod shape {
     #![allow(dead_code)]
     use std::collections::BTreeMap;
 
     use schemars::JsonSchema;
-
-    /// A sightline configuration file: `sightline.json[c]` at a project root,
-    /// or the user's `~/.config/sightline/config.json[c]`.
-    #[derive(JsonSchema)]
-    #[serde(deny_unknown_fields)]
-    pub struct ConfigFile {
-        #[serde(rename = "$schema")]
-        schema: Option<String>,
-        /// Language servers: `true` (the default) enables the built-ins,
-        /// `false` disables all, an object enables the built-ins plus the
-        /// entries it holds.
-        lsp: Option<Lsp>,
-        /// Formatters: `true`, `false`, or an object of overrides.
-        formatter: Option<serde_json::Value>,
-        /// Where child processes and the edit tools may write:
-        /// `workspace-write` (default), `read-only` or `danger-full-access`.
-        sandbox: Option<Sandbox>,
-        /// Whether sightline installs missing servers (npm, PyPI, toolchains).
-        autoinstall: Option<bool>,
-        /// Serve the edit tools (read, write, edit, apply_patch) over MCP.
-        edit_tools: Option<bool>,
-        /// Make `edit` format only the lines it touched.
-        format_range: Option<bool>,
-        /// The edit tools list only the errors an edit introduced, then
-        /// count those it fixed and those already there (default `true`).
-        edit_delta: Option<bool>,
-        /// The edit tools also list the warnings an edit introduced
-        /// (default `false`).
-        edit_warnings: Option<bool>,
-        /// 0 turns off the check of the files that use what an edit
-        /// changes; any other value is the least time it may take (default
-        /// 5000): the check goes on while their servers work, up to 120 s.
-        dependents_ms: Option<u64>,
-        /// A monorepo's packages named by hand, for a layout no package
-        /// manager declares (Poetry, Hatch, PDM), and how many packages a
-        /// question may load into a server at once.
-        workspace: Option<Workspace>,
-        /// (User file only.) What an agent's hooks do with an edit that
-        /// would add errors.
-        agent: Option<Agent>,
-        /// (User file only.) The tools an MCP session lists, by name
-        /// (`["lsp_diagnostics", "lsp_references", "rename"]`), in place of
-        /// the `--tools` profile.
-        mcp: Option<Mcp>,
-        /// (User file only.) Run children unsandboxed where Landlock is
-        /// missing, instead of refusing to start them.
-        allow_unsandboxed: Option<bool>,
-        /// (User file only.) Absolute directories that `workspace-write`
-        /// also lets sightline's edit tools and its children write, beside
-        /// the workspace.
-        writable_roots: Option<Vec<String>>,
-        /// (User file only.) The user's network and certificate settings
-        /// (`HTTPS_PROXY`, `NODE_EXTRA_CA_CERTS`, `npm_config_registry`,
-        /// `PIP_INDEX_URL`, ...) that installers and servers get, whichever
-        /// client started the daemon.
-        network_env: Option<BTreeMap<String, String>>,
-    }
 
     /// `mcp`: what an MCP session lists.
     #[derive(JsonSchema)]

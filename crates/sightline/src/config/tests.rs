@@ -340,3 +340,47 @@ fn network_env_is_the_user_s_alone_and_only_network_settings() {
         "/p/sightline.json:2: \"network_env\" may only be set in the user configuration"
     );
 }
+
+/// The key table is the one list of keys: every key's example is read from
+/// the user file, a project file is refused exactly the user's keys, the
+/// schema has every key and no other, with its description, and
+/// docs/configuration.md holds the table's rendering.
+#[test]
+fn every_key_of_the_table_is_read_described_and_documented() {
+    let s = schema();
+    let described: Vec<&String> = s["properties"].as_object().unwrap().keys().collect();
+    let mut listed: Vec<&str> = keys::KEYS.iter().map(|k| k.name).collect();
+    listed.sort_unstable();
+    assert_eq!(described, listed);
+    for key in keys::KEYS {
+        let text = format!("{{ \"{}\": {} }}", key.name, key.example);
+        let mut user = Config::default();
+        user.merge_text(Path::new("/u/config.json"), &text, false)
+            .unwrap_or_else(|e| panic!("{}: {e}", key.name));
+        let from_project = parse(&text);
+        match key.setter {
+            keys::Setter::User => assert_eq!(
+                from_project.err().as_deref(),
+                Some(
+                    format!(
+                        "/p/sightline.json:1: \"{}\" may only be set in the user configuration",
+                        key.name
+                    )
+                    .as_str()
+                ),
+            ),
+            keys::Setter::Anyone => assert!(from_project.is_ok(), "{}: {from_project:?}", key.name),
+        }
+        let about = s["properties"][key.name]["description"].as_str().unwrap();
+        assert!(about.ends_with(key.about), "{}: {about}", key.name);
+    }
+    let docs = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md"),
+    )
+    .unwrap();
+    let table = keys::docs_table();
+    assert!(
+        docs.contains(&table),
+        "docs/configuration.md's table of keys is not the key table's; it should read:\n{table}"
+    );
+}

@@ -9,18 +9,10 @@ use crate::config::entries::{File, root_range, strings_of};
 use crate::config::{Config, ConfigError};
 
 impl Config {
-    /// `mcp`: `{"tools": ["lsp_diagnostics", ...]}`, user file only: a
-    /// cloned repository does not choose which tools an agent is given.
-    pub(super) fn merge_mcp(
-        &mut self,
-        file: &File,
-        value: &ast::Value,
-        project: bool,
-        range: jsonc_parser::common::Range,
-    ) -> Result<(), ConfigError> {
-        if project {
-            return Err(file.error(range, "\"mcp\" may only be set in the user configuration"));
-        }
+    /// `mcp`: `{"tools": ["lsp_diagnostics", ...]}`, user file only (the
+    /// key table says so): a cloned repository does not choose which tools
+    /// an agent is given.
+    pub(super) fn merge_mcp(&mut self, file: &File, value: &ast::Value) -> Result<(), ConfigError> {
         let message = "\"mcp\" must be an object with \"tools\", a list of tool names";
         let ast::Value::Object(obj) = value else {
             return Err(file.error(root_range(value), message));
