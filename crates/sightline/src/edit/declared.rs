@@ -45,7 +45,7 @@ pub(super) fn declared(
                 // A return changed in a function whose return type is
                 // inferred: the whole function counts.
                 if infers_return_type(&item.loc.path)
-                    && !annotated_return(text, header, item.loc.line, item.loc.column)
+                    && !annotated_return(text, item.loc.line, item.loc.column)
                     && hunks
                         .iter()
                         .any(|h| touches(h, header + 1, to) && returns_in(h, text, other))
@@ -95,41 +95,22 @@ fn infers_return_type(path: &std::path::Path) -> bool {
     })
 }
 
-/// Whether the header of the function named at `line`, `column` (ending on
-/// line `header_to`) writes its return type: something between the
-/// parameter list's closing parenthesis and the body (`): T {`,
-/// `) -> T:`), not just the body's opening (`) {`, `):`).
-fn annotated_return(text: &str, header_to: usize, line: usize, column: usize) -> bool {
-    let mut depth = 0i64;
-    let mut opened = false;
-    let mut after = String::new();
-    for (i, l) in text
+/// Whether the header of the function named at `line`, `column` writes its
+/// return type: something between the parameter list's closing parenthesis
+/// and the body (`): T {`, `) -> T:`), not just the body's opening (`) {`,
+/// `):`).
+fn annotated_return(text: &str, line: usize, column: usize) -> bool {
+    let Some((at, after)) = params_close(text, line, column) else {
+        return false;
+    };
+    let rest: String = text
         .lines()
-        .enumerate()
-        .skip(line.saturating_sub(1))
-        .take(header_to + 1 - line.min(header_to))
-    {
-        let skip = if i + 1 == line {
-            column.saturating_sub(1)
-        } else {
-            0
-        };
-        for c in l.chars().skip(skip) {
-            if opened && depth == 0 {
-                after.push(c);
-                continue;
-            }
-            match c {
-                '(' => {
-                    depth += 1;
-                    opened = true;
-                }
-                ')' => depth -= 1,
-                _ => {}
-            }
-        }
-    }
-    let rest = after.split('{').next().unwrap_or_default().trim();
+        .nth(at - 1)
+        .unwrap_or_default()
+        .chars()
+        .skip(after)
+        .collect();
+    let rest = rest.split('{').next().unwrap_or_default().trim();
     let rest = rest.strip_suffix(':').unwrap_or(rest).trim();
     !rest.is_empty()
 }
@@ -156,6 +137,14 @@ fn returns_in(h: &Hunk, text: &str, other: &str) -> bool {
 /// (at `line`, `column`, 1-based) closes: where the parentheses opened
 /// from there balance. The name's line when none opens on it.
 fn header_end(text: &str, line: usize, column: usize) -> usize {
+    params_close(text, line, column).map_or(line, |(at, _)| at)
+}
+
+/// Where the parameter list that follows a function's name (at `line`,
+/// `column`, 1-based) closes: the line (1-based) and the count of
+/// characters on it through the closing parenthesis. `None` when no list
+/// opens on the name's line, or it never closes.
+fn params_close(text: &str, line: usize, column: usize) -> Option<(usize, usize)> {
     let mut depth = 0i64;
     let mut opened = false;
     for (i, l) in text.lines().enumerate().skip(line.saturating_sub(1)) {
@@ -164,7 +153,7 @@ fn header_end(text: &str, line: usize, column: usize) -> usize {
         } else {
             0
         };
-        for c in l.chars().skip(skip) {
+        for (n, c) in l.chars().enumerate().skip(skip) {
             match c {
                 '(' => {
                     depth += 1;
@@ -173,12 +162,15 @@ fn header_end(text: &str, line: usize, column: usize) -> usize {
                 ')' => depth -= 1,
                 _ => {}
             }
+            if opened && depth <= 0 {
+                return Some((i + 1, n + 1));
+            }
         }
-        if !opened || depth <= 0 {
-            return i + 1;
+        if !opened {
+            return None;
         }
     }
-    line
+    None
 }
 
 #[cfg(test)]
