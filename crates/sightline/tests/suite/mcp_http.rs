@@ -3,7 +3,8 @@
 //! request needs the bearer token (401 without it), a browser's `Origin`
 //! other than the server's own is refused (403), the stateless 2026-07-28
 //! revision is answered beside today's sessions, and an HTTP session is a
-//! session of the same daemon as a stdio one (one pyright for both). In
+//! session of the same daemon as a stdio one (one pyright for both), which
+//! neither can stop. In
 //! process with `--no-daemon` too; an address other machines reach is
 //! refused unless asked.
 
@@ -164,6 +165,19 @@ fn an_http_session_needs_the_token_and_its_own_origin_and_shares_the_daemon_with
     let servers: Vec<&Value> = status["servers"].as_array().unwrap().iter().collect();
     assert_eq!(servers.len(), 1, "{status:#}");
     assert_eq!(servers[0]["id"], "pyright", "{status:#}");
+    // No agent's session, over HTTP or stdio, stops (or reads) the daemon
+    // every session shares: those are a control session's alone.
+    for session in ["h", "s"] {
+        for tool in ["sightline_daemon_stop", "sightline_daemon_status"] {
+            let refused = d.protocol_error(session, tool, json!({}));
+            let message = refused["message"].as_str().unwrap();
+            assert!(
+                message.contains("unknown tool"),
+                "{session} {tool}: {refused}"
+            );
+        }
+    }
+    assert_eq!(d.daemon_status()["pid"], status["pid"]);
     d.close("s");
     d.close("h");
 

@@ -19,7 +19,7 @@ pub(super) async fn run(
         None => {
             return serve::run(crate::frontends::daemon::transport::Ready::take(ready_fd)).await;
         }
-        Some(DaemonAction::Status) => serve::STATUS_TOOL,
+        Some(DaemonAction::Status) => serve::Control::Status.tool(),
         Some(DaemonAction::Stop) => return stop(json).await,
     };
     let hello = Hello::control();
@@ -117,7 +117,7 @@ async fn stop(json: bool) -> i32 {
         call::call_tool(
             &Hello::control(),
             false,
-            serve::STOP_TOOL,
+            serve::Control::Stop.tool(),
             json!({}),
             false,
             &crate::progress::Silent,
@@ -285,7 +285,7 @@ pub(super) async fn daemon_status() -> Option<serde_json::Value> {
     let answer = call::call_tool(
         &hello,
         false,
-        serve::STATUS_TOOL,
+        serve::Control::Status.tool(),
         json!({}),
         false,
         &crate::progress::Silent,

@@ -23,10 +23,34 @@ use crate::frontends::daemon::transport::{self, Listener, Ready};
 use crate::frontends::daemon::{DaemonError, HELLO_KEY, Hello, build_id, paths};
 use crate::frontends::mcp::McpServer;
 
-/// The tool a client calls for the daemon's status (not listed).
-pub const STATUS_TOOL: &str = "sightline_daemon_status";
-/// The tool a client calls to stop the daemon (not listed).
-pub const STOP_TOOL: &str = "sightline_daemon_stop";
+/// What a control session (`sightline daemon status` or `stop`, whose hello
+/// says `control`) asks the daemon itself, as an unlisted tool. Only such
+/// a session may: to an agent's session (over stdio or HTTP) these are
+/// unknown tools, so that no agent stops the daemon every session shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// The daemon's state: its servers, sessions and memory.
+    Status,
+    /// Stop the daemon and its servers.
+    Stop,
+}
+
+impl Control {
+    /// The tool's name on the wire.
+    pub const fn tool(self) -> &'static str {
+        match self {
+            Control::Status => "sightline_daemon_status",
+            Control::Stop => "sightline_daemon_stop",
+        }
+    }
+
+    /// The control call named `name`, if it is one.
+    fn named(name: &str) -> Option<Control> {
+        [Control::Status, Control::Stop]
+            .into_iter()
+            .find(|c| c.tool() == name)
+    }
+}
 
 /// How long the daemon stays up with no client and no server, unless
 /// `SIGHTLINE_DAEMON_IDLE_SECS` says otherwise.
@@ -252,6 +276,7 @@ async fn session(daemon: Arc<Daemon>, stream: transport::Stream) {
     let handler = Session {
         daemon: daemon.clone(),
         mcp: Arc::new(OnceLock::new()),
+        control: Arc::new(OnceLock::new()),
     };
     match handler.serve(stream).await {
         Ok(running) => {
@@ -266,6 +291,8 @@ async fn session(daemon: Arc<Daemon>, stream: transport::Stream) {
 struct Session {
     daemon: Arc<Daemon>,
     mcp: Arc<OnceLock<McpServer>>,
+    /// Set when the session is a control session (`Control`).
+    control: Arc<OnceLock<()>>,
 }
 
 impl Session {
@@ -367,6 +394,7 @@ impl ServerHandler for Session {
         // stopping (the stop was answered "cannot read config.json", and
         // the daemon ran on).
         if hello.control {
+            let _ = self.control.set(());
             context.peer.set_peer_info(request.clone());
             return self.negotiate_initialize(&request);
         }
@@ -479,16 +507,26 @@ impl ServerHandler for Session {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        match request.name.as_ref() {
-            STATUS_TOOL => {
+        if self.control.get().is_none() {
+            return self.mcp()?.call_tool(request, context).await;
+        }
+        match Control::named(&request.name) {
+            Some(Control::Status) => {
                 let text = serde_json::to_string(&self.status()).unwrap_or_default();
                 Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
             }
-            STOP_TOOL => {
+            Some(Control::Stop) => {
                 self.daemon.stop.notify_one();
                 Ok(CallToolResult::success(vec![ContentBlock::text("stopping")]).into())
             }
-            _ => self.mcp()?.call_tool(request, context).await,
+            None => Err(ErrorData::invalid_params(
+                format!(
+                    "a control session asks {} or {} only",
+                    Control::Status.tool(),
+                    Control::Stop.tool()
+                ),
+                None,
+            )),
         }
     }
 }
