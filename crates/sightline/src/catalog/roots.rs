@@ -1,11 +1,16 @@
 //! Workspace roots: for each server, the directory it serves a file from.
 //! The default is the project around the file (`crate::project`); each
-//! server refines it (see [`RootRule`]).
+//! server refines it (see [`RootRule`]), with the workspaces its build tool
+//! or package manager declares, which `crate::workspaces` reads (the
+//! JavaScript and Python ones there, the build tools' in
+//! `workspaces::build`): this module only applies the rule and keeps the
+//! root within the configured workspace.
 
 use std::path::{Path, PathBuf};
 
 use crate::catalog::spec::{RootRule, ServerSpec};
 use crate::project::{find_root, root_for};
+use crate::workspaces::build;
 
 /// The root `spec` serves `file` from, or `None` when it does not attach.
 pub fn root_for_server(
@@ -47,33 +52,15 @@ pub fn root_for_server(
         RootRule::Strict { markers } => {
             return find_root(file, markers).map(|r| clamp(r, file, workspace));
         }
-        RootRule::CargoWorkspace => find_root(file, &["Cargo.toml"]).map(|krate| {
-            // The nearest ancestor whose manifest declares a workspace (a
-            // `[workspace]` table, in any of TOML's forms).
-            krate
-                .ancestors()
-                .find(|d| {
-                    crate::files::read_project_file(&d.join("Cargo.toml")).is_ok_and(|t| {
-                        // A manifest mid-edit (not valid TOML for a moment)
-                        // keeps its workspace by its header line, so that
-                        // no second rust-analyzer starts for the crate.
-                        match crate::syntax::toml_table(&t) {
-                            Ok(m) => m.contains_key("workspace"),
-                            Err(_) => t.lines().any(|l| l.trim() == "[workspace]"),
-                        }
-                    })
-                })
-                .map(Path::to_owned)
-                .unwrap_or(krate)
-        }),
-        RootRule::Go => find_root(file, &["go.work"]).or_else(|| find_root(file, &["go.mod"])),
+        RootRule::CargoWorkspace => build::cargo_workspace(file),
+        RootRule::Go => build::go_workspace(file),
         RootRule::Java => {
-            return gradle_or_maven(file)
+            return build::gradle_or_maven(file)
                 .or_else(|| find_root(file, &[".project", ".classpath"]))
                 .map(|r| clamp(r, file, workspace));
         }
-        RootRule::Gradle => gradle_or_maven(file),
-        RootRule::Nix => find_root(file, &["flake.nix"]).or_else(|| find_root(file, &[".git"])),
+        RootRule::Gradle => build::gradle_or_maven(file),
+        RootRule::Nix => build::nix_flake(file),
     };
     match found {
         Some(r) => Some(clamp(r, file, workspace)),
@@ -116,55 +103,4 @@ fn clamp(root: PathBuf, file: &Path, workspace: Option<&Path>) -> PathBuf {
         Some(ws) if file.starts_with(ws) && !root.starts_with(ws) => ws.to_owned(),
         _ => root,
     }
-}
-
-/// Gradle: settings, then the wrapper, then a build file; else the top of
-/// the Maven module chain.
-fn gradle_or_maven(file: &Path) -> Option<PathBuf> {
-    find_root(file, &["settings.gradle", "settings.gradle.kts"])
-        .or_else(|| find_root(file, &["gradlew", "gradlew.bat"]))
-        .or_else(|| find_root(file, &["build.gradle", "build.gradle.kts"]))
-        .or_else(|| maven_top(file))
-}
-
-/// The nearest `pom.xml`, climbed while the parent's `pom.xml` lists this
-/// directory among its `<module>`s.
-fn maven_top(file: &Path) -> Option<PathBuf> {
-    let mut dir = find_root(file, &["pom.xml"])?;
-    while let Some(parent) = dir.parent() {
-        let Ok(pom) = crate::files::read_project_file(&parent.join("pom.xml")) else {
-            break;
-        };
-        let Ok(rel) = dir.strip_prefix(parent) else {
-            break;
-        };
-        let rel = rel.to_string_lossy();
-        if !maven_modules(&pom).iter().any(|m| *m == rel) {
-            break;
-        }
-        dir = parent.to_owned();
-    }
-    Some(dir)
-}
-
-/// The `<module>` entries of a POM, comments stripped, `./` and trailing `/`
-/// removed.
-fn maven_modules(pom: &str) -> Vec<String> {
-    let mut text = pom.to_owned();
-    while let Some(start) = text.find("<!--") {
-        let end = text[start..]
-            .find("-->")
-            .map_or(text.len(), |e| start + e + 3);
-        text.replace_range(start..end, "");
-    }
-    text.split("<module>")
-        .skip(1)
-        .filter_map(|part| part.split("</module>").next())
-        .map(|m| {
-            m.trim()
-                .trim_start_matches("./")
-                .trim_end_matches('/')
-                .to_owned()
-        })
-        .collect()
 }

@@ -1,11 +1,14 @@
 //! Monorepo workspaces: the directory whose own files name the packages of
 //! one workspace (`pnpm-workspace.yaml`, `package.json` `workspaces`,
-//! `[tool.uv.workspace]`, ...; `manifests` reads each), and those packages.
+//! `[tool.uv.workspace]`, ...; `manifests` reads each), and those packages;
+//! the build tools' workspaces (Cargo, Go, Gradle and Maven, Nix) are
+//! `build`'s. Every root a monorepo declares is read here.
 //! A server that answers across projects is rooted at the workspace, not at
 //! the package around the file (`catalog::roots`), so that a question about
 //! a symbol reaches every package that can see it; `engine::packages` loads
 //! the packages a server holds only once one of their files is open.
 
+pub(crate) mod build;
 mod manifests;
 
 use std::collections::HashMap;
