@@ -154,44 +154,78 @@ pub(super) fn string_map_of(
     Ok(out)
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "one arm per key of a server entry, each checked where its error names the line; split, the keys would no longer read as one table"
-)]
+/// The keys a server entry and a formatter entry share, read into either.
+struct Shared<'e> {
+    disabled: &'e mut bool,
+    command: &'e mut Option<Vec<String>>,
+    extensions: &'e mut Option<Vec<String>>,
+}
+
+impl Shared<'_> {
+    /// Reads `prop` when it is `disabled`, `command` or `extensions` of the
+    /// entry `what` (`lsp."id"`, `formatter."name"`), whose command would
+    /// look like `example`; whether it was one of them.
+    fn read(
+        self,
+        file: &File,
+        prop: &ast::ObjectProp,
+        what: &str,
+        example: &str,
+    ) -> Result<bool, ConfigError> {
+        match prop.name.as_str() {
+            "disabled" => {
+                *self.disabled = bool_of(
+                    file,
+                    &prop.value,
+                    &format!("{what}.disabled must be true or false"),
+                )?;
+            }
+            "command" => *self.command = Some(command_of(file, prop, what, example)?),
+            "extensions" => *self.extensions = Some(extensions_of(file, prop, what)?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// `v` as an object, else the error `message` at its place.
+fn object_of<'v, 'a>(
+    file: &File,
+    v: &'v ast::Value<'a>,
+    message: &str,
+) -> Result<&'v ast::Object<'a>, ConfigError> {
+    match v {
+        ast::Value::Object(o) => Ok(o),
+        _ => Err(file.error(root_range(v), message)),
+    }
+}
+
 pub(super) fn parse_entry(
     file: &File,
     id: &str,
     v: &ast::Value,
     entry: &mut LspEntry,
 ) -> Result<(), ConfigError> {
-    let ast::Value::Object(obj) = v else {
-        return Err(file.error(
-            root_range(v),
-            &format!("lsp.\"{id}\" must be an object such as {{\"disabled\": true}} or {{\"command\": [...], \"extensions\": [...]}}"),
-        ));
-    };
+    let what = format!("lsp.\"{id}\"");
+    let obj = object_of(
+        file,
+        v,
+        &format!(
+            "{what} must be an object such as {{\"disabled\": true}} or {{\"command\": [...], \"extensions\": [...]}}"
+        ),
+    )?;
     for prop in &obj.properties {
         let key = prop.name.as_str();
         let v = &prop.value;
+        let shared = Shared {
+            disabled: &mut entry.disabled,
+            command: &mut entry.command,
+            extensions: &mut entry.extensions,
+        };
+        if shared.read(file, prop, &what, "[\"my-server\", \"--stdio\"]")? {
+            continue;
+        }
         match key {
-            "disabled" => {
-                entry.disabled = bool_of(
-                    file,
-                    v,
-                    &format!("lsp.\"{id}\".disabled must be true or false"),
-                )?;
-            }
-            "command" => {
-                entry.command = Some(command_of(
-                    file,
-                    prop,
-                    &format!("lsp.\"{id}\""),
-                    "[\"my-server\", \"--stdio\"]",
-                )?);
-            }
-            "extensions" => {
-                entry.extensions = Some(extensions_of(file, prop, &format!("lsp.\"{id}\""))?)
-            }
             "env" => entry
                 .env
                 .extend(string_map_of(file, prop, &format!("lsp.\"{id}\".env"))?),
@@ -231,40 +265,7 @@ pub(super) fn parse_entry(
                     ));
                 }
             },
-            "diagnostics" => {
-                let ast::Value::Object(o) = v else {
-                    return Err(file.error(
-                        root_range(v),
-                        &format!(
-                            "lsp.\"{id}\".diagnostics must be an object of budgets in milliseconds"
-                        ),
-                    ));
-                };
-                for p in &o.properties {
-                    let name = p.name.as_str();
-                    let n = match &p.value {
-                        ast::Value::NumberLit(n) => n.value.parse::<u64>().ok(),
-                        _ => None,
-                    };
-                    match (BUDGET_KEYS.contains(&name), n) {
-                        (true, Some(n)) => {
-                            entry.diagnostics.insert(name.to_owned(), n);
-                        }
-                        (true, None) => {
-                            return Err(file.error(p.range, &format!("lsp.\"{id}\".diagnostics.{name} must be a whole number of milliseconds")));
-                        }
-                        (false, _) => {
-                            return Err(file.error(
-                                p.range,
-                                &format!(
-                                    "unknown budget \"{name}\"; expected one of {}",
-                                    BUDGET_KEYS.join(", ")
-                                ),
-                            ));
-                        }
-                    }
-                }
-            }
+            "diagnostics" => budgets_of(file, id, v, &mut entry.diagnostics)?,
             other => {
                 return Err(file.error(
                     prop.range,
@@ -279,41 +280,75 @@ pub(super) fn parse_entry(
     Ok(())
 }
 
+/// `lsp."id".diagnostics`: wait budgets in milliseconds, by name.
+fn budgets_of(
+    file: &File,
+    id: &str,
+    v: &ast::Value,
+    budgets: &mut BTreeMap<String, u64>,
+) -> Result<(), ConfigError> {
+    let ast::Value::Object(o) = v else {
+        return Err(file.error(
+            root_range(v),
+            &format!("lsp.\"{id}\".diagnostics must be an object of budgets in milliseconds"),
+        ));
+    };
+    for p in &o.properties {
+        let name = p.name.as_str();
+        let n = match &p.value {
+            ast::Value::NumberLit(n) => n.value.parse::<u64>().ok(),
+            _ => None,
+        };
+        match (BUDGET_KEYS.contains(&name), n) {
+            (true, Some(n)) => {
+                budgets.insert(name.to_owned(), n);
+            }
+            (true, None) => {
+                return Err(file.error(
+                    p.range,
+                    &format!(
+                        "lsp.\"{id}\".diagnostics.{name} must be a whole number of milliseconds"
+                    ),
+                ));
+            }
+            (false, _) => {
+                return Err(file.error(
+                    p.range,
+                    &format!(
+                        "unknown budget \"{name}\"; expected one of {}",
+                        BUDGET_KEYS.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn parse_formatter(
     file: &File,
     name: &str,
     v: &ast::Value,
     entry: &mut FormatterEntry,
 ) -> Result<(), ConfigError> {
-    let ast::Value::Object(obj) = v else {
-        return Err(file.error(
-            root_range(v),
-            &format!("formatter.\"{name}\" must be an object such as {{\"disabled\": true}}"),
-        ));
-    };
+    let what = format!("formatter.\"{name}\"");
+    let obj = object_of(
+        file,
+        v,
+        &format!("{what} must be an object such as {{\"disabled\": true}}"),
+    )?;
     for prop in &obj.properties {
         let key = prop.name.as_str();
         let v = &prop.value;
+        let shared = Shared {
+            disabled: &mut entry.disabled,
+            command: &mut entry.command,
+            extensions: &mut entry.extensions,
+        };
+        if shared.read(file, prop, &what, "[\"fmt\", \"$FILE\"]")? {
+            continue;
+        }
         match key {
-            "disabled" => {
-                entry.disabled = bool_of(
-                    file,
-                    v,
-                    &format!("formatter.\"{name}\".disabled must be true or false"),
-                )?
-            }
-            "command" => {
-                entry.command = Some(command_of(
-                    file,
-                    prop,
-                    &format!("formatter.\"{name}\""),
-                    "[\"fmt\", \"$FILE\"]",
-                )?);
-            }
-            "extensions" => {
-                entry.extensions =
-                    Some(extensions_of(file, prop, &format!("formatter.\"{name}\""))?)
-            }
             "environment" => entry.environment.extend(string_map_of(
                 file,
                 prop,
