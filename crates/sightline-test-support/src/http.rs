@@ -35,7 +35,8 @@ impl HttpMcp {
         self.url.trim_end_matches("/mcp").to_owned()
     }
 
-    /// Stops it as a user would (SIGTERM) and returns its exit status.
+    /// Stops it as a user would (SIGTERM) and returns its exit status;
+    /// one that has not exited 30 s later is killed, and the test fails.
     pub fn stop(&mut self) -> std::process::ExitStatus {
         #[cfg(unix)]
         // SAFETY: the signal goes to our own child, not yet waited for.
@@ -44,7 +45,17 @@ impl HttpMcp {
         }
         #[cfg(not(unix))]
         let _ = self.child.kill();
-        self.child.wait().unwrap()
+        let stopped = crate::poll_until(Duration::from_secs(30), || {
+            self.child.try_wait().ok().flatten()
+        });
+        match stopped {
+            Some(status) => status,
+            None => {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                panic!("sightline mcp --http did not stop within 30 s of SIGTERM");
+            }
+        }
     }
 }
 
@@ -53,15 +64,18 @@ impl HttpMcp {
     /// `logs`, and waits until it says where it listens (and, when `token`
     /// is not the one it was given, the token it made).
     pub fn spawn(mut cmd: Command, logs: &Path, token: Option<&str>) -> HttpMcp {
-        let mut child = cmd
+        let child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let log = logs.join(format!("http-{}.log", child.id()));
+        // Killed if this panics before the server is handed out.
+        let mut child = KilledOnPanic(Some(child));
+        let child_ref = child.0.as_mut().unwrap();
+        let log = logs.join(format!("http-{}.log", child_ref.id()));
         let (tx, rx) = mpsc::channel();
-        let stderr = child.stderr.take().unwrap();
+        let stderr = child_ref.stderr.take().unwrap();
         let mut file = std::fs::File::create(&log).unwrap();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
@@ -97,11 +111,24 @@ impl HttpMcp {
             (None, None) => unreachable!(),
         };
         HttpMcp {
-            child,
+            child: child.0.take().unwrap(),
             url: url.unwrap(),
             token: secret,
             token_file,
             log,
+        }
+    }
+}
+
+/// A child killed when dropped still held: a spawn that panics leaves no
+/// server running.
+struct KilledOnPanic(Option<Child>);
+
+impl Drop for KilledOnPanic {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 }

@@ -110,7 +110,14 @@ fn annotated_return(text: &str, line: usize, column: usize) -> bool {
         .chars()
         .skip(after)
         .collect();
-    let rest = rest.split('{').next().unwrap_or_default().trim();
+    // Up to the body: a block's `{`, an arrow's `=>`, or a comment after a
+    // Python header's `:`.
+    let rest = ["{", "=>", "#", "//"]
+        .iter()
+        .fold(rest.as_str(), |r, end| {
+            r.split(end).next().unwrap_or_default()
+        })
+        .trim();
     let rest = rest.strip_suffix(':').unwrap_or(rest).trim();
     !rest.is_empty()
 }
@@ -237,6 +244,24 @@ mod tests {
             ),
             Vec::<usize>::new()
         );
+        // An arrow's body, and a comment after a header, are not a type.
+        let arrow =
+            |header: &str| format!("const add = function(a, b){header} => {{\n  return a;\n}}\n");
+        let arrow_new = |header: &str| {
+            format!("const add = function(a, b){header} => {{\n  return `${{a}}`;\n}}\n")
+        };
+        let mut arrow_items = [item("function", 1, 3, vec![])];
+        arrow_items[0].loc.path = PathBuf::from("/p/lib.ts");
+        arrow_items[0].loc.column = 13;
+        assert_eq!(found(&arrow_items, &arrow(""), &arrow_new("")), vec![1]);
+        assert_eq!(
+            found(&arrow_items, &arrow(": number"), &arrow_new(": number")),
+            Vec::<usize>::new()
+        );
+        let commented = "def add(a, b):  # sums\n    c = a\n    return a + b\n";
+        let commented_new = "def add(a, b):  # sums\n    c = a\n    return str(a + b)\n";
+        let py_items = [item("function", 1, 3, vec![])];
+        assert_eq!(found(&py_items, commented, commented_new), vec![1]);
         // A language whose return type is always written: not followed.
         let mut rs_items = [item("function", 1, 3, vec![])];
         rs_items[0].loc.path = PathBuf::from("/p/lib.rs");

@@ -335,6 +335,7 @@ fn serve_http_for(
         .current_dir(project.root())
         .env("HOME", home.path())
         .env("PATH", path_with_tools())
+        .env("RUST_LOG", "sightline=debug")
         .envs(dirs.env());
     let http = sightline_test_support::http::HttpMcp::spawn(cmd, keep.path(), Some(HTTP_TOKEN));
     let out = Command::new(sightline_bin())
@@ -422,7 +423,12 @@ fn sightline_s_mcp_tools_answer_from_codex_over_http() {
         &[("SIGHTLINE_MCP_TOKEN", HTTP_TOKEN)],
     );
     let next = after_the_output(&requests);
-    assert!(next.contains("app.py: 1 diagnostic"), "{next}");
+    let log = || std::fs::read_to_string(&http.log).unwrap_or_default();
+    assert!(
+        next.contains("app.py: 1 diagnostic"),
+        "{next}\nsightline mcp --http said:\n{}",
+        log()
+    );
     assert!(!next.contains(r#"\"complete\":"#), "{next}");
     drop(http);
 }

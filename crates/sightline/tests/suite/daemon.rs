@@ -120,7 +120,7 @@ impl Drop for Dirs {
 }
 
 /// Whether `f` came to hold within `max` (`poll_until`).
-fn wait_until(max: Duration, mut f: impl FnMut() -> bool) -> bool {
+pub(super) fn wait_until(max: Duration, mut f: impl FnMut() -> bool) -> bool {
     sightline_test_support::poll_until(max, || f().then_some(())).is_some()
 }
 
@@ -128,7 +128,7 @@ fn project() -> Project {
     Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)])
 }
 
-fn pyrights_under(pid: u32) -> Vec<u32> {
+pub(super) fn pyrights_under(pid: u32) -> Vec<u32> {
     descendants(pid)
         .into_iter()
         .filter(|p| {

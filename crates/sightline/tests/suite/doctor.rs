@@ -155,4 +155,26 @@ fn doctor_checks_an_http_entry_with_the_agent_s_token() {
     assert!(http.stop().success());
     let down = needs(Some(token)).to_string();
     assert!(down.contains("nothing listens"), "{down}");
+
+    // A project's entry naming another host (a cloned repository's): the
+    // user's token is not sent there.
+    let mcp = std::fs::read_to_string(p.root().join(".mcp.json")).unwrap();
+    std::fs::write(
+        p.root().join(".mcp.json"),
+        mcp.replace(&url, "http://203.0.113.9:8123/mcp"),
+    )
+    .unwrap();
+    let out = command(&["doctor", "--json"])
+        .env("SIGHTLINE_MCP_TOKEN", token)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let claude = &report["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent"] == "claude-code")
+        .unwrap()["scopes"][0];
+    assert_eq!(claude["http_checked"], false, "{claude}");
+    assert_eq!(claude["needs"], serde_json::json!([]), "{claude}");
 }

@@ -226,6 +226,40 @@ fn in_process_http_answers_and_what_cannot_be_served_is_one_line() {
     d.close("h");
     drop(h);
 
+    // Served to other machines (asked for), a client names the server by
+    // whatever reaches it: any `Host`, the token still required.
+    let remote = d.serve_http(
+        p.root(),
+        &[
+            "mcp",
+            "--no-daemon",
+            "--http",
+            "0.0.0.0:0",
+            "--allow-remote",
+        ],
+        None,
+    );
+    let url = remote.url.replace("0.0.0.0", "127.0.0.1");
+    let port = url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let host = format!("devbox.lan:{port}");
+    let bearer = format!("Bearer {}", remote.token);
+    let named = [
+        ACCEPT,
+        JSON,
+        ("Host", host.as_str()),
+        ("Authorization", bearer.as_str()),
+    ];
+    let (status, body) = d.http_post(&url, &named, initialize());
+    assert_eq!(status, 200, "{body}");
+    let (status, _) = d.http_post(&url, &named[..3], initialize());
+    assert_eq!(status, 401);
+    drop(remote);
+
     // An address other machines reach, unless asked; a token file too
     // short to guard anything.
     let short = tempfile::NamedTempFile::new().unwrap();
@@ -256,4 +290,55 @@ fn in_process_http_answers_and_what_cannot_be_served_is_one_line() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+/// The daemon killed during a call over HTTP: the call is answered at once
+/// with what happened (not left waiting), and the session's next call is
+/// answered by a new daemon, as over stdio.
+#[test]
+fn the_daemon_killed_during_an_http_call_answers_it_and_the_session_goes_on() {
+    use super::daemon::{pyrights_under, wait_until};
+    use std::time::{Duration, Instant};
+    require("pyright-langserver");
+    let p = Project::new(&[
+        ("pyproject.toml", "[project]\nname = \"a\"\n"),
+        ("app.py", APP),
+        ("bad.py", BAD),
+    ]);
+    let bad = p.root().join("bad.py");
+    let mut d = McpDriver::start();
+    let h = d.serve_http(p.root(), &["mcp", "--http", "0"], None);
+    d.open_http("h", &h);
+    let daemon = u32::try_from(d.daemon_status()["pid"].as_u64().unwrap()).unwrap();
+    // Killed as soon as its pyright runs: the call that started it is in
+    // flight then.
+    let killer = std::thread::spawn(move || {
+        let started = wait_until(Duration::from_secs(60), || {
+            !pyrights_under(daemon).is_empty()
+        });
+        let killing = Instant::now();
+        // SAFETY: the daemon's pid, from its own status.
+        unsafe { libc::kill(daemon as i32, libc::SIGKILL) };
+        (started, killing)
+    });
+    let cut = d.call("h", "lsp_diagnostics", json!({ "file": bad }));
+    let answered = Instant::now();
+    let (started, killed) = killer.join().unwrap();
+    assert!(started, "the daemon never started pyright");
+    assert!(cut.is_error, "{}", cut.text);
+    assert!(
+        cut.text
+            .starts_with("error: the sightline daemon exited during the call"),
+        "{}",
+        cut.text
+    );
+    assert!(answered >= killed);
+    let again = d.call("h", "lsp_diagnostics", json!({ "file": bad }));
+    assert!(
+        again.text.starts_with("bad.py: 1 diagnostic"),
+        "{}",
+        again.text
+    );
+    assert_ne!(d.daemon_status()["pid"], json!(daemon));
+    d.close("h");
 }

@@ -99,11 +99,6 @@ pub enum OtherCommand {
         /// Let --http listen on an address other machines reach.
         #[arg(long, requires = "http")]
         allow_remote: bool,
-        /// A browser origin allowed besides the server's own
-        /// (`http://localhost:PORT`); repeatable. Any other `Origin` is
-        /// refused (403).
-        #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
-        allowed_origins: Vec<String>,
         /// Bridge to the shared daemon (started when none runs), so that
         /// sessions on one root share their servers. This is the default;
         /// `--no-daemon` starts servers in this process instead.

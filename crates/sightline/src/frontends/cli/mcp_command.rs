@@ -175,7 +175,12 @@ async fn serve_http<S>(
 where
     S: crate::frontends::mcp_http::Sessions,
 {
-    match crate::frontends::mcp_http::serve_until_interrupted(options, factory).await {
+    // Where it listens, and a token it made, on stderr: the one place a
+    // person who started it reads.
+    let announce = |said: &str| {
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), said.as_bytes());
+    };
+    match crate::frontends::mcp_http::serve_until_interrupted(options, factory, announce).await {
         Ok(()) => 0,
         Err(e) => {
             let line = format!("error: {e}\n");

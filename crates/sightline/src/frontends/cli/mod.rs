@@ -129,7 +129,6 @@ pub async fn run(cli: Cli) -> i32 {
             http,
             token_file,
             allow_remote,
-            allowed_origins,
             ..
         } => {
             let http = http
@@ -138,7 +137,6 @@ pub async fn run(cli: Cli) -> i32 {
                     addr: addr.clone(),
                     token_file: token_file.clone(),
                     allow_remote: *allow_remote,
-                    allowed_origins: allowed_origins.clone(),
                 });
             let session = mcp_command::SessionArgs {
                 edit_tools: *edit_tools,

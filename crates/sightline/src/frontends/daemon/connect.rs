@@ -49,7 +49,7 @@ pub async fn connect_or_start() -> Result<Stream, DaemonError> {
 /// that connects in between lands in the dying socket's backlog: its next
 /// request then fails too ("went away" twice, seen in CI). A killed
 /// process's descriptors are all closed once it is a zombie or gone.
-pub(super) async fn gone_for_good() {
+pub(crate) async fn gone_for_good() {
     let Some(pid) = std::fs::read_to_string(super::paths::runtime_dir().join("daemon.pid"))
         .ok()
         .and_then(|p| p.trim().parse::<u32>().ok())

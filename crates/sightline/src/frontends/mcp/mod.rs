@@ -324,7 +324,8 @@ impl ServerHandler for McpServer {
                             self.session.engine(),
                             asked.as_deref(),
                             answered.json.as_ref(),
-                        );
+                        )
+                        .await;
                         let mut s = structured::structured(&text, &answered.text, answered.json);
                         s["servers"] = servers;
                         s["files"] = files;

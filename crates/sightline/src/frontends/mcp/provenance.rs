@@ -17,6 +17,9 @@ use crate::engine::Engine;
 const MOST_FILES: usize = 100;
 /// A file larger than this is named without a hash.
 const LARGEST: u64 = 16 << 20;
+/// At most this many bytes are hashed for one answer; the files past it
+/// are named without a hash.
+const MOST_BYTES: u64 = 64 << 20;
 
 /// The files an answer read: the one asked about, then every absolute
 /// path the answer's values name under `file`, in order, at most
@@ -68,8 +71,9 @@ fn sha256(path: &Path) -> Option<String> {
 }
 
 /// `servers` and `files` of a structured answer about `asked` whose values
-/// are `answer`.
-pub(super) fn provenance(
+/// are `answer`. The files are read and hashed on the blocking pool: the
+/// daemon's runtime serves every session.
+pub(super) async fn provenance(
     engine: &Engine,
     asked: Option<&Path>,
     answer: Option<&Value>,
@@ -89,11 +93,21 @@ pub(super) fn provenance(
             }
         }
     }
-    let files = files
-        .iter()
-        .map(|f| json!({ "file": f, "sha256": sha256(f) }))
-        .collect();
-    (Value::Array(servers), Value::Array(files))
+    let hashed = tokio::task::spawn_blocking(move || {
+        let mut budget = MOST_BYTES;
+        files
+            .iter()
+            .map(|f| {
+                let size = std::fs::metadata(f).map_or(0, |m| m.len());
+                let hash = (size <= budget).then(|| sha256(f)).flatten();
+                budget = budget.saturating_sub(size);
+                json!({ "file": f, "sha256": hash })
+            })
+            .collect()
+    })
+    .await
+    .unwrap_or_default();
+    (Value::Array(servers), Value::Array(hashed))
 }
 
 #[cfg(test)]

@@ -25,10 +25,13 @@ mod relay;
 mod token;
 
 pub(crate) use relay::DaemonRelay;
-use token::Token;
+use token::{RemovedOnStop, Token};
 
 /// The one path the server answers on.
 pub const PATH: &str = "/mcp";
+
+/// How long a connection may take to send a request's head.
+const HEAD_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// How `sightline mcp --http` listens.
 #[derive(Debug, Clone, Default)]
@@ -39,8 +42,6 @@ pub struct HttpOptions {
     pub token_file: Option<PathBuf>,
     /// Whether an address other than loopback may be served.
     pub allow_remote: bool,
-    /// Origins besides the server's own that a browser may send.
-    pub allowed_origins: Vec<String>,
 }
 
 /// What kept the server from listening, in one line.
@@ -104,32 +105,33 @@ fn generated_token_file(port: u16) -> Result<PathBuf, String> {
     Ok(dir.join(format!("mcp-http-{port}.token")))
 }
 
-/// rmcp's settings: sessions for today's clients, and `Host` and `Origin`
-/// held to the server's own names (DNS rebinding), plus the origins asked.
-fn service_config(
-    addr: SocketAddr,
-    options: &HttpOptions,
-    stop: &CancellationToken,
-) -> StreamableHttpServerConfig {
+/// rmcp's settings: sessions for today's clients, and a browser's
+/// `Origin` held to the server's own (a page of another site is refused
+/// with 403 even with the token). On loopback the `Host` is held to
+/// loopback names too, against DNS rebinding; served to other machines
+/// (`--allow-remote`), a client names the server by whatever address or
+/// name reaches it (a LAN address, `host.docker.internal`), so `Host` is
+/// not checked, and the token is what guards it.
+fn service_config(addr: SocketAddr, stop: &CancellationToken) -> StreamableHttpServerConfig {
     let port = addr.port();
-    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
-    if !addr.ip().is_loopback() {
-        hosts.push(addr.ip().to_string());
-    }
-    let mut origins: Vec<String> = hosts
+    let loopback = ["localhost", "127.0.0.1", "::1"];
+    let origins: Vec<String> = loopback
         .iter()
         .map(|h| match h.parse::<IpAddr>() {
             Ok(IpAddr::V6(_)) => format!("http://[{h}]:{port}"),
             _ => format!("http://{h}:{port}"),
         })
         .collect();
-    origins.extend(options.allowed_origins.iter().cloned());
-    StreamableHttpServerConfig::default()
-        .with_allowed_hosts(hosts)
+    let config = StreamableHttpServerConfig::default()
         .with_allowed_origins(origins)
         .enforce_origin_validation()
         .with_legacy_session_mode(true)
-        .with_cancellation_token(stop.child_token())
+        .with_cancellation_token(stop.child_token());
+    if addr.ip().is_loopback() {
+        config.with_allowed_hosts(loopback)
+    } else {
+        config.disable_allowed_hosts()
+    }
 }
 
 /// A plain answer of ours (not rmcp's), with `status`.
@@ -158,10 +160,11 @@ impl<S: ServerHandler + Send + 'static> Sessions for S {}
 pub async fn serve_until_interrupted<S: Sessions>(
     options: &HttpOptions,
     factory: impl Fn() -> S + Send + Sync + 'static,
+    announce: impl FnOnce(&str),
 ) -> Result<(), HttpError> {
     let stop = CancellationToken::new();
     tokio::select! {
-        served = serve(options, factory, stop.clone()) => served,
+        served = serve(options, factory, announce, stop.clone()) => served,
         _ = crate::frontends::signals::interrupted() => {
             stop.cancel();
             Ok(())
@@ -170,10 +173,12 @@ pub async fn serve_until_interrupted<S: Sessions>(
 }
 
 /// Serves MCP over HTTP with sessions made by `factory` until `stop` is
-/// cancelled; says where on stderr once it listens.
+/// cancelled; hands `announce` where it listens (and a token it made) once
+/// it does.
 pub async fn serve<S>(
     options: &HttpOptions,
     factory: impl Fn() -> S + Send + Sync + 'static,
+    announce: impl FnOnce(&str),
     stop: CancellationToken,
 ) -> Result<(), HttpError>
 where
@@ -194,9 +199,12 @@ where
     let service = StreamableHttpService::new(
         move || Ok(factory()),
         Arc::new(LocalSessionManager::default()),
-        service_config(addr, options, &stop),
+        service_config(addr, &stop),
     );
-    announce(addr, &token);
+    announce(&said_where(addr, &token));
+    // The generated file goes when this future ends (the server stops),
+    // whatever connections still hold the token.
+    let _removed = RemovedOnStop(token.generated.clone());
     let token = Arc::new(token);
     loop {
         let (stream, _) = tokio::select! {
@@ -235,7 +243,12 @@ where
         let conn_stop = stop.clone();
         tokio::spawn(async move {
             let io = hyper_util::rt::TokioIo::new(stream);
-            let conn = hyper::server::conn::http1::Builder::new().serve_connection(io, answer);
+            // A peer that never finishes its request's head is dropped,
+            // not held: before the token is read, anyone may connect.
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEAD_WAIT)
+                .serve_connection(io, answer);
             tokio::select! {
                 result = conn => if let Err(e) = result {
                     tracing::debug!("mcp http: a connection ended: {e}");
@@ -246,9 +259,9 @@ where
     }
 }
 
-/// Says where the server listens and, for a token it made, the token (once,
+/// Where the server listens and, for a token it made, the token (said once,
 /// on stderr: stdout is not read by anyone here).
-fn announce(addr: SocketAddr, token: &Token) {
+fn said_where(addr: SocketAddr, token: &Token) -> String {
     let mut said = format!("sightline: MCP over HTTP at http://{addr}{PATH}\n");
     if let Some(file) = &token.generated {
         said.push_str(&format!(
@@ -257,7 +270,7 @@ fn announce(addr: SocketAddr, token: &Token) {
             token.secret
         ));
     }
-    let _ = std::io::Write::write_all(&mut std::io::stderr(), said.as_bytes());
+    said
 }
 
 #[cfg(test)]

@@ -30,8 +30,9 @@ use crate::frontends::daemon::connect::connect_or_start;
 use crate::frontends::daemon::handshake::{draining, initialize, with_hello};
 use crate::frontends::daemon::transport;
 
-/// The answers awaited on one connection, by the id sent to the daemon.
-type Awaited = Arc<Mutex<HashMap<u64, oneshot::Sender<Value>>>>;
+/// The answers awaited on one connection, by the id sent to the daemon;
+/// `None` once the connection ended (every waiter then hears `None`).
+type Awaited = Arc<Mutex<Option<HashMap<u64, oneshot::Sender<Value>>>>>;
 
 /// Where the daemon's notifications go: the peer of the client's latest
 /// request (a session's requests share one).
@@ -67,16 +68,21 @@ impl Link {
     ) -> Option<Value> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
+        // A connection that ended before the request was sent: no answer
+        // will come.
         self.awaited
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()?
             .insert(id, tx);
         let msg = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         self.send(&msg).await;
         tokio::select! {
             answer = rx => answer.ok(),
             () = cancel.cancelled() => {
-                self.awaited.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+                if let Some(awaited) = self.awaited.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+                    awaited.remove(&id);
+                }
                 let cancelled = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
                     "params": { "requestId": id, "reason": "the HTTP client cancelled it" } });
                 self.send(&cancelled).await;
@@ -130,7 +136,14 @@ impl DaemonRelay {
         }
         // A daemon of another build drains: the next connection starts
         // this build's own (three times at most, as the bridge does).
-        for _ in 0..3 {
+        for attempt in 0..3 {
+            // After a daemon went away (a connection that ended, or one
+            // that closed unanswered): its connection ends before its
+            // socket closes, and one made in between would land in the
+            // dying socket's backlog. The bridge waits alike.
+            if held.is_some() || attempt > 0 {
+                crate::frontends::daemon::connect::gone_for_good().await;
+            }
             let link = self.connect().await?;
             let params = self.initialize_params(client);
             let never = tokio_util::sync::CancellationToken::new();
@@ -175,7 +188,7 @@ impl DaemonRelay {
     async fn connect(&self) -> Result<Link, ErrorData> {
         let stream = connect_or_start().await.map_err(|e| unreachable(&e))?;
         let (r, w) = transport::split(stream);
-        let awaited: Awaited = Arc::default();
+        let awaited: Awaited = Arc::new(Mutex::new(Some(HashMap::new())));
         let reader = tokio::spawn(read_daemon(r, awaited.clone(), self.listener.clone()));
         Ok(Link {
             writer: tokio::sync::Mutex::new(Box::new(w)),
@@ -192,6 +205,19 @@ impl DaemonRelay {
         params: impl Serialize,
         context: &RequestContext<RoleServer>,
     ) -> Result<R, ErrorData> {
+        self.relay_or_gone(method, params, context)
+            .await?
+            .ok_or_else(|| gone(method))
+    }
+
+    /// [`Self::relay`], with `Ok(None)` when the daemon's connection ended
+    /// before the answer came.
+    async fn relay_or_gone<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: impl Serialize,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<R>, ErrorData> {
         *self.listener.lock().unwrap_or_else(PoisonError::into_inner) = Some(context.peer.clone());
         let client = client_name(context);
         let link = self.link(&client).await?;
@@ -211,12 +237,13 @@ impl DaemonRelay {
             if context.ct.is_cancelled() {
                 return Err(ErrorData::internal_error("cancelled by the client", None));
             }
-            return Err(gone(method));
+            return Ok(None);
         };
         if let Some(error) = answer.get("error") {
             return Err(serde_json::from_value(error.clone()).unwrap_or_else(|e| unreachable(&e)));
         }
         serde_json::from_value(answer.get("result").cloned().unwrap_or(Value::Null))
+            .map(Some)
             .map_err(|e| unreachable(&format!("an answer to {method} could not be read: {e}")))
     }
 }
@@ -235,14 +262,14 @@ fn gone(method: &str) -> ErrorData {
 /// The client's name: from its `initialize`, or from the request's own
 /// metadata (2026-07-28).
 fn client_name(context: &RequestContext<RoleServer>) -> String {
-    context
-        .peer
-        .peer_info()
-        .map(|i| i.client_info.name.clone())
-        .or_else(|| {
-            let info = context.meta.0.get("io.modelcontextprotocol/clientInfo")?;
-            info.get("name")?.as_str().map(str::to_owned)
-        })
+    // The request's own first: rmcp gives a stateless request a peer of
+    // its own making ("rmcp"), which is not the client.
+    let from_meta = || {
+        let info = context.meta.0.get("io.modelcontextprotocol/clientInfo")?;
+        info.get("name")?.as_str().map(str::to_owned)
+    };
+    from_meta()
+        .or_else(|| context.peer.peer_info().map(|i| i.client_info.name.clone()))
         .unwrap_or_else(|| "sightline-http".to_owned())
 }
 
@@ -260,6 +287,7 @@ async fn read_daemon(r: impl tokio::io::AsyncRead + Unpin, awaited: Awaited, lis
                 awaited
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
+                    .as_mut()?
                     .remove(&id)
             });
             if let Some(tx) = waiter {
@@ -279,6 +307,12 @@ async fn read_daemon(r: impl tokio::io::AsyncRead + Unpin, awaited: Awaited, lis
             Err(e) => tracing::debug!("mcp http: a daemon message not relayed: {e}"),
         }
     }
+    // The daemon's end: every request still waiting hears it now, and none
+    // is sent on this connection again.
+    awaited
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
 }
 
 impl ServerHandler for DaemonRelay {
@@ -365,13 +399,13 @@ impl ServerHandler for DaemonRelay {
     ) -> Result<CallToolResponse, ErrorData> {
         let tool = request.name.to_string();
         match self
-            .relay::<CallToolResult>("tools/call", request, &context)
+            .relay_or_gone::<CallToolResult>("tools/call", request, &context)
             .await
         {
-            Ok(result) => Ok(result.into()),
+            Ok(Some(result)) => Ok(result.into()),
             // A call cut off by the daemon's end is a tool result, as over
             // stdio: a tool that writes says what became of its files.
-            Err(e) if e.message == gone("tools/call").message => {
+            Ok(None) => {
                 // The daemon's death let its journal's lock go: an edit it
                 // cut off is finished or undone now.
                 let recovered = crate::edit::journal::recover();

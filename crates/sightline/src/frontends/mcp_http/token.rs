@@ -7,16 +7,21 @@ use std::path::{Path, PathBuf};
 /// The longest token file read.
 const LARGEST: u64 = 4096;
 
-/// A token, and the file it was generated into (removed when the server
-/// stops), if it was.
+/// A token, and the file it was generated into, if it was.
 pub(crate) struct Token {
     pub(crate) secret: String,
     pub(crate) generated: Option<PathBuf>,
 }
 
-impl Drop for Token {
+/// Removes the token file it holds when dropped: held by the server's own
+/// future alone (its connections' tasks share the token, and a process
+/// that exits does not wait for them), so the file goes when the server
+/// stops.
+pub(crate) struct RemovedOnStop(pub(crate) Option<PathBuf>);
+
+impl Drop for RemovedOnStop {
     fn drop(&mut self) {
-        if let Some(file) = &self.generated {
+        if let Some(file) = &self.0 {
             let _ = std::fs::remove_file(file);
         }
     }
@@ -65,7 +70,11 @@ impl Token {
     /// Whether an `Authorization` header's value carries this token, compared
     /// in time that does not depend on where they differ.
     pub(crate) fn admits(&self, authorization: Option<&[u8]>) -> bool {
-        let Some(given) = authorization.and_then(|a| a.strip_prefix(b"Bearer ")) else {
+        // The scheme's name is case-insensitive (RFC 7235).
+        let Some(given) = authorization
+            .filter(|a| a.len() > 7 && a[..7].eq_ignore_ascii_case(b"bearer "))
+            .map(|a| &a[7..])
+        else {
             return false;
         };
         let want = self.secret.as_bytes();
@@ -106,6 +115,11 @@ mod tests {
         let good = format!("Bearer {}", token.secret);
         assert!(token.admits(Some(good.as_bytes())));
         assert!(!token.admits(None));
+        let lower = format!("bearer {}", token.secret);
+        assert!(
+            token.admits(Some(lower.as_bytes())),
+            "the scheme in any case"
+        );
         assert!(!token.admits(Some(token.secret.as_bytes())), "no scheme");
         assert!(
             !token.admits(Some(&good.as_bytes()[..good.len() - 1])),
@@ -130,7 +144,7 @@ mod tests {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
         assert_eq!(Token::read(&file).expect("read back").secret, token.secret);
-        drop(token);
+        drop(RemovedOnStop(token.generated.clone()));
         assert!(
             !file.exists(),
             "the generated token file outlived the server"

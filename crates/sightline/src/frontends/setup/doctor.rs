@@ -33,6 +33,10 @@ pub struct ScopeState {
     /// (`setup --http`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub http: Option<String>,
+    /// Whether doctor asked that server (it asks only one on this machine
+    /// over plain HTTP: the token is never sent elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub http_checked: Option<bool>,
     /// Its hooks are in place (`None`: the agent takes none from setup).
     pub hooks: Option<bool>,
     /// Claude Code's permission for the answering tools is in place.
@@ -90,6 +94,7 @@ fn scope_state(agent: SetupAgent, scope: &'static str, at: &Scope, codex_dir: &P
         scope,
         mcp: false,
         http: None,
+        http_checked: None,
         hooks: None,
         tools_allowed: None,
         needs: Vec::new(),
@@ -160,6 +165,13 @@ pub async fn check_http(states: &mut [AgentState]) {
         let Some(url) = scope.http.clone() else {
             continue;
         };
+        // A project's file (a cloned repository's) may name any host: the
+        // user's token goes to none but this machine's.
+        let checked = super::probe::on_this_machine(&url);
+        scope.http_checked = Some(checked);
+        if !checked {
+            continue;
+        }
         let Some(token) = token.as_deref() else {
             scope.needs.push(format!(
                 "the agent sends the token from {}, which is not set here: set it to the token `sightline mcp --http` serves with",
@@ -210,6 +222,11 @@ pub fn text(states: &[AgentState]) -> String {
             let mut parts = vec![format!("mcp {}", yes(s.mcp))];
             if let Some(url) = &s.http {
                 parts[0].push_str(&format!(" (over HTTP at {url})"));
+                if s.http_checked == Some(false) {
+                    parts[0].push_str(
+                        ", not checked: doctor sends the token only to this machine over http://",
+                    );
+                }
             }
             if let Some(h) = s.hooks {
                 parts.push(format!("hooks {}", yes(h)));

@@ -10,6 +10,20 @@ use http_body_util::Full;
 /// How long the probe waits to connect, and then for the answer.
 const WAIT: Duration = Duration::from_secs(5);
 
+/// Whether `url` is plain HTTP to this machine (a loopback name or
+/// address), the only place doctor sends the user's token.
+pub(super) fn on_this_machine(url: &str) -> bool {
+    let Ok(uri) = url.parse::<hyper::Uri>() else {
+        return false;
+    };
+    let host = uri.host().unwrap_or_default().trim_matches(['[', ']']);
+    uri.scheme_str() == Some("http")
+        && (host == "localhost"
+            || host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback()))
+}
+
 /// `Ok` when the server at `url` answers `server/discover` sent with
 /// `token`; else why not, in words for the user.
 pub(super) async fn answers(url: &str, token: &str) -> Result<(), String> {
@@ -62,5 +76,21 @@ pub(super) async fn answers(url: &str, token: &str) -> Result<(), String> {
         )),
         403 => Err("the server refused the request's host (403)".to_owned()),
         s => Err(format!("the server answered {s}, not an MCP answer")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_http_to_this_machine_is_asked() {
+        assert!(on_this_machine("http://127.0.0.1:8123/mcp"));
+        assert!(on_this_machine("http://localhost:8123/mcp"));
+        assert!(on_this_machine("http://[::1]:8123/mcp"));
+        assert!(!on_this_machine("http://evil.example:8123/mcp"));
+        assert!(!on_this_machine("http://10.0.0.2:8123/mcp"));
+        assert!(!on_this_machine("https://127.0.0.1:8123/mcp"));
+        assert!(!on_this_machine("not a url"));
     }
 }
