@@ -148,9 +148,12 @@ fn header_end(text: &str, line: usize, column: usize) -> usize {
 }
 
 /// Where the parameter list that follows a function's name (at `line`,
-/// `column`, 1-based) closes: the line (1-based) and the count of
-/// characters on it through the closing parenthesis. `None` when no list
-/// opens on the name's line, or it never closes.
+/// `column`, 1-based) closes: the first line (1-based) at whose end the
+/// parentheses opened from there balance, and the count of characters on
+/// it through the parenthesis that balanced them last. A type parameter's
+/// own parentheses (`<T extends (x: X) => Y>(`) close on the way and are
+/// passed over. `None` when no parenthesis opens on the name's line, or
+/// they never balance.
 fn params_close(text: &str, line: usize, column: usize) -> Option<(usize, usize)> {
     let mut depth = 0i64;
     let mut opened = false;
@@ -160,21 +163,27 @@ fn params_close(text: &str, line: usize, column: usize) -> Option<(usize, usize)
         } else {
             0
         };
+        let mut closed_at = None;
         for (n, c) in l.chars().enumerate().skip(skip) {
             match c {
                 '(' => {
                     depth += 1;
                     opened = true;
                 }
-                ')' => depth -= 1,
+                ')' => {
+                    depth -= 1;
+                    if depth <= 0 {
+                        closed_at = Some(n + 1);
+                    }
+                }
                 _ => {}
-            }
-            if opened && depth <= 0 {
-                return Some((i + 1, n + 1));
             }
         }
         if !opened {
             return None;
+        }
+        if depth <= 0 {
+            return closed_at.map(|at| (i + 1, at));
         }
     }
     None
@@ -244,6 +253,14 @@ mod tests {
             ),
             Vec::<usize>::new()
         );
+        // A type parameter's own parentheses are not the parameter list:
+        // a line put in the list touches the header.
+        let generic = "export function pick<T extends (...a: any) => boolean>(\n  t: T,\n): boolean {\n  return true;\n}\n";
+        let generic_new = "export function pick<T extends (...a: any) => boolean>(\n  t: T,\n  u: T,\n): boolean {\n  return true;\n}\n";
+        let mut generic_items = [item("function", 1, 5, vec![])];
+        generic_items[0].loc.path = PathBuf::from("/p/lib.ts");
+        generic_items[0].loc.column = 17;
+        assert_eq!(found(&generic_items, generic, generic_new), vec![1]);
         // An arrow's body, and a comment after a header, are not a type.
         let arrow =
             |header: &str| format!("const add = function(a, b){header} => {{\n  return a;\n}}\n");
