@@ -312,6 +312,9 @@ fn sightline_s_mcp_tools_answer_from_claude_code() {
     assert!(!next.contains(r#"\"complete\":"#), "{next}");
 }
 
+/// `APP` with one error of its own (3:14), for the tools to report.
+const APP_WITH_ERROR: &str = "from lib import total\n\nvalue: str = total(1)\n";
+
 /// The token the agents' HTTP sessions are served with.
 const HTTP_TOKEN: &str = "scripted-agent-token-0123456789";
 
@@ -364,11 +367,7 @@ fn sightline_s_mcp_tools_answer_from_claude_code_over_http() {
     require("claude");
     let p = claude_project();
     let dirs = DaemonDirs::new();
-    std::fs::write(
-        p.path("app.py"),
-        "from lib import total\n\nvalue: str = total(1)\n",
-    )
-    .unwrap();
+    std::fs::write(p.path("app.py"), APP_WITH_ERROR).unwrap();
     let (http, _keep) = serve_http_for("claude-code", &p, &dirs);
     let mcp = std::fs::read_to_string(p.path(".mcp.json")).unwrap();
     assert!(
@@ -401,11 +400,7 @@ fn sightline_s_mcp_tools_answer_from_claude_code_over_http() {
 fn sightline_s_mcp_tools_answer_from_codex_over_http() {
     let p = codex_project();
     let dirs = DaemonDirs::new();
-    std::fs::write(
-        p.path("app.py"),
-        "from lib import total\n\nvalue: str = total(1)\n",
-    )
-    .unwrap();
+    std::fs::write(p.path("app.py"), APP_WITH_ERROR).unwrap();
     let (http, _keep) = serve_http_for("codex", &p, &dirs);
     let config = std::fs::read_to_string(p.path(".codex/config.toml")).unwrap();
     assert!(

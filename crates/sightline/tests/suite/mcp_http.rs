@@ -40,14 +40,19 @@ fn messages(body: &str) -> Vec<Value> {
         .collect()
 }
 
-#[test]
-fn an_http_session_needs_the_token_and_its_own_origin_and_shares_the_daemon_with_stdio() {
-    require("pyright-langserver");
-    let p = Project::new(&[
+/// A Python project whose `bad.py` has one error (at 3:10).
+fn http_project() -> Project {
+    Project::new(&[
         ("pyproject.toml", "[project]\nname = \"a\"\n"),
         ("app.py", APP),
         ("bad.py", BAD),
-    ]);
+    ])
+}
+
+#[test]
+fn an_http_session_needs_the_token_and_its_own_origin_and_shares_the_daemon_with_stdio() {
+    require("pyright-langserver");
+    let p = http_project();
     let bad = p.root().join("bad.py");
     let mut d = McpDriver::start();
     let mut h = d.serve_http(p.root(), &["mcp", "--http", "0"], None);
@@ -208,11 +213,7 @@ fn the_typescript_sdk_s_http_client_gets_the_same_answers_and_subscription() {
 #[test]
 fn in_process_http_answers_and_what_cannot_be_served_is_one_line() {
     require("pyright-langserver");
-    let p = Project::new(&[
-        ("pyproject.toml", "[project]\nname = \"a\"\n"),
-        ("app.py", APP),
-        ("bad.py", BAD),
-    ]);
+    let p = http_project();
     let bad = p.root().join("bad.py");
     let mut d = McpDriver::start();
     let h = d.serve_http(p.root(), &["mcp", "--no-daemon", "--http", "0"], None);
@@ -300,11 +301,7 @@ fn the_daemon_killed_during_an_http_call_answers_it_and_the_session_goes_on() {
     use super::daemon::{pyrights_under, wait_until};
     use std::time::{Duration, Instant};
     require("pyright-langserver");
-    let p = Project::new(&[
-        ("pyproject.toml", "[project]\nname = \"a\"\n"),
-        ("app.py", APP),
-        ("bad.py", BAD),
-    ]);
+    let p = http_project();
     let bad = p.root().join("bad.py");
     let mut d = McpDriver::start();
     let h = d.serve_http(p.root(), &["mcp", "--http", "0"], None);
