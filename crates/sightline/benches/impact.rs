@@ -12,7 +12,7 @@
 //!   (`textDocument/diagnostic`) until all five hold the expected errors:
 //!   the floor, with an oracle (it knows which files to ask) no real
 //!   client has.
-//! - sightline: `Engine::write` of the same text on a copy of the project:
+//! - sightline: `Editor::write` of the same text on a copy of the project:
 //!   the baseline (the file's errors before, its outline, the references
 //!   of the changed symbol, the callers' errors before), the write, and
 //!   every file asked again. Its time is split into those phases.
@@ -115,7 +115,7 @@ fn main() {
             let took = t.elapsed();
 
             let t = Instant::now();
-            let a = ws.write(&other_root.join("lib.py"), &lib(i)).await.unwrap();
+            let a = ws.editor().write(&other_root.join("lib.py"), &lib(i)).await.unwrap();
             let s = t.elapsed();
             let named = a.files.iter().filter(|f| f.dependent).count();
             assert_eq!(named, if broken { CALLERS } else { 0 }, "round {i}: {}", a.text());

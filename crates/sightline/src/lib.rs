@@ -15,7 +15,8 @@
 //!   (`answer`);
 //! - `render`: the text or JSON the caller gets.
 //!
-//! `edit` and `format` are the edit tools and the formatters, built on the
+//! `edit` and `format` are the edit tools (an `Editor`, which
+//! `Engine::editor` lends) and the formatters, built on the
 //! engine; `config` is the user and project configuration. The modules are
 //! private: the `pub use` list below is the whole API.
 //!
@@ -90,9 +91,10 @@ pub use catalog::{
 pub use config::Config;
 pub use sandbox::{Mode as SandboxMode, Sandbox, explain_denial};
 
-// The edit tools' and formatters' types a caller passes or gets back.
-pub use edit::SymbolEdit;
+// Editing: an engine's edits (`Engine::editor`), and the types a caller
+// passes to them or gets back, the formatters' too.
 pub use edit::refactor::{Pick, PublicNames, RenameOptions};
+pub use edit::{Editor, SymbolEdit};
 pub use format::{Formatters, Outcome as FormatOutcome};
 
 // The binary, and what the test suite and benchmarks drive directly.

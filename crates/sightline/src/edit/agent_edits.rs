@@ -20,6 +20,7 @@
 //! is asked the text before the edit with its own analysis alone, so its
 //! check's old errors are heard only after the edit.
 
+use crate::edit::editor::Editor;
 use std::path::{Path, PathBuf};
 
 use crate::edit::new_errors::Baseline;
@@ -27,7 +28,6 @@ use crate::edit::text::{Text, replace};
 use crate::edit::{EditAnswer, patch};
 
 pub use super::agent_edit::AgentEdit;
-use crate::engine::Engine;
 use crate::error::ToolError;
 
 /// An agent's edit as its before-edit call saw it: each file's text before
@@ -63,9 +63,9 @@ pub(crate) fn sorted(files: &[PathBuf]) -> Vec<PathBuf> {
     f
 }
 
-impl Engine {
+impl Editor<'_> {
     /// Before an agent's tool makes `edits`: each file's text now and as
-    /// the edits leave it, for [`Engine::after_agent_edit`]; `None` when no
+    /// the edits leave it, for [`Editor::after_agent_edit`]; `None` when no
     /// server handles any of them. No server is asked: the agent's tool
     /// never waits for one (the text before the edit is asked in memory
     /// after it).
@@ -75,14 +75,14 @@ impl Engine {
     ) -> Result<Option<EditTexts>, ToolError> {
         let mut staged: Vec<(PathBuf, Option<Text>)> = Vec::new();
         for edit in edits {
-            staged.extend(stage(self, edit, &staged)?);
+            staged.extend(stage(*self, edit, &staged)?);
         }
         let staged: Vec<(PathBuf, Option<Text>)> = staged
             .into_iter()
             .map(|(p, t)| (normalized(&p), t))
             .collect();
         // No server for any of them (a README): nothing to keep.
-        if !staged.iter().any(|(p, _)| self.handles(p)) {
+        if !staged.iter().any(|(p, _)| self.engine.handles(p)) {
             return Ok(None);
         }
         // Each file's text now, or none for a file the edit creates.
@@ -104,7 +104,7 @@ impl Engine {
     }
 
     /// The agent's edit whose texts are `texts`, previewed: written in
-    /// memory only (`Engine::preview`), its errors compared with the
+    /// memory only (`Editor::preview`), its errors compared with the
     /// files' errors now, every server told the disk's text again after.
     pub(crate) async fn preview_agent_edit(
         &self,
@@ -144,8 +144,38 @@ impl Engine {
     ) -> Result<Baseline, ToolError> {
         let held = self.hold_in_memory(olds.to_vec()).await;
         held.view
+            .editor()
             .baseline_within(staged, self.dependents_budget())
             .await
+    }
+
+    /// The errors before an edit whose before-edit call was not heard: the
+    /// files of `key` whose text before it is known (`originals`), as the
+    /// edit left them, asked of that text held in memory (the others have
+    /// no before: not compared).
+    async fn baseline_of_originals(
+        &self,
+        key: &[PathBuf],
+        originals: &[(PathBuf, Option<String>)],
+    ) -> Option<Baseline> {
+        let staged: Vec<(PathBuf, Option<Text>)> = key
+            .iter()
+            .filter(|p| originals.iter().any(|(o, _)| o == *p))
+            .map(|p| {
+                let now = crate::edit::commit::read_bytes(p)
+                    .ok()
+                    .flatten()
+                    .and_then(|b| Text::decode(&b, p).ok());
+                (p.clone(), now)
+            })
+            .collect();
+        match self.baseline_held(originals, &staged).await {
+            Ok(b) => Some(b),
+            Err(e) => {
+                tracing::debug!("agent edit: no baseline from the originals: {e}");
+                None
+            }
+        }
     }
 
     /// After an agent's tool changed `files`: their errors and those of the
@@ -190,29 +220,7 @@ impl Engine {
                     ..Baseline::default()
                 }),
             },
-            None if !originals.is_empty() => {
-                // The files whose text before the edit is known, as the
-                // edit left them, asked of that text held in memory (the
-                // others have no before: not compared).
-                let staged: Vec<(PathBuf, Option<Text>)> = key
-                    .iter()
-                    .filter(|p| originals.iter().any(|(o, _)| o == *p))
-                    .map(|p| {
-                        let now = crate::edit::commit::read_bytes(p)
-                            .ok()
-                            .flatten()
-                            .and_then(|b| Text::decode(&b, p).ok());
-                        (p.clone(), now)
-                    })
-                    .collect();
-                match self.baseline_held(&originals, &staged).await {
-                    Ok(b) => Some(b),
-                    Err(e) => {
-                        tracing::debug!("agent edit: no baseline from the originals: {e}");
-                        None
-                    }
-                }
-            }
+            None if !originals.is_empty() => self.baseline_of_originals(&key, &originals).await,
             None => None,
         };
         let baseline = baseline.unwrap_or_else(|| Baseline {
@@ -223,7 +231,7 @@ impl Engine {
             ..Baseline::default()
         });
         let mut answer = EditAnswer {
-            root: self.workspace_root().map(Path::to_owned),
+            root: self.engine.workspace_root().map(Path::to_owned),
             baseline,
             ..EditAnswer::default()
         };
@@ -265,6 +273,7 @@ impl Engine {
                     .collect();
                 let held = self.hold_in_memory(texts).await;
                 held.view
+                    .editor()
                     .check_errors_within(&mut answer, &written, self.dependents_budget())
                     .await;
             }
@@ -281,7 +290,7 @@ impl Engine {
 }
 
 /// Each of `files`' text before the edit the agent's tool just made,
-/// as [`Engine::after_agent_edit`] will compare with: the text before
+/// as [`Editor::after_agent_edit`] will compare with: the text before
 /// an `earlier` edit taken over, the text the before-edit call
 /// `recorded`, or else `originals`; a file with none is left out.
 pub(crate) fn texts_before(
@@ -325,7 +334,7 @@ fn taken_over(
 /// The files one edit leaves, as the disk (or an earlier edit of the same
 /// call, in `before`) has them now.
 fn stage(
-    engine: &Engine,
+    editor: Editor<'_>,
     edit: &AgentEdit,
     before: &[(PathBuf, Option<Text>)],
 ) -> Result<Vec<(PathBuf, Option<Text>)>, ToolError> {
@@ -364,7 +373,7 @@ fn stage(
         }
         AgentEdit::Patch { text, base } => {
             let ops = patch::parse(text, base).map_err(|e| ToolError::bad_input(e.to_string()))?;
-            Ok(engine.stage_patch(ops, false)?.0)
+            Ok(editor.stage_patch(ops, false)?.0)
         }
     }
 }

@@ -6,12 +6,12 @@
 //! changed on disk since its outline was read, and goes through the same
 //! commit, formatting and error delta as `edit`.
 
+use crate::edit::editor::Editor;
 use std::path::{Path, PathBuf};
 
 use crate::edit::EditAnswer;
 use crate::edit::commit::read_bytes;
 use crate::edit::text::Text;
-use crate::engine::Engine;
 use crate::engine::name_path::Found;
 use crate::error::ToolError;
 use crate::files::AbsPath;
@@ -35,7 +35,7 @@ struct Located {
     found: Found,
 }
 
-impl Engine {
+impl Editor<'_> {
     /// The outline's symbol `name_path` in `file`, and the file's text read
     /// just before: the outline is of that text unless the file changed
     /// meanwhile, which is refused.
@@ -48,7 +48,7 @@ impl Engine {
         let path = AbsPath::new(file)?.canonical().into_path_buf();
         let bytes = read_bytes(&path)?
             .ok_or_else(|| ToolError::bad_input(format!("file not found: {}", path.display())))?;
-        let found = self.find_symbol(&path, name_path, kind).await?;
+        let found = self.engine.find_symbol(&path, name_path, kind).await?;
         unchanged_since(&path, &bytes)?;
         let text = Text::decode(&bytes, &path)?;
         Ok(Located {
@@ -68,7 +68,7 @@ impl Engine {
         kind: Option<&str>,
     ) -> Result<String, ToolError> {
         let at = self.locate(file, name_path, kind).await?;
-        self.last_read().record(&at.path, &at.bytes);
+        self.engine.last_read().record(&at.path, &at.bytes);
         let (first, last) = lines_of(&at.found);
         let mut out = format!(
             "{} {} (lines {first}-{last})\n",
@@ -91,9 +91,9 @@ impl Engine {
         how: SymbolEdit,
         text: &str,
     ) -> Result<EditAnswer, ToolError> {
-        self.sandbox().check_write(file)?;
+        self.engine.sandbox().check_write(file)?;
         let at = self.locate(file, name_path, kind).await?;
-        self.last_read().check(&at.path, Some(&at.bytes))?;
+        self.engine.last_read().check(&at.path, Some(&at.bytes))?;
         let mut lines: Vec<&str> = at.text.body.split_inclusive('\n').collect();
         let (first, last) = lines_of(&at.found);
         let last = last.min(lines.len()).max(1);
@@ -152,11 +152,12 @@ impl Engine {
         kind: Option<&str>,
         force: bool,
     ) -> Result<EditAnswer, ToolError> {
-        self.sandbox().check_write(file)?;
+        self.engine.sandbox().check_write(file)?;
         let at = self.locate(file, name_path, kind).await?;
         let (first, last) = lines_of(&at.found);
         let item = &at.found.item;
         let uses = self
+            .engine
             .references(&at.path, item.loc.line, item.loc.column, false)
             .await?;
         let outside: Vec<_> = uses

@@ -3,12 +3,12 @@
 //! Every edit answer makes one (the files as they were before it), and the
 //! `checkpoint` tool makes one of a file or of a whole project.
 
+use crate::edit::editor::Editor;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use crate::answer::{Finding, Severity};
 use crate::edit::delta::{self, State};
-use crate::engine::Engine;
 use crate::error::ToolError;
 
 /// At most this many checkpoints are kept per session; the oldest go first.
@@ -138,13 +138,13 @@ impl Since {
     }
 }
 
-impl Engine {
+impl Editor<'_> {
     /// A checkpoint of `path`: a file's diagnostics, or the whole-project
     /// check of a directory (default: the workspace). Returns it with the
     /// line the tool answers.
     pub async fn checkpoint(&self, path: Option<&Path>) -> Result<(Checkpoint, String), ToolError> {
         if let Some(file) = path.filter(|p| p.is_file()) {
-            let d = self.diagnostics(file).await?;
+            let d = self.engine.diagnostics(file).await?;
             let text = std::fs::read_to_string(file).unwrap_or_default();
             let errors = d
                 .diagnostics
@@ -164,7 +164,7 @@ impl Engine {
             let s = if errors == 1 { "" } else { "s" };
             return Ok((cp, format!("{errors} error{s} in {}", file.display())));
         }
-        let checked = self.check(path).await?;
+        let checked = self.engine.check(path).await?;
         let mut cp = Checkpoint {
             dir: Some(checked.dir.clone()),
             files: HashMap::new(),
@@ -197,7 +197,7 @@ impl Engine {
         let root = cp
             .dir
             .clone()
-            .or_else(|| self.workspace_root().map(Path::to_owned))
+            .or_else(|| self.engine.workspace_root().map(Path::to_owned))
             .unwrap_or_default();
         let mut since = Since {
             name: name.to_owned(),
@@ -207,7 +207,7 @@ impl Engine {
         // The errors now, by file, of the files compared.
         let mut now: BTreeMap<PathBuf, Vec<Finding>> = BTreeMap::new();
         if let Some(f) = file {
-            let d = self.diagnostics(f).await?;
+            let d = self.engine.diagnostics(f).await?;
             since.root = d.root.clone();
             let held = cp.files.contains_key(&d.file)
                 || cp.dir.as_deref().is_some_and(|dir| d.file.starts_with(dir));
@@ -222,7 +222,7 @@ impl Engine {
             let dir = dir
                 .map(sightline_lsp::normalize)
                 .unwrap_or_else(|| cp_dir.clone());
-            let checked = self.check(Some(&dir)).await?;
+            let checked = self.engine.check(Some(&dir)).await?;
             since.notes.extend(checked.notes.iter().cloned());
             let seen: std::collections::HashSet<&PathBuf> = checked.seen.iter().collect();
             for f in &checked.seen {
@@ -248,7 +248,7 @@ impl Engine {
                 if n == 1 { "" } else { "s" }
             ));
             for f in cp.files.keys() {
-                match self.diagnostics(f).await {
+                match self.engine.diagnostics(f).await {
                     Ok(d) => {
                         now.insert(f.clone(), errors_of(d.diagnostics));
                     }

@@ -4,6 +4,7 @@
 //! then told the disk's text again. The answer is the delta the real edit
 //! would give, headed `preview: nothing was written`.
 
+use crate::edit::editor::Editor;
 use std::future::Future;
 use std::path::PathBuf;
 
@@ -21,11 +22,11 @@ struct Restore<'a> {
 
 impl Drop for Restore<'_> {
     fn drop(&mut self) {
-        self.engine.restore_disk_text(&self.held.paths());
+        self.engine.editor().restore_disk_text(&self.held.paths());
     }
 }
 
-/// A dry run's view of an engine ([`Engine::hold_in_memory`]), which runs
+/// A dry run's view of an engine ([`Editor::hold_in_memory`]), which runs
 /// alone until dropped; then every server is told the disk's text again.
 pub(super) struct InMemory<'a> {
     // Dropped first: the servers hold the disk's text again before the
@@ -36,11 +37,11 @@ pub(super) struct InMemory<'a> {
     pub(super) view: Engine,
 }
 
-/// An edit's work, boxed ([`Engine::edit_or_preview`]).
+/// An edit's work, boxed ([`Editor::edit_or_preview`]).
 pub type BoxedEdit<'a> =
     std::pin::Pin<Box<dyn Future<Output = Result<EditAnswer, ToolError>> + Send + 'a>>;
 
-impl Engine {
+impl Editor<'_> {
     /// Runs `edit` (one of `write`, `edit`, `apply_patch` or the symbol
     /// edits) as a dry run: the same checks, refusals and error delta,
     /// nothing written, and the servers left holding the disk's text. The
@@ -48,14 +49,15 @@ impl Engine {
     /// and whose writes stage (`Engine::dry_run_view`).
     pub(crate) async fn preview(
         &self,
-        edit: impl for<'e> FnOnce(&'e Engine) -> BoxedEdit<'e>,
+        edit: impl for<'e> FnOnce(Editor<'e>) -> BoxedEdit<'e>,
     ) -> Result<EditAnswer, ToolError> {
         let held = self.hold_in_memory(Vec::new()).await;
-        let answer = edit(&held.view).await;
+        let answer = edit(held.view.editor()).await;
         let staged = held.restore.held.paths();
         let deletes = held.restore.held.deletes();
         // The servers whose check on save was left out of the answer.
         let on_save: Vec<&str> = self
+            .engine
             .running_servers()
             .iter()
             .filter(|s| s.check_on_save && staged.iter().any(|p| s.holds(p)))
@@ -87,14 +89,14 @@ impl Engine {
     ) -> InMemory<'_> {
         let turn = crate::sync::file_view::own_turn().await;
         let restore = Restore {
-            engine: self,
+            engine: self.engine,
             held: crate::sync::DryRunFiles::default(),
         };
-        let view = self.dry_run_view(&restore.held);
+        let view = self.engine.dry_run_view(&restore.held);
         for (path, text) in texts {
             view.files().stage(&path, text);
         }
-        view.tell_held_files();
+        view.editor().tell_held_files();
         InMemory {
             restore,
             _turn: turn,
@@ -103,7 +105,7 @@ impl Engine {
     }
 
     /// `edit` run on this engine, or with `dry_run` its preview
-    /// ([`Engine::preview`]) run on a dry run's view of it.
+    /// ([`Editor::preview`]) run on a dry run's view of it.
     ///
     /// The edit comes boxed: an edit's future is large, and the MCP
     /// dispatch's, holding it beside its preview, overflowed a worker
@@ -111,12 +113,12 @@ impl Engine {
     pub(crate) async fn edit_or_preview(
         &self,
         dry_run: bool,
-        edit: impl for<'e> FnOnce(&'e Engine) -> BoxedEdit<'e>,
+        edit: impl for<'e> FnOnce(Editor<'e>) -> BoxedEdit<'e>,
     ) -> Result<EditAnswer, ToolError> {
         if dry_run {
             self.preview(edit).await
         } else {
-            edit(self).await
+            edit(*self).await
         }
     }
 
@@ -126,11 +128,13 @@ impl Engine {
     /// that changed on disk since the server last looked, and the
     /// agent-edit check holds a text the disk no longer has.
     fn tell_held_files(&self) {
-        let held = self.files().paths();
-        for server in self.running_servers() {
+        let held = self.engine.files().paths();
+        for server in self.engine.running_servers() {
             for path in held.iter().filter(|p| server.holds(p)) {
-                let told = match self.snapshot(path) {
-                    Ok(staged) => server.sync(path, &staged.index, self.files()).map(drop),
+                let told = match self.engine.snapshot(path) {
+                    Ok(staged) => server
+                        .sync(path, &staged.index, self.engine.files())
+                        .map(drop),
                     // A file the edit deletes stays as the disk has it (the
                     // preview says so).
                     Err(_) => Ok(()),
@@ -150,7 +154,7 @@ impl Engine {
     /// disk again (or closes it, for a file that is not there): a later
     /// question, about that file or any other, is answered for the disk.
     pub(crate) fn restore_disk_text(&self, paths: &[PathBuf]) {
-        for server in self.running_servers() {
+        for server in self.engine.running_servers() {
             for path in paths {
                 if !server.holds(path) {
                     continue;

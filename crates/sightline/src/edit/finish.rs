@@ -2,16 +2,16 @@
 //! what the preview showed), or written all or nothing once the files are
 //! still as the preview found them, then the errors the changed files have.
 
+use crate::edit::editor::Editor;
 use std::path::{Path, PathBuf};
 
 use crate::edit::EditAnswer;
 use crate::edit::refactor::Refactored;
 use crate::edit::workspace::Plan;
-use crate::engine::Engine;
 use crate::error::ToolError;
 use crate::server::LspServer;
 
-impl Engine {
+impl Editor<'_> {
     /// Previews `plan` (`dry_run`), or checks and writes it, syncs the
     /// servers and lists the errors the changed files have.
     pub(super) async fn finish_plan(
@@ -24,6 +24,7 @@ impl Engine {
         confirm: bool,
     ) -> Result<Refactored, ToolError> {
         let root = self
+            .engine
             .workspace_root()
             .map(Path::to_owned)
             .unwrap_or_else(|| server.root.clone());
@@ -35,7 +36,7 @@ impl Engine {
             // What the preview showed is what an apply must still find.
             for (path, before) in plan.before() {
                 if let Some(b) = before {
-                    self.last_read().record(&path, &b);
+                    self.engine.last_read().record(&path, &b);
                 }
             }
             return Ok(format!("{preview_head}\n{}", plan.preview(&root)).into());
@@ -47,7 +48,8 @@ impl Engine {
             )));
         }
         for (path, before) in plan.before() {
-            self.last_read()
+            self.engine
+                .last_read()
                 .check(&path, before.as_deref())
                 .map_err(|_| {
                     ToolError::refused(format!(

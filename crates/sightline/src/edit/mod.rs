@@ -23,6 +23,7 @@ pub mod commit;
 mod declared;
 pub mod delta;
 mod dry_run;
+mod editor;
 mod finish;
 pub(crate) mod impact;
 pub mod journal;
@@ -39,6 +40,7 @@ mod wire;
 pub mod workspace;
 
 pub use by_symbol::SymbolEdit;
+pub use editor::Editor;
 pub use text::Text;
 
 /// At most this many errors are listed per file.
@@ -93,7 +95,7 @@ pub struct EditAnswer {
     pub not_checked: Vec<PathBuf>,
     /// Lines about what could not be followed or checked.
     pub notes: Vec<String>,
-    /// A dry run: nothing was written (`Engine::preview`).
+    /// A dry run: nothing was written (`Editor::preview`).
     pub preview: bool,
 }
 

@@ -6,6 +6,7 @@
 //! imports (pyright) gets no move that would break them: it is refused,
 //! naming the files that import the module.
 
+use crate::edit::editor::Editor;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -13,7 +14,6 @@ use sightline_lsp::path_to_uri_string;
 
 use crate::edit::refactor::Refactored;
 use crate::edit::workspace::Plan;
-use crate::engine::Engine;
 use crate::engine::packages::{load_users, mentions};
 use crate::error::ToolError;
 use crate::server::LspServer;
@@ -117,7 +117,7 @@ fn relative(path: &Path, root: &Path) -> String {
         .to_string()
 }
 
-impl Engine {
+impl Editor<'_> {
     /// Moves the file or folder `from` to `to` (into `to` when it is a
     /// folder), with the edits its server makes to the imports and module
     /// declarations that name it; with `dry_run`, only the preview.
@@ -146,17 +146,21 @@ impl Engine {
         };
         // The server of the first file a server handles: it computes the
         // edits for the whole move.
-        let source = moved.iter().find(|p| self.handles(p)).ok_or_else(|| {
-            ToolError::unsupported(format!(
-                "no language server handles {}; move it with the shell (no imports to update)",
-                from.display()
-            ))
-        })?;
-        let checked = self.snapshot(source)?;
-        let server = self.server_for(&checked).await?;
-        server.sync(&checked.path, &checked.index, self.files())?;
+        let source = moved
+            .iter()
+            .find(|p| self.engine.handles(p))
+            .ok_or_else(|| {
+                ToolError::unsupported(format!(
+                    "no language server handles {}; move it with the shell (no imports to update)",
+                    from.display()
+                ))
+            })?;
+        let checked = self.engine.snapshot(source)?;
+        let server = self.engine.server_for(&checked).await?;
+        server.sync(&checked.path, &checked.index, self.engine.files())?;
         server.wait_ready(false).await?;
         let root = self
+            .engine
             .workspace_root()
             .map(Path::to_owned)
             .unwrap_or_else(|| server.root.clone());
@@ -234,7 +238,13 @@ impl Engine {
         let edit = if server.renames_files(from, is_dir) {
             // In a monorepo the server updates only the packages it
             // holds: those that mention the module's name are loaded first.
-            let packages = load_users(server, self.files(), source, &name, self.config().reach())?;
+            let packages = load_users(
+                server,
+                self.engine.files(),
+                source,
+                &name,
+                self.engine.config().reach(),
+            )?;
             if let Some(note) = packages.note {
                 return Err(ToolError::refused(format!(
                     "move not done: {note}; nothing was written"

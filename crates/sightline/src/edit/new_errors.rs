@@ -6,6 +6,7 @@
 //! asked again (the dependents within a budget of their own), and the answer
 //! lists what the change introduced (`delta`).
 
+use crate::edit::editor::Editor;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -17,7 +18,6 @@ use crate::edit::declared::declared;
 use crate::edit::delta::{self, State};
 use crate::edit::text::Text;
 use crate::edit::{EditAnswer, FileErrors, OTHER_FILES};
-use crate::engine::Engine;
 use crate::error::{ErrorKind, ToolError};
 use crate::sync::FileView;
 
@@ -79,7 +79,7 @@ pub struct Followed {
     pub uses: Option<Vec<crate::answer::Loc>>,
 }
 
-impl Engine {
+impl Editor<'_> {
     /// Asks each file about to change (and, for a change to what a file
     /// declares, the files using it) for its diagnostics as they are now.
     /// Fails when a file changed on disk meanwhile: nothing is written then.
@@ -99,7 +99,7 @@ impl Engine {
     /// machine, and listed them whole as "not compared" while the server
     /// was visibly working. 0 still turns the dependents off.
     pub(super) fn dependents_budget(&self) -> Duration {
-        let configured = Duration::from_millis(self.config().dependents_ms);
+        let configured = Duration::from_millis(self.engine.config().dependents_ms);
         if configured.is_zero() {
             return configured;
         }
@@ -117,20 +117,20 @@ impl Engine {
         budget: Duration,
     ) -> Result<Baseline, ToolError> {
         let mut base = Baseline::default();
-        let config = self.config();
+        let config = self.engine.config();
         if !config.edit_delta && budget.is_zero() {
             return Ok(base);
         }
         let started = Instant::now();
         let mut olds: Vec<(PathBuf, Option<String>, Option<&Text>)> = Vec::new();
         for (path, new) in staged {
-            if !self.handles(path) {
+            if !self.engine.handles(path) {
                 continue;
             }
             // The old text of each file a server handles: not one too
             // large to ask, or not text (its errors are listed whole).
             let large = std::fs::metadata(path).is_ok_and(|m| m.len() > LARGEST);
-            let old = current_text(self.files(), path);
+            let old = current_text(self.engine.files(), path);
             if large || old.as_ref().is_some_and(|t| t.contains('\0')) {
                 continue;
             }
@@ -159,7 +159,7 @@ impl Engine {
         }
         base.spent_files = started.elapsed();
         if budget.is_zero() {
-            return still_as_read(self.files(), &olds, base);
+            return still_as_read(self.engine.files(), &olds, base);
         }
         let deadline = Instant::now() + budget;
         let left = || deadline.saturating_duration_since(Instant::now());
@@ -175,7 +175,7 @@ impl Engine {
             if hunks.is_empty() {
                 continue;
             }
-            match tokio::time::timeout(left(), self.document_symbols(path)).await {
+            match tokio::time::timeout(left(), self.engine.document_symbols(path)).await {
                 Ok(Ok(outline)) => {
                     declared(&outline.items, (old, &new.body), &hunks, &mut symbols);
                 }
@@ -206,7 +206,8 @@ impl Engine {
                 base.followed.push(followed);
                 continue;
             }
-            let refs = tokio::time::timeout(left(), self.references(&path, line, column, false));
+            let refs =
+                tokio::time::timeout(left(), self.engine.references(&path, line, column, false));
             match refs.await {
                 Ok(Ok(found)) => {
                     // A package left unsearched is said, not passed over.
@@ -254,7 +255,7 @@ impl Engine {
             }
         }
         base.spent_dependents = t.elapsed();
-        still_as_read(self.files(), &olds, base)
+        still_as_read(self.engine.files(), &olds, base)
     }
 
     /// Looks for the users of what the change altered in `path` (whose old
@@ -277,12 +278,12 @@ impl Engine {
                 path.display()
             )
         };
-        let new = self.files().read_text(path);
+        let new = self.engine.files().read_text(path);
         // The hunks of the old text against the new one are in the new
         // text's lines, as the outline of the file now is.
         let hunks = delta::hunks(&new, old);
         let mut symbols = Vec::new();
-        match tokio::time::timeout(left(), self.document_symbols(path)).await {
+        match tokio::time::timeout(left(), self.engine.document_symbols(path)).await {
             Ok(Ok(outline)) => declared(&outline.items, (&new, old), &hunks, &mut symbols),
             Ok(Err(e)) => {
                 notes.push(format!(
@@ -298,7 +299,8 @@ impl Engine {
         }
         for (file, line, column, name) in symbols.into_iter().take(SYMBOLS_FOLLOWED) {
             let asked =
-                tokio::time::timeout(left(), self.references(&file, line, column, false)).await;
+                tokio::time::timeout(left(), self.engine.references(&file, line, column, false))
+                    .await;
             match asked {
                 Ok(Ok(found)) => {
                     notes.extend(found.notes);
@@ -334,10 +336,10 @@ impl Engine {
     /// The diagnostics of `path` now, with its text; `None` when the
     /// answer is not complete (a note), so no delta is made against it.
     async fn state_of(&self, path: &Path, text: String) -> Option<State> {
-        let d = self.diagnostics(path).await.ok()?;
+        let d = self.engine.diagnostics(path).await.ok()?;
         // The note of an untrusted project's ignored keys comes with every
         // answer and says nothing of this one's completeness.
-        let untrusted = self.config().untrusted_note();
+        let untrusted = self.engine.config().untrusted_note();
         let incomplete = d.notes.iter().any(|n| Some(n) != untrusted.as_ref());
         (!incomplete).then_some(State {
             text,
@@ -363,7 +365,7 @@ impl Engine {
         files: &[PathBuf],
         budget: Duration,
     ) {
-        let config = self.config();
+        let config = self.engine.config();
         let (use_delta, warnings) = (config.edit_delta, config.edit_warnings);
         // Warnings are listed only as news.
         let shown = |f: &Finding, delta: bool| {
@@ -371,7 +373,7 @@ impl Engine {
         };
         let base = std::mem::take(&mut answer.baseline);
         for file in files {
-            match self.diagnostics(file).await {
+            match self.engine.diagnostics(file).await {
                 Ok(d) => {
                     answer.root.get_or_insert(d.root.clone());
                     let before = base.states.get(file).filter(|_| use_delta);
@@ -388,7 +390,7 @@ impl Engine {
                         ..FileErrors::default()
                     };
                     if let Some(before) = before {
-                        let text = self.files().read_text(file);
+                        let text = self.engine.files().read_text(file);
                         apply(&mut entry, before, &after, &text, |f| shown(f, true));
                     }
                     answer.files.push(entry);
@@ -433,7 +435,7 @@ impl Engine {
         for user in &dependents {
             let before = base.states.get(user);
             let left = deadline.saturating_duration_since(Instant::now());
-            let d = match tokio::time::timeout(left, self.diagnostics(user)).await {
+            let d = match tokio::time::timeout(left, self.engine.diagnostics(user)).await {
                 Ok(Ok(d)) => d,
                 Ok(Err(e)) => {
                     answer
@@ -464,7 +466,7 @@ impl Engine {
                     &mut entry,
                     before,
                     &after,
-                    &self.files().read_text(user),
+                    &self.engine.files().read_text(user),
                     |f| shown(f, true),
                 );
             }
@@ -502,7 +504,7 @@ fn still_as_read(
 }
 
 /// `path`'s text before the change as `files` sees it: held in memory
-/// when the change is on disk already (`Engine::after_agent_edit`), else
+/// when the change is on disk already (`Editor::after_agent_edit`), else
 /// the disk's.
 fn current_text(files: &FileView, path: &Path) -> Option<String> {
     match files.staged(path) {

@@ -3,6 +3,7 @@
 //! takes line ranges (clang-format). Formatting the whole file after a small
 //! edit changes lines the edit never touched, which makes noisy diffs.
 
+use crate::edit::editor::Editor;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -11,17 +12,21 @@ use sightline_lsp::path_to_uri_string;
 use sightline_lsp::request;
 
 use crate::edit::Text;
-use crate::engine::Engine;
 use crate::files::atomic_write;
 use crate::format::{Outcome, Report};
 
-impl Engine {
+impl Editor<'_> {
     /// Formats lines `first..=last` (1-based) of `path`.
     pub(crate) async fn format_lines(&self, path: &Path, first: usize, last: usize) -> Report {
         if let Some(r) = self.server_range_format(path, first, last).await {
             return r;
         }
-        if let Some(r) = self.formatters().format_lines(path, first, last).await {
+        if let Some(r) = self
+            .engine
+            .formatters()
+            .format_lines(path, first, last)
+            .await
+        {
             return r;
         }
         Report {
@@ -35,17 +40,17 @@ impl Engine {
     }
 
     async fn server_range_format(&self, path: &Path, first: usize, last: usize) -> Option<Report> {
-        let checked = self.snapshot(path).ok()?;
-        let routes = self.route_all(&checked).ok()?;
+        let checked = self.engine.snapshot(path).ok()?;
+        let routes = self.engine.route_all(&checked).ok()?;
         for (spec, root) in routes {
-            let Ok(server) = self.pool_get(spec, &root).await else {
+            let Ok(server) = self.engine.pool_get(spec, &root).await else {
                 continue;
             };
             if !server.offers("documentRangeFormattingProvider") {
                 continue;
             }
             let doc = server
-                .sync(&checked.path, &checked.index, self.files())
+                .sync(&checked.path, &checked.index, self.engine.files())
                 .ok()?;
             let end_line = last.min(doc.index.line_count());
             let params = json!({

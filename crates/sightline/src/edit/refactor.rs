@@ -4,6 +4,7 @@
 //! (`edit::workspace`), and previews it or writes it all or nothing, then
 //! lists the errors the changed files have.
 
+use crate::edit::editor::Editor;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -11,7 +12,6 @@ use serde_json::Value;
 use crate::answer::Pos;
 use crate::edit::kept_aliases::kept_aliases;
 use crate::edit::workspace::Plan;
-use crate::engine::Engine;
 use crate::error::{ErrorKind, ToolError};
 use crate::server::LspServer;
 
@@ -101,7 +101,7 @@ fn plural(n: usize, one: &str) -> String {
     }
 }
 
-impl Engine {
+impl Editor<'_> {
     /// Renames the symbol at `line`:`column` of `file` to `new_name`, as
     /// its server computes it; with `dry_run`, only the preview. Changes
     /// the server marks as needing confirmation are applied only with
@@ -122,6 +122,7 @@ impl Engine {
         } = options;
         check_name(new_name)?;
         let (server, checked, pos) = self
+            .engine
             .prepare(
                 file,
                 Pos::new(line, column),
@@ -134,7 +135,7 @@ impl Engine {
         // In a monorepo, the server renames only in the packages it holds:
         // the others that mention the name are loaded first.
         let _packages =
-            super::whole_rename::load_packages(self, &server, &checked.path, &old_name)?;
+            super::whole_rename::load_packages(self.engine, &server, &checked.path, &old_name)?;
         let (could_choose, edit) = server.rename(&checked.path, pos, new_name, keep).await?;
         let edit = super::workspace::read_edit(&server, &edit)?;
         // A kept public name's importers keep it by choice.
@@ -150,7 +151,7 @@ impl Engine {
             plural(plan.edits, "edit"),
             plural(files, "file")
         );
-        let root = self.workspace_root().unwrap_or(&server.root);
+        let root = self.engine.workspace_root().unwrap_or(&server.root);
         // Only a server that keeps aliases by choice writes them; another's
         // edit naming both (rust-analyzer's `S { f: g }` for a shorthand
         // field) is no public name kept.
@@ -214,7 +215,7 @@ impl Engine {
         Ok(out.into())
     }
 
-    /// Applies one of the code actions of [`Engine::code_actions`]: resolved,
+    /// Applies one of the code actions of [`Editor::code_actions`]: resolved,
     /// its edit and the edits of its command staged together, then
     /// previewed (`dry_run`) or written all or nothing.
     pub async fn apply_code_action(
@@ -269,7 +270,7 @@ impl Engine {
         file: &Path,
         dry_run: bool,
     ) -> Result<Refactored, ToolError> {
-        let lines = self.snapshot(file)?.index.line_count().max(1);
+        let lines = self.engine.snapshot(file)?.index.line_count().max(1);
         let (server, _, removals) = self
             .actions(file, 1, Some(lines), Some(REMOVE_UNUSED))
             .await?;
@@ -319,7 +320,7 @@ impl Engine {
 
     /// The server's `source.organizeImports` for `file`.
     async fn sort_imports(&self, file: &Path, dry_run: bool) -> Result<Refactored, ToolError> {
-        let lines = self.snapshot(file)?.index.line_count().max(1);
+        let lines = self.engine.snapshot(file)?.index.line_count().max(1);
         let (server, path, actions) = self
             .actions(file, 1, Some(lines), Some("source.organizeImports"))
             .await?;
@@ -393,8 +394,8 @@ impl Engine {
         }
         // The diagnostics of the file are what quick fixes are offered for;
         // they are made current first.
-        let _ = self.diagnostics(file).await;
-        let checked = self.snapshot(file)?;
+        let _ = self.engine.diagnostics(file).await;
+        let checked = self.engine.snapshot(file)?;
         let count = checked.index.line_count().max(1);
         if line == 0 || line > count {
             return Err(ToolError::bad_input(format!(
@@ -402,8 +403,8 @@ impl Engine {
                 file.display()
             )));
         }
-        let server = self.server_for(&checked).await?;
-        let doc = server.sync(&checked.path, &checked.index, self.files())?;
+        let server = self.engine.server_for(&checked).await?;
+        let doc = server.sync(&checked.path, &checked.index, self.engine.files())?;
         server.wait_ready(false).await?;
         let start = server.position_at(&doc.index, line - 1, 0).ok_or_else(|| {
             ToolError::bad_input(format!("line {line} is past the end of {}", file.display()))

@@ -4,20 +4,20 @@
 //! formats what it wrote (keeping the byte-order mark the content should
 //! have), and answers with the errors the change left.
 
+use crate::edit::editor::Editor;
 use std::path::{Path, PathBuf};
 
 use crate::edit::EditAnswer;
 use crate::edit::commit::{read_bytes, write_all};
 use crate::edit::patch::{self, Op};
 use crate::edit::text::{ReplaceError, Replaced, Text, replace};
-use crate::engine::Engine;
 use crate::error::ToolError;
 use crate::files::{AbsPath, atomic_write};
 
 /// Staged files and what each change did, one line each.
 pub(super) type StagedEdit = (Vec<(PathBuf, Option<Text>)>, Vec<String>);
 
-impl Engine {
+impl Editor<'_> {
     /// Numbered lines of `file` (1-based, the numbers the LSP tools take).
     pub fn read(
         &self,
@@ -29,7 +29,7 @@ impl Engine {
         let bytes = read_bytes(&path)?
             .ok_or_else(|| ToolError::bad_input(format!("file not found: {}", path.display())))?;
         let text = Text::decode(&bytes, &path)?;
-        self.last_read().record(&path, &bytes);
+        self.engine.last_read().record(&path, &bytes);
         let start = offset.unwrap_or(1).max(1);
         let limit = limit.unwrap_or(2000);
         let total = text.body.lines().count();
@@ -56,7 +56,7 @@ impl Engine {
     fn confine<'a>(&self, paths: impl IntoIterator<Item = &'a Path>) -> Result<(), ToolError> {
         paths
             .into_iter()
-            .try_for_each(|p| self.sandbox().check_write(p))
+            .try_for_each(|p| self.engine.sandbox().check_write(p))
     }
 
     /// Replaces (or creates) `file` with `content`.
@@ -67,7 +67,7 @@ impl Engine {
         self.confine([given.as_path()])?;
         let path = given.canonical().into_path_buf();
         let before = read_bytes(&path)?;
-        self.last_read().check(&path, before.as_deref())?;
+        self.engine.last_read().check(&path, before.as_deref())?;
         let old = before
             .as_deref()
             .map(|b| Text::decode(b, &path))
@@ -97,11 +97,11 @@ impl Engine {
         new: &str,
         replace_all: bool,
     ) -> Result<EditAnswer, ToolError> {
-        let range = self.config().format_range;
+        let range = self.engine.config().format_range;
         self.edit_with(file, old, new, replace_all, range).await
     }
 
-    /// [`Engine::edit`], formatting only the lines the edit touched when
+    /// [`Editor::edit`], formatting only the lines the edit touched when
     /// `format_range` is set (through the server's range formatting, or a
     /// formatter that takes line ranges).
     pub async fn edit_with(
@@ -117,7 +117,7 @@ impl Engine {
         let path = given.canonical().into_path_buf();
         let before = read_bytes(&path)?
             .ok_or_else(|| ToolError::bad_input(format!("file not found: {}", path.display())))?;
-        self.last_read().check(&path, Some(&before))?;
+        self.engine.last_read().check(&path, Some(&before))?;
         let mut text = Text::decode(&before, &path)?;
         let Replaced {
             body,
@@ -161,7 +161,7 @@ impl Engine {
                     let before = read_bytes(&path)?.ok_or_else(|| {
                         ToolError::bad_input(format!("file not found: {}", path.display()))
                     })?;
-                    self.last_read().check(&path, Some(&before))?;
+                    self.engine.last_read().check(&path, Some(&before))?;
                     (Text::decode(&before, &path)?, 0)
                 }
             };
@@ -191,7 +191,7 @@ impl Engine {
     pub async fn apply_patch(&self, patch_text: &str) -> Result<EditAnswer, ToolError> {
         let base = self.base_dir()?;
         // `read-only` refuses the tool whatever the patch holds.
-        if self.sandbox().mode == crate::sandbox::Mode::ReadOnly {
+        if self.engine.sandbox().mode == crate::sandbox::Mode::ReadOnly {
             self.confine([base.as_path()])?;
         }
         let ops =
@@ -248,7 +248,7 @@ impl Engine {
                         ToolError::bad_input(format!("cannot delete {}: not found", path.display()))
                     })?;
                     if guard {
-                        self.last_read().check(&path, Some(&bytes))?;
+                        self.engine.last_read().check(&path, Some(&bytes))?;
                     }
                     changes.push(format!("deleted {}", path.display()));
                     staged.push((path, None));
@@ -262,7 +262,7 @@ impl Engine {
                         ToolError::bad_input(format!("cannot update {}: not found", path.display()))
                     })?;
                     if guard {
-                        self.last_read().check(&path, Some(&bytes))?;
+                        self.engine.last_read().check(&path, Some(&bytes))?;
                     }
                     let mut text = Text::decode(&bytes, &path)?;
                     let lines: Vec<String> = text.body.lines().map(str::to_owned).collect();
@@ -299,7 +299,7 @@ impl Engine {
 
     /// The directory relative patch paths start from.
     fn base_dir(&self) -> Result<PathBuf, ToolError> {
-        match self.workspace_root() {
+        match self.engine.workspace_root() {
             Some(r) => Ok(r.to_owned()),
             None => std::env::current_dir()
                 .map_err(|e| ToolError::bad_input(format!("no workspace directory: {e}"))),
@@ -315,7 +315,7 @@ impl Engine {
         self.commit_with(staged, None).await
     }
 
-    /// [`Engine::commit`]; with `range`, only those lines of the (single)
+    /// [`Editor::commit`]; with `range`, only those lines of the (single)
     /// file are formatted.
     async fn commit_with(
         &self,
@@ -327,18 +327,18 @@ impl Engine {
         self.confine(staged.iter().map(|(p, _)| p.as_path()))?;
         let baseline = self.baseline(&staged).await?;
         let mut answer = EditAnswer {
-            root: self.workspace_root().map(Path::to_owned),
+            root: self.engine.workspace_root().map(Path::to_owned),
             baseline,
             ..EditAnswer::default()
         };
-        // A dry run holds the files in memory instead (`Engine::preview`):
+        // A dry run holds the files in memory instead (`Editor::preview`):
         // its checks see them there, and nothing is formatted or written.
-        if self.files().is_dry_run() {
+        if self.engine.files().is_dry_run() {
             for (path, text) in &staged {
                 let text = text
                     .as_ref()
                     .map(|t| String::from_utf8_lossy(&t.encode()).into_owned());
-                self.files().stage(path, text);
+                self.engine.files().stage(path, text);
             }
             answer.preview = true;
             return Ok(answer);
@@ -346,7 +346,7 @@ impl Engine {
         write_all(&staged)?;
         for (path, text) in &staged {
             let Some(t) = text else {
-                self.last_read().forget(path);
+                self.engine.last_read().forget(path);
                 continue;
             };
             match range {
@@ -355,7 +355,7 @@ impl Engine {
                     answer.formatting.push((path.clone(), report));
                 }
                 None => {
-                    for report in self.formatters().format(path).await {
+                    for report in self.engine.formatters().format(path).await {
                         answer.formatting.push((path.clone(), report));
                     }
                 }
@@ -372,7 +372,7 @@ impl Engine {
                     let _ = atomic_write(path, &fixed.encode());
                 }
                 if let Ok(bytes) = std::fs::read(path) {
-                    self.last_read().record(path, &bytes);
+                    self.engine.last_read().record(path, &bytes);
                 }
             }
         }

@@ -4,6 +4,7 @@
 //! (`engine::packages` loads the packages that mention the name for both).
 //! A use the edit leaves with the old name refuses the rename, naming it.
 
+use crate::edit::editor::Editor;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +41,7 @@ pub(super) fn load_packages<'a>(
     }
 }
 
-impl Engine {
+impl Editor<'_> {
     /// Whole or not at all: every use the references of the symbol at
     /// `at` know of, written with the old name, must be in `edit`.
     pub(super) async fn refuse_partial_rename(
@@ -51,12 +52,12 @@ impl Engine {
         old_name: &str,
     ) -> Result<(), ToolError> {
         // Boxed, as the rename's future would hold the references' too.
-        let uses = Box::pin(self.references(file, line, column, true)).await?;
+        let uses = Box::pin(self.engine.references(file, line, column, true)).await?;
         let missed = left_out(edit, &uses.locations, old_name, server.encoding);
         if missed.is_empty() {
             return Ok(());
         }
-        let root = self.workspace_root().unwrap_or(&server.root);
+        let root = self.engine.workspace_root().unwrap_or(&server.root);
         Err(refusal(server.spec.id, old_name, &missed, root))
     }
 }

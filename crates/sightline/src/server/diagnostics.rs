@@ -121,7 +121,7 @@ impl LspServer {
                 // A dry run's text is in memory only, and a check on save
                 // (rust-analyzer's `cargo check`) reads the disk: none is
                 // started or waited for, and its findings are not shown,
-                // before the change or after (`Engine::preview` says so).
+                // before the change or after (`Editor::preview` says so).
                 let previewing = self.check_on_save && files.is_dry_run();
                 let checked =
                     !self.check_on_save || (!previewing && self.wait_check(path, deadline).await);

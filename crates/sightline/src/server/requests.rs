@@ -133,7 +133,7 @@ impl LspServer {
         // Not a file sightline can read: the server answers as it will.
         // The disk's text, also in a dry run: a staged file a server holds
         // is told its staged text when the dry run begins
-        // (`Engine::hold_in_memory`), one it does not before any question
+        // (`Editor::hold_in_memory`), one it does not before any question
         // about it, and each stays open as told until the run ends
         // (`Documents::holds_dry_run_text`).
         if let Ok(read) = crate::sync::Snapshot::read(&path) {

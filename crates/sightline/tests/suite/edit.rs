@@ -20,14 +20,19 @@ fn the_byte_order_mark_is_kept_and_never_added() {
     ]);
     runtime().block_on(async {
         let ws = workspace();
-        ws.edit(&p.path("bom.txt"), "alpha", "beta", false)
+        ws.editor()
+            .edit(&p.path("bom.txt"), "alpha", "beta", false)
             .await
             .unwrap();
-        ws.edit(&p.path("plain.txt"), "alpha", "beta", false)
+        ws.editor()
+            .edit(&p.path("plain.txt"), "alpha", "beta", false)
             .await
             .unwrap();
         // `write` with content lacking the mark keeps the file's.
-        ws.write(&p.path("bom.txt"), "gamma\n").await.unwrap();
+        ws.editor()
+            .write(&p.path("bom.txt"), "gamma\n")
+            .await
+            .unwrap();
         ws.shutdown().await;
     });
     assert_eq!(
@@ -60,6 +65,7 @@ fn the_byte_order_mark_survives_a_formatter_that_drops_it() {
             ..Default::default()
         });
         let a = ws
+            .editor()
             .edit(&p.path("a.py"), "x=1", "x=[1,2]", false)
             .await
             .unwrap();
@@ -81,7 +87,8 @@ fn crlf_line_endings_are_kept() {
     let p = Project::new(&[(".git/HEAD", ""), ("win.txt", "one\r\ntwo\r\nthree\r\n")]);
     runtime().block_on(async {
         let ws = workspace();
-        ws.edit(&p.path("win.txt"), "one\ntwo", "uno\ndos\nmas", false)
+        ws.editor()
+            .edit(&p.path("win.txt"), "one\ntwo", "uno\ndos\nmas", false)
             .await
             .unwrap();
         ws.shutdown().await;
@@ -92,7 +99,10 @@ fn crlf_line_endings_are_kept() {
     );
     runtime().block_on(async {
         let ws = workspace();
-        ws.write(&p.path("win.txt"), "a\nb\n").await.unwrap();
+        ws.editor()
+            .write(&p.path("win.txt"), "a\nb\n")
+            .await
+            .unwrap();
         ws.shutdown().await;
     });
     assert_eq!(std::fs::read(p.path("win.txt")).unwrap(), b"a\r\nb\r\n");
@@ -106,6 +116,7 @@ fn replace_all_over_overlapping_multibyte_matches_writes_what_str_replace_does()
     let text = runtime().block_on(async {
         let ws = workspace();
         let a = ws
+            .editor()
             .edit_with(&p.path("box.txt"), "──", "-", true, true)
             .await
             .unwrap();
@@ -185,12 +196,13 @@ fn an_edit_of_a_file_changed_since_it_was_read_is_refused() {
     runtime().block_on(async {
         let ws = workspace();
         assert_eq!(
-            ws.read(&p.path("a.txt"), None, None).unwrap(),
+            ws.editor().read(&p.path("a.txt"), None, None).unwrap(),
             "     1\tone\n"
         );
         // Another program changes it.
         p.write("a.txt", "one\ntwo\n");
         let e = ws
+            .editor()
             .edit(&p.path("a.txt"), "one", "uno", false)
             .await
             .unwrap_err();
@@ -206,11 +218,13 @@ fn an_edit_of_a_file_changed_since_it_was_read_is_refused() {
             "one\ntwo\n"
         );
         // After reading it again, the edit goes through.
-        ws.read(&p.path("a.txt"), None, None).unwrap();
-        ws.edit(&p.path("a.txt"), "one", "uno", false)
+        ws.editor().read(&p.path("a.txt"), None, None).unwrap();
+        ws.editor()
+            .edit(&p.path("a.txt"), "one", "uno", false)
             .await
             .unwrap();
         let e = ws
+            .editor()
             .edit(&p.path("a.txt"), "missing", "x", false)
             .await
             .unwrap_err();
@@ -243,7 +257,7 @@ fn a_patch_with_one_bad_hunk_changes_nothing() {
             downloads: Some(false),
             ..Default::default()
         });
-        let e = ws.apply_patch(patch).await.unwrap_err();
+        let e = ws.editor().apply_patch(patch).await.unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(
@@ -301,7 +315,7 @@ fn a_patch_that_fails_midway_puts_every_file_back() {
             downloads: Some(false),
             ..Default::default()
         });
-        let e = ws.apply_patch(patch).await.unwrap_err();
+        let e = ws.editor().apply_patch(patch).await.unwrap_err();
         assert_eq!(
             e.to_string(),
             format!(
@@ -324,7 +338,7 @@ fn a_patch_moves_adds_and_deletes() {
     let patch = "*** Begin Patch\n*** Update File: old/name.txt\n*** Move to: new/name.txt\n@@\n keep\n-change\n+changed\n*** Delete File: gone.txt\n*** Add File: added.txt\n+hello\n*** End Patch\n";
     runtime().block_on(async {
         let ws = sightline::Engine::new(sightline::Options { root: Some(p.root().to_owned()), downloads: Some(false), ..Default::default() });
-        let a = ws.apply_patch(patch).await.unwrap();
+        let a = ws.editor().apply_patch(patch).await.unwrap();
         let root = p.root().display();
         assert_eq!(
             a.text(),
@@ -358,7 +372,7 @@ fn the_errors_block_against_pyright() {
         // app.py is open in pyright once asked about.
         assert_eq!(sightline_test_support::diags(&ws, &p.path("app.py")).await, "app.py: no diagnostics\n");
         // `write` lists the file and other open files that now have errors.
-        let a = ws.write(&p.path("lib.py"), "def add(a: int, b: int) -> str:\n    return str(a + b)\n").await.unwrap();
+        let a = ws.editor().write(&p.path("lib.py"), "def add(a: int, b: int) -> str:\n    return str(a + b)\n").await.unwrap();
         assert_eq!(
             a.text(),
             format!(
@@ -367,7 +381,7 @@ fn the_errors_block_against_pyright() {
             )
         );
         // `edit` covers the edited file.
-        let a = ws.edit(&p.path("app.py"), "total: int", "total: str", false).await.unwrap();
+        let a = ws.editor().edit(&p.path("app.py"), "total: int", "total: str", false).await.unwrap();
         assert_eq!(a.text(), format!("edited {} (1 replacement)\napp.py: no new errors; 1 fixed\nno errors\n", p.path("app.py").display()));
         // `apply_patch` covers each changed file.
         let patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-total: str = add(1, 2)\n+total: str = add(1, \"2\")\n*** Add File: more.py\n+from lib import sub\n*** End Patch\n";
@@ -377,7 +391,7 @@ fn the_errors_block_against_pyright() {
             downloads: Some(false),
             ..Default::default()
         });
-        let a = ws2.apply_patch(patch).await.unwrap();
+        let a = ws2.editor().apply_patch(patch).await.unwrap();
         let root = p.root().display();
         assert_eq!(
             a.text(),
@@ -406,7 +420,7 @@ fn the_errors_block_against_typescript() {
     runtime().block_on(async {
         let ws = workspace();
         assert_eq!(sightline_test_support::diags(&ws, &p.path("app.ts")).await, "app.ts: no diagnostics\n");
-        let a = ws.write(&p.path("lib.ts"), "export function add(a: number, b: number): string {\n  return String(a + b);\n}\n").await.unwrap();
+        let a = ws.editor().write(&p.path("lib.ts"), "export function add(a: number, b: number): string {\n  return String(a + b);\n}\n").await.unwrap();
         assert_eq!(
             a.text(),
             format!(
@@ -414,7 +428,7 @@ fn the_errors_block_against_typescript() {
                 p.path("lib.ts").display()
             )
         );
-        let a = ws.edit(&p.path("app.ts"), "total: number", "total: string", false).await.unwrap();
+        let a = ws.editor().edit(&p.path("app.ts"), "total: number", "total: string", false).await.unwrap();
         assert_eq!(a.text(), format!("edited {} (1 replacement)\napp.ts: no new errors; 1 fixed\nno errors\n", p.path("app.ts").display()));
         ws.shutdown().await;
     });

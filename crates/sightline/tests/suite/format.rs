@@ -312,7 +312,11 @@ fn a_hung_formatter_is_stopped_and_reported_and_the_edit_stays() {
             downloads: Some(false),
             ..Default::default()
         });
-        let answer = ws.write(&p.path("notes.txt"), "new\n").await.unwrap();
+        let answer = ws
+            .editor()
+            .write(&p.path("notes.txt"), "new\n")
+            .await
+            .unwrap();
         assert_eq!(
             answer.text(),
             format!(
@@ -351,6 +355,7 @@ fn range_formatting_touches_only_the_edited_lines() {
             ..Default::default()
         });
         let answer = ws
+            .editor()
             .edit_with(&ts.path("a.ts"), "{y:2}", "{y:20}", false, true)
             .await
             .unwrap();
@@ -378,6 +383,7 @@ fn range_formatting_touches_only_the_edited_lines() {
             ..Default::default()
         });
         let answer = ws
+            .editor()
             .edit_with(&c.path("a.c"), "b=2", "b=20", false, true)
             .await
             .unwrap();

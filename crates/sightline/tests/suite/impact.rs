@@ -52,7 +52,7 @@ fn pyright_a_new_required_parameter_reports_the_callers_never_opened() {
     runtime().block_on(async {
         let ws = engine(&p);
         let a = ws
-            .write(
+            .editor().write(
                 &p.path("lib.py"),
                 "def add(a: int, b: int, c: int) -> int:\n    return a + b + c\n\n\ndef other() -> int:\n    return 1\n",
             )
@@ -71,7 +71,7 @@ fn pyright_a_new_required_parameter_reports_the_callers_never_opened() {
         // A change inside `add`'s body alone changes no declaration: no
         // file is followed.
         let a = ws
-            .edit(&p.path("lib.py"), "return a + b + c", "return a + b - c", false)
+            .editor().edit(&p.path("lib.py"), "return a + b + c", "return a + b - c", false)
             .await
             .unwrap();
         assert!(a.baseline.dependents.is_empty(), "{:?}", a.baseline);
@@ -93,7 +93,7 @@ fn pyright_errors_already_there_are_counted_not_listed() {
     let file = p.path("bad.py");
     runtime().block_on(async {
         let ws = engine(&p);
-        let a = ws.edit(&file, "ok: int = 1", "ok: int = None", false).await.unwrap();
+        let a = ws.editor().edit(&file, "ok: int = 1", "ok: int = None", false).await.unwrap();
         assert_eq!(
             a.text(),
             format!(
@@ -102,7 +102,7 @@ fn pyright_errors_already_there_are_counted_not_listed() {
             )
         );
         // Two lines above every error: nothing new.
-        let a = ws.edit(&file, "import os\n", "import os\n# one\n# two\n", false).await.unwrap();
+        let a = ws.editor().edit(&file, "import os\n", "import os\n# one\n# two\n", false).await.unwrap();
         assert_eq!(
             a.text(),
             format!(
@@ -111,7 +111,7 @@ fn pyright_errors_already_there_are_counted_not_listed() {
             )
         );
         // One fixed.
-        let a = ws.edit(&file, "v0: int = \"s0\"", "v0: int = 0", false).await.unwrap();
+        let a = ws.editor().edit(&file, "v0: int = \"s0\"", "v0: int = 0", false).await.unwrap();
         assert_eq!(
             a.text(),
             format!(
@@ -138,6 +138,7 @@ fn shapes_edit(use_ts: &str, old: &str, new: &str) -> (Project, String) {
     let text = runtime().block_on(async {
         let ws = engine(&p);
         let a = ws
+            .editor()
             .edit(&p.path("shapes.ts"), old, new, false)
             .await
             .unwrap();
@@ -203,7 +204,7 @@ fn a_tiny_dependents_ms_still_compares_the_users_before_and_after() {
         // budget is spent on the users alone.
         let _ = ws.diagnostics(&p.path("lib.py")).await.unwrap();
         let a = ws
-            .edit(&p.path("lib.py"), "b: int)", "b: int, c: int)", false)
+            .editor().edit(&p.path("lib.py"), "b: int)", "b: int, c: int)", false)
             .await
             .unwrap();
         let text = a.text();
@@ -236,7 +237,7 @@ fn gopls_a_signature_change_reaches_a_caller_in_another_package() {
     runtime().block_on(async {
         let ws = configured(gopls_config());
         let a = ws
-            .edit(&p.path("util/util.go"), "Scale(x int)", "Scale(x int, y int)", false)
+            .editor().edit(&p.path("util/util.go"), "Scale(x int)", "Scale(x int, y int)", false)
             .await
             .unwrap();
         assert_eq!(
@@ -268,17 +269,17 @@ fn a_project_checkpoint_then_since_gives_the_delta() {
             checked.text().lines().filter(|l| !l.starts_with(' ')).collect::<Vec<_>>(),
             ["4 errors in 3 files (4 checked)", "b.py: 2 errors", "a.py: 1 error", "pkg/c.py: 1 error"]
         );
-        let (cp, summary) = ws.checkpoint(None).await.unwrap();
+        let (cp, summary) = ws.editor().checkpoint(None).await.unwrap();
         assert_eq!(summary, "4 errors in 3 files (4 checked)");
         p.write("a.py", "x: int = 1\n");
         p.write("ok.py", "fine: int = \"no\"\n");
-        let since = ws.since("cp1", &cp, None, None).await.unwrap();
+        let since = ws.editor().since("cp1", &cp, None, None).await.unwrap();
         assert_eq!(
             since.text(),
             "since cp1: 1 new error in 1 file; 1 fixed; 3 were already there\nok.py: 1 new error\n  1:13 Type \"Literal['no']\" is not assignable to declared type \"int\" \"Literal['no']\" is not assignable to \"int\" [Pyright]\na.py: 0 new errors; 1 fixed\n"
         );
         // For one file.
-        let since = ws.since("cp1", &cp, Some(&p.path("b.py")), None).await.unwrap();
+        let since = ws.editor().since("cp1", &cp, Some(&p.path("b.py")), None).await.unwrap();
         assert_eq!(since.text(), "since cp1: 0 new errors in 0 files; 0 fixed; 2 were already there\n");
         ws.shutdown().await;
     });

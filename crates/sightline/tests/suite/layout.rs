@@ -698,6 +698,39 @@ fn every_long_function_allowed_says_why() {
     );
 }
 
+/// A question's code is on `Engine` under `engine/`, an edit's on `Editor`
+/// under `edit/` (docs/ARCHITECTURE.md, "Where a question's code lives"):
+/// no edit module adds methods to `Engine` but the one that lends the
+/// `Editor`, and no engine module calls an edit.
+#[test]
+fn questions_are_the_engine_s_and_edits_the_editor_s() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut wrong = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = code(&std::fs::read_to_string(f).unwrap());
+        if rel.starts_with("edit/") && rel != "edit/editor.rs" && text.contains("impl Engine") {
+            wrong.push(format!(
+                "{rel}: adds methods to Engine (an edit is the Editor's)"
+            ));
+        }
+        if rel.starts_with("engine/") && (text.contains(".editor()") || text.contains("Editor")) {
+            wrong.push(format!("{rel}: an engine module reaches the edits"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let editor = std::fs::read_to_string(src().join("edit/editor.rs")).unwrap();
+    assert!(
+        editor.contains("impl Engine"),
+        "the bridge is gone from edit/editor.rs"
+    );
+}
+
 #[test]
 fn the_library_modules_form_no_cycle() {
     let g = graph();

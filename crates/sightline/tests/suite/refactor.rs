@@ -88,6 +88,7 @@ fn pyright_renames_a_function_across_modules_and_aliases_but_not_a_comment() {
     runtime().block_on(async {
         let ws = engine(p.root());
         let r = ws
+            .editor()
             .rename(&p.path("lib.py"), 1, 5, "total", WRITE)
             .await
             .unwrap();
@@ -124,7 +125,7 @@ fn pyright_class_rename_preview_is_what_is_applied() {
         let ws = engine(p.root());
         let before_lib = read(&p, "lib.py");
         let preview = ws
-            .rename(&p.path("lib.py"), 5, 7, "Figure", PREVIEW)
+            .editor().rename(&p.path("lib.py"), 5, 7, "Figure", PREVIEW)
             .await
             .unwrap();
         assert_eq!(
@@ -136,7 +137,7 @@ fn pyright_class_rename_preview_is_what_is_applied() {
         // Nothing was written.
         assert_eq!(read(&p, "lib.py"), before_lib);
         let applied = ws
-            .rename(&p.path("lib.py"), 5, 7, "Figure", WRITE)
+            .editor().rename(&p.path("lib.py"), 5, 7, "Figure", WRITE)
             .await
             .unwrap();
         assert_eq!(applied.text, "renamed Shape → Figure: 4 edits in 2 files\nno errors\n");
@@ -157,7 +158,11 @@ fn refusals_leave_every_file_as_it_was() {
         let before = snapshot(&p);
         let lib = p.path("lib.py");
         // An invalid name.
-        let e = ws.rename(&lib, 1, 5, "1st", WRITE).await.unwrap_err();
+        let e = ws
+            .editor()
+            .rename(&lib, 1, 5, "1st", WRITE)
+            .await
+            .unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("error: `1st` is not a valid name"),
@@ -165,6 +170,7 @@ fn refusals_leave_every_file_as_it_was() {
         );
         // A builtin.
         let e = ws
+            .editor()
             .rename(&p.path("a.py"), 4, 1, "show", WRITE)
             .await
             .unwrap_err();
@@ -174,9 +180,16 @@ fn refusals_leave_every_file_as_it_was() {
         );
         assert_eq!(snapshot(&p), before);
         // A file edited on disk between the preview and the apply.
-        ws.rename(&lib, 1, 5, "total", PREVIEW).await.unwrap();
+        ws.editor()
+            .rename(&lib, 1, 5, "total", PREVIEW)
+            .await
+            .unwrap();
         p.write("b.py", "import lib as L\n\nprint(L.add(3, 4), 'edited')\n");
-        let e = ws.rename(&lib, 1, 5, "total", WRITE).await.unwrap_err();
+        let e = ws
+            .editor()
+            .rename(&lib, 1, 5, "total", WRITE)
+            .await
+            .unwrap_err();
         assert!(
             e.to_string()
                 .contains("b.py changed on disk since the preview; nothing was changed"),
@@ -190,8 +203,15 @@ fn refusals_leave_every_file_as_it_was() {
         let mut perms = std::fs::metadata(&c).unwrap().permissions();
         perms.set_readonly(true);
         std::fs::set_permissions(&c, perms).unwrap();
-        ws.rename(&lib, 1, 5, "total", PREVIEW).await.unwrap();
-        let e = ws.rename(&lib, 1, 5, "total", WRITE).await.unwrap_err();
+        ws.editor()
+            .rename(&lib, 1, 5, "total", PREVIEW)
+            .await
+            .unwrap();
+        let e = ws
+            .editor()
+            .rename(&lib, 1, 5, "total", WRITE)
+            .await
+            .unwrap_err();
         assert!(
             e.to_string()
                 .contains("c.py is read-only; nothing was changed"),
@@ -227,7 +247,7 @@ fn typescript_rename_through_a_reexport_and_a_renamed_import() {
     runtime().block_on(async {
         let ws = engine(p.root());
         let r = ws
-            .rename(&p.path("lib.ts"), 1, 17, "welcome", KEEP_PUBLIC)
+            .editor().rename(&p.path("lib.ts"), 1, 17, "welcome", KEEP_PUBLIC)
             .await
             .unwrap();
         assert!(r.text.starts_with("renamed greet → welcome: "), "{}", r.text);
@@ -271,7 +291,7 @@ fn typescript_organize_imports_and_add_a_missing_import() {
     ]);
     runtime().block_on(async {
         let ws = engine(p.root());
-        let r = ws.organize_imports(&p.path("main.ts"), false).await.unwrap();
+        let r = ws.editor().organize_imports(&p.path("main.ts"), false).await.unwrap();
         assert!(r.text.ends_with("no errors\n"), "{}", r.text);
         // The unused name goes (typescript-language-server's
         // source.removeUnusedImports.ts; its organize-imports alone keeps
@@ -281,14 +301,14 @@ fn typescript_organize_imports_and_add_a_missing_import() {
             "import { alpha } from \"./a\";\nimport { zeta } from \"./z\";\n\nconsole.log(alpha, zeta);\n"
         );
         let fix = p.path("fix.ts");
-        let listed = ws.code_actions(&fix, 1, None, Some("quickfix")).await.unwrap();
+        let listed = ws.editor().code_actions(&fix, 1, None, Some("quickfix")).await.unwrap();
         assert!(
             listed.text.contains("Add import from \"./a\" [quickfix]"),
             "{}",
             listed.text
         );
         let r = ws
-            .apply_code_action(&fix, 1, None, Pick::Title("Add import from \"./a\"".into()), false, false)
+            .editor().apply_code_action(&fix, 1, None, Pick::Title("Add import from \"./a\"".into()), false, false)
             .await
             .unwrap();
         assert!(r.text.ends_with("no errors\n"), "{}", r.text);
@@ -323,6 +343,7 @@ fn clangd_renames_a_function_across_files() {
             let _ = ws.diagnostics(&p.path(f)).await;
         }
         let r = ws
+            .editor()
             .rename(&p.path("lib.h"), 1, 5, "sum", WRITE)
             .await
             .unwrap();
@@ -384,6 +405,7 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
         let uri = format!("file://{}", p.path("a.fake/inside.fake").display());
         scripted(&p, json!({ "kind": "create", "uri": uri }));
         let e = ws
+            .editor()
             .rename(&p.path("a.fake"), 1, 5, "omega", WRITE)
             .await
             .unwrap_err();
@@ -398,6 +420,7 @@ fn a_document_changes_edit_with_file_operations_is_applied_all_or_nothing() {
         ws.shutdown().await;
         let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
         let r = ws
+            .editor()
             .rename(&p.path("a.fake"), 1, 5, "omega", WRITE)
             .await
             .unwrap();
@@ -452,7 +475,7 @@ fn rust_analyzer_renames_a_field_across_files_and_fills_match_arms() {
             ..Options::default()
         });
         let r = ws
-            .rename(&p.path("src/shape.rs"), 2, 9, "horizontal", WRITE)
+            .editor().rename(&p.path("src/shape.rs"), 2, 9, "horizontal", WRITE)
             .await
             .unwrap();
         assert!(
@@ -463,10 +486,10 @@ fn rust_analyzer_renames_a_field_across_files_and_fills_match_arms() {
         assert!(read(&p, "src/shape.rs").contains("    pub horizontal: i32,\n"));
         assert!(read(&p, "src/lib.rs").contains("    p.horizontal * p.horizontal + p.y * p.y\n"));
         let lib = p.path("src/lib.rs");
-        let listed = ws.code_actions(&lib, 10, None, None).await.unwrap();
+        let listed = ws.editor().code_actions(&lib, 10, None, None).await.unwrap();
         assert!(listed.text.contains(". Fill match arms [quickfix]\n"), "{}", listed.text);
         let r = ws
-            .apply_code_action(&lib, 10, None, Pick::Title("Fill match arms".into()), false, false)
+            .editor().apply_code_action(&lib, 10, None, Pick::Title("Fill match arms".into()), false, false)
             .await
             .unwrap();
         assert!(r.text.starts_with("applied Fill match arms: 1 edit in 1 file\n"), "{}", r.text);
@@ -504,21 +527,32 @@ fn a_change_that_needs_confirmation_is_previewed_and_applied_only_when_confirmed
         let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
         let a = p.path("a.fake");
         let before = read(&p, "a.fake");
-        let preview = ws.rename(&a, 1, 5, "omega", PREVIEW).await.unwrap();
+        let preview = ws
+            .editor()
+            .rename(&a, 1, 5, "omega", PREVIEW)
+            .await
+            .unwrap();
         assert_eq!(
             preview.text,
             "rename alpha → omega: 1 edit in 1 file\n\
              annotation: Public API: callers outside may break (needs confirmation)\n\
              a.fake:\n  1 - def alpha\n  1 + def omega\n"
         );
-        let e = ws.rename(&a, 1, 5, "omega", WRITE).await.unwrap_err();
+        let e = ws
+            .editor()
+            .rename(&a, 1, 5, "omega", WRITE)
+            .await
+            .unwrap_err();
         assert!(
             e.to_string()
                 .contains("needing confirmation (Public API: callers outside may break)"),
             "{e}"
         );
         assert_eq!(read(&p, "a.fake"), before);
-        ws.rename(&a, 1, 5, "omega", CONFIRMED).await.unwrap();
+        ws.editor()
+            .rename(&a, 1, 5, "omega", CONFIRMED)
+            .await
+            .unwrap();
         assert_eq!(read(&p, "a.fake"), before.replacen("alpha", "omega", 1));
         ws.shutdown().await;
     });
@@ -544,7 +578,7 @@ fn a_rename_whose_edit_leaves_a_use_behind_is_not_done() {
         let ws = crate::suite::fake::workspace(crate::suite::fake::budgets());
         let (a, b) = (read(&p, "a.fake"), read(&p, "b.fake"));
         let e = ws
-            .rename(
+            .editor().rename(
                 &p.path("a.fake"),
                 1,
                 5,

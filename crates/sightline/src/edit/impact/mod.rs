@@ -4,21 +4,21 @@
 //! the errors it introduces now.
 //!
 //! It is the agent-edit check run over a diff: each changed file's text
-//! at the revision is held in memory (`Engine::hold_in_memory`), and in
+//! at the revision is held in memory (`Editor::hold_in_memory`), and in
 //! that world the files are asked for their errors and the declarations
 //! the diff touches are followed to their users by references
-//! (`Engine::baseline_within`); then, with the servers told the disk's
+//! (`Editor::baseline_within`); then, with the servers told the disk's
 //! text again, the same files and users are asked again and compared
-//! (`Engine::check_errors_within`). The diff itself comes from git
+//! (`Editor::check_errors_within`). The diff itself comes from git
 //! ([`git`]).
 
+use crate::edit::editor::Editor;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::edit::EditAnswer;
 use crate::edit::text::Text;
-use crate::engine::Engine;
 use crate::error::ToolError;
 
 mod answer;
@@ -108,7 +108,7 @@ struct Sides {
     not_on_disk: Vec<(PathBuf, Option<String>)>,
 }
 
-impl Engine {
+impl Editor<'_> {
     /// The impact of the diff of the repository holding `dir` (default:
     /// the workspace, else the current directory) `against` a revision.
     pub(crate) async fn impact(
@@ -116,12 +116,12 @@ impl Engine {
         dir: Option<&Path>,
         against: &Against,
     ) -> Result<Impact, ToolError> {
-        let dir = match dir.or(self.workspace_root()) {
+        let dir = match dir.or(self.engine.workspace_root()) {
             Some(d) => d.to_owned(),
             None => std::env::current_dir()
                 .map_err(|e| ToolError::bad_input(format!("no directory to look in: {e}")))?,
         };
-        let diff = git::Diff::read(&dir, against, |p| self.handles(p)).await?;
+        let diff = git::Diff::read(&dir, against, |p| self.engine.handles(p)).await?;
         let mut notes = diff.notes;
         let sides = sides(diff.files, &mut notes);
         let changed: Vec<PathBuf> = sides.olds.iter().map(|(p, _)| p.clone()).collect();
@@ -129,7 +129,11 @@ impl Engine {
 
         // Before: the revision's texts held in memory.
         let held = self.hold_in_memory(sides.olds.clone()).await;
-        let baseline = held.view.baseline_within(&sides.news, budget).await?;
+        let baseline = held
+            .view
+            .editor()
+            .baseline_within(&sides.news, budget)
+            .await?;
         let old_outlines = symbols::outlines(&held.view, &changed).await;
         let places: Vec<(PathBuf, usize)> = baseline
             .followed
@@ -155,10 +159,11 @@ impl Engine {
         let new_outlines = if sides.not_on_disk.is_empty() {
             let _turn = crate::sync::file_view::shared_turn().await;
             self.check_errors_within(&mut check, &present, budget).await;
-            symbols::outlines(self, &changed).await
+            symbols::outlines(self.engine, &changed).await
         } else {
             let held = self.hold_in_memory(sides.not_on_disk.clone()).await;
             held.view
+                .editor()
                 .check_errors_within(&mut check, &present, budget)
                 .await;
             symbols::outlines(&held.view, &changed).await

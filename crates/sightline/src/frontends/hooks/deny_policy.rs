@@ -20,7 +20,7 @@ const HEADING: &str = "sightline denied this edit: it would add these errors (ag
 /// The denial of the edit whose texts are `texts`, when its preview
 /// finishes within `budget` and adds errors.
 pub(super) async fn denial(engine: &Engine, texts: &EditTexts, budget: Duration) -> Option<String> {
-    let previewed = tokio::time::timeout(budget, engine.preview_agent_edit(texts)).await;
+    let previewed = tokio::time::timeout(budget, engine.editor().preview_agent_edit(texts)).await;
     match previewed {
         Ok(Ok(answer)) if answer.brought_errors() => Some(format!("{HEADING}\n{}", answer.text())),
         Ok(Ok(_)) => None,

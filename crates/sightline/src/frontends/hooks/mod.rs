@@ -166,7 +166,7 @@ pub async fn answer(
         pending.settle(&call.asker, within(budget)).await;
     }
     let now = match call.request {
-        Request::BeforeEdit { session, edits } => match engine.before_agent_edit(&edits) {
+        Request::BeforeEdit { session, edits } => match engine.editor().before_agent_edit(&edits) {
             Ok(Some(texts)) => {
                 let denial = if engine.config().agent_new_errors == NewErrors::Deny {
                     deny_policy::denial(engine, &texts, within(budget)).await
@@ -276,6 +276,7 @@ async fn after_edit(
     let engine = engine.clone();
     let task = tokio::spawn(async move {
         let answer = engine
+            .editor()
             .after_agent_edit(recorded, &files, &originals, &earlier)
             .await;
         let mut text = after_edit::context(&answer, engine.config().untrusted_note().as_deref());

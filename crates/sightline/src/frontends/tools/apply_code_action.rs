@@ -61,6 +61,7 @@ impl Tool for ApplyCodeAction {
         let file = PathBuf::from(a.file);
         let applied = session
             .engine()
+            .editor()
             .apply_code_action(&file, a.line, a.end_line, pick, dry_run, confirm)
             .await;
         session.refactored(applied, json)

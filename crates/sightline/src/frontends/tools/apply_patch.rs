@@ -41,8 +41,9 @@ impl Tool for ApplyPatch {
         let engine = session.engine();
         let dry_run = a.dry_run.unwrap_or(false);
         let done = engine
-            .edit_or_preview(dry_run, move |engine| {
-                Box::pin(async move { engine.apply_patch(&a.patch).await })
+            .editor()
+            .edit_or_preview(dry_run, move |editor| {
+                Box::pin(async move { editor.apply_patch(&a.patch).await })
             })
             .await;
         session.edited(done, json)

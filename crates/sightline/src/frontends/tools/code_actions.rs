@@ -43,6 +43,7 @@ impl Tool for CodeActions {
         let file = PathBuf::from(a.file);
         let offered = session
             .engine()
+            .editor()
             .code_actions(&file, a.line, a.end_line, a.kind.as_deref())
             .await;
         session.refactored(offered, json)

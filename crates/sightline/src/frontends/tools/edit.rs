@@ -81,16 +81,18 @@ impl Tool for Edit {
                         }))
                         .collect();
                 engine
-                    .edit_or_preview(dry_run, move |engine| {
-                        Box::pin(async move { engine.edit_chain(&chain).await })
+                    .editor()
+                    .edit_or_preview(dry_run, move |editor| {
+                        Box::pin(async move { editor.edit_chain(&chain).await })
                     })
                     .await
             }
             None => {
                 engine
-                    .edit_or_preview(dry_run, move |engine| {
+                    .editor()
+                    .edit_or_preview(dry_run, move |editor| {
                         Box::pin(async move {
-                            engine
+                            editor
                                 .edit_with(&file, &a.old, &a.new, replace_all, range)
                                 .await
                         })

@@ -60,6 +60,7 @@ impl Tool for Impact {
         }
         let impact = session
             .engine()
+            .editor()
             .impact(dir.as_deref().map(Path::new), &against)
             .await?;
         let errors = impact.brought_errors();

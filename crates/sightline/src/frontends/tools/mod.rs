@@ -115,7 +115,7 @@ pub(crate) trait Tool {
     /// shared one a call takes before its `run` (the hooks').
     const OWN_TURN: bool = false;
 
-    /// Whether the call is a dry run (`Engine::preview`), which runs alone.
+    /// Whether the call is a dry run (`Editor::preview`), which runs alone.
     fn previews(_args: &Self::Args) -> bool {
         false
     }
@@ -252,7 +252,7 @@ fn run_erased<T: Tool>(
     Box::pin(async move {
         let args = parse::<T::Args>(T::NAME, args)?;
         // A dry run tells the shared servers text that is not on disk, so
-        // it runs alone (`Engine::preview` waits for the calls before it to
+        // it runs alone (`Editor::preview` waits for the calls before it to
         // end), and a call of any session waits for it to end.
         let _turn = match T::OWN_TURN || T::previews(&args) {
             true => None,

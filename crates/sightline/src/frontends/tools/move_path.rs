@@ -37,6 +37,7 @@ impl Tool for Move {
     async fn run(session: &Session, a: MoveArgs, json: bool) -> Result<Answered, ToolError> {
         let moved = session
             .engine()
+            .editor()
             .move_path(
                 &PathBuf::from(a.from),
                 &PathBuf::from(a.to),

@@ -36,6 +36,7 @@ impl Tool for OrganizeImports {
         let file = PathBuf::from(a.file);
         let organized = session
             .engine()
+            .editor()
             .organize_imports(&file, a.dry_run.unwrap_or(false))
             .await;
         session.refactored(organized, json)

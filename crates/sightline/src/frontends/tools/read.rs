@@ -47,11 +47,12 @@ impl Tool for Read {
         let file = PathBuf::from(a.file);
         if let Some(name_path) = &a.symbol {
             let text = engine
+                .editor()
                 .read_symbol(&file, name_path, a.kind.as_deref())
                 .await?;
             return Ok(Answered::text(text, json));
         }
-        let text = engine.read(&file, a.offset, a.limit)?;
+        let text = engine.editor().read(&file, a.offset, a.limit)?;
         // The next question of a lasting session finds its server started.
         if session.lasting() {
             let engine = engine.clone();

@@ -78,6 +78,7 @@ impl Tool for Rename {
         };
         let renamed = session
             .engine()
+            .editor()
             .rename(&file, line, col, &a.new_name, options)
             .await;
         session.refactored(renamed, json)

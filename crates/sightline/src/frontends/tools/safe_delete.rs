@@ -48,10 +48,11 @@ impl Tool for SafeDelete {
         let force = a.force.unwrap_or(false);
         let dry_run = a.dry_run.unwrap_or(false);
         let done = engine
-            .edit_or_preview(dry_run, move |engine| {
+            .editor()
+            .edit_or_preview(dry_run, move |editor| {
                 Box::pin(async move {
                     let kind = a.kind.as_deref();
-                    engine
+                    editor
                         .safe_delete(Path::new(&a.file), &a.symbol, kind, force)
                         .await
                 })

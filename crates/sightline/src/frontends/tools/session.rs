@@ -75,6 +75,11 @@ impl Session {
         &self.engine
     }
 
+    /// The engine's edits, for the edit tools.
+    pub(crate) fn editor(&self) -> crate::edit::Editor<'_> {
+        self.engine.editor()
+    }
+
     /// Whether warming a server now serves a later call of this session.
     pub(crate) fn lasting(&self) -> bool {
         self.lasting
@@ -171,7 +176,7 @@ impl Session {
             .get(name)?;
         let file = path.filter(|p| !p.is_dir());
         let dir = path.filter(|p| p.is_dir());
-        let since = self.engine.since(name, &cp, file, dir).await?;
+        let since = self.editor().since(name, &cp, file, dir).await?;
         Ok(Answered::text(since.text(), json).with_errors(since.new_errors() > 0))
     }
 

@@ -45,10 +45,11 @@ pub(crate) async fn run(
     let engine = session.engine();
     let dry_run = a.dry_run.unwrap_or(false);
     let done = engine
-        .edit_or_preview(dry_run, move |engine| {
+        .editor()
+        .edit_or_preview(dry_run, move |editor| {
             Box::pin(async move {
                 let kind = a.kind.as_deref();
-                engine
+                editor
                     .edit_symbol(Path::new(&a.file), &a.symbol, kind, how, &a.text)
                     .await
             })

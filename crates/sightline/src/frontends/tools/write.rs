@@ -44,8 +44,9 @@ impl Tool for Write {
         let file = PathBuf::from(a.file);
         let dry_run = a.dry_run.unwrap_or(false);
         let done = engine
-            .edit_or_preview(dry_run, move |engine| {
-                Box::pin(async move { engine.write(&file, &a.content).await })
+            .editor()
+            .edit_or_preview(dry_run, move |editor| {
+                Box::pin(async move { editor.write(&file, &a.content).await })
             })
             .await;
         session.edited(done, json)
