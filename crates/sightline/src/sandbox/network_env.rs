@@ -37,6 +37,12 @@ pub const NETWORK_VARS: &[&str] = &[
     "npm_config_proxy",
     "npm_config_https_proxy",
     "npm_config_strict_ssl",
+    // How npm tries a fetch again: by default twice, 10 s and more apart,
+    // so an unreachable registry holds an install a minute before it fails.
+    "npm_config_fetch_retries",
+    "npm_config_fetch_retry_mintimeout",
+    "npm_config_fetch_retry_maxtimeout",
+    "npm_config_fetch_timeout",
     "CARGO_HTTP_CAINFO",
     "CARGO_HTTP_PROXY",
     "GOPROXY",
