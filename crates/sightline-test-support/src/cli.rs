@@ -9,6 +9,32 @@ use std::time::Duration;
 
 use crate::paths::{path_with_tools, require, sightline_bin};
 
+/// Runs `cmd` with `input` on its stdin and its stdout read (its stderr
+/// as the caller set it): its output. A command that answers and exits
+/// before it reads all of its input (a refusal at once) closes the pipe;
+/// its answer is what counts.
+pub fn output_with_stdin(cmd: &mut Command, input: &[u8]) -> std::process::Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let wrote = child.stdin.take().unwrap().write_all(input);
+    if let Err(e) = wrote {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// [`output_with_stdin`], its stderr dropped: (stdout, exit code).
+pub fn run_with_stdin(cmd: &mut Command, input: &str) -> (String, i32) {
+    let out = output_with_stdin(cmd.stderr(Stdio::null()), input.as_bytes());
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
 /// Runs the CLI once, in the process's private directories with a data
 /// directory of its own, through a daemon of its own (stopped before this
 /// returns) unless `env` gives a runtime directory; returns (stdout, exit
@@ -86,24 +112,18 @@ pub fn run_hook(
     payload: &serde_json::Value,
 ) -> (String, Duration) {
     let t = std::time::Instant::now();
-    let mut child = Command::new(sightline_bin())
-        .arg("hook")
-        .args(args)
-        .current_dir(cwd)
-        .env("PATH", path_with_tools())
-        .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
-        .envs(dirs.env())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload.to_string().as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "sightline hook exits 0");
-    (String::from_utf8(out.stdout).unwrap(), t.elapsed())
+    let (out, code) = run_with_stdin(
+        Command::new(sightline_bin())
+            .arg("hook")
+            .args(args)
+            .current_dir(cwd)
+            .env("PATH", path_with_tools())
+            .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
+            .envs(dirs.env()),
+        &payload.to_string(),
+    );
+    assert_eq!(code, 0, "sightline hook exits 0");
+    (out, t.elapsed())
 }
 
 /// A running `sightline batch`. Each `ask` reads exactly one answer; dropping

@@ -103,3 +103,16 @@ impl Drop for BusyLoops {
         }
     }
 }
+
+/// Runs `cmd` to its end, which must be a success (its stderr says why
+/// not): its output.
+pub fn succeeded(cmd: &mut std::process::Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        cmd.get_program(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

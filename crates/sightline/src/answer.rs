@@ -231,6 +231,27 @@ pub struct Items {
     pub notes: Vec<String>,
 }
 
+impl Items {
+    /// Items from across files, as a hierarchy or workspace search finds
+    /// them: by place (files in `root` first), then name, each once.
+    pub(crate) fn across_files(
+        kind: ItemsKind,
+        root: PathBuf,
+        mut items: Vec<Item>,
+        notes: Vec<String>,
+    ) -> Items {
+        items.sort_by(|a, b| a.loc.cmp_in(&b.loc, &root).then(a.name.cmp(&b.name)));
+        items.dedup();
+        Items {
+            kind,
+            root,
+            file: None,
+            items,
+            notes,
+        }
+    }
+}
+
 /// The answer to a hover question: the server's markdown.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hover {

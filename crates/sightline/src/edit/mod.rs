@@ -40,6 +40,7 @@ mod wire;
 pub mod workspace;
 
 pub use by_symbol::SymbolEdit;
+pub(crate) use dry_run::BoxedEdit;
 pub use editor::Editor;
 pub use text::Text;
 

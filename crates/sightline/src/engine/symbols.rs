@@ -282,15 +282,12 @@ impl Engine {
             let calls = Box::pin(self.calls_from_other_packages(file, line, column, own));
             items.extend(calls.await?);
         }
-        items.sort_by(|a, b| a.loc.cmp_in(&b.loc, &server.root).then(a.name.cmp(&b.name)));
-        items.dedup();
-        Ok(Items {
+        Ok(Items::across_files(
             kind,
-            root: server.root.clone(),
-            file: None,
+            server.root.clone(),
             items,
-            notes: packages.note.clone().into_iter().collect(),
-        })
+            packages.note.clone().into_iter().collect(),
+        ))
     }
 
     /// The calls of the symbol at a position from outside the package

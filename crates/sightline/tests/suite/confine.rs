@@ -7,9 +7,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+use sightline_test_support::cli::run_with_stdin;
 
 use serde_json::json;
 
@@ -75,30 +76,17 @@ impl Setup {
 
     /// Runs the CLI with `--root ws`, `stdin` as its input; (stdout, exit).
     fn cli(&self, args: &[&str], stdin: &str) -> (String, i32) {
-        let mut child = Command::new(sightline_bin())
-            .arg("--root")
-            .arg(&self.ws)
-            .args(args)
-            .env("PATH", path_with_tools())
-            .envs(self.daemon.env())
-            .env("SIGHTLINE_DATA_DIR", self.data.path())
-            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
-            .env("SIGHTLINE_CONFIG", &self.config)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        (
-            String::from_utf8(out.stdout).unwrap(),
-            out.status.code().unwrap_or(-1),
+        run_with_stdin(
+            Command::new(sightline_bin())
+                .arg("--root")
+                .arg(&self.ws)
+                .args(args)
+                .env("PATH", path_with_tools())
+                .envs(self.daemon.env())
+                .env("SIGHTLINE_DATA_DIR", self.data.path())
+                .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+                .env("SIGHTLINE_CONFIG", &self.config),
+            stdin,
         )
     }
 

@@ -560,19 +560,11 @@ fn answers_in_flight_when_stdin_closes_are_still_written() {
     cmd.args(["mcp", "--daemon"])
         .current_dir(p.root())
         .env("PATH", path_with_tools())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
         .stderr(Stdio::null());
     for (k, v) in dirs.env() {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(input.as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = sightline_test_support::cli::output_with_stdin(&mut cmd, input.as_bytes());
     let text = String::from_utf8_lossy(&out.stdout);
     let answer = text
         .lines()

@@ -7,9 +7,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+use sightline_test_support::cli::run_with_stdin;
 
 use serde_json::{Value, json};
 use sightline_test_support::{DaemonDirs, Project, path_with_tools, sightline_bin};
@@ -25,24 +26,18 @@ const CLEAN: &str = "def total(n: int, m: int = 0) -> int:";
 /// `sightline hook` with the user configuration `config`, through the
 /// daemon of `dirs`: its standard output.
 fn hook(root: &Path, dirs: &DaemonDirs, config: &Path, payload: &Value) -> String {
-    let mut child = Command::new(sightline_bin())
-        .args(["hook", "--budget-ms", "120000"])
-        .current_dir(root)
-        .env("PATH", path_with_tools())
-        .env("SIGHTLINE_CONFIG", config)
-        .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
-        .envs(dirs.env())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload.to_string().as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "sightline hook exits 0");
-    String::from_utf8(out.stdout).unwrap()
+    let (out, code) = run_with_stdin(
+        Command::new(sightline_bin())
+            .args(["hook", "--budget-ms", "120000"])
+            .current_dir(root)
+            .env("PATH", path_with_tools())
+            .env("SIGHTLINE_CONFIG", config)
+            .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
+            .envs(dirs.env()),
+        &payload.to_string(),
+    );
+    assert_eq!(code, 0, "sightline hook exits 0");
+    out
 }
 
 /// The before-edit event of each agent, for `lib.py`'s `OLD` made `new`.

@@ -13,6 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use sightline_test_support::process::succeeded;
 use sightline_test_support::{DaemonDirs, Project, isolation, repo_root, sightline_bin};
 
 /// `openssl` with `args` in `dir`, which must succeed.
@@ -97,17 +98,12 @@ fn pyright_tarball(dir: &Path) -> PathBuf {
         package.join("package.json").is_file(),
         "pyright is not in tools/node_modules: run `tools/install`"
     );
-    let out = Command::new("npm")
-        .args(["pack", "--ignore-scripts", "--pack-destination"])
-        .arg(dir)
-        .arg(&package)
-        .env("npm_config_cache", dir.join("npm-cache"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeded(
+        Command::new("npm")
+            .args(["pack", "--ignore-scripts", "--pack-destination"])
+            .arg(dir)
+            .arg(&package)
+            .env("npm_config_cache", dir.join("npm-cache")),
     );
     std::fs::copy(package.join("package.json"), dir.join("package.json")).unwrap();
     let version: Value =

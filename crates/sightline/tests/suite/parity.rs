@@ -8,9 +8,10 @@
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+use sightline_test_support::cli::run_with_stdin;
 
 use serde_json::{Value, json};
 use sightline_test_support::mcp::McpDriver;
@@ -45,28 +46,15 @@ fn case(argv: &[&str], stdin: &'static str, tool: &'static str, args: Value) -> 
 /// The command line through `daemon` (the default path) with `stdin`;
 /// stdout and the exit status.
 fn cli(daemon: &DaemonDirs, data: &Path, argv: &[String], stdin: &str) -> (String, i32) {
-    let mut child = Command::new(sightline_bin())
-        .args(argv)
-        .envs(isolation::env())
-        .env("PATH", path_with_tools())
-        .env("SIGHTLINE_DATA_DIR", data)
-        .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
-        .envs(daemon.env())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        out.status.code().unwrap_or(-1),
+    run_with_stdin(
+        Command::new(sightline_bin())
+            .args(argv)
+            .envs(isolation::env())
+            .env("PATH", path_with_tools())
+            .env("SIGHTLINE_DATA_DIR", data)
+            .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
+            .envs(daemon.env()),
+        stdin,
     )
 }
 

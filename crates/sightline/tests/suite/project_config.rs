@@ -7,9 +7,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+use sightline_test_support::cli::run_with_stdin;
 
 use serde_json::json;
 use sightline_test_support::mcp::McpDriver;
@@ -63,28 +64,16 @@ impl World {
 
     /// `sightline ARGS` run in `cwd`, with `stdin`; (stdout, exit status).
     fn run(&self, cwd: &Path, args: &[&str], stdin: &str) -> (String, i32) {
-        let mut child = Command::new(sightline_bin())
-            .args(args)
-            .current_dir(cwd)
-            .env_remove("SIGHTLINE_NO_DAEMON")
-            .env_remove("SIGHTLINE_DAEMON")
-            .envs(self.env())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // A face that answers a broken project file's error line at once
-        // may exit before it reads stdin: the pipe is then closed, and its
-        // answer is what counts.
-        let wrote = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-        if let Err(e) = wrote {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
-        }
-        let out = child.wait_with_output().unwrap();
-        (
-            String::from_utf8(out.stdout).unwrap(),
-            out.status.code().unwrap_or(-1),
+        run_with_stdin(
+            Command::new(sightline_bin())
+                .args(args)
+                .current_dir(cwd)
+                .env_remove("SIGHTLINE_NO_DAEMON")
+                .env_remove("SIGHTLINE_DAEMON")
+                .envs(self.env()),
+            // A face that answers a broken project file's error line at
+            // once may exit before it reads stdin: its answer counts.
+            stdin,
         )
     }
 

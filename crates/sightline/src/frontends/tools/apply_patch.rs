@@ -38,15 +38,14 @@ impl Tool for ApplyPatch {
     }
 
     async fn run(session: &Session, a: PatchArgs, json: bool) -> Result<Answered, ToolError> {
-        let engine = session.engine();
-        let dry_run = a.dry_run.unwrap_or(false);
-        let done = engine
-            .editor()
-            .edit_or_preview(dry_run, move |editor| {
-                Box::pin(async move { editor.apply_patch(&a.patch).await })
-            })
-            .await;
-        session.edited(done, json)
+        let dry_run = Self::previews(&a);
+        session
+            .edit(
+                dry_run,
+                move |editor| Box::pin(async move { editor.apply_patch(&a.patch).await }),
+                json,
+            )
+            .await
     }
 }
 

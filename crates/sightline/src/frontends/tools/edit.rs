@@ -66,12 +66,12 @@ impl Tool for Edit {
 
     async fn run(session: &Session, a: EditArgs, json: bool) -> Result<Answered, ToolError> {
         let engine = session.engine();
+        let dry_run = Self::previews(&a);
         // Unsaid, the configuration's `format_range` decides.
         let range = a.format_range.unwrap_or(engine.config().format_range);
         let file = PathBuf::from(a.file);
         let replace_all = a.replace_all.unwrap_or(false);
-        let dry_run = a.dry_run.unwrap_or(false);
-        let done = match a.then {
+        match a.then {
             Some(then) => {
                 let chain: Vec<(PathBuf, String, String, bool)> =
                     std::iter::once((file, a.old, a.new, replace_all))
@@ -80,27 +80,30 @@ impl Tool for Edit {
                             (PathBuf::from(e.file), e.old, e.new, all)
                         }))
                         .collect();
-                engine
-                    .editor()
-                    .edit_or_preview(dry_run, move |editor| {
-                        Box::pin(async move { editor.edit_chain(&chain).await })
-                    })
+                session
+                    .edit(
+                        dry_run,
+                        move |editor| Box::pin(async move { editor.edit_chain(&chain).await }),
+                        json,
+                    )
                     .await
             }
             None => {
-                engine
-                    .editor()
-                    .edit_or_preview(dry_run, move |editor| {
-                        Box::pin(async move {
-                            editor
-                                .edit_with(&file, &a.old, &a.new, replace_all, range)
-                                .await
-                        })
-                    })
+                session
+                    .edit(
+                        dry_run,
+                        move |editor| {
+                            Box::pin(async move {
+                                editor
+                                    .edit_with(&file, &a.old, &a.new, replace_all, range)
+                                    .await
+                            })
+                        },
+                        json,
+                    )
                     .await
             }
-        };
-        session.edited(done, json)
+        }
     }
 }
 

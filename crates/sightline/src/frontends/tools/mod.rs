@@ -39,15 +39,12 @@ mod diagnostics;
 mod edit;
 mod hook;
 mod impact;
-mod insert_after_symbol;
-mod insert_before_symbol;
 mod lsp;
 mod move_path;
 mod organize_imports;
 mod read;
 mod references;
 mod rename;
-mod replace_symbol_body;
 mod restart;
 mod safe_delete;
 mod symbol_edit;
@@ -82,9 +79,9 @@ pub(crate) static REGISTRY: &[Entry] = &[
     entry::<code_actions::CodeActions>(),
     entry::<apply_code_action::ApplyCodeAction>(),
     entry::<organize_imports::OrganizeImports>(),
-    entry::<replace_symbol_body::ReplaceSymbolBody>(),
-    entry::<insert_before_symbol::InsertBeforeSymbol>(),
-    entry::<insert_after_symbol::InsertAfterSymbol>(),
+    entry::<symbol_edit::ReplaceSymbolBody>(),
+    entry::<symbol_edit::InsertBeforeSymbol>(),
+    entry::<symbol_edit::InsertAfterSymbol>(),
     entry::<safe_delete::SafeDelete>(),
     entry::<hook::Hook>(),
 ];

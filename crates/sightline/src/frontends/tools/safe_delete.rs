@@ -44,21 +44,22 @@ impl Tool for SafeDelete {
     }
 
     async fn run(session: &Session, a: SafeDeleteArgs, json: bool) -> Result<Answered, ToolError> {
-        let engine = session.engine();
         let force = a.force.unwrap_or(false);
-        let dry_run = a.dry_run.unwrap_or(false);
-        let done = engine
-            .editor()
-            .edit_or_preview(dry_run, move |editor| {
-                Box::pin(async move {
-                    let kind = a.kind.as_deref();
-                    editor
-                        .safe_delete(Path::new(&a.file), &a.symbol, kind, force)
-                        .await
-                })
-            })
-            .await;
-        session.edited(done, json)
+        let dry_run = Self::previews(&a);
+        session
+            .edit(
+                dry_run,
+                move |editor| {
+                    Box::pin(async move {
+                        let kind = a.kind.as_deref();
+                        editor
+                            .safe_delete(Path::new(&a.file), &a.symbol, kind, force)
+                            .await
+                    })
+                },
+                json,
+            )
+            .await
     }
 }
 

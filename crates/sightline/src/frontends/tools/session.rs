@@ -180,6 +180,19 @@ impl Session {
         Ok(Answered::text(since.text(), json).with_errors(since.new_errors() > 0))
     }
 
+    /// An edit tool's call: `edit` run by this session's editor, or with
+    /// `dry_run` its preview (`Editor::edit_or_preview`), answered as
+    /// [`Session::edited`] says.
+    pub(crate) async fn edit(
+        &self,
+        dry_run: bool,
+        edit: impl for<'e> FnOnce(crate::edit::Editor<'e>) -> crate::edit::BoxedEdit<'e>,
+        json: bool,
+    ) -> Result<Answered, ToolError> {
+        let done = self.editor().edit_or_preview(dry_run, edit).await;
+        self.edited(done, json)
+    }
+
     /// An edit's answer, ending in a lasting session with the checkpoint of
     /// the files as they were before it (a command's session ends with the
     /// call: no later call could name it); it lists errors when the edit

@@ -1,6 +1,8 @@
-//! What the three symbol edits share (`replace_symbol_body`,
-//! `insert_before_symbol`, `insert_after_symbol`): their arguments, their
-//! run, and their command's flags (the text on stdin).
+//! The three symbol edits, `replace_symbol_body`, `insert_before_symbol`
+//! and `insert_after_symbol` (the CLI's `replace-symbol-body`, ...; the text
+//! on stdin): one tool each, alike but for their names, words and
+//! [`SymbolEdit`], so one macro writes them, with the arguments, run and
+//! command flags they share.
 
 use std::path::{Path, PathBuf};
 
@@ -9,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::edit::SymbolEdit;
 use crate::error::ToolError;
-use crate::frontends::tools::cli::{absolute, stdin_text};
-use crate::frontends::tools::{Answered, Session};
+use crate::frontends::tools::cli::{CliCommand, CliEntry, absolute, cli, stdin_text};
+use crate::frontends::tools::{Answered, Effect, Served, Session, Tool};
 
 /// `replace_symbol_body`, `insert_before_symbol` and
 /// `insert_after_symbol` arguments.
@@ -42,20 +44,21 @@ pub(crate) async fn run(
     a: SymbolEditArgs,
     json: bool,
 ) -> Result<Answered, ToolError> {
-    let engine = session.engine();
-    let dry_run = a.dry_run.unwrap_or(false);
-    let done = engine
-        .editor()
-        .edit_or_preview(dry_run, move |editor| {
-            Box::pin(async move {
-                let kind = a.kind.as_deref();
-                editor
-                    .edit_symbol(Path::new(&a.file), &a.symbol, kind, how, &a.text)
-                    .await
-            })
-        })
-        .await;
-    session.edited(done, json)
+    let dry_run = a.dry_run == Some(true);
+    session
+        .edit(
+            dry_run,
+            move |editor| {
+                Box::pin(async move {
+                    let kind = a.kind.as_deref();
+                    editor
+                        .edit_symbol(Path::new(&a.file), &a.symbol, kind, how, &a.text)
+                        .await
+                })
+            },
+            json,
+        )
+        .await
 }
 
 // A symbol edit's flags. (No doc comment: a flattened struct's would
@@ -86,3 +89,97 @@ impl SymbolEditFlags {
         })
     }
 }
+
+/// One symbol edit: its tool (`$tool`, named `$name`) and its command
+/// (`$command`, named `$cli`, whose doc comment is its `--help`), which edit
+/// as `$how` says.
+macro_rules! symbol_edit_tool {
+    (
+        $tool:ident, $name:literal, $title:literal, $description:literal,
+        idempotent: $idempotent:literal, how: $how:expr,
+        $(#[doc = $help:literal])+ $command:ident, $cli:literal
+    ) => {
+        /// The tool.
+        pub(crate) struct $tool;
+
+        impl Tool for $tool {
+            const NAME: &'static str = $name;
+            const TITLE: &'static str = $title;
+            const DESCRIPTION: &'static str = $description;
+            const EFFECT: Effect = Effect::Writes {
+                idempotent: $idempotent,
+            };
+            const SERVED: Served = Served::WithEditTools;
+            const CLI: &'static [CliEntry] = &[cli::<$command>()];
+            type Args = SymbolEditArgs;
+
+            fn previews(a: &SymbolEditArgs) -> bool {
+                a.dry_run == Some(true)
+            }
+
+            async fn run(
+                session: &Session,
+                a: SymbolEditArgs,
+                json: bool,
+            ) -> Result<Answered, ToolError> {
+                run(session, $how, a, json).await
+            }
+        }
+
+        $(#[doc = $help])+
+        #[derive(Debug, clap::Args)]
+        pub(crate) struct $command {
+            #[command(flatten)]
+            flags: SymbolEditFlags,
+        }
+
+        impl CliCommand for $command {
+            const NAME: &'static str = $cli;
+            type Tool = $tool;
+
+            fn args(self) -> Result<SymbolEditArgs, ToolError> {
+                self.flags.args()
+            }
+        }
+    };
+}
+
+symbol_edit_tool!(
+    ReplaceSymbolBody,
+    "replace_symbol_body",
+    "Replace a symbol",
+    "Replace a symbol's whole lines (found by its name path, such as `Session/request`, in the file's outline: from the first line of its header, decorators included, to its last) with `text`, written atomically and formatted. Refused when the file changed on disk since its outline was read. Answers the errors the change introduced, as edit does.",
+    idempotent: true,
+    how: SymbolEdit::Replace,
+    /// Replace the whole lines of the symbol NAME_PATH in FILE (from the
+    /// first line of its header to its last, as `read --symbol` shows them)
+    /// with the text on stdin, format it, and print the errors it brought.
+    ReplaceSymbolBodyCommand,
+    "replace-symbol-body"
+);
+
+symbol_edit_tool!(
+    InsertBeforeSymbol,
+    "insert_before_symbol",
+    "Insert before a symbol",
+    "Put `text` as whole lines right before a symbol (found by its name path, such as `Session/request`), written atomically and formatted. Answers the errors the change introduced, as edit does.",
+    idempotent: false,
+    how: SymbolEdit::Before,
+    /// Put the text on stdin, as whole lines, right before the symbol
+    /// NAME_PATH in FILE; format it, and print the errors it brought.
+    InsertBeforeSymbolCommand,
+    "insert-before-symbol"
+);
+
+symbol_edit_tool!(
+    InsertAfterSymbol,
+    "insert_after_symbol",
+    "Insert after a symbol",
+    "Put `text` as whole lines right after a symbol (found by its name path, such as `Session/request`), written atomically and formatted. Answers the errors the change introduced, as edit does.",
+    idempotent: false,
+    how: SymbolEdit::After,
+    /// Put the text on stdin, as whole lines, right after the symbol
+    /// NAME_PATH in FILE; format it, and print the errors it brought.
+    InsertAfterSymbolCommand,
+    "insert-after-symbol"
+);

@@ -40,16 +40,15 @@ impl Tool for Write {
     }
 
     async fn run(session: &Session, a: WriteArgs, json: bool) -> Result<Answered, ToolError> {
-        let engine = session.engine();
+        let dry_run = Self::previews(&a);
         let file = PathBuf::from(a.file);
-        let dry_run = a.dry_run.unwrap_or(false);
-        let done = engine
-            .editor()
-            .edit_or_preview(dry_run, move |editor| {
-                Box::pin(async move { editor.write(&file, &a.content).await })
-            })
-            .await;
-        session.edited(done, json)
+        session
+            .edit(
+                dry_run,
+                move |editor| Box::pin(async move { editor.write(&file, &a.content).await }),
+                json,
+            )
+            .await
     }
 }
 
