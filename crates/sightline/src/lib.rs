@@ -72,7 +72,7 @@ pub(crate) fn proptest_config() -> proptest::test_runner::Config {
 
 // Asking: the engine, its options, and what it answers.
 pub use answer::{Diagnostics, Finding, Items, ItemsKind, Loc, LocKind, Locations, Severity};
-pub use engine::{Engine, Options};
+pub use engine::{Engine, Options, Servers};
 pub use error::{ErrorKind, ToolError};
 pub use progress::Progress;
 

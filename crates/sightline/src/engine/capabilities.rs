@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::Engine;
+use crate::engine::Servers;
 use crate::server::LspServer;
 
 /// Each question sightline asks, and the capability of the server's
@@ -90,17 +90,18 @@ pub struct LanguageCapabilities {
     pub unsupported: Vec<(String, String)>,
 }
 
-impl Engine {
+impl Servers<'_> {
     /// The report for the languages of the project at `root` (one file of
     /// each, within the bounded walk), or with `all` for every built-in
     /// server, none started.
     pub async fn capabilities(&self, root: &Path, all: bool) -> Vec<LanguageCapabilities> {
         if all {
             return self
+                .engine
                 .all_servers()
                 .into_iter()
                 .map(|spec| {
-                    let (state, hint) = match (self.why_off(spec), self.locate_server(spec, root)) {
+                    let (state, hint) = match (self.engine.why_off(spec), self.locate(spec, root)) {
                         (Some(why), _) => ("off", Some(why)),
                         (None, Some(_)) => ("not started", None),
                         (None, None) => ("missing", Some(spec.install_command())),
@@ -119,10 +120,10 @@ impl Engine {
         }
         let mut out = Vec::new();
         for file in self.one_file_per_server(root) {
-            let Ok(snapshot) = self.snapshot(&file) else {
+            let Ok(snapshot) = self.engine.snapshot(&file) else {
                 continue;
             };
-            let Ok((spec, server_root)) = self.route(&snapshot) else {
+            let Ok((spec, server_root)) = self.engine.route(&snapshot) else {
                 continue;
             };
             let mut line = LanguageCapabilities {
@@ -135,13 +136,14 @@ impl Engine {
                 unsupported: Vec::new(),
             };
             let running = self
+                .engine
                 .running_servers()
                 .into_iter()
                 .find(|s| s.spec.id == spec.id && s.root == server_root);
-            if let Some(why) = self.why_off(spec) {
+            if let Some(why) = self.engine.why_off(spec) {
                 line.state = "off".to_owned();
                 line.hint = Some(why);
-            } else if running.is_none() && self.locate_server(spec, &server_root).is_none() {
+            } else if running.is_none() && self.locate(spec, &server_root).is_none() {
                 line.state = "missing".to_owned();
                 line.hint = Some(spec.install_command());
             } else {
@@ -152,7 +154,7 @@ impl Engine {
                     }
                     None => {
                         line.state = "started".to_owned();
-                        self.server_for(&snapshot).await
+                        self.engine.server_for(&snapshot).await
                     }
                 };
                 match server {
@@ -174,7 +176,7 @@ impl Engine {
         let mut seen: Vec<&'static str> = Vec::new();
         let mut files = Vec::new();
         for path in crate::sync::walk::files_under(root) {
-            if let Some(first) = self.servers_for(&path).first()
+            if let Some(first) = self.engine.servers_for(&path).first()
                 && !seen.contains(&first.id)
             {
                 seen.push(first.id);

@@ -31,12 +31,14 @@ pub mod project_errors;
 mod projects;
 mod restart;
 mod route;
+mod servers;
 pub mod status;
 mod symbols;
 mod type_hierarchy;
 pub mod validate;
 
 pub use projects::ShareByConfig;
+pub use servers::Servers;
 
 /// How an [`Engine`] behaves.
 #[derive(Clone)]
@@ -363,56 +365,6 @@ impl Engine {
             .into_iter()
             .filter(|s| s.spec.handles(file) && file.starts_with(&s.root))
             .collect()
-    }
-
-    /// What happens to this engine's servers from now on.
-    pub(crate) fn server_events(
-        &self,
-    ) -> tokio::sync::broadcast::Receiver<crate::pool::events::ServerEvent> {
-        self.shared.pool.events()
-    }
-
-    pub(crate) fn broken_servers(&self) -> Vec<(&'static str, PathBuf, String)> {
-        self.shared.pool.broken()
-    }
-
-    /// The program that would run for `spec` under `root`, if found.
-    pub(crate) fn locate_server(&self, spec: &ServerSpec, root: &Path) -> Option<PathBuf> {
-        self.shared.pool.locate(spec, root)
-    }
-
-    /// Whether the first question about a file `spec` serves would install
-    /// it, `locate_server` finding none.
-    pub(crate) fn installs_server(&self, spec: &ServerSpec) -> bool {
-        self.shared.pool.installs(spec)
-    }
-
-    /// Installs `spec` now (for `sightline install`), reporting progress.
-    pub(crate) async fn install(&self, spec: &'static ServerSpec) -> Result<PathBuf, ToolError> {
-        crate::catalog::install::install(
-            spec,
-            &crate::progress::Tee::current(&self.shared.progress),
-            &self.shared.sandbox,
-        )
-        .await
-        .map_err(|e| ToolError::unavailable(e.to_string()))
-    }
-
-    /// Process ids of every running server, the project engines' too.
-    pub fn server_pids(&self) -> Vec<u32> {
-        let mut pids: Vec<u32> = self
-            .shared
-            .pool
-            .running()
-            .iter()
-            .filter_map(|s| s.pid())
-            .collect();
-        for e in self.with_projects() {
-            pids.extend(e.server_pids());
-        }
-        pids.sort_unstable();
-        pids.dedup();
-        pids
     }
 
     /// Shuts down the servers only this engine and its project engines hand

@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
-use crate::engine::Engine;
+use crate::engine::Servers;
 use crate::error::ToolError;
 
-impl Engine {
+impl Servers<'_> {
     /// Restarts the running servers with id `server` (any, when `None`)
     /// whose root is `root` or below it (any, when `None`); one line each.
     pub async fn restart(
@@ -18,7 +18,7 @@ impl Engine {
         root: Option<&Path>,
     ) -> Result<String, ToolError> {
         if let Some(id) = server
-            && !self.all_servers().iter().any(|s| s.id == id)
+            && !self.engine.all_servers().iter().any(|s| s.id == id)
         {
             return Err(ToolError::bad_input(format!(
                 "no server is called `{id}`; `sightline servers` lists them"
@@ -31,9 +31,9 @@ impl Engine {
         };
         // This engine's servers and its project engines' (a root-less CLI
         // call's servers live in the engines of their projects).
-        let projects = self.with_projects();
-        let pools =
-            std::iter::once(&self.shared.pool).chain(projects.iter().map(|e| &e.shared.pool));
+        let projects = self.engine.with_projects();
+        let pools = std::iter::once(&self.engine.shared.pool)
+            .chain(projects.iter().map(|e| &e.shared.pool));
         let mut stopped = Vec::new();
         for pool in pools {
             for (spec, root) in pool.stop_where(pick).await {
@@ -41,7 +41,7 @@ impl Engine {
             }
         }
         if stopped.is_empty() {
-            let running: Vec<String> = std::iter::once(self.running_servers())
+            let running: Vec<String> = std::iter::once(self.engine.running_servers())
                 .chain(projects.iter().map(|e| e.running_servers()))
                 .flatten()
                 .map(|s| format!("{} for {}", s.spec.id, s.root.display()))

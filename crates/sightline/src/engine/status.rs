@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::answer::{ServerStatus, State};
 use crate::catalog::Role;
 use crate::catalog::install;
-use crate::engine::Engine;
+use crate::engine::Servers;
 
 fn role_name(r: Role) -> &'static str {
     match r {
@@ -17,13 +17,14 @@ fn role_name(r: Role) -> &'static str {
     }
 }
 
-impl Engine {
+impl Servers<'_> {
     /// The state of every server, built-in and configured, for files under
     /// `root` (where project-local servers are looked for).
-    pub fn server_states(&self, root: &Path) -> Vec<ServerStatus> {
-        let running = self.running_servers();
-        let broken = self.broken_servers();
-        self.all_servers()
+    pub fn states(&self, root: &Path) -> Vec<ServerStatus> {
+        let running = self.engine.running_servers();
+        let broken = self.broken();
+        self.engine
+            .all_servers()
             .into_iter()
             .map(|spec| {
                 let state = if let Some(s) = running.iter().find(|s| s.spec.id == spec.id) {
@@ -36,10 +37,10 @@ impl Engine {
                         root: r.clone(),
                         reason: why.clone(),
                     }
-                } else if let Some(why) = self.why_off(spec) {
+                } else if let Some(why) = self.engine.why_off(spec) {
                     State::Off { why }
                 } else {
-                    match self.locate_server(spec, root) {
+                    match self.locate(spec, root) {
                         Some(path) => State::Installed {
                             version: install::version_of(spec, &path),
                             path,
@@ -66,31 +67,33 @@ impl Engine {
     }
 }
 
-impl Engine {
+impl Servers<'_> {
     /// Stops the server unused the longest, if any is unused now; its id
     /// and root (the daemon's memory limit).
-    pub(crate) fn stop_idlest_server(&self) -> Option<(&'static str, std::path::PathBuf)> {
-        self.shared.pool.stop_idlest().or_else(|| {
-            self.with_projects()
+    pub(crate) fn stop_idlest(&self) -> Option<(&'static str, std::path::PathBuf)> {
+        self.engine.shared.pool.stop_idlest().or_else(|| {
+            self.engine
+                .with_projects()
                 .iter()
-                .find_map(|e| e.stop_idlest_server())
+                .find_map(|e| e.servers().stop_idlest())
         })
     }
 
     /// Each running server, the project engines' too, for `sightline
     /// daemon status`.
-    pub fn server_status(&self) -> Vec<ServerRow> {
-        let mut rows = self.own_server_status();
-        for e in self.with_projects() {
-            rows.extend(e.server_status());
+    pub fn rows(&self) -> Vec<ServerRow> {
+        let mut rows = self.own_rows();
+        for e in self.engine.with_projects() {
+            rows.extend(e.servers().rows());
         }
         rows.sort_by_key(|r| r.pid);
         rows.dedup_by_key(|r| r.pid);
         rows
     }
 
-    fn own_server_status(&self) -> Vec<ServerRow> {
-        self.shared
+    fn own_rows(&self) -> Vec<ServerRow> {
+        self.engine
+            .shared
             .pool
             .running_confined()
             .into_iter()

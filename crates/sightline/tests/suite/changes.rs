@@ -134,10 +134,14 @@ fn pyright_settings_in_sightline_json_apply_at_start_and_when_edited() {
         std::fs::remove_file(p.path("sightline.json")).unwrap();
         assert_eq!(diags(&ws, &app).await, MISSING);
         // Written again: gone again, from the same server.
-        let pid = ws.server_pids();
+        let pid = ws.servers().pids();
         p.write("sightline.json", &quiet_imports());
         assert_eq!(diags(&ws, &app).await, "app.py: no diagnostics\n");
-        assert_eq!(ws.server_pids(), pid, "a settings change needs no restart");
+        assert_eq!(
+            ws.servers().pids(),
+            pid,
+            "a settings change needs no restart"
+        );
         ws.shutdown().await;
     });
 }
@@ -368,7 +372,7 @@ fn past_the_watch_limit_a_change_is_seen_by_polling_and_the_status_says_so() {
             defs(&ws, &app, 3, 7).await,
             "1 definition\nb/deep/z.py:1:5 def g() -> int:\n"
         );
-        let status = ws.server_status();
+        let status = ws.servers().rows();
         assert!(status[0].polled_dirs > 0, "{status:?}");
         // A change pyright reads from disk (z.py is not open): only the
         // poll can tell it.
@@ -400,8 +404,8 @@ fn restart_answers_when_the_server_is_ready_and_answers_go_on() {
         let app = p.path("app.py");
         let def = "1 definition\nlib.py:1:5 def add(a: int, b: int) -> int:\n";
         assert_eq!(defs(&ws, &app, 3, 7).await, def);
-        let before = ws.server_pids();
-        let text = ws.restart(Some("pyright"), None).await.unwrap();
+        let before = ws.servers().pids();
+        let text = ws.servers().restart(Some("pyright"), None).await.unwrap();
         assert!(
             text.starts_with(&format!(
                 "restarted pyright for {}: ready in ",
@@ -409,12 +413,16 @@ fn restart_answers_when_the_server_is_ready_and_answers_go_on() {
             )),
             "{text}"
         );
-        let after = ws.server_pids();
+        let after = ws.servers().pids();
         assert_eq!(after.len(), 1);
         assert_ne!(after, before);
         assert!(!sightline_test_support::alive(before[0]));
         assert_eq!(defs(&ws, &app, 3, 7).await, def);
-        let unknown = ws.restart(Some("pyrite"), None).await.unwrap_err();
+        let unknown = ws
+            .servers()
+            .restart(Some("pyrite"), None)
+            .await
+            .unwrap_err();
         assert_eq!(
             unknown.to_string(),
             "error: no server is called `pyrite`; `sightline servers` lists them"

@@ -436,7 +436,7 @@ fn a_server_that_never_answers_shutdown_is_still_killed() {
     runtime().block_on(async {
         let ws = workspace(budgets());
         assert_eq!(diags(&ws, &p.path("a.fake")).await, A_DIAGS);
-        let mut pids = ws.server_pids();
+        let mut pids = ws.servers().pids();
         pids.push(fake::child_pid(&p));
         assert!(pids.iter().all(|&pid| sightline_test_support::alive(pid)));
         ws.shutdown().await;
@@ -575,7 +575,7 @@ fn two_servers_on_one_file_merge_without_duplicates() {
             diags(&ws, &p.path("a.fake")).await,
             "a.fake: 2 diagnostics\n2:7 error: found ERR [fake]\n3:1 warning: found WARN [fake]\n"
         );
-        assert_eq!(ws.server_pids().len(), 2);
+        assert_eq!(ws.servers().pids().len(), 2);
         ws.shutdown().await;
     });
 }

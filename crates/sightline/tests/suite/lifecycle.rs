@@ -96,7 +96,7 @@ fn a_server_failing_again_and_again_is_broken_then_retried_after_a_cool_down() {
         .await;
         assert!(retried.is_some(), "never retried");
         assert_eq!(std::fs::read_to_string(p.path("fake-lsp.runs")).unwrap(), "4");
-        let pid = ws.server_pids()[0];
+        let pid = ws.servers().pids()[0];
         assert_eq!(fake_state(&ws, &p), format!("running for {} (pid {pid})", p.root().display()));
         ws.shutdown().await;
     });
@@ -111,10 +111,10 @@ fn idle_servers_shut_down_and_start_again_on_demand() {
             ..budgets()
         });
         assert_eq!(alpha_def(&ws, &p).await, ALPHA_DEF);
-        let pids = ws.server_pids();
+        let pids = ws.servers().pids();
         wait_for_log(&p, "<- exit").await;
         wait_gone(&pids).await;
-        assert!(ws.server_pids().is_empty());
+        assert!(ws.servers().pids().is_empty());
         assert_eq!(alpha_def(&ws, &p).await, ALPHA_DEF);
         assert_eq!(
             std::fs::read_to_string(p.path("fake-lsp.runs")).unwrap(),
@@ -184,7 +184,7 @@ fn a_server_indexing_past_the_budget_answers_not_ready() {
 /// The fake server's line of `sightline servers`, without its id and
 /// extension columns.
 fn fake_state(ws: &sightline::Engine, p: &sightline_test_support::Project) -> String {
-    let states = ws.server_states(p.root());
+    let states = ws.servers().states(p.root());
     let fake: Vec<_> = states.into_iter().filter(|s| s.id == "fake").collect();
     let text = sightline::servers_text(&fake);
     text.trim_end()

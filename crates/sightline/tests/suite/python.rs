@@ -191,7 +191,7 @@ fn bad_input_gets_one_error_line() {
             )
         );
         // Nothing was started for any of these.
-        assert!(ws.server_pids().is_empty());
+        assert!(ws.servers().pids().is_empty());
         ws.shutdown().await;
     });
 }
@@ -206,7 +206,7 @@ fn concurrent_first_calls_share_one_server() {
         let (a, b) = tokio::join!(defs(&ws, &app, 6, 9), diags(&ws, &lib));
         assert!(a.starts_with("1 definition"), "{a}");
         assert_eq!(b, "lib.py: no diagnostics\n");
-        assert_eq!(ws.server_pids().len(), 1);
+        assert_eq!(ws.servers().pids().len(), 1);
         ws.shutdown().await;
     });
 }

@@ -287,7 +287,7 @@ fn real_servers_start_and_answer_in_the_default_sandbox() {
             assert_eq!(ts, "b.ts: 1 diagnostic\n1:14 error: Type 'string' is not assignable to type 'number'. [typescript]\n");
             let c = diags(&ws, &p.path("c/main.c")).await;
             assert_eq!(c, "main.c: 1 diagnostic\n1:25 error: Use of undeclared identifier 'missing' [clang]\n");
-            let pids = ws.server_pids();
+            let pids = ws.servers().pids();
             assert_eq!(pids.len(), 3);
             for pid in pids {
                 assert_eq!(no_new_privs(pid), sandboxed, "pid {pid} in {mode:?}");

@@ -131,7 +131,7 @@ fn bad_positions_get_one_error_line() {
             "error: line 1 column 7 is on whitespace, not a symbol; symbols on this line start at columns 1 (import), 10 (add), 15 (add), 19 (as), 22 (plus), 29 (from), 37 (lib)\n"
         );
         assert_eq!(defs(&ws, &app, 8, 1).await, format!("error: line 8 is past the end of {} (7 lines)\n", app.display()));
-        assert!(ws.server_pids().is_empty());
+        assert!(ws.servers().pids().is_empty());
         ws.shutdown().await;
     });
 }

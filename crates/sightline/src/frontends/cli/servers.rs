@@ -19,7 +19,7 @@ pub(super) async fn run(
 ) -> (String, i32) {
     match command {
         OtherCommand::Servers => {
-            let states = engine.server_states(here);
+            let states = engine.servers().states(here);
             if json {
                 // The daemon's own are in `sightline daemon status --json`;
                 // this shape stays one list.
@@ -42,7 +42,7 @@ pub(super) async fn run(
             }
         }
         OtherCommand::Capabilities { all } => {
-            let lines = engine.capabilities(here, *all).await;
+            let lines = engine.servers().capabilities(here, *all).await;
             if json {
                 (format!("{}\n", json!(lines)), EXIT_OK)
             } else {
@@ -62,13 +62,13 @@ pub(super) async fn run(
                     EXIT_FAILED,
                 );
             };
-            if let Some(path) = engine.locate_server(spec, here) {
+            if let Some(path) = engine.servers().locate(spec, here) {
                 return (
                     format!("{id} is already installed at {}\n", path.display()),
                     EXIT_OK,
                 );
             }
-            match engine.install(spec).await {
+            match engine.servers().install(spec).await {
                 Ok(path) => (format!("installed {id} at {}\n", path.display()), EXIT_OK),
                 Err(e) => (render::error_text(&e), EXIT_FAILED),
             }
@@ -115,7 +115,7 @@ pub(super) async fn doctor(engine: &Engine, here: &Path, json: bool) -> String {
     doctor::check_http(&mut agents).await;
     let runtime = crate::frontends::daemon::paths::runtime_dir();
     let daemon = daemon_status().await;
-    let states = engine.server_states(here);
+    let states = engine.servers().states(here);
     if json {
         return format!(
             "{}\n",

@@ -219,7 +219,7 @@ impl Engines {
         let mut seen = std::collections::HashSet::new();
         let mut out = Vec::new();
         for (_, e) in self.all() {
-            for row in e.server_status() {
+            for row in e.servers().rows() {
                 if seen.insert(row.pid) {
                     out.push(row);
                 }
@@ -230,7 +230,9 @@ impl Engines {
 
     /// Whether any engine still runs a server.
     pub fn any_running(&self) -> bool {
-        self.all().iter().any(|(_, e)| !e.server_pids().is_empty())
+        self.all()
+            .iter()
+            .any(|(_, e)| !e.servers().pids().is_empty())
     }
 
     /// Shuts every server of every engine down.

@@ -234,7 +234,7 @@ fn within_memory(engines: &Engines, limit: u64) {
             .all()
             .into_iter()
             .filter_map(|(_, e)| {
-                let idlest = e.server_status().iter().map(|s| s.idle_secs).max()?;
+                let idlest = e.servers().rows().iter().map(|s| s.idle_secs).max()?;
                 Some((idlest, e))
             })
             .max_by_key(|(idle, _)| *idle)
@@ -242,7 +242,7 @@ fn within_memory(engines: &Engines, limit: u64) {
         else {
             return;
         };
-        let Some((id, root)) = engine.stop_idlest_server() else {
+        let Some((id, root)) = engine.servers().stop_idlest() else {
             return;
         };
         tracing::info!(

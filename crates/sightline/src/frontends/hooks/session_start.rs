@@ -70,11 +70,12 @@ pub(super) fn anchors_to_warm(engine: &Engine, cwd: &Path) -> Vec<(PathBuf, Opti
         .take(LANGUAGES)
         .filter_map(|(_, spec, path, _)| {
             let dir = path.parent().unwrap_or(cwd);
-            if engine.locate_server(spec, dir).is_some() {
+            if engine.servers().locate(spec, dir).is_some() {
                 Some((path, None))
             } else {
                 engine
-                    .installs_server(spec)
+                    .servers()
+                    .installs(spec)
                     .then_some((path, Some(spec.id)))
             }
         })

@@ -22,7 +22,7 @@ const LOGGER: &str = "sightline";
 /// A task telling `peer` each event of `engine`'s servers until the peer
 /// is gone; its handle, to stop it with the session.
 pub(super) fn forward(engine: &Engine, peer: Peer<RoleServer>) -> tokio::task::AbortHandle {
-    let mut events = engine.server_events();
+    let mut events = engine.servers().events();
     tokio::spawn(async move {
         loop {
             let event = match events.recv().await {

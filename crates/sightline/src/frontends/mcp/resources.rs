@@ -93,7 +93,7 @@ pub(super) async fn read(session: &Session, tools: &Toolset, uri: &str) -> Resul
             .map(Path::to_owned)
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_default();
-        let lines = engine.capabilities(&root, false).await;
+        let lines = engine.servers().capabilities(&root, false).await;
         return Ok(crate::engine::capabilities::capabilities_text(
             &lines, &root,
         ));

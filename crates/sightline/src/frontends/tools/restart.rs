@@ -38,7 +38,10 @@ impl Tool for Restart {
             .root
             .map(PathBuf::from)
             .or_else(|| engine.workspace_root().map(ToOwned::to_owned));
-        let text = engine.restart(a.server.as_deref(), root.as_deref()).await?;
+        let text = engine
+            .servers()
+            .restart(a.server.as_deref(), root.as_deref())
+            .await?;
         Ok(Answered::text(text, json))
     }
 }
