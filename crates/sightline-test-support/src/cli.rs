@@ -9,26 +9,42 @@ use std::time::Duration;
 
 use crate::paths::{path_with_tools, require, sightline_bin};
 
-/// Runs `cmd` with `input` on its stdin and its stdout read (its stderr
-/// as the caller set it): its output. A command that answers and exits
-/// before it reads all of its input (a refusal at once) closes the pipe;
-/// its answer is what counts.
+/// Whether a command may exit before it reads all of its stdin.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// It reads all of it: a closed pipe fails the test.
+    Read,
+    /// It may answer and exit first (a refusal at once), which closes the
+    /// pipe; its answer is what counts.
+    MayBeUnread,
+}
+
+/// Runs `cmd` with `input` on its stdin, which it must read all of, and
+/// its stdout read (its stderr as the caller set it): its output.
 pub fn output_with_stdin(cmd: &mut Command, input: &[u8]) -> std::process::Output {
+    output_with(cmd, input, Input::Read)
+}
+
+fn output_with(cmd: &mut Command, input: &[u8], how: Input) -> std::process::Output {
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let wrote = child.stdin.take().unwrap().write_all(input);
-    if let Err(e) = wrote {
-        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    match wrote {
+        Err(e) if how == Input::MayBeUnread => {
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+        }
+        wrote => wrote.unwrap(),
     }
     child.wait_with_output().unwrap()
 }
 
-/// [`output_with_stdin`], its stderr dropped: (stdout, exit code).
-pub fn run_with_stdin(cmd: &mut Command, input: &str) -> (String, i32) {
-    let out = output_with_stdin(cmd.stderr(Stdio::null()), input.as_bytes());
+/// `cmd` with `input` on its stdin (read as `how` says), its stderr
+/// dropped: (stdout, exit code).
+pub fn run_with_stdin(cmd: &mut Command, input: &str, how: Input) -> (String, i32) {
+    let out = output_with(cmd.stderr(Stdio::null()), input.as_bytes(), how);
     (
         String::from_utf8(out.stdout).unwrap(),
         out.status.code().unwrap_or(-1),
@@ -121,6 +137,7 @@ pub fn run_hook(
             .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
             .envs(dirs.env()),
         &payload.to_string(),
+        Input::Read,
     );
     assert_eq!(code, 0, "sightline hook exits 0");
     (out, t.elapsed())

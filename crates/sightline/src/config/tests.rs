@@ -334,6 +334,27 @@ fn network_env_is_the_user_s_alone_and_only_network_settings() {
         user("{ \"network_env\": { \"NO_PROXY\": \"localhost,127.0.0.1\", \"HTTPS_PROXY\": \"http://proxy:3128/\" } }")
             .is_ok()
     );
+    // npm's fetch settings are whole numbers, and no timeout is unbounded.
+    assert!(
+        user("{ \"network_env\": { \"npm_config_fetch_retries\": \"0\", \"npm_config_fetch_timeout\": \"30000\" } }")
+            .is_ok()
+    );
+    for (name, value) in [
+        ("npm_config_fetch_timeout", "0"),
+        ("npm_config_fetch_retry_maxtimeout", "soon"),
+        ("npm_config_fetch_retries", "-1"),
+    ] {
+        let e = user(&format!(
+            "{{\n \"network_env\": {{ \"{name}\": \"{value}\" }} }}"
+        ))
+        .unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "/u/config.json:2: network_env: \"{name}\" takes a whole number of at least 1 (retries: at least 0), not \"{value}\""
+            )
+        );
+    }
     // A cloned repository cannot point installs at its own registry.
     assert_eq!(
         parse("{\n \"network_env\": { \"npm_config_registry\": \"https://evil/\" } }").unwrap_err(),

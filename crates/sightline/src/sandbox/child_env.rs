@@ -2,7 +2,8 @@
 //! daemon, language servers, formatters and installers see what they need
 //! to find their toolchains and the network (`PATH`, `HOME`, the locale,
 //! the temporary and XDG directories, the toolchains' own variables, the
-//! proxies and certificate files of `network_env`) and nothing else. The
+//! proxies, certificate files, registries and npm fetch settings of
+//! `network_env`) and nothing else. The
 //! shared daemon is started by whichever client comes first (Claude Code's
 //! hook passes `ANTHROPIC_API_KEY` on; a shell holds `DATABASE_URL`,
 //! `SSH_AUTH_SOCK`), and language servers run a project's code and plugins
@@ -151,8 +152,9 @@ pub fn refused() -> Vec<String> {
     std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
         .filter(|(k, v)| {
-            let kept =
-                passed.contains(k) || (name_allowed(k) && value_allowed(&v.to_string_lossy()));
+            let v = v.to_string_lossy();
+            let kept = passed.contains(k)
+                || (name_allowed(k) && value_allowed(&v) && super::network_env::value_fits(k, &v));
             !kept
         })
         .map(|(k, _)| k)

@@ -8,10 +8,14 @@
 //! TLS-inspecting proxy, where a daemon started from the user's shell could.
 //! Only the names below are taken, and no value holding a user and
 //! password (`http://user:pass@proxy`), so that the key cannot carry a
-//! credential or change how a child runs.
+//! credential or change what a child runs. npm's fetch retries and timeout
+//! are among them, as whole numbers of at least one, so that an
+//! unreachable registry can be given up on at once but an install never
+//! waits without a bound.
 
-/// The variables `network_env` may set: proxies, certificate authorities
-/// and package registries, as npm, pip, uv, cargo, go and Node read them.
+/// The variables `network_env` may set: proxies, certificate authorities,
+/// package registries and how npm tries a fetch again, as npm, pip, uv,
+/// cargo, go and Node read them.
 pub const NETWORK_VARS: &[&str] = &[
     "HTTPS_PROXY",
     "HTTP_PROXY",
@@ -50,9 +54,32 @@ pub const NETWORK_VARS: &[&str] = &[
     "GOPRIVATE",
 ];
 
+/// npm's fetch settings, which take a count or milliseconds.
+const NUMBERS: &[&str] = &[
+    "npm_config_fetch_retries",
+    "npm_config_fetch_retry_mintimeout",
+    "npm_config_fetch_retry_maxtimeout",
+    "npm_config_fetch_timeout",
+];
+
 /// Whether `network_env` may set `name`.
 pub fn allowed(name: &str) -> bool {
     NETWORK_VARS.contains(&name)
+}
+
+/// Whether `value` suits `name`: npm's fetch settings take a whole number,
+/// and a timeout of 0 (npm's "never time out") is refused, as it would let
+/// an install wait forever; a retry count of 0 is fine. Any other name
+/// takes any value.
+pub fn value_fits(name: &str, value: &str) -> bool {
+    if !NUMBERS.contains(&name) {
+        return true;
+    }
+    match value.trim().parse::<u64>() {
+        Ok(0) => name == "npm_config_fetch_retries",
+        Ok(_) => true,
+        Err(_) => false,
+    }
 }
 
 /// Whether `value` holds a credential: a URL's `user:password@` (or
@@ -94,4 +121,21 @@ fn query_holds_secret(url: &str) -> bool {
             key == *s || key.ends_with(&format!("_{s}")) || key.ends_with(&format!("-{s}"))
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npm_s_fetch_settings_are_bounded_whole_numbers() {
+        assert!(value_fits("npm_config_fetch_retries", "0"));
+        assert!(value_fits("npm_config_fetch_timeout", "30000"));
+        assert!(!value_fits("npm_config_fetch_timeout", "0"));
+        assert!(!value_fits("npm_config_fetch_retry_mintimeout", "0"));
+        assert!(!value_fits("npm_config_fetch_retries", "-1"));
+        assert!(!value_fits("npm_config_fetch_retries", "many"));
+        // Other names are judged elsewhere (a credential in a URL).
+        assert!(value_fits("HTTPS_PROXY", "http://proxy:3128"));
+    }
 }

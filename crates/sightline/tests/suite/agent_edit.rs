@@ -736,6 +736,7 @@ fn a_first_session_on_a_python_project_installs_pyright_and_nothing_else() {
                 .env("SIGHTLINE_DATA_DIR", &data)
                 .envs(dirs.env()),
             &payload.to_string(),
+            sightline_test_support::cli::Input::Read,
         );
         assert_eq!(code, 0);
         context_of(&out)

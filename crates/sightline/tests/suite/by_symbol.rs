@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sightline_test_support::cli::run_with_stdin;
+use sightline_test_support::cli::{Input, run_with_stdin};
 
 use sightline_test_support::{DaemonDirs, path_with_tools, repo_root, require, sightline_bin};
 
@@ -89,6 +89,7 @@ impl Daemon {
                 .env("SIGHTLINE_DATA_DIR", self.data.path())
                 .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1"),
             stdin,
+            Input::Read,
         )
     }
 }

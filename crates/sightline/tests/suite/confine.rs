@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use sightline_test_support::cli::run_with_stdin;
+use sightline_test_support::cli::{Input, run_with_stdin};
 
 use serde_json::json;
 
@@ -87,6 +87,7 @@ impl Setup {
                 .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
                 .env("SIGHTLINE_CONFIG", &self.config),
             stdin,
+            Input::Read,
         )
     }
 

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use sightline_test_support::cli::run_with_stdin;
+use sightline_test_support::cli::{Input, run_with_stdin};
 
 use serde_json::{Value, json};
 use sightline_test_support::{DaemonDirs, Project, path_with_tools, sightline_bin};
@@ -35,6 +35,7 @@ fn hook(root: &Path, dirs: &DaemonDirs, config: &Path, payload: &Value) -> Strin
             .env("SIGHTLINE_DATA_DIR", dirs.runtime().join("data"))
             .envs(dirs.env()),
         &payload.to_string(),
+        Input::Read,
     );
     assert_eq!(code, 0, "sightline hook exits 0");
     out

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use sightline_test_support::cli::run_with_stdin;
+use sightline_test_support::cli::{Input, run_with_stdin};
 
 use serde_json::{Value, json};
 use sightline_test_support::mcp::McpDriver;
@@ -55,6 +55,7 @@ fn cli(daemon: &DaemonDirs, data: &Path, argv: &[String], stdin: &str) -> (Strin
             .env("SIGHTLINE_DISABLE_LSP_DOWNLOAD", "1")
             .envs(daemon.env()),
         stdin,
+        Input::Read,
     )
 }
 

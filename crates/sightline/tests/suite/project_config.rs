@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use sightline_test_support::cli::run_with_stdin;
+use sightline_test_support::cli::{Input, run_with_stdin};
 
 use serde_json::json;
 use sightline_test_support::mcp::McpDriver;
@@ -74,6 +74,7 @@ impl World {
             // A face that answers a broken project file's error line at
             // once may exit before it reads stdin: its answer counts.
             stdin,
+            Input::MayBeUnread,
         )
     }
 

@@ -294,6 +294,17 @@ impl Config {
                 ),
             ));
         }
+        if let Some((name, value)) = vars
+            .iter()
+            .find(|(k, v)| !crate::sandbox::network_env::value_fits(k, v))
+        {
+            return Err(file.error(
+                prop.range,
+                &format!(
+                    "network_env: \"{name}\" takes a whole number of at least 1 (retries: at least 0), not \"{value}\""
+                ),
+            ));
+        }
         if let Some((name, _)) = vars
             .iter()
             .find(|(_, v)| crate::sandbox::network_env::holds_credential(v))

@@ -60,7 +60,6 @@ impl Tool for ApplyCodeAction {
         let (dry_run, confirm) = (a.dry_run.unwrap_or(false), a.confirm.unwrap_or(false));
         let file = PathBuf::from(a.file);
         let applied = session
-            .engine()
             .editor()
             .apply_code_action(&file, a.line, a.end_line, pick, dry_run, confirm)
             .await;

@@ -32,11 +32,7 @@ impl Tool for Checkpoint {
 
     async fn run(session: &Session, a: CheckpointArgs, json: bool) -> Result<Answered, ToolError> {
         let path = a.path.map(PathBuf::from);
-        let (cp, summary) = session
-            .engine()
-            .editor()
-            .checkpoint(path.as_deref())
-            .await?;
+        let (cp, summary) = session.editor().checkpoint(path.as_deref()).await?;
         let name = session.keep(cp);
         Ok(Answered::text(
             format!("checkpoint {name}: {summary}\n"),

@@ -42,7 +42,6 @@ impl Tool for CodeActions {
     async fn run(session: &Session, a: CodeActionsArgs, json: bool) -> Result<Answered, ToolError> {
         let file = PathBuf::from(a.file);
         let offered = session
-            .engine()
             .editor()
             .code_actions(&file, a.line, a.end_line, a.kind.as_deref())
             .await;

@@ -59,7 +59,6 @@ impl Tool for Impact {
             )));
         }
         let impact = session
-            .engine()
             .editor()
             .impact(dir.as_deref().map(Path::new), &against)
             .await?;

@@ -1,4 +1,5 @@
-//! The tools, each defined once: a module per tool holds its arguments (the
+//! The tools, each defined once: a module per tool (the three symbol edits,
+//! alike but for their words, share `symbol_edit.rs`) holds its arguments (the
 //! MCP schema derives from them), its description, what it does to the
 //! workspace, its `run`, and the CLI commands that build the same arguments
 //! from their flags. `REGISTRY` lists them; the MCP dispatch, the tool list,

@@ -36,7 +36,6 @@ impl Tool for Move {
 
     async fn run(session: &Session, a: MoveArgs, json: bool) -> Result<Answered, ToolError> {
         let moved = session
-            .engine()
             .editor()
             .move_path(
                 &PathBuf::from(a.from),

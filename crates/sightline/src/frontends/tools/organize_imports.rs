@@ -35,7 +35,6 @@ impl Tool for OrganizeImports {
     async fn run(session: &Session, a: OrganizeArgs, json: bool) -> Result<Answered, ToolError> {
         let file = PathBuf::from(a.file);
         let organized = session
-            .engine()
             .editor()
             .organize_imports(&file, a.dry_run.unwrap_or(false))
             .await;

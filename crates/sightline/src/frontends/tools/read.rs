@@ -46,13 +46,13 @@ impl Tool for Read {
         let engine = session.engine();
         let file = PathBuf::from(a.file);
         if let Some(name_path) = &a.symbol {
-            let text = engine
+            let text = session
                 .editor()
                 .read_symbol(&file, name_path, a.kind.as_deref())
                 .await?;
             return Ok(Answered::text(text, json));
         }
-        let text = engine.editor().read(&file, a.offset, a.limit)?;
+        let text = session.editor().read(&file, a.offset, a.limit)?;
         // The next question of a lasting session finds its server started.
         if session.lasting() {
             let engine = engine.clone();

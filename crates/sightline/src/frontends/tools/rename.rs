@@ -77,7 +77,6 @@ impl Tool for Rename {
             confirm: a.confirm.unwrap_or(false),
         };
         let renamed = session
-            .engine()
             .editor()
             .rename(&file, line, col, &a.new_name, options)
             .await;
