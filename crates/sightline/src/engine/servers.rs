@@ -1,8 +1,8 @@
 //! An engine's servers as a whole, apart from the questions they answer:
 //! their states (`sightline servers`, `daemon status`), their process ids,
 //! restarts (`lsp_restart`), installs, the capabilities report and the
-//! daemon's memory limit. [`Servers`] borrows the engine, as
-//! [`crate::edit::Editor`] does for the edits.
+//! daemon's memory limit. [`Servers`] borrows the engine, as the edit
+//! tools' `Editor` does (the engine's modules never name the edits).
 
 use std::path::{Path, PathBuf};
 
